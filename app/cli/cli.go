@@ -1,0 +1,138 @@
+// Package cli is mcptray's command-line face: listing servers, approving
+// and denying them, adding and removing servers and project folders.
+//
+// It imports no GUI package, so every command works over SSH and in scripts.
+// Commands print plain words for people and, with --json, a stable form for
+// scripts. They never print an environment or header value: those are often
+// secrets.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/mcptray/mcptray/core/config"
+)
+
+// Env is the world a command runs in; tests give it a temporary home.
+type Env struct {
+	Stdout, Stderr io.Writer
+	// Lookup reads environment variables; nil means os.LookupEnv.
+	Lookup func(string) (string, bool)
+	// Paths overrides where mcptray's files are; nil means they follow
+	// the environment (HOME, XDG_CONFIG_HOME, APPDATA).
+	Paths *config.Paths
+	// Now is the clock for recorded decisions; nil means time.Now.
+	Now func() time.Time
+}
+
+// command is one subcommand.
+type command struct {
+	name, args, help string
+	run              func(ctx context.Context, c *cmdContext, args []string) error
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"list", "[--json]", "show every server, where it came from and whether it may run", runList},
+		{"approve", "NAME", "let a project server run exactly what it runs now", runApprove},
+		{"deny", "NAME", "keep a project server from running", runDeny},
+		{"add", "NAME [--env K=V]… -- COMMAND ARGS…", "add a program to your servers", runAdd},
+		{"add", "NAME --url URL [--transport http|sse|ws] [--header K=V]…", "add a remote server", nil},
+		{"remove", "NAME", "remove a server you added", runRemove},
+		{"folders", "add|remove|list [PATH]", "choose the project folders whose servers mcptray reads", runFolders},
+	}
+}
+
+// usageError is a mistake in how a command was called; it exits 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+// cmdContext is what every command gets.
+type cmdContext struct {
+	Env
+	paths  config.Paths
+	loader *config.Loader
+}
+
+// Run runs the command in args (without the program name) and returns the
+// process exit code: 0 done, 1 failed, 2 called wrongly.
+func Run(ctx context.Context, args []string, env Env) int {
+	if env.Lookup == nil {
+		env.Lookup = os.LookupEnv
+	}
+	if env.Now == nil {
+		env.Now = time.Now
+	}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(env.Stdout)
+		return 0
+	}
+	var cmd *command
+	for i := range commands {
+		if commands[i].name == args[0] && commands[i].run != nil {
+			cmd = &commands[i]
+			break
+		}
+	}
+	if cmd == nil {
+		fmt.Fprintf(env.Stderr, "mcptray: there is no command %q\n\n", args[0])
+		usage(env.Stderr)
+		return 2
+	}
+	c := &cmdContext{Env: env}
+	if env.Paths != nil {
+		c.paths = *env.Paths
+	} else {
+		var err error
+		if c.paths, err = config.NewPaths(runtime.GOOS, env.Lookup); err != nil {
+			fmt.Fprintf(env.Stderr, "mcptray: %v\n", err)
+			return 1
+		}
+	}
+	c.loader = config.NewLoader(c.paths)
+	c.loader.Lookup = env.Lookup
+
+	err := cmd.run(ctx, c, args[1:])
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(env.Stderr, "mcptray %s: %v\nusage: %s\n", cmd.name, err, synopsis(cmd.name))
+		return 2
+	default:
+		fmt.Fprintf(env.Stderr, "mcptray %s: %v\n", cmd.name, err)
+		return 1
+	}
+}
+
+func synopsis(name string) string {
+	var lines []string
+	for _, c := range commands {
+		if c.name == name {
+			lines = append(lines, "mcptray "+c.name+" "+c.args)
+		}
+	}
+	return strings.Join(lines, "\n       ")
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "mcptray keeps your MCP servers in one place.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run it without a command to open the app. Commands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  mcptray %s %s\n      %s\n", c.name, c.args, c.help)
+	}
+}

@@ -1,0 +1,338 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcptray/mcptray/core/config"
+)
+
+// home is a temporary home folder with mcptray's paths inside it.
+type home struct {
+	t     *testing.T
+	dir   string
+	paths config.Paths
+	env   map[string]string
+}
+
+func newHome(t *testing.T) *home {
+	t.Helper()
+	dir := t.TempDir()
+	lookup := func(k string) (string, bool) {
+		if k == "HOME" {
+			return dir, true
+		}
+		return "", false
+	}
+	paths, err := config.NewPaths("linux", lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths.Enterprise = filepath.Join(dir, "etc", "managed.json")
+	return &home{t: t, dir: dir, paths: paths, env: map[string]string{"HOME": dir}}
+}
+
+// run runs one command and returns its exit code, stdout and stderr.
+func (h *home) run(args ...string) (int, string, string) {
+	h.t.Helper()
+	var out, errOut bytes.Buffer
+	code := Run(context.Background(), args, Env{
+		Stdout: &out, Stderr: &errOut, Paths: &h.paths,
+		Lookup: func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
+		Now:    func() time.Time { return time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC) },
+	})
+	return code, out.String(), errOut.String()
+}
+
+// must runs a command that has to succeed.
+func (h *home) must(args ...string) string {
+	h.t.Helper()
+	code, out, errOut := h.run(args...)
+	if code != 0 {
+		h.t.Fatalf("mcptray %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, out, errOut)
+	}
+	return out
+}
+
+func (h *home) write(rel, content string) string {
+	h.t.Helper()
+	p := filepath.Join(h.dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+	return p
+}
+
+func (h *home) list() listing {
+	h.t.Helper()
+	var l listing
+	if err := json.Unmarshal([]byte(h.must("list", "--json")), &l); err != nil {
+		h.t.Fatal(err)
+	}
+	return l
+}
+
+func (l listing) server(name string) (listedServer, bool) {
+	for _, s := range l.Servers {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return listedServer{}, false
+}
+
+func TestEmptyHome(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	if out := h.must("list"); !strings.Contains(out, "No MCP servers found") {
+		t.Errorf("list in an empty home: %q", out)
+	}
+	l := h.list()
+	if l.Servers == nil || l.Problems == nil || l.Folders == nil || len(l.Servers) != 0 {
+		t.Errorf("empty listing must have empty lists, not null: %+v", l)
+	}
+	if out := h.must("folders", "list"); !strings.Contains(out, "No project folders") {
+		t.Errorf("folders list: %q", out)
+	}
+}
+
+func TestAddListRemove(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.must("add", "files", "--env", "API_KEY=sekrit", "--", "npx", "-y", "@modelcontextprotocol/server-filesystem", "/tmp/my files")
+	h.must("add", "web", "--url", "https://example.com/mcp", "--header", "Authorization=Bearer tok")
+	h.must("add", "old", "--url", "https://example.com/sse", "--transport", "sse")
+
+	out := h.must("list")
+	for _, want := range []string{"files", "npx -y @modelcontextprotocol/server-filesystem '/tmp/my files'", "http https://example.com/mcp", "sse https://example.com/sse", "~/.config/mcptray/config.json"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+	for _, secret := range []string{"sekrit", "Bearer tok"} {
+		if strings.Contains(out, secret) || strings.Contains(h.must("list", "--json"), secret) {
+			t.Errorf("list shows the secret %q", secret)
+		}
+	}
+	l := h.list()
+	s, ok := l.server("files")
+	if !ok || s.Scope != config.User || s.Approval != config.NotNeeded || !s.Runnable ||
+		s.Signature != `stdio:["npx","-y","@modelcontextprotocol/server-filesystem","/tmp/my files"]` ||
+		len(s.EnvNames) != 1 || s.EnvNames[0] != "API_KEY" {
+		t.Errorf("files = %+v", s)
+	}
+	if s, _ := l.server("web"); s.Transport != "http" || s.HeaderNames[0] != "Authorization" {
+		t.Errorf("web = %+v", s)
+	}
+
+	if code, _, errOut := h.run("add", "files", "--", "other"); code != 1 || !strings.Contains(errOut, "already have a server called") {
+		t.Errorf("adding a name twice: exit %d, %q", code, errOut)
+	}
+	h.must("remove", "files")
+	if _, ok := h.list().server("files"); ok {
+		t.Error("files is still listed after remove")
+	}
+	if code, _, errOut := h.run("remove", "files"); code != 1 || !strings.Contains(errOut, `no server called "files"`) {
+		t.Errorf("removing twice: exit %d, %q", code, errOut)
+	}
+	// The file was rewritten atomically with one backup.
+	if _, err := os.Stat(h.paths.UserFile() + ".bak"); err != nil {
+		t.Errorf("no backup kept: %v", err)
+	}
+}
+
+func TestAddRefusesBadInput(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"add"}, 2, "name the server first"},
+		{[]string{"add", "x"}, 2, "say what to run"},
+		{[]string{"add", "x", "--url", "ftp://example.com"}, 1, "must start with http:// or https://"},
+		{[]string{"add", "x", "--url", "https://example.com", "--transport", "carrier-pigeon"}, 1, "unknown type"},
+		{[]string{"add", "x", "--url", "https://a", "--", "cmd"}, 2, "not both"},
+		{[]string{"add", "x", "--env", "NOEQUALS", "--", "cmd"}, 2, "should look like NAME=value"},
+		{[]string{"add", "x", "--header", "A=b", "--", "cmd"}, 2, "for remote servers"},
+		{[]string{"add", "x\u202e", "--", "cmd"}, 1, "invisible or control characters"},
+		{[]string{"add", "x", "--", "cmd", "${NOT_SET}"}, 1, "NOT_SET is not set"},
+	} {
+		code, _, errOut := h.run(tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d and %q", tc.args, code, errOut, tc.code, tc.want)
+		}
+	}
+	if _, err := os.Stat(h.paths.UserFile()); !os.IsNotExist(err) {
+		t.Errorf("a refused add wrote the config file (err %v)", err)
+	}
+}
+
+func TestApproveDenyFollowContent(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	proj := filepath.Join(h.dir, "proj")
+	h.write("proj/.mcp.json", `{"mcpServers": {"notes": {"command": "node", "args": ["notes.js"], "env": {"TOKEN": "abc123"}}}}`)
+	out := h.must("folders", "add", proj)
+	if !strings.Contains(out, "1 server(s) there wait for your approval") {
+		t.Errorf("folders add: %q", out)
+	}
+	if s, _ := h.list().server("notes"); s.Approval != config.Pending || s.Runnable || s.Cwd != proj {
+		t.Fatalf("a new local server must await approval and start in its folder: %+v", s)
+	}
+	if out := h.must("list"); !strings.Contains(out, "awaiting approval") || !strings.Contains(out, "mcptray approve NAME") {
+		t.Errorf("list does not tell the person what to do:\n%s", out)
+	}
+
+	out = h.must("approve", "notes")
+	for _, want := range []string{"Approved notes", "runs:        node notes.js", "environment: TOKEN (values hidden)", "in folder:   ~/proj"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("approve output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "abc123") {
+		t.Error("approve printed an env value")
+	}
+	if s, _ := h.list().server("notes"); s.Approval != config.Approved || !s.Runnable {
+		t.Fatalf("after approve: %+v", s)
+	}
+
+	// Changing what it runs asks again.
+	h.write("proj/.mcp.json", `{"mcpServers": {"notes": {"command": "node", "args": ["notes.js", "--evil"], "env": {"TOKEN": "abc123"}}}}`)
+	if s, _ := h.list().server("notes"); s.Approval != config.Pending {
+		t.Fatalf("after a change of args: %+v", s)
+	}
+	h.must("deny", "notes")
+	if s, _ := h.list().server("notes"); s.Approval != config.Denied || s.Runnable {
+		t.Fatalf("after deny: %+v", s)
+	}
+	// Going back to the approved content is approved again: decisions are
+	// kept per content.
+	h.write("proj/.mcp.json", `{"mcpServers": {"notes": {"command": "node", "args": ["notes.js"], "env": {"TOKEN": "abc123"}}}}`)
+	if s, _ := h.list().server("notes"); s.Approval != config.Approved {
+		t.Fatalf("back to approved content: %+v", s)
+	}
+
+	if code, _, errOut := h.run("remove", "notes"); code != 1 || !strings.Contains(errOut, "mcptray deny notes") {
+		t.Errorf("remove of a project server: exit %d, %q", code, errOut)
+	}
+	h.must("add", "mine", "--", "uvx", "thing")
+	if code, _, errOut := h.run("approve", "mine"); code != 1 || !strings.Contains(errOut, "needs no approval") {
+		t.Errorf("approving a user server: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := h.run("approve", "ghost"); code != 1 || !strings.Contains(errOut, "no server called") {
+		t.Errorf("approving an unknown server: exit %d, %q", code, errOut)
+	}
+	h.must("folders", "remove", proj)
+	if _, ok := h.list().server("notes"); ok {
+		t.Error("servers of a removed folder are still listed")
+	}
+}
+
+func TestListShowsSuppressedAndProblems(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.write(".config/Claude/claude_desktop_config.json", `{"mcpServers": {
+		"fs": {"command": "npx", "args": ["-y", "server-filesystem"]},
+		"broken": {"command": "x", "args": "not-a-list"}
+	}}`)
+	h.write(".cursor/mcp.json", `{"mcpServers": {`)
+	h.must("add", "files", "--", "npx", "-y", "server-filesystem")
+
+	out := h.must("list")
+	for _, want := range []string{
+		"Not running:",
+		`fs (imported, ~/.config/Claude/claude_desktop_config.json): same server as "files" from the user scope`,
+		`~/.config/Claude/claude_desktop_config.json:3:38: server "broken": "args" must be a list of strings`,
+		"~/.cursor/mcp.json:1:17: is not valid JSON",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+	l := h.list()
+	fs, ok := l.server("fs")
+	if !ok || fs.SuppressedBy != "files" || fs.Runnable {
+		t.Errorf("fs = %+v", fs)
+	}
+	if len(l.Problems) != 2 {
+		t.Errorf("problems = %+v", l.Problems)
+	}
+	if code, _, errOut := h.run("approve", "fs"); code != 1 || !strings.Contains(errOut, "does not run: same server") {
+		t.Errorf("approve of a suppressed server: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := h.run("approve", "broken"); code != 1 || !strings.Contains(errOut, "has a problem in its config") {
+		t.Errorf("approve of a broken server: exit %d, %q", code, errOut)
+	}
+}
+
+func TestFolders(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	dir := filepath.Join(h.dir, "work")
+	file := h.write("work/readme.txt", "hi")
+	h.must("folders", "add", dir)
+	if out := h.must("folders", "list"); strings.TrimSpace(out) != dir {
+		t.Errorf("folders list = %q", out)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"folders", "add", dir}, 1, "already in your folders"},
+		{[]string{"folders", "add", file}, 1, "is a file"},
+		{[]string{"folders", "add", filepath.Join(h.dir, "nope")}, 1, "cannot be added: no such file or directory"},
+		{[]string{"folders", "remove", filepath.Join(h.dir, "nope")}, 1, "is not in your folders"},
+		{[]string{"folders"}, 2, "say add, remove or list"},
+		{[]string{"folders", "move", dir}, 2, "no folders command"},
+	} {
+		code, _, errOut := h.run(tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d and %q", tc.args, code, errOut, tc.code, tc.want)
+		}
+	}
+}
+
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	if out := h.must("help"); !strings.Contains(out, "mcptray add NAME --url URL") {
+		t.Errorf("help: %q", out)
+	}
+	if code, _, errOut := h.run("frobnicate"); code != 2 || !strings.Contains(errOut, `no command "frobnicate"`) {
+		t.Errorf("unknown command: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := h.run("list", "--yaml"); code != 2 || !strings.Contains(errOut, "usage: mcptray list") {
+		t.Errorf("unknown flag: exit %d, %q", code, errOut)
+	}
+}
+
+func TestBrokenUserFileIsNeverOverwritten(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	const broken = "{\"mcpServers\": {\"a\": {\"command\": \"x\"}},, // oops\n"
+	h.write(".config/mcptray/config.json", broken)
+	for _, args := range [][]string{{"add", "b", "--", "y"}, {"remove", "a"}, {"folders", "add", h.dir}} {
+		if code, _, errOut := h.run(args...); code != 1 || !strings.Contains(errOut, "fix it or remove it first") {
+			t.Errorf("%q on a broken config: exit %d, %q", args, code, errOut)
+		}
+	}
+	got, err := os.ReadFile(h.paths.UserFile())
+	if err != nil || string(got) != broken {
+		t.Errorf("the broken file changed: %q, %v", got, err)
+	}
+	if out := h.must("list"); !strings.Contains(out, "config.json:1:") {
+		t.Errorf("list does not point at the broken file:\n%s", out)
+	}
+}

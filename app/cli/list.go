@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/sanitize"
+)
+
+// listedServer is one server in `mcptray list --json`. Its field names are a
+// promise to scripts: add fields, never rename or remove one.
+type listedServer struct {
+	Name         string          `json:"name"`
+	ConfigName   string          `json:"configName"`
+	Scope        config.Scope    `json:"scope"`
+	Origin       config.Origin   `json:"origin"`
+	Transport    string          `json:"transport"`
+	Signature    string          `json:"signature"`
+	Command      string          `json:"command,omitempty"`
+	Args         []string        `json:"args,omitempty"`
+	Cwd          string          `json:"cwd,omitempty"`
+	EnvNames     []string        `json:"envNames,omitempty"`
+	URL          string          `json:"url,omitempty"`
+	HeaderNames  []string        `json:"headerNames,omitempty"`
+	Approval     config.Approval `json:"approval"`
+	Disabled     bool            `json:"disabled,omitempty"`
+	Runnable     bool            `json:"runnable"`
+	Suppressed   string          `json:"suppressed,omitempty"`
+	SuppressedBy string          `json:"suppressedBy,omitempty"`
+}
+
+type listing struct {
+	Servers  []listedServer   `json:"servers"`
+	Problems []config.Problem `json:"problems"`
+	Folders  []string         `json:"folders"`
+}
+
+func listed(e config.Entry) listedServer {
+	return listedServer{
+		Name: e.Name, ConfigName: e.ConfigName, Scope: e.Scope, Origin: e.Origin,
+		Transport: string(e.Transport), Signature: e.Signature,
+		Command: e.Command, Args: e.Args, Cwd: e.Cwd, EnvNames: e.EnvNames(),
+		URL: e.URL, HeaderNames: e.HeaderNames(),
+		Approval: e.Approval, Disabled: e.Disabled, Runnable: e.Runnable(),
+		Suppressed: e.Suppressed, SuppressedBy: e.SuppressedBy,
+	}
+}
+
+func runList(_ context.Context, c *cmdContext, args []string) error {
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	asJSON := fs.Bool("json", false, "")
+	if err := fs.Parse(args); err != nil {
+		return usagef("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return usagef("list takes no names")
+	}
+	set := c.loader.Load()
+	if *asJSON {
+		out := listing{Servers: []listedServer{}, Problems: set.Problems, Folders: set.Folders}
+		for _, e := range append(append([]config.Entry{}, set.Servers...), set.Suppressed...) {
+			out.Servers = append(out.Servers, listed(e))
+		}
+		if out.Problems == nil {
+			out.Problems = []config.Problem{}
+		}
+		if out.Folders == nil {
+			out.Folders = []string{}
+		}
+		enc := json.NewEncoder(c.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	c.printList(set)
+	return nil
+}
+
+func (c *cmdContext) printList(set *config.Set) {
+	w := c.Stdout
+	if len(set.Servers) == 0 && len(set.Suppressed) == 0 {
+		fmt.Fprintln(w, "No MCP servers found.")
+		fmt.Fprintln(w, "Add one with: mcptray add NAME -- COMMAND ARGS…  or  mcptray add NAME --url URL")
+	}
+	if len(set.Servers) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tSCOPE\tSTATUS\tRUNS\tFROM")
+		for _, e := range set.Servers {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sanitize.Line(e.Name), e.Scope, e.Status(), c.runs(&e.Server), c.from(e.Origin))
+		}
+		tw.Flush()
+	}
+	if len(set.Suppressed) > 0 {
+		fmt.Fprintln(w, "\nNot running:")
+		for _, e := range set.Suppressed {
+			fmt.Fprintf(w, "  %s (%s, %s): %s\n", sanitize.Line(e.Name), e.Scope, c.from(e.Origin), sanitize.Line(c.home(e.Suppressed)))
+		}
+	}
+	if len(set.Problems) > 0 {
+		fmt.Fprintln(w, "\nProblems in config files (these were skipped):")
+		for _, p := range set.Problems {
+			fmt.Fprintf(w, "  %s\n", sanitize.Line(c.home(p.Error())))
+		}
+	}
+	if n := countPending(set); n > 0 {
+		fmt.Fprintf(w, "\n%d server(s) wait for your approval: mcptray approve NAME (or deny NAME).\n", n)
+	}
+}
+
+func countPending(set *config.Set) int {
+	n := 0
+	for _, e := range set.Servers {
+		if e.Approval == config.Pending {
+			n++
+		}
+	}
+	return n
+}
+
+// runs says what a server runs or where it connects, as one line. Env and
+// header values are left out: they are often secrets.
+func (c *cmdContext) runs(s *config.Server) string {
+	if s.Transport.Remote() {
+		return fmt.Sprintf("%s %s", s.Transport, sanitize.Line(s.URL))
+	}
+	parts := append([]string{s.Command}, s.Args...)
+	for i, p := range parts {
+		parts[i] = quoteArg(sanitize.Line(p))
+	}
+	return strings.Join(parts, " ")
+}
+
+// quoteArg quotes an argument the way a person would type it in a shell, so
+// that an argument with a space does not look like two.
+func quoteArg(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t'\"\\$`") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func (c *cmdContext) from(o config.Origin) string {
+	if o.File == "" {
+		return o.App
+	}
+	return c.home(o.File)
+}
+
+// home shortens paths under the home folder to ~, as people write them.
+func (c *cmdContext) home(s string) string {
+	if c.paths.Home == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, c.paths.Home+string(filepath.Separator), "~"+string(filepath.Separator))
+}

@@ -1,0 +1,79 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+// WriteFileAtomic replaces path with data so that a reader, or a crash, sees
+// the old file or the new one and never half of either. The file it replaces
+// is kept as path+".bak".
+//
+// It writes a temporary file in the same folder, syncs it, and renames it
+// over path (os.Rename replaces atomically on Unix, and through
+// MoveFileEx(REPLACE_EXISTING) on Windows). google/renameio does the same
+// but does not build on Windows, and keeps no backup.
+func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	if old, err := os.ReadFile(path); err == nil {
+		if err := writeAndRename(path+".bak", old, perm); err != nil {
+			return fmt.Errorf("keeping a backup of %s: %w", path, err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("reading %s before replacing it: %w", path, err)
+	}
+	if err := writeAndRename(path, data, perm); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+func writeAndRename(path string, data []byte, perm fs.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(perm); err != nil && runtime.GOOS != "windows" {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	syncDir(dir)
+	return nil
+}
+
+// syncDir makes a rename durable; Windows has no directory handles to sync,
+// and a failure here loses durability, not data, so it is not reported.
+func syncDir(dir string) {
+	if runtime.GOOS == "windows" {
+		return
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}

@@ -1,0 +1,108 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+// Paths names every file mcptray reads or writes, for one operating system
+// and one person. It is the only place that knows where things are.
+type Paths struct {
+	// Home is the person's home folder.
+	Home string
+	// UserConfigDir is what os.UserConfigDir returns: ~/.config (or
+	// $XDG_CONFIG_HOME) on Linux, ~/Library/Application Support on macOS,
+	// %APPDATA% on Windows.
+	UserConfigDir string
+	// Enterprise is the file an administrator manages.
+	Enterprise string
+}
+
+// DefaultPaths returns the paths for this computer and the current
+// environment.
+func DefaultPaths() (Paths, error) { return NewPaths(runtime.GOOS, os.LookupEnv) }
+
+// NewPaths computes the paths for goos from environment variables (HOME,
+// XDG_CONFIG_HOME, APPDATA, USERPROFILE, ProgramData), so that tests can run
+// against a temporary home.
+func NewPaths(goos string, lookup func(string) (string, bool)) (Paths, error) {
+	env := func(k string) string {
+		v, _ := lookup(k)
+		return v
+	}
+	var p Paths
+	switch goos {
+	case "windows":
+		p.Home = env("USERPROFILE")
+		p.UserConfigDir = env("APPDATA")
+		if p.UserConfigDir == "" {
+			return p, errors.New("APPDATA is not set; mcptray cannot find where to keep its settings")
+		}
+		programData := env("ProgramData")
+		if programData == "" {
+			programData = `C:\ProgramData`
+		}
+		p.Enterprise = filepath.Join(programData, "mcptray", "managed.json")
+	case "darwin", "ios":
+		p.Home = env("HOME")
+		p.UserConfigDir = filepath.Join(p.Home, "Library", "Application Support")
+		p.Enterprise = "/Library/Application Support/mcptray/managed.json"
+	default:
+		p.Home = env("HOME")
+		p.UserConfigDir = env("XDG_CONFIG_HOME")
+		if !filepath.IsAbs(p.UserConfigDir) {
+			p.UserConfigDir = filepath.Join(p.Home, ".config")
+		}
+		p.Enterprise = "/etc/mcptray/managed.json"
+	}
+	if p.Home == "" {
+		return p, errors.New("HOME is not set; mcptray cannot find your home folder")
+	}
+	return p, nil
+}
+
+// Dir is mcptray's own folder.
+func (p Paths) Dir() string { return filepath.Join(p.UserConfigDir, "mcptray") }
+
+// UserFile is mcptray's config file: the user scope and the folders list.
+func (p Paths) UserFile() string { return filepath.Join(p.Dir(), "config.json") }
+
+// ApprovalsFile keeps the person's approvals and denials.
+func (p Paths) ApprovalsFile() string { return filepath.Join(p.Dir(), "approvals.json") }
+
+// PluginsDir holds one folder per plugin, each with a .mcp.json.
+func (p Paths) PluginsDir() string { return filepath.Join(p.Dir(), "plugins") }
+
+// ImportSources are the other apps' config files that mcptray imports.
+func (p Paths) ImportSources() []Source {
+	return []Source{
+		{Scope: Imported, App: "Claude Desktop", Format: MCPServers,
+			File: filepath.Join(p.UserConfigDir, "Claude", "claude_desktop_config.json")},
+		{Scope: Imported, App: "Claude Code", Format: ClaudeCode,
+			File: filepath.Join(p.Home, ".claude.json")},
+		{Scope: Imported, App: "Cursor", Format: MCPServers,
+			File: filepath.Join(p.Home, ".cursor", "mcp.json")},
+		{Scope: Imported, App: "VS Code", Format: VSCode,
+			File: filepath.Join(p.UserConfigDir, "Code", "User", "mcp.json")},
+	}
+}
+
+// FolderSources are the config files mcptray reads in a project folder.
+func FolderSources(folder string) []Source {
+	return []Source{
+		{Scope: Local, App: ".mcp.json", Format: MCPServers, Folder: folder,
+			File: filepath.Join(folder, ".mcp.json")},
+		{Scope: Project, App: "VS Code project", Format: VSCode, Folder: folder,
+			File: filepath.Join(folder, ".vscode", "mcp.json")},
+		{Scope: Project, App: "Cursor project", Format: MCPServers, Folder: folder,
+			File: filepath.Join(folder, ".cursor", "mcp.json")},
+	}
+}
+
+// pluginSource is the manifest of the plugin in folder dir.
+func pluginSource(dir string) Source {
+	return Source{Scope: Managed, App: "plugin " + filepath.Base(dir), Format: MCPServers,
+		PluginRoot: dir, File: filepath.Join(dir, ".mcp.json")}
+}

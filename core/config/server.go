@@ -1,0 +1,157 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Transport is how mcptray talks to a server.
+type Transport string
+
+// The transports a config can ask for. A config without "type" is stdio when
+// it has a command, and streamable HTTP when it has only a url.
+const (
+	Stdio     Transport = "stdio"
+	HTTP      Transport = "http"
+	SSE       Transport = "sse"
+	WebSocket Transport = "ws"
+	InProcess Transport = "in-process"
+)
+
+// transportAliases maps every spelling found in the wild to a Transport.
+var transportAliases = map[string]Transport{
+	"stdio":           Stdio,
+	"http":            HTTP,
+	"streamable-http": HTTP,
+	"streamablehttp":  HTTP,
+	"streamable_http": HTTP,
+	"sse":             SSE,
+	"ws":              WebSocket,
+	"websocket":       WebSocket,
+}
+
+// ParseTransport reads a config's "type" field.
+func ParseTransport(s string) (Transport, error) {
+	if t, ok := transportAliases[strings.ToLower(s)]; ok {
+		return t, nil
+	}
+	return "", fmt.Errorf("unknown type %q (use stdio, http, sse or ws)", s)
+}
+
+// Remote reports whether the transport reaches a server over the network.
+func (t Transport) Remote() bool { return t == HTTP || t == SSE || t == WebSocket }
+
+// OAuth is a server's optional "oauth" block: what the sign-in needs to know
+// when the server does not say it itself.
+type OAuth struct {
+	ClientID              string   `json:"clientId,omitempty"`
+	ClientSecret          string   `json:"clientSecret,omitempty"`
+	Scopes                []string `json:"scopes,omitempty"`
+	AuthServerMetadataURL string   `json:"authServerMetadataUrl,omitempty"`
+	XAA                   bool     `json:"xaa,omitempty"`
+	CallbackPort          int      `json:"callbackPort,omitempty"`
+}
+
+// UnmarshalJSON accepts "scopes" as a list or as one space-separated string,
+// the two ways configs in the wild write it.
+func (o *OAuth) UnmarshalJSON(b []byte) error {
+	type plain OAuth
+	var v struct {
+		plain
+		Scopes json.RawMessage `json:"scopes"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*o = OAuth(v.plain)
+	if len(v.Scopes) == 0 || string(v.Scopes) == "null" {
+		return nil
+	}
+	var one string
+	if err := json.Unmarshal(v.Scopes, &one); err == nil {
+		o.Scopes = strings.Fields(one)
+		return nil
+	}
+	return json.Unmarshal(v.Scopes, &o.Scopes)
+}
+
+// Origin says exactly where a server's config was found.
+type Origin struct {
+	// File is the config file's path; empty for dynamic servers.
+	File string `json:"file,omitempty"`
+	// App names the app the file belongs to ("Claude Desktop", "mcptray"…).
+	App string `json:"app"`
+	// Folder is the project folder the server belongs to, if any.
+	Folder string `json:"folder,omitempty"`
+	// Line and Column locate the server's entry in File.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
+}
+
+func (o Origin) String() string {
+	switch {
+	case o.File == "":
+		return o.App
+	case o.Line > 0:
+		return fmt.Sprintf("%s:%d:%d", o.File, o.Line, o.Column)
+	default:
+		return o.File
+	}
+}
+
+// Server is one server's config after ${VAR} expansion: everything needed to
+// start or reach it.
+//
+// Env and Headers values may be secrets: they are passed to the server and
+// hashed for approval, never printed.
+type Server struct {
+	// Name is the name the server goes by in mcptray, unique within a Set.
+	Name string
+	// ConfigName is the name as written in its file.
+	ConfigName string
+	Scope      Scope
+	Origin     Origin
+	Transport  Transport
+
+	Command string
+	Args    []string
+	Env     map[string]string
+	EnvFile string
+	// Cwd is the folder a stdio server starts in; for servers from a project
+	// folder or plugin it defaults to that folder.
+	Cwd string
+
+	URL     string
+	Headers map[string]string
+	OAuth   *OAuth
+
+	// Disabled servers are listed but never started.
+	Disabled bool
+}
+
+// EnvNames returns the names of the server's environment variables, sorted.
+func (s *Server) EnvNames() []string { return sortedKeys(s.Env) }
+
+// HeaderNames returns the names of the server's HTTP headers, sorted.
+func (s *Server) HeaderNames() []string { return sortedKeys(s.Headers) }
+
+func sortedKeys(m map[string]string) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+// clone returns a deep copy, so that a Set handed to a front end can never be
+// changed by a later reload.
+func (s Server) clone() Server {
+	s.Args = slices.Clone(s.Args)
+	s.Env = maps.Clone(s.Env)
+	s.Headers = maps.Clone(s.Headers)
+	if s.OAuth != nil {
+		o := *s.OAuth
+		o.Scopes = slices.Clone(o.Scopes)
+		s.OAuth = &o
+	}
+	return s
+}

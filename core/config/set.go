@@ -1,0 +1,126 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// Entry is one server in a Set with what mcptray concluded about it.
+type Entry struct {
+	Server
+	// Signature identifies what the server runs (see Signature).
+	Signature string
+	// ApprovalKey identifies exactly what it runs (see ApprovalKey).
+	ApprovalKey string
+	Approval    Approval
+	// Suppressed, when set, says in plain words why this entry does not
+	// run: a more trusted scope has the same server (SuppressedBy names
+	// it), or the organisation's policy blocks it.
+	Suppressed   string
+	SuppressedBy string
+}
+
+// Runnable reports whether mcptray may start the server now.
+func (e *Entry) Runnable() bool {
+	return e.Suppressed == "" && !e.Disabled && (e.Approval == NotNeeded || e.Approval == Approved)
+}
+
+// Status says in a word or two whether the server may run, as the command
+// line and the window show it.
+func (e *Entry) Status() string {
+	switch {
+	case e.Suppressed != "":
+		return "not running"
+	case e.Disabled:
+		return "disabled"
+	case e.Approval == Pending:
+		return "awaiting approval"
+	case e.Approval == Denied:
+		return "denied"
+	}
+	return "ready"
+}
+
+// Set is every server mcptray knows about, merged from every scope.
+type Set struct {
+	// Servers holds one entry per Signature, most trusted scope first,
+	// with unique names.
+	Servers []Entry
+	// Suppressed holds the entries that give way to another or are
+	// blocked, each with its reason.
+	Suppressed []Entry
+	// Problems are the files and servers that could not be read.
+	Problems []Problem
+	// Folders are the project folders being read.
+	Folders []string
+}
+
+// Find returns the server called name: first by its name in mcptray, then
+// by its name as written in its file when only one server has that name.
+func (s *Set) Find(name string) (*Entry, bool) {
+	for i := range s.Servers {
+		if s.Servers[i].Name == name {
+			return &s.Servers[i], true
+		}
+	}
+	var found *Entry
+	for i := range s.Servers {
+		if s.Servers[i].ConfigName == name {
+			if found != nil {
+				return nil, false
+			}
+			found = &s.Servers[i]
+		}
+	}
+	return found, found != nil
+}
+
+// merge turns servers from every scope into a Set: the policy blocks what it
+// forbids, the most trusted scope wins among configs of one server, names
+// are made unique, and local and project servers get the person's decision.
+func merge(all []Server, policy *Policy, decisions map[string]Decision) *Set {
+	// Stable: within a scope, servers keep the order they were read in.
+	slices.SortStableFunc(all, func(a, b Server) int { return int(a.Scope) - int(b.Scope) })
+
+	set := &Set{}
+	winners := map[string]int{} // signature → index in set.Servers
+	names := map[string]bool{}
+	for _, s := range all {
+		e := Entry{Server: s.clone(), Signature: Signature(&s), ApprovalKey: ApprovalKey(&s), Approval: NotNeeded}
+		if reason := policy.Blocks(&s); reason != "" {
+			e.Suppressed = reason
+			set.Suppressed = append(set.Suppressed, e)
+			continue
+		}
+		if i, dup := winners[e.Signature]; dup {
+			w := &set.Servers[i]
+			e.SuppressedBy = w.Name
+			e.Suppressed = fmt.Sprintf("same server as %q from the %s scope (%s)", w.Name, w.Scope, w.Origin)
+			set.Suppressed = append(set.Suppressed, e)
+			continue
+		}
+		e.Name = uniqueName(e.Name, names)
+		if e.Scope.NeedsApproval() {
+			e.Approval = Pending
+			if d, ok := decisions[e.ApprovalKey]; ok {
+				e.Approval = d.Approval
+			}
+		}
+		set.Servers = append(set.Servers, e)
+		winners[e.Signature] = len(set.Servers) - 1
+	}
+	return set
+}
+
+// uniqueName returns name, or name-2, name-3… when it is taken, and marks
+// the result taken. Servers are visited most trusted first, so the most
+// trusted keeps the plain name.
+func uniqueName(name string, taken map[string]bool) string {
+	out := name
+	for i := 2; taken[out]; i++ {
+		out = name + "-" + strconv.Itoa(i)
+	}
+	taken[out] = true
+	return out
+}

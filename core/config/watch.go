@@ -1,0 +1,151 @@
+package config
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// DefaultDebounce is how long a watcher waits after the last change before
+// it reloads: editors and atomic writers touch a file several times in a
+// row, and one reload should follow them all.
+const DefaultDebounce = 250 * time.Millisecond
+
+// Update is one reload: the new Set and what changed against the last one.
+type Update struct {
+	Set     *Set
+	Changes Changes
+}
+
+// Watch reloads whenever a file that a Set came from changes, starting from
+// current, and sends each reload that changed anything. Files that do not
+// exist yet are watched through the nearest folder that does, so a config
+// that appears later is picked up. The channel closes when ctx ends.
+func (l *Loader) Watch(ctx context.Context, logger *slog.Logger, current *Set, debounce time.Duration) (<-chan Update, error) {
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, fmt.Errorf("watching config files: %w", err)
+	}
+	w := &watcher{loader: l, log: logger, fsw: fw, dirs: map[string]bool{}}
+	w.track(l.Files(current))
+	out := make(chan Update)
+	go func() {
+		defer close(out)
+		defer fw.Close()
+		w.run(ctx, out, current, debounce)
+	}()
+	return out, nil
+}
+
+type watcher struct {
+	loader  *Loader
+	log     *slog.Logger
+	fsw     *fsnotify.Watcher
+	targets []string
+	dirs    map[string]bool
+}
+
+func (w *watcher) run(ctx context.Context, out chan<- Update, current *Set, debounce time.Duration) {
+	timer := time.NewTimer(debounce)
+	timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-w.fsw.Events:
+			if !ok {
+				return
+			}
+			if w.relevant(ev.Name) {
+				timer.Reset(debounce)
+			}
+		case err, ok := <-w.fsw.Errors:
+			if !ok {
+				return
+			}
+			w.log.Warn("watching config files", "err", err)
+			timer.Reset(debounce) // events may have been lost: look again
+		case <-timer.C:
+			next := w.loader.Load()
+			w.track(w.loader.Files(next))
+			u := Update{Set: next, Changes: Diff(current, next)}
+			if u.Changes.Empty() && sameExtras(current, next) {
+				continue
+			}
+			current = next
+			select {
+			case out <- u:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}
+
+// sameExtras compares what Diff does not: suppressed entries, problems and
+// folders, which front ends show too.
+func sameExtras(a, b *Set) bool {
+	return reflect.DeepEqual(a.Suppressed, b.Suppressed) &&
+		reflect.DeepEqual(a.Problems, b.Problems) &&
+		reflect.DeepEqual(a.Folders, b.Folders)
+}
+
+// track watches the nearest existing folder of every target, and stops
+// watching folders no target needs any more.
+func (w *watcher) track(targets []string) {
+	w.targets = targets
+	want := map[string]bool{}
+	for _, t := range targets {
+		if st, err := os.Stat(t); err == nil && st.IsDir() {
+			want[t] = true
+		}
+		for d := filepath.Dir(t); ; d = filepath.Dir(d) {
+			if st, err := os.Stat(d); err == nil && st.IsDir() {
+				want[d] = true
+				break
+			}
+			if d == filepath.Dir(d) {
+				break
+			}
+		}
+	}
+	for d := range w.dirs {
+		if !want[d] {
+			w.fsw.Remove(d)
+			delete(w.dirs, d)
+		}
+	}
+	for d := range want {
+		if w.dirs[d] {
+			continue
+		}
+		if err := w.fsw.Add(d); err != nil {
+			w.log.Warn("watching config folder", "dir", d, "err", err)
+			continue
+		}
+		w.dirs[d] = true
+	}
+}
+
+// relevant reports whether a change at path can change a target: the target
+// itself, a folder on the way to it, or something inside a target folder.
+func (w *watcher) relevant(path string) bool {
+	for _, t := range w.targets {
+		if path == t || within(t, path) || within(path, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether path lies inside dir.
+func within(path, dir string) bool {
+	return strings.HasPrefix(path, dir+string(filepath.Separator))
+}

@@ -1,0 +1,41 @@
+// Command mcptray keeps a person's MCP servers in one place: with no
+// arguments it opens the app; with a command (mcptray help lists them) it
+// works from the terminal.
+package main
+
+import (
+	// Its init must run before Fyne's; see its doc comment.
+	"github.com/mcptray/mcptray/app/posixlocale"
+
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/mcptray/mcptray/app"
+	"github.com/mcptray/mcptray/app/cli"
+	"github.com/mcptray/mcptray/core/config"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context) int {
+	if len(os.Args) > 1 {
+		posixlocale.Restore()
+		return cli.Run(ctx, os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr})
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	paths, err := config.DefaultPaths()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mcptray:", err)
+		return 1
+	}
+	return app.Run(ctx, logger, config.NewLoader(paths))
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBinary builds mcptray and runs commands the way a person does, in a
+// temporary home and under the C.UTF-8 locale of servers and CI, where Fyne
+// would otherwise print locale errors on every start.
+func TestBinary(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("the go command is needed to build mcptray")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "mcptray")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	home := filepath.Join(dir, "home")
+	run := func(args ...string) (string, string, error) {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = []string{"HOME=" + home, "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH")}
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		return out.String(), errOut.String(), err
+	}
+
+	if out, errOut, err := run("add", "files", "--", "npx", "-y", "server-filesystem"); err != nil || errOut != "" || !strings.Contains(out, "Added files") {
+		t.Fatalf("add: %v\nstdout: %s\nstderr: %s", err, out, errOut)
+	}
+	out, errOut, err := run("list")
+	if err != nil || errOut != "" || !strings.Contains(out, "npx -y server-filesystem") {
+		t.Fatalf("list: %v\nstdout: %s\nstderr: %s", err, out, errOut)
+	}
+	if _, errOut, err := run("no-such-command"); err == nil || !strings.Contains(errOut, "there is no command") {
+		t.Fatalf("an unknown command must fail with a message: %v, %q", err, errOut)
+	} else if code := err.(*exec.ExitError).ExitCode(); code != 2 {
+		t.Errorf("an unknown command exits %d, want 2", code)
+	}
+}
