@@ -112,11 +112,11 @@ func (h Hints) SafeToRunConcurrently() bool {
 	return h.ReadOnly == HintTrue
 }
 
-// NeedsReview reports whether a call deserves the person's extra review.
-// It is false only when the server says both that the tool only reads and
-// that it is not destructive: destructiveHint defaults to true in MCP, so an
-// absent one counts as destructive, and a contradictory pair (read-only yet
-// destructive) counts as destructive too.
+// NeedsReview reports whether a call deserves the person's extra review. As
+// in MCP, destructiveHint counts only for tools that are not read-only, and
+// defaults to true there: a read-only tool needs no review, and any other
+// tool does unless the server says it is not destructive. A contradictory
+// pair (read-only yet destructive) counts as destructive.
 func (h Hints) NeedsReview() bool {
-	return !(h.ReadOnly == HintTrue && h.Destructive == HintFalse)
+	return h.Destructive == HintTrue || (h.ReadOnly != HintTrue && h.Destructive != HintFalse)
 }

@@ -54,7 +54,7 @@ func TestHintsPolicy(t *testing.T) {
 		for _, de := range all {
 			h := Hints{ReadOnly: ro, Destructive: de}
 			wantConcurrent := ro == HintTrue
-			wantReview := !(ro == HintTrue && de == HintFalse)
+			wantReview := de == HintTrue || (ro != HintTrue && de != HintFalse)
 			if got := h.SafeToRunConcurrently(); got != wantConcurrent {
 				t.Errorf("readOnly=%v destructive=%v: SafeToRunConcurrently() = %v, want %v", ro, de, got, wantConcurrent)
 			}
@@ -75,11 +75,12 @@ func TestHintsPolicyCases(t *testing.T) {
 		concurrent, needReview bool
 	}{
 		{"no annotations", Hints{}, false, true},
-		{"read-only, destructive absent (defaults to true)", Hints{ReadOnly: HintTrue}, true, true},
+		{"read-only, destructive absent (it counts only for writers)", Hints{ReadOnly: HintTrue}, true, false},
 		{"read-only and not destructive", Hints{ReadOnly: HintTrue, Destructive: HintFalse}, true, false},
 		{"contradictory: read-only yet destructive", Hints{ReadOnly: HintTrue, Destructive: HintTrue}, true, true},
-		{"writes, not destructive", Hints{ReadOnly: HintFalse, Destructive: HintFalse}, false, true},
-		{"not destructive, read-only absent", Hints{Destructive: HintFalse}, false, true},
+		{"writes, not destructive", Hints{ReadOnly: HintFalse, Destructive: HintFalse}, false, false},
+		{"not destructive, read-only absent", Hints{Destructive: HintFalse}, false, false},
+		{"writes, destructive absent (defaults to true)", Hints{ReadOnly: HintFalse}, false, true},
 		{"idempotent and closed world change nothing", Hints{Idempotent: HintTrue, OpenWorld: HintFalse}, false, true},
 	}
 	for _, tt := range tests {
