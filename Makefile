@@ -1,0 +1,53 @@
+# mcptray's build. `make run` and `make test` are all a person needs: both
+# first install what is missing (scripts/deps.sh) and say so.
+
+GO ?= go
+# Fuzz targets as package:FuzzName, e.g. ./core/config:FuzzParseMCPJSON.
+FUZZ_TARGETS ?=
+FUZZTIME ?= 2m
+# Extra flags for go test in `make test`, e.g. GOTESTFLAGS='-run Keychain -v'.
+GOTESTFLAGS ?=
+export GOTESTFLAGS
+
+# Targets run one after another in the order given (`run` is build, which
+# first installs what is missing, then the app); go parallelises inside each step.
+.NOTPARALLEL:
+
+.PHONY: all deps build run test conformance fuzz bench
+
+all: build
+
+deps:
+	@bash scripts/deps.sh
+
+# Building and running need only the system packages: a failed npm install
+# of the test peers is reported but does not stop them.
+build:
+	@bash scripts/deps.sh run
+	$(GO) build -o bin/mcptray .
+
+run: build
+	./bin/mcptray
+
+test: deps
+	@bash scripts/test.sh
+
+conformance:
+	@echo "the conformance client is not built yet"
+
+fuzz: deps
+	@set -e; \
+	if [ -z "$(strip $(FUZZ_TARGETS))" ]; then \
+		echo "fuzz: no fuzz targets yet (FUZZ_TARGETS is empty)"; exit 0; \
+	fi; \
+	for target in $(FUZZ_TARGETS); do \
+		pkg=$${target%%:*}; name=$${target#*:}; \
+		if ! $(GO) test -list="^$$name\$$" "$$pkg" | grep -qx "$$name"; then \
+			echo "fuzz: there is no $$name in $$pkg" >&2; exit 1; \
+		fi; \
+		echo "fuzz: $$name in $$pkg for $(FUZZTIME)"; \
+		$(GO) test -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) "$$pkg"; \
+	done
+
+bench: deps
+	$(GO) test -run='^$$' -bench=. ./...

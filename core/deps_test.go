@@ -1,0 +1,86 @@
+package core
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// forbidden reports whether core may not depend on pkg: core is everything
+// that is not a pixel, so no GUI toolkit, tray library or the D-Bus library
+// that trays use may reach it, however indirectly.
+func forbidden(pkg string) bool {
+	return strings.HasPrefix(pkg, "fyne.io") ||
+		strings.HasPrefix(pkg, "github.com/getlantern") ||
+		strings.HasPrefix(pkg, "github.com/godbus") ||
+		strings.Contains(pkg, "systray")
+}
+
+func TestCoreImportsNoFrontEnd(t *testing.T) {
+	t.Parallel()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not on PATH")
+	}
+
+	// Each line: a package core depends on, then the packages it imports, so
+	// a failure can say who pulled the forbidden one in.
+	cmd := exec.Command(goBin, "list", "-deps", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./core/...")
+	cmd.Dir = moduleRoot(t)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./core/...: %v\n%s", err, stderr.Bytes())
+	}
+
+	importers := map[string][]string{}
+	var bad []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		pkg := fields[0]
+		if forbidden(pkg) {
+			bad = append(bad, pkg)
+		}
+		for _, imp := range fields[1:] {
+			importers[imp] = append(importers[imp], pkg)
+		}
+	}
+	sort.Strings(bad)
+	for _, pkg := range bad {
+		t.Errorf("core depends on %s (imported by %s)", pkg, strings.Join(importers[pkg], ", "))
+	}
+	if len(bad) > 0 {
+		t.Log("core must not import a front end; define an interface in core and implement it in app/, tray/ or keychain/")
+	}
+}
+
+// moduleRoot walks up from the test's working directory (the package's own
+// directory under go test) to the directory holding go.mod.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		} else if !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's working directory")
+		}
+		dir = parent
+	}
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Runs mcptray's checks the way CI does: gofmt, go vet, then go test.
+#
+# On Linux the tests run inside a private D-Bus session with a freshly unlocked
+# gnome-keyring, so the keychain tests talk to a real Secret Service and never
+# touch the person's own keyring or session bus. HOME is left alone (moving it
+# would move the Go build cache).
+#
+# Extra flags for go test go in GOTESTFLAGS, e.g. GOTESTFLAGS='-run Keychain -v'.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fail() {
+	echo "test: $*" >&2
+	exit 1
+}
+
+# Check up front for what the run needs, so that a machine where
+# scripts/deps.sh could not install it fails here, in plain words, rather than
+# in the middle of a cgo build or a keyring test.
+missing=""
+for cmd in go gofmt; do
+	command -v "$cmd" >/dev/null 2>&1 || missing="$missing $cmd"
+done
+linux=0
+if [ "$(uname -s)" = Linux ]; then
+	linux=1
+	for cmd in dbus-run-session gnome-keyring-daemon; do
+		command -v "$cmd" >/dev/null 2>&1 || missing="$missing $cmd"
+	done
+	if [ "${CGO_ENABLED:-1}" != 0 ]; then
+		for cmd in gcc pkg-config; do
+			command -v "$cmd" >/dev/null 2>&1 || missing="$missing $cmd"
+		done
+		if command -v pkg-config >/dev/null 2>&1; then
+			for mod in gl x11 xcursor xrandr xinerama xi xxf86vm; do
+				pkg-config --exists "$mod" || missing="$missing pkg-config:$mod"
+			done
+		fi
+	fi
+fi
+if [ -n "$missing" ]; then
+	fail "missing:$missing
+test: run 'make deps' (Debian/Ubuntu, as root or with sudo) or install them by hand"
+fi
+
+echo "test: gofmt"
+unformatted=$(find . \( -path ./.git -o -path ./test/peers/node_modules \) -prune -o -name '*.go' -type f -print0 |
+	xargs -0 gofmt -l) || fail "gofmt could not read some files (see above)"
+if [ -n "$unformatted" ]; then
+	fail "these files are not gofmt-formatted (run gofmt -w on them):
+$unformatted"
+fi
+
+echo "test: go vet ./..."
+go vet ./...
+
+export GOTESTFLAGS="${GOTESTFLAGS:-}"
+echo "test: go test ${GOTESTFLAGS:+$GOTESTFLAGS }./..."
+if [ "$linux" -eq 0 ]; then
+	# macOS and Windows have their keychain in every login session.
+	# shellcheck disable=SC2086 # GOTESTFLAGS is meant to split into words
+	exec go test $GOTESTFLAGS ./...
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcptray-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+# A fresh keyring every run: a stale login.keyring made with another password
+# would refuse to unlock.
+mkdir -p "$tmp/data"
+mkdir -m 700 "$tmp/run"
+pass=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+
+# The password goes through the environment and a pipe, not the command line,
+# and is gone from the environment before go test starts.
+status=0
+# shellcheck disable=SC2016 # the inner shell expands them
+XDG_DATA_HOME="$tmp/data" XDG_RUNTIME_DIR="$tmp/run" MCPTRAY_TEST_KEYRING_PASS="$pass" \
+	dbus-run-session -- sh -c '
+		printf %s "$MCPTRAY_TEST_KEYRING_PASS" |
+			gnome-keyring-daemon --unlock --components=secrets >/dev/null ||
+			{ echo "test: gnome-keyring-daemon could not start an unlocked keyring" >&2; exit 1; }
+		unset MCPTRAY_TEST_KEYRING_PASS
+		exec go test $GOTESTFLAGS ./...
+	' || status=$?
+exit "$status"
