@@ -53,14 +53,22 @@ func summary(set *config.Set) string {
 	for _, e := range set.Servers {
 		counts[e.Status()]++
 	}
-	parts := []string{fmt.Sprintf("%d servers", len(set.Servers))}
+	parts := []string{count(len(set.Servers), "server")}
 	for _, s := range []string{"awaiting approval", "denied", "disabled"} {
 		if counts[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 		}
 	}
 	if n := len(set.Problems); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d config problems", n))
+		parts = append(parts, count(n, "config problem"))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// count writes "1 server", "2 servers".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

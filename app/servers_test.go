@@ -21,7 +21,7 @@ func TestServersView(t *testing.T) {
 	w := test.NewWindow(v.content)
 	defer w.Close()
 
-	if got, want := v.summary.Text, "2 servers · 1 awaiting approval · 1 config problems"; got != want {
+	if got, want := v.summary.Text, "2 servers · 1 awaiting approval · 1 config problem"; got != want {
 		t.Errorf("summary = %q, want %q", got, want)
 	}
 	want := []string{"files — user — ready", "notes — local — awaiting approval"}

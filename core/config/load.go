@@ -130,8 +130,9 @@ func (d *document) folders() ([]string, *Problem) {
 		return nil, d.problem(v.StartOffset, "", `"folders" must be a list of folder paths`)
 	}
 	if i := slices.IndexFunc(folders, func(f string) bool { return !filepath.IsAbs(f) }); i >= 0 {
-		return slices.DeleteFunc(folders, func(f string) bool { return !filepath.IsAbs(f) }),
-			d.problem(v.StartOffset, "", fmt.Sprintf("folder %q is not a full path and was skipped; use mcptray folders add", folders[i]))
+		// Before DeleteFunc, which shifts folders[i] away.
+		p := d.problem(v.StartOffset, "", fmt.Sprintf("folder %q is not a full path and was skipped; use mcptray folders add", folders[i]))
+		return slices.DeleteFunc(folders, func(f string) bool { return !filepath.IsAbs(f) }), p
 	}
 	return folders, nil
 }
