@@ -3,7 +3,7 @@
 
 GO ?= go
 # Fuzz targets as package:FuzzName, e.g. ./core/config:FuzzParseMCPJSON.
-FUZZ_TARGETS ?=
+FUZZ_TARGETS ?= ./core/config:FuzzParseMCPServers ./core/config:FuzzParseVSCode ./core/config:FuzzExpand ./core/config:FuzzPolicy ./core/sanitize:FuzzString
 FUZZTIME ?= 2m
 # Extra flags for go test in `make test`, e.g. GOTESTFLAGS='-run Keychain -v'.
 GOTESTFLAGS ?=

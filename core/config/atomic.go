@@ -17,7 +17,13 @@ import (
 // over path (os.Rename replaces atomically on Unix, and through
 // MoveFileEx(REPLACE_EXISTING) on Windows). google/renameio does the same
 // but does not build on Windows, and keeps no backup.
+//
+// When path is a symbolic link (a dotfile kept in a dotfiles repository),
+// the file it points to is replaced and the link stays.
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)

@@ -26,8 +26,10 @@ type Vars struct {
 //
 // As in a POSIX shell, the default applies when NAME is unset or empty. A
 // variable that is unset and has no default is an error, and so is
-// ${input:…}: VS Code prompts for those, and mcptray cannot yet. Text that is
-// not a ${…} reference, a lone $ included, is left alone.
+// ${input:…}: VS Code prompts for those, and mcptray cannot yet. So is a
+// reference inside another (${A:-${B}}), which would otherwise come out
+// half expanded. Text that is not a ${…} reference, a lone $ included, is
+// left alone.
 func (v Vars) Expand(s string) (string, error) {
 	if !strings.Contains(s, "${") {
 		return s, nil
@@ -63,7 +65,8 @@ func (v Vars) resolve(ref string) (string, error) {
 	name, def, hasDef := strings.Cut(ref, ":-")
 	switch {
 	case hasDef:
-		// ${NAME:-default}
+		// ${NAME:-default}, and VS Code's spelling ${env:NAME:-default}
+		name = strings.TrimPrefix(name, "env:")
 	case name == "workspaceFolder" || name == "workspaceRoot":
 		if v.Folder == "" {
 			return "", fmt.Errorf("${%s} is used outside a project folder", name)
@@ -78,10 +81,11 @@ func (v Vars) resolve(ref string) (string, error) {
 	case strings.HasPrefix(name, "env:"):
 		name = strings.TrimPrefix(name, "env:")
 	case strings.HasPrefix(name, "input:"):
-		return "", fmt.Errorf("${%s} asks for input that mcptray cannot prompt for yet; put the value in the config instead", ref)
+		return "", fmt.Errorf("%q asks for input that mcptray cannot prompt for yet; put the value in the config instead", "${"+ref+"}")
 	}
 	if !validVarName(name) {
-		return "", fmt.Errorf("${%s} is not a variable mcptray knows (write ${NAME} or ${NAME:-default})", ref)
+		// %q: ref is whatever stood between ${ and }, control characters too.
+		return "", fmt.Errorf("%q is not a variable mcptray knows (write ${NAME} or ${NAME:-default})", "${"+ref+"}")
 	}
 	if val, ok := v.lookup(name); ok && (val != "" || !hasDef) {
 		return val, nil

@@ -89,6 +89,14 @@ func plainIOError(err error) string {
 // writes both, and people copy its files elsewhere), keeping byte offsets so
 // that every later problem can name its line and column.
 func parseDocument(src Source, data []byte) (*document, *Problem) {
+	// An empty file is an empty config: `touch .mcp.json` is a common first
+	// step. A UTF-8 byte order mark, which Windows editors write, becomes one
+	// space, so that columns stay those an editor shows.
+	if len(bytes.TrimSpace(data)) == 0 {
+		data = []byte("{}")
+	} else if bom := []byte("\uFEFF"); bytes.HasPrefix(data, bom) {
+		data = append([]byte(" "), data[len(bom):]...) // one character, as editors count it
+	}
 	// hujson's tree aliases the bytes it parses, and Standardize blanks
 	// comments in place: parse a copy so that data stays as written.
 	root, err := hujson.Parse(bytes.Clone(data))
@@ -101,7 +109,7 @@ func parseDocument(src Source, data []byte) (*document, *Problem) {
 			p.Line, p.Column = lineColumn(data, lineOffset(data, p.Line)+p.Column-1)
 			if _, reason, _ = strings.Cut(err.Error(), ": "); reason != "" {
 				_, reason, _ = strings.Cut(reason, ": ")
-				p.Message = "is not valid JSON: " + reason
+				p.Message = "is not valid JSON: " + plainSyntaxError(reason)
 			}
 		}
 		return nil, p
@@ -112,6 +120,21 @@ func parseDocument(src Source, data []byte) (*document, *Problem) {
 		return nil, d.problem(root.StartOffset, "", "must hold a JSON object { … }")
 	}
 	return d, nil
+}
+
+// plainSyntaxError rewords hujson's reason for a literal it cannot read,
+// which quotes the literal whole: a mistyped string may be a token, and it
+// holds the control character that made it invalid.
+func plainSyntaxError(reason string) string {
+	lit, ok := strings.CutPrefix(reason, "invalid literal: ")
+	switch {
+	case !ok:
+		return reason
+	case strings.HasPrefix(lit, `"`):
+		return `a string holds a control character (write a tab as \t, a line break as \n) or an unknown \ escape`
+	default:
+		return `a value must be a "quoted string", a number, true, false or null`
+	}
 }
 
 // lineOffset returns the byte offset at which 1-based line starts.
@@ -279,7 +302,8 @@ func (d *document) server(name string, v *hujson.Value, folder string, vars Vars
 
 // build validates r, expands its ${…} references and fills in s. Relative
 // paths resolve against folder, the project the entry belongs to (in
-// ~/.claude.json, each project's path), which is also the default cwd.
+// ~/.claude.json, each project's path), or else the plugin's root; that
+// folder is also the default cwd.
 func (r *rawServer) build(s *Server, vars Vars, folder, pluginRoot string) error {
 	var err error
 	switch {
@@ -308,11 +332,9 @@ func (r *rawServer) build(s *Server, vars Vars, folder, pluginRoot string) error
 		s.Command = ex.str(r.Command)
 		s.Args = ex.list(r.Args)
 		s.Env = ex.dict(r.Env)
-		s.EnvFile = ex.path(r.EnvFile, folder)
-		s.Cwd = ex.path(r.Cwd, folder)
-		if s.Cwd == "" {
-			s.Cwd = cmp.Or(folder, pluginRoot)
-		}
+		base := cmp.Or(folder, pluginRoot)
+		s.EnvFile = ex.path(r.EnvFile, base)
+		s.Cwd = cmp.Or(ex.path(r.Cwd, base), base)
 		if strings.TrimSpace(s.Command) == "" && ex.err == nil {
 			return errors.New(`has an empty "command"`)
 		}

@@ -40,6 +40,9 @@ func NewPaths(goos string, lookup func(string) (string, bool)) (Paths, error) {
 		if p.UserConfigDir == "" {
 			return p, errors.New("APPDATA is not set; mcptray cannot find where to keep its settings")
 		}
+		if p.Home == "" {
+			return p, errors.New("USERPROFILE is not set; mcptray cannot find your home folder")
+		}
 		programData := env("ProgramData")
 		if programData == "" {
 			programData = `C:\ProgramData`

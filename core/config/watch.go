@@ -63,6 +63,9 @@ func (w *watcher) run(ctx context.Context, out chan<- Update, current *Set, debo
 			if !ok {
 				return
 			}
+			if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+				w.forget(ev.Name)
+			}
 			if w.relevant(ev.Name) {
 				timer.Reset(debounce)
 			}
@@ -74,7 +77,11 @@ func (w *watcher) run(ctx context.Context, out chan<- Update, current *Set, debo
 			timer.Reset(debounce) // events may have been lost: look again
 		case <-timer.C:
 			next := w.loader.Load()
-			w.track(w.loader.Files(next))
+			if w.track(w.loader.Files(next)) {
+				// A file made in a newly watched folder after the Load
+				// above and before the watch began raised no event.
+				timer.Reset(debounce)
+			}
 			u := Update{Set: next, Changes: Diff(current, next)}
 			if u.Changes.Empty() && sameExtras(current, next) {
 				continue
@@ -98,8 +105,9 @@ func sameExtras(a, b *Set) bool {
 }
 
 // track watches the nearest existing folder of every target, and stops
-// watching folders no target needs any more.
-func (w *watcher) track(targets []string) {
+// watching folders no target needs any more. It reports whether it began
+// watching a folder.
+func (w *watcher) track(targets []string) (added bool) {
 	w.targets = targets
 	want := map[string]bool{}
 	for _, t := range targets {
@@ -131,6 +139,21 @@ func (w *watcher) track(targets []string) {
 			continue
 		}
 		w.dirs[d] = true
+		added = true
+	}
+	return added
+}
+
+// forget drops the folders at or under path from those watched. The system
+// ends a folder's watch when the folder is deleted or moved; a folder of
+// that name made again (a git checkout does both between two reloads) is
+// a new folder and must be watched anew.
+func (w *watcher) forget(path string) {
+	for d := range w.dirs {
+		if d == path || within(d, path) {
+			w.fsw.Remove(d) // usually gone already; moved ones may not be
+			delete(w.dirs, d)
+		}
 	}
 }
 

@@ -1,0 +1,125 @@
+package config
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestNewPaths(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		goos    string
+		env     map[string]string
+		want    Paths
+		wantErr string
+	}{
+		{"linux", "linux", map[string]string{"HOME": "/home/me"},
+			Paths{Home: "/home/me", UserConfigDir: "/home/me/.config", Enterprise: "/etc/mcptray/managed.json"}, ""},
+		{"linux with XDG_CONFIG_HOME", "linux", map[string]string{"HOME": "/home/me", "XDG_CONFIG_HOME": "/xdg"},
+			Paths{Home: "/home/me", UserConfigDir: "/xdg", Enterprise: "/etc/mcptray/managed.json"}, ""},
+		{"linux ignores a relative XDG_CONFIG_HOME", "linux", map[string]string{"HOME": "/home/me", "XDG_CONFIG_HOME": "cfg"},
+			Paths{Home: "/home/me", UserConfigDir: "/home/me/.config", Enterprise: "/etc/mcptray/managed.json"}, ""},
+		{"linux with an empty XDG_CONFIG_HOME", "linux", map[string]string{"HOME": "/home/me", "XDG_CONFIG_HOME": ""},
+			Paths{Home: "/home/me", UserConfigDir: "/home/me/.config", Enterprise: "/etc/mcptray/managed.json"}, ""},
+		{"freebsd is like linux", "freebsd", map[string]string{"HOME": "/usr/home/me"},
+			Paths{Home: "/usr/home/me", UserConfigDir: "/usr/home/me/.config", Enterprise: "/etc/mcptray/managed.json"}, ""},
+		{"darwin", "darwin", map[string]string{"HOME": "/Users/me", "XDG_CONFIG_HOME": "/xdg"},
+			Paths{Home: "/Users/me", UserConfigDir: "/Users/me/Library/Application Support", Enterprise: "/Library/Application Support/mcptray/managed.json"}, ""},
+		{"windows", "windows", map[string]string{"USERPROFILE": `C:\Users\me`, "APPDATA": `C:\Users\me\AppData\Roaming`, "ProgramData": `D:\PD`, "HOME": "/ignored"},
+			Paths{Home: `C:\Users\me`, UserConfigDir: `C:\Users\me\AppData\Roaming`, Enterprise: filepath.Join(`D:\PD`, "mcptray", "managed.json")}, ""},
+		{"windows without ProgramData", "windows", map[string]string{"USERPROFILE": `C:\Users\me`, "APPDATA": `C:\Users\me\AppData\Roaming`},
+			Paths{Home: `C:\Users\me`, UserConfigDir: `C:\Users\me\AppData\Roaming`, Enterprise: filepath.Join(`C:\ProgramData`, "mcptray", "managed.json")}, ""},
+		{"linux without HOME", "linux", map[string]string{"XDG_CONFIG_HOME": "/xdg"}, Paths{}, "HOME is not set"},
+		{"linux with an empty HOME", "linux", map[string]string{"HOME": ""}, Paths{}, "HOME is not set"},
+		{"darwin without HOME", "darwin", nil, Paths{}, "HOME is not set"},
+		{"windows without APPDATA", "windows", map[string]string{"USERPROFILE": `C:\Users\me`}, Paths{}, "APPDATA is not set"},
+		{"windows without USERPROFILE", "windows", map[string]string{"APPDATA": `C:\AppData`, "HOME": "/h"}, Paths{}, "USERPROFILE is not set"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := NewPaths(tt.goos, mapLookup(tt.env))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("NewPaths = %+v, %v; want an error containing %q", got, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("NewPaths = %+v, %v\nwant %+v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestPathsFiles(t *testing.T) {
+	t.Parallel()
+	p := Paths{Home: "/home/me", UserConfigDir: "/home/me/.config", Enterprise: "/etc/mcptray/managed.json"}
+	for _, tt := range []struct{ got, want string }{
+		{p.Dir(), "/home/me/.config/mcptray"},
+		{p.UserFile(), "/home/me/.config/mcptray/config.json"},
+		{p.ApprovalsFile(), "/home/me/.config/mcptray/approvals.json"},
+		{p.PluginsDir(), "/home/me/.config/mcptray/plugins"},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("got %s, want %s", tt.got, tt.want)
+		}
+	}
+	want := []struct {
+		app, file string
+		format    Format
+	}{
+		{"Claude Desktop", "/home/me/.config/Claude/claude_desktop_config.json", MCPServers},
+		{"Claude Code", "/home/me/.claude.json", ClaudeCode},
+		{"Cursor", "/home/me/.cursor/mcp.json", MCPServers},
+		{"VS Code", "/home/me/.config/Code/User/mcp.json", VSCode},
+	}
+	imports := p.ImportSources()
+	if len(imports) != len(want) {
+		t.Fatalf("%d import sources", len(imports))
+	}
+	for i, w := range want {
+		if s := imports[i]; s.App != w.app || s.File != w.file || s.Format != w.format || s.Scope != Imported || s.Folder != "" {
+			t.Errorf("import %d = %+v, want %+v", i, s, w)
+		}
+	}
+	folder := FolderSources("/w")
+	wantF := []struct {
+		file   string
+		scope  Scope
+		format Format
+	}{
+		{"/w/.mcp.json", Local, MCPServers},
+		{"/w/.vscode/mcp.json", Project, VSCode},
+		{"/w/.cursor/mcp.json", Project, MCPServers},
+	}
+	if len(folder) != len(wantF) {
+		t.Fatalf("%d folder sources", len(folder))
+	}
+	for i, w := range wantF {
+		if s := folder[i]; s.File != w.file || s.Scope != w.scope || s.Format != w.format || s.Folder != "/w" {
+			t.Errorf("folder source %d = %+v, want %+v", i, s, w)
+		}
+	}
+	if s := pluginSource("/plugins/notes"); s.Scope != Managed || s.PluginRoot != "/plugins/notes" || s.File != "/plugins/notes/.mcp.json" || s.App != "plugin notes" {
+		t.Errorf("plugin source %+v", s)
+	}
+	for f, want := range map[Format]string{MCPServers: "mcpServers", VSCode: "vscode", ClaudeCode: "claude-code", Format(9): "format(9)"} {
+		if f.String() != want {
+			t.Errorf("%d.String() = %q, want %q", f, f.String(), want)
+		}
+	}
+}
+
+func TestDefaultPaths(t *testing.T) {
+	t.Parallel()
+	p, err := DefaultPaths()
+	if err != nil {
+		t.Skipf("no home here: %v", err)
+	}
+	if !filepath.IsAbs(p.Home) || p.UserConfigDir == "" || p.Enterprise == "" {
+		t.Errorf("DefaultPaths = %+v", p)
+	}
+}

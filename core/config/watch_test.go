@@ -1,0 +1,333 @@
+package config
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+const (
+	testDebounce = 20 * time.Millisecond
+	// updateDeadline is generous: a loaded machine running -race can be
+	// slow, and a test that passes waits only as long as it must.
+	updateDeadline = 5 * time.Second
+)
+
+// watching starts l.Watch from a fresh Load and stops it when the test ends,
+// checking that the channel closes.
+func watching(t *testing.T, l *Loader) (<-chan Update, context.CancelFunc) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	updates, err := l.Watch(ctx, slog.New(slog.DiscardHandler), l.Load(), testDebounce)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		waitClosed(t, updates)
+	})
+	return updates, cancel
+}
+
+func waitClosed(t *testing.T, updates <-chan Update) {
+	t.Helper()
+	deadline := time.After(updateDeadline)
+	for {
+		select {
+		case _, ok := <-updates:
+			if !ok {
+				return
+			}
+		case <-deadline:
+			t.Error("the updates channel did not close after cancel")
+			return
+		}
+	}
+}
+
+// next waits for the next update.
+func next(t *testing.T, updates <-chan Update, waitingFor string) Update {
+	t.Helper()
+	select {
+	case u, ok := <-updates:
+		if !ok {
+			t.Fatalf("the updates channel closed while waiting for %s", waitingFor)
+		}
+		return u
+	case <-time.After(updateDeadline):
+		t.Fatalf("no update within %v while waiting for %s", updateDeadline, waitingFor)
+	}
+	return Update{}
+}
+
+// waitFor takes updates until one whose Set satisfies ok.
+func waitFor(t *testing.T, updates <-chan Update, what string, ok func(*Set) bool) Update {
+	t.Helper()
+	for {
+		if u := next(t, updates, what); ok(u.Set) {
+			return u
+		}
+	}
+}
+
+// expectChanges waits for the next update and checks what it changed.
+func expectChanges(t *testing.T, updates <-chan Update, added, removed, changed []string) Update {
+	t.Helper()
+	u := next(t, updates, "a change")
+	for _, x := range []struct {
+		what      string
+		got, want []string
+	}{{"added", names(u.Changes.Added), added}, {"removed", names(u.Changes.Removed), removed}, {"changed", names(u.Changes.Changed), changed}} {
+		if len(x.got)+len(x.want) > 0 && !reflect.DeepEqual(x.got, x.want) {
+			t.Fatalf("update %s %q, want %q (problems:%s)", x.what, x.got, x.want, problemText(u.Set.Problems))
+		}
+	}
+	if len(u.Set.Problems) > 0 {
+		t.Fatalf("update has problems:%s", problemText(u.Set.Problems))
+	}
+	return u
+}
+
+// replace writes path the way editors and mcptray do, so that a reload
+// sees the old file or the new one and never an empty one.
+func replace(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(t.TempDir(), "tmp")
+	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		// t.TempDir may sit on another file system: fall back to the folder.
+		tmp = path + ".tmp"
+		if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestWatch(t *testing.T) {
+	t.Parallel()
+
+	t.Run("add, change and delete a project's .mcp.json", func(t *testing.T) {
+		t.Parallel()
+		h := newTestHome(t)
+		dir := h.folder(t, "app")
+		h.userFile(t, "", dir)
+		updates, _ := watching(t, h.loader(nil))
+		mcp := filepath.Join(dir, ".mcp.json")
+
+		replace(t, mcp, `{"mcpServers": {"tool": {"command": "node", "args": ["v1.js"]}}}`)
+		u := expectChanges(t, updates, []string{"tool"}, nil, nil)
+		if e := u.Changes.Added[0]; e.Args[0] != "v1.js" || e.Approval != Pending {
+			t.Errorf("added %+v", e)
+		}
+
+		replace(t, mcp, `{"mcpServers": {"tool": {"command": "node", "args": ["v2.js"]}}}`)
+		u = expectChanges(t, updates, nil, nil, []string{"tool"})
+		if e := u.Changes.Changed[0]; e.Args[0] != "v2.js" {
+			t.Errorf("changed to %+v", e)
+		}
+
+		if err := os.Remove(mcp); err != nil {
+			t.Fatal(err)
+		}
+		u = expectChanges(t, updates, nil, []string{"tool"}, nil)
+		if len(u.Set.Servers) != 0 || u.Changes.Removed[0].Args[0] != "v2.js" {
+			t.Errorf("after removal: %+v", u)
+		}
+	})
+
+	t.Run("a config whose folder did not exist", func(t *testing.T) {
+		t.Parallel()
+		h := newTestHome(t)
+		updates, _ := watching(t, h.loader(nil))
+		cursor := filepath.Join(h.paths.Home, ".cursor", "mcp.json")
+
+		replace(t, cursor, `{"mcpServers": {"linear": {"url": "https://mcp.linear.app/mcp"}}}`)
+		u := expectChanges(t, updates, []string{"linear"}, nil, nil)
+		if e := u.Changes.Added[0]; e.Scope != Imported || e.Origin.File != cursor {
+			t.Errorf("added %+v", e)
+		}
+		// The new folder is watched from now on.
+		replace(t, cursor, `{"mcpServers": {"linear": {"url": "https://mcp.linear.app/sse", "type": "sse"}}}`)
+		u = expectChanges(t, updates, nil, nil, []string{"linear"})
+		if e := u.Changes.Changed[0]; e.Transport != SSE {
+			t.Errorf("changed to %+v", e)
+		}
+	})
+
+	t.Run("a config several folders deep appears", func(t *testing.T) {
+		t.Parallel()
+		h := newTestHome(t)
+		updates, _ := watching(t, h.loader(nil))
+		vscode := filepath.Join(h.paths.UserConfigDir, "Code", "User", "mcp.json")
+		replace(t, vscode, `{"servers": {"gh": {"type": "http", "url": "https://api.githubcopilot.com/mcp/"}}}`)
+		expectChanges(t, updates, []string{"gh"}, nil, nil)
+		replace(t, vscode, `{"servers": {"gh": {"type": "http", "url": "https://api.githubcopilot.com/mcp/"}, "more": {"command": "m"}}}`)
+		expectChanges(t, updates, []string{"more"}, nil, nil)
+	})
+
+	t.Run("quick writes end in the last state", func(t *testing.T) {
+		t.Parallel()
+		h := newTestHome(t)
+		dir := h.folder(t, "app")
+		h.userFile(t, "", dir)
+		updates, _ := watching(t, h.loader(nil))
+		mcp := filepath.Join(dir, ".mcp.json")
+		const n = 10
+		for i := range n {
+			replace(t, mcp, `{"mcpServers": {"tool": {"command": "v`+string(rune('0'+i))+`"}}}`)
+		}
+		last := -1
+		for last != n-1 {
+			u := next(t, updates, "the last write")
+			if len(u.Set.Servers) != 1 || len(u.Set.Problems) > 0 {
+				t.Fatalf("an update in between: servers %q, problems:%s", names(u.Set.Servers), problemText(u.Set.Problems))
+			}
+			v := int(u.Set.Servers[0].Command[1] - '0')
+			if v < last {
+				t.Fatalf("went back from v%d to v%d", last, v)
+			}
+			last = v
+		}
+	})
+
+	t.Run("an approval is seen", func(t *testing.T) {
+		t.Parallel()
+		h := newTestHome(t)
+		dir := h.folder(t, "app")
+		h.userFile(t, "", dir)
+		writeFile(t, filepath.Join(dir, ".mcp.json"), `{"mcpServers": {"tool": {"command": "node"}}}`)
+		l := h.loader(nil)
+		updates, _ := watching(t, l)
+		e := entryNamed(t, l.Load(), "tool")
+		if err := l.Approvals.Record(e.ApprovalKey, Decision{Approval: Approved, Name: e.Name}); err != nil {
+			t.Fatal(err)
+		}
+		u := expectChanges(t, updates, nil, nil, []string{"tool"})
+		if got := u.Changes.Changed[0]; got.Approval != Approved || !got.Runnable() {
+			t.Errorf("after approval: %s", got.Approval)
+		}
+	})
+
+	t.Run("a folder added to the user file, then a config in it", func(t *testing.T) {
+		t.Parallel()
+		h := newTestHome(t)
+		dir := h.folder(t, "app")
+		writeFile(t, filepath.Join(dir, ".mcp.json"), `{"mcpServers": {"first": {"command": "f"}}}`)
+		updates, _ := watching(t, h.loader(nil))
+		err := ModifyUserFile(h.paths.UserFile(), func(u *UserFile) error {
+			u.Folders = append(u.Folders, dir)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := expectChanges(t, updates, []string{"first"}, nil, nil)
+		if !reflect.DeepEqual(u.Set.Folders, []string{dir}) {
+			t.Errorf("folders %q", u.Set.Folders)
+		}
+		replace(t, filepath.Join(dir, ".vscode", "mcp.json"), `{"servers": {"second": {"command": "s"}}}`)
+		expectChanges(t, updates, []string{"second"}, nil, nil)
+	})
+
+	t.Run("a plugin is installed", func(t *testing.T) {
+		t.Parallel()
+		h := newTestHome(t)
+		h.userFile(t, "")
+		updates, _ := watching(t, h.loader(nil))
+		replace(t, filepath.Join(h.paths.PluginsDir(), "notes", ".mcp.json"), `{"mcpServers": {"notes": {"command": "${CLAUDE_PLUGIN_ROOT}/n"}}}`)
+		u := expectChanges(t, updates, []string{"notes"}, nil, nil)
+		if e := u.Changes.Added[0]; e.Scope != Managed || !strings.HasSuffix(e.Command, "/plugins/notes/n") {
+			t.Errorf("added %+v", e)
+		}
+	})
+
+	t.Run("a broken file is reported, then its fix", func(t *testing.T) {
+		t.Parallel()
+		h := newTestHome(t)
+		cursor := filepath.Join(h.paths.Home, ".cursor", "mcp.json")
+		writeFile(t, cursor, `{"mcpServers": {"a": {"command": "a"}}}`)
+		updates, _ := watching(t, h.loader(nil))
+		replace(t, cursor, `{"mcpServers": {"a": {"command": "a"}`)
+		u := next(t, updates, "the problem")
+		if len(u.Set.Problems) != 1 || u.Set.Problems[0].File != cursor || len(u.Changes.Removed) != 1 {
+			t.Fatalf("update %+v, problems:%s", u.Changes, problemText(u.Set.Problems))
+		}
+		replace(t, cursor, `{"mcpServers": {"a": {"command": "a"}}}`)
+		expectChanges(t, updates, []string{"a"}, nil, nil)
+	})
+
+	t.Run("a folder deleted and made again is still watched", func(t *testing.T) {
+		t.Parallel()
+		h := newTestHome(t)
+		dir := h.folder(t, "app")
+		h.userFile(t, "", dir)
+		vscodeDir := filepath.Join(dir, ".vscode")
+		writeFile(t, filepath.Join(vscodeDir, "mcp.json"), `{"servers": {"vs": {"command": "v1"}}}`)
+		updates, _ := watching(t, h.loader(nil))
+
+		// As a git checkout does: gone and back before any reload.
+		if err := os.RemoveAll(vscodeDir); err != nil {
+			t.Fatal(err)
+		}
+		replace(t, filepath.Join(vscodeDir, "mcp.json"), `{"servers": {"vs": {"command": "v2"}}}`)
+		// A slow machine may reload in between and see it gone; either
+		// way it must end up watching the new folder.
+		waitFor(t, updates, "vs to run v2", func(s *Set) bool { e, ok := s.Find("vs"); return ok && e.Command == "v2" })
+		replace(t, filepath.Join(vscodeDir, "mcp.json"), `{"servers": {"vs": {"command": "v3"}}}`)
+		u := expectChanges(t, updates, nil, nil, []string{"vs"})
+		if u.Changes.Changed[0].Command != "v3" {
+			t.Errorf("changed to %q", u.Changes.Changed[0].Command)
+		}
+	})
+
+	t.Run("cancel closes the channel", func(t *testing.T) {
+		t.Parallel()
+		h := newTestHome(t)
+		updates, cancel := watching(t, h.loader(nil))
+		cancel()
+		deadline := time.After(updateDeadline)
+		for {
+			select {
+			case _, ok := <-updates:
+				if !ok {
+					return
+				}
+			case <-deadline:
+				t.Fatal("the channel is still open after cancel")
+			}
+		}
+	})
+
+	t.Run("cancel right after a change, with nobody reading", func(t *testing.T) {
+		t.Parallel()
+		h := newTestHome(t)
+		dir := h.folder(t, "app")
+		h.userFile(t, "", dir)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		l := h.loader(nil)
+		updates, err := l.Watch(ctx, slog.New(slog.DiscardHandler), l.Load(), testDebounce)
+		if err != nil {
+			t.Fatal(err)
+		}
+		replace(t, filepath.Join(dir, ".mcp.json"), `{"mcpServers": {"x": {"command": "x"}}}`)
+		// Nobody reads: the watcher must stop whether or not it has
+		// reloaded yet.
+		cancel()
+		waitClosed(t, updates)
+	})
+}
