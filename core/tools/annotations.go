@@ -32,6 +32,17 @@ func (h Hint) String() string {
 	return fmt.Sprintf("Hint(%d)", uint8(h))
 }
 
+// MarshalJSON writes true, false or null (absent).
+func (h Hint) MarshalJSON() ([]byte, error) {
+	switch h {
+	case HintTrue:
+		return []byte("true"), nil
+	case HintFalse:
+		return []byte("false"), nil
+	}
+	return []byte("null"), nil
+}
+
 // UnmarshalJSON reads true, false or null (absent); anything else is an
 // error.
 func (h *Hint) UnmarshalJSON(data []byte) error {
@@ -57,11 +68,12 @@ func (h *Hint) UnmarshalJSON(data []byte) error {
 // caution; never let them lower a protection the person set (an "always ask"
 // stays "always ask" however harmless a tool says it is).
 type Hints struct {
-	ReadOnly    Hint   // readOnlyHint: the tool does not modify its environment
-	Destructive Hint   // destructiveHint: changes may be destructive (MCP default: true)
-	Idempotent  Hint   // idempotentHint: repeating a call has no further effect
-	OpenWorld   Hint   // openWorldHint: the tool reaches outside entities (MCP default: true)
-	Title       string // title, sanitised to one line
+	// The JSON names are MCP's, so that hints read back as they were sent.
+	ReadOnly    Hint   `json:"readOnlyHint,omitempty"`    // the tool does not modify its environment
+	Destructive Hint   `json:"destructiveHint,omitempty"` // changes may be destructive (MCP default: true)
+	Idempotent  Hint   `json:"idempotentHint,omitempty"`  // repeating a call has no further effect
+	OpenWorld   Hint   `json:"openWorldHint,omitempty"`   // the tool reaches outside entities (MCP default: true)
+	Title       string `json:"title,omitempty"`           // sanitised to one line
 }
 
 // ParseHints reads an MCP tool's "annotations" object. Empty input and null

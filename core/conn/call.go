@@ -1,0 +1,120 @@
+package conn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcptray/mcptray/core/tools"
+	"github.com/mcptray/mcptray/core/transport"
+)
+
+// CallTool calls tool on server with args (a JSON object, or empty) and
+// returns its result with every text sanitised.
+//
+// The call is bounded by ctx and by the tool-call timeout. When the server
+// has forgotten the session (it restarted: HTTP 404 or JSON-RPC -32001), the
+// connection is made anew and the call is tried once more.
+func (m *Manager) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	c, err := m.conn(server)
+	if err != nil {
+		return nil, err
+	}
+	arguments := map[string]any{} // never null: servers validate it as an object
+	if len(args) > 0 {
+		if err := json.Unmarshal(args, &arguments); err != nil {
+			return nil, fmt.Errorf("the arguments must be a JSON object: %w", err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, m.opts.ToolCallTimeout)
+	defer cancel()
+
+	sess, err := c.live()
+	if err != nil {
+		return nil, err
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = arguments
+	res, err := sess.client.CallTool(ctx, req)
+	if transport.IsSessionExpired(err) {
+		c.log.Info("session expired; reconnecting and trying once more")
+		if sess, err = c.reconnect(ctx); err != nil {
+			return nil, fmt.Errorf("%s restarted and reconnecting failed: %w", server, err)
+		}
+		res, err = sess.client.CallTool(ctx, req)
+	}
+	if err != nil {
+		c.noticeFailure(sess, err)
+		return nil, fmt.Errorf("calling %s on %s: %w", tool, server, err)
+	}
+	tools.SanitizeResult(res)
+	return res, nil
+}
+
+// noticeFailure reconnects a server whose connection broke under a call: a
+// network error on a remote server says more than the transport noticed.
+// Errors the server answered with (JSON-RPC errors) leave it alone.
+func (c *serverConn) noticeFailure(sess *session, err error) {
+	var terr *mcptransport.Error
+	if !errors.As(err, &terr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return
+	}
+	if transport.IsAuthError(err) {
+		return // the loop learns of it on reconnect; a token refresh may fix it
+	}
+	c.mu.Lock()
+	current := c.sess == sess
+	c.mu.Unlock()
+	if current && c.entry.Transport.Remote() {
+		select {
+		case c.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Tools returns the tools of server while it is connected.
+func (m *Manager) Tools(server string) ([]tools.Tool, error) {
+	snap := m.Snapshot()
+	info, ok := snap.Find(server)
+	if !ok {
+		return nil, fmt.Errorf("there is no server called %q", server)
+	}
+	if info.Status.State != Connected {
+		return nil, &NotConnectedError{Server: server, Status: info.Status}
+	}
+	return info.Tools, nil
+}
+
+// WaitSettled waits until no server is pending (each is connected, failed,
+// needs sign-in, awaits approval or is disabled), or ctx ends.
+func (m *Manager) WaitSettled(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the subscription
+	events := m.Subscribe(ctx)
+	for {
+		settled := true
+		for _, s := range m.Snapshot().Servers {
+			if s.Status.State == Pending {
+				settled = false
+				break
+			}
+		}
+		if settled {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case _, ok := <-events:
+			if !ok {
+				return ErrClosed
+			}
+		}
+	}
+}

@@ -1,0 +1,142 @@
+package conn
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/client"
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/transport"
+)
+
+// dial connects to s and completes the initialize handshake. ctx is the
+// connection's whole life: a stdio child lives as long as it; only the
+// handshake is bounded by the connect timeout.
+func (m *Manager) dial(ctx context.Context, s *config.Server) (*session, error) {
+	switch s.Transport {
+	case config.Stdio:
+		return m.dialStdio(ctx, s)
+	case config.HTTP:
+		sess, err := m.dialRemote(ctx, s, config.HTTP)
+		if err != nil && transport.ShouldFallBackToSSE(err) {
+			m.opts.Logger.Info("falling back to SSE", "server", s.Name)
+			return m.dialRemote(ctx, s, config.SSE)
+		}
+		return sess, err
+	case config.SSE, config.WebSocket:
+		return m.dialRemote(ctx, s, s.Transport)
+	case config.InProcess:
+		srv := m.opts.Builtin[s.Name]
+		if srv == nil {
+			return nil, fmt.Errorf("mcptray has no built-in server called %q", s.Name)
+		}
+		return m.handshake(ctx, s, mcptransport.NewInProcessTransport(srv), nil, nil)
+	}
+	return nil, fmt.Errorf("mcptray cannot connect over %q", s.Transport)
+}
+
+func (m *Manager) dialStdio(ctx context.Context, s *config.Server) (*session, error) {
+	tr, err := transport.NewStdio(transport.StdioConfig{
+		Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Cwd,
+		BaseEnv: m.opts.BaseEnv, Grace: m.opts.StdioGrace, Logger: m.opts.Logger.With("server", s.Name),
+	})
+	if err != nil {
+		return nil, err
+	}
+	sess, err := m.handshake(ctx, s, tr, tr.Done(), tr.ExitErr)
+	if err != nil {
+		// What the program printed usually says why better than we can.
+		return nil, withStderr(err, tr.Stderr())
+	}
+	sess.stderr, sess.pid = tr.Stderr, tr.Pid()
+	return sess, nil
+}
+
+func (m *Manager) dialRemote(ctx context.Context, s *config.Server, kind config.Transport) (*session, error) {
+	var tokens transport.TokenSource
+	if m.opts.Tokens != nil {
+		tokens = m.opts.Tokens(s)
+	}
+	hc := transport.NewHTTPClient(transport.HTTPOptions{RequestTimeout: m.opts.RequestTimeout, Tokens: tokens})
+	log := m.opts.Logger.With("server", s.Name)
+	switch kind {
+	case config.WebSocket:
+		tr := transport.NewWebSocket(s.URL, s.Headers, hc, log)
+		return m.handshake(ctx, s, tr, tr.Done(), tr.Err)
+	case config.SSE:
+		tr, err := transport.NewSSE(s.URL, s.Headers, hc, log)
+		if err != nil {
+			return nil, err
+		}
+		return m.handshakeLosable(ctx, s, tr)
+	default:
+		tr, err := transport.NewStreamableHTTP(s.URL, s.Headers, hc, log)
+		if err != nil {
+			return nil, err
+		}
+		return m.handshakeLosable(ctx, s, tr)
+	}
+}
+
+// handshakeLosable connects over a transport that reports a lost connection
+// through mcp-go's OnConnectionLost.
+func (m *Manager) handshakeLosable(ctx context.Context, s *config.Server, tr mcptransport.Interface) (*session, error) {
+	lost := make(chan struct{})
+	var once sync.Once
+	var lostErr error
+	var mu sync.Mutex
+	onLost := func(err error) {
+		once.Do(func() {
+			mu.Lock()
+			lostErr = err
+			mu.Unlock()
+			close(lost)
+		})
+	}
+	sess, err := m.handshake(ctx, s, tr, lost, func() error { mu.Lock(); defer mu.Unlock(); return lostErr })
+	if err != nil {
+		return nil, err
+	}
+	sess.client.OnConnectionLost(onLost)
+	return sess, nil
+}
+
+// handshake starts a client on tr and initializes it. lost, when not nil,
+// closes when the connection is gone, and lostErr then says why.
+func (m *Manager) handshake(ctx context.Context, s *config.Server, tr mcptransport.Interface, lost <-chan struct{}, lostErr func() error) (*session, error) {
+	cl := client.NewClient(tr,
+		client.WithProtocolVersion(ProtocolVersion),
+		client.WithElicitationHandler(elicitHandler{m: m, server: s.Name}),
+		client.WithRootsHandler(rootsHandler{server: s}),
+	)
+	if err := cl.Start(ctx); err != nil {
+		cl.Close()
+		return nil, err // the transport says what it was starting
+	}
+	initCtx, cancel := context.WithTimeout(ctx, m.opts.ConnectTimeout)
+	defer cancel()
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = ProtocolVersion
+	req.Params.ClientInfo = mcp.Implementation{Name: "mcptray", Version: Version}
+	if _, err := cl.Initialize(initCtx, req); err != nil {
+		cl.Close()
+		if initCtx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
+			return nil, fmt.Errorf("it did not answer within %s", m.opts.ConnectTimeout)
+		}
+		return nil, err
+	}
+	if lost == nil {
+		lost = make(chan struct{}) // in-process: never lost
+	}
+	if lostErr == nil {
+		lostErr = func() error { return nil }
+	}
+	return &session{client: cl, lost: lost, lostErr: lostErr, close: cl.Close}, nil
+}
+
+// Version is mcptray's version as servers see it in initialize.
+var Version = "0.1.0"

@@ -1,0 +1,17 @@
+// Package conn is mcptray's connection manager: it connects to every
+// approved, enabled server, keeps it connected, and knows each server's
+// state and tools at every moment.
+//
+// A Manager takes a config.Set (Apply) and touches only the servers that
+// changed since the last one. Each server has one goroutine that owns its
+// connection: it waits for a place in a sliding window (a few stdio servers
+// at a time, more remote ones), connects under the connect timeout, lists
+// the tools, and then watches the connection, restarting a crashed server
+// with backoff. Every state change goes through the one transition table in
+// state.go and reaches front ends through Subscribe; they rebuild what they
+// show from Snapshot.
+//
+// conn never imports a front end, never prompts a person itself (the
+// elicitation handler is the front end's), and never logs a header value,
+// an environment value or a token.
+package conn

@@ -1,0 +1,73 @@
+package conn
+
+import (
+	"cmp"
+	"context"
+	"net/url"
+	"path/filepath"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/sanitize"
+)
+
+// elicitHandler passes a server's request for information to the front
+// end's ElicitFunc, with the message sanitised: it will be shown to a person.
+type elicitHandler struct {
+	m      *Manager
+	server string
+}
+
+func (h elicitHandler) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	req.Params.Message = sanitize.String(req.Params.Message)
+	if h.m.opts.Elicit != nil {
+		return h.m.opts.Elicit(ctx, h.server, req)
+	}
+	return AcceptDefaults(req), nil
+}
+
+// AcceptDefaults answers an elicitation with the defaults its schema gives,
+// for when nobody can be asked. A URL-mode request, which needs a person to
+// open a page, is declined.
+func AcceptDefaults(req mcp.ElicitationRequest) *mcp.ElicitationResult {
+	if req.Params.Mode == mcp.ElicitationModeURL {
+		return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionDecline}}
+	}
+	return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{
+		Action:  mcp.ElicitationResponseActionAccept,
+		Content: SchemaDefaults(req.Params.RequestedSchema),
+	}}
+}
+
+// SchemaDefaults returns the "default" of every property of a requested
+// schema that has one.
+func SchemaDefaults(schema any) map[string]any {
+	out := map[string]any{}
+	s, _ := schema.(map[string]any)
+	props, _ := s["properties"].(map[string]any)
+	for name, p := range props {
+		if p, ok := p.(map[string]any); ok {
+			if d, ok := p["default"]; ok {
+				out[name] = d
+			}
+		}
+	}
+	return out
+}
+
+// rootsHandler answers roots/list with the server's folder: a server from a
+// project sees that project, and nothing else.
+type rootsHandler struct {
+	server *config.Server
+}
+
+func (h rootsHandler) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	dir := cmp.Or(h.server.Origin.Folder, h.server.Cwd)
+	res := &mcp.ListRootsResult{Roots: []mcp.Root{}}
+	if dir != "" {
+		u := url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}
+		res.Roots = append(res.Roots, mcp.Root{URI: u.String(), Name: filepath.Base(dir)})
+	}
+	return res, nil
+}

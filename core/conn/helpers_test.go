@@ -1,0 +1,122 @@
+package conn
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/test/mcpserver"
+)
+
+// testServerBin is the in-repo MCP test server, built once for all tests.
+var testServerBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcptray-conn-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	testServerBin = filepath.Join(dir, "mcp-testserver")
+	build := exec.Command("go", "build", "-o", testServerBin, "github.com/mcptray/mcptray/test/mcpserver/cmd/mcp-testserver")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building the test server: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// deadline bounds every wait in these tests; passing tests wait only as
+// long as they must.
+const deadline = 20 * time.Second
+
+// testOptions are short timeouts, so that failures show quickly.
+func testOptions() Options {
+	return Options{
+		ConnectTimeout: 5 * time.Second,
+		RequestTimeout: 5 * time.Second,
+		MinBackoff:     20 * time.Millisecond,
+		MaxBackoff:     200 * time.Millisecond,
+		StdioGrace:     2 * time.Second,
+		BaseEnv:        os.Environ(),
+	}
+}
+
+func newTestManager(t *testing.T, opts Options) *Manager {
+	t.Helper()
+	m := New(opts)
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+// stdioEntry is a config entry that runs the test server with flags.
+func stdioEntry(name string, flags ...string) config.Entry {
+	s := config.Server{Name: name, ConfigName: name, Scope: config.User, Transport: config.Stdio,
+		Command: testServerBin, Args: append([]string{"-name", name}, flags...)}
+	return config.Entry{Server: s, Signature: config.Signature(&s), ApprovalKey: config.ApprovalKey(&s), Approval: config.NotNeeded}
+}
+
+// remoteEntry is a config entry for a remote server at url.
+func remoteEntry(name, url string, t config.Transport) config.Entry {
+	s := config.Server{Name: name, ConfigName: name, Scope: config.User, Transport: t, URL: url}
+	return config.Entry{Server: s, Signature: config.Signature(&s), ApprovalKey: config.ApprovalKey(&s), Approval: config.NotNeeded}
+}
+
+func setOf(entries ...config.Entry) *config.Set { return &config.Set{Servers: entries} }
+
+// serveTest runs the test server in this process over http or sse on a
+// loopback port until the test ends, and returns its URL.
+func serveTest(t *testing.T, opts mcpserver.Options, transport string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- mcpserver.Serve(ctx, opts, transport, "127.0.0.1:0", nil, pw); pw.Close() }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("test server: %v", err)
+		}
+	})
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the test server's URL: %v", err)
+	}
+	go io.Copy(io.Discard, pr)
+	return strings.TrimSpace(line)
+}
+
+// waitFor waits until the server called name satisfies ok, and returns it.
+func waitFor(t *testing.T, m *Manager, name, what string, ok func(ServerInfo) bool) ServerInfo {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	events := m.Subscribe(ctx)
+	for {
+		if info, found := m.Snapshot().Find(name); found && ok(info) {
+			return info
+		}
+		select {
+		case <-events:
+		case <-ctx.Done():
+			info, _ := m.Snapshot().Find(name)
+			t.Fatalf("%s: waited %v for %s; it is %s (%s)", name, deadline, what, info.Status.State, info.Status.Err)
+		}
+	}
+}
+
+func waitState(t *testing.T, m *Manager, name string, want State) ServerInfo {
+	t.Helper()
+	return waitFor(t, m, name, want.String(), func(i ServerInfo) bool { return i.Status.State == want })
+}

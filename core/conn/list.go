@@ -1,0 +1,96 @@
+package conn
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcptray/mcptray/core/tools"
+)
+
+// rawIDs numbers the requests mcptray sends past mcp-go's client. They are
+// strings, so they can never collide with the client's numeric ids.
+var rawIDs atomic.Int64
+
+// listTools lists the server's tools, following pages, from the raw
+// tools/list results: mcp-go's decoded Tool drops schema keys such as a
+// top-level anyOf, and the schema must reach agents byte for byte.
+func (c *serverConn) listTools(sess *session) ([]tools.Tool, error) {
+	var out []tools.Tool
+	cursor := ""
+	for page := 0; ; page++ {
+		if page == 1000 {
+			return nil, fmt.Errorf("more than 1000 pages of tools")
+		}
+		var params any
+		if cursor != "" {
+			params = map[string]string{"cursor": cursor}
+		}
+		ctx, cancel := context.WithTimeout(c.ctx, c.m.opts.RequestTimeout)
+		resp, err := sess.client.GetTransport().SendRequest(ctx, mcptransport.JSONRPCRequest{
+			JSONRPC: mcp.JSONRPC_VERSION,
+			ID:      mcp.NewRequestId(fmt.Sprintf("mcptray-%d", rawIDs.Add(1))),
+			Method:  string(mcp.MethodToolsList),
+			Params:  params,
+		})
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		if resp.Error != nil {
+			return nil, resp.Error.AsError()
+		}
+		var result struct {
+			Tools      []json.RawMessage `json:"tools"`
+			NextCursor string            `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(resp.Result, &result); err != nil {
+			return nil, fmt.Errorf("reading tools/list: %w", err)
+		}
+		for _, raw := range result.Tools {
+			t, err := tools.Parse(c.entry.Name, raw)
+			if err != nil {
+				c.log.Warn("skipping a tool", "err", err)
+				continue
+			}
+			out = append(out, t)
+		}
+		if result.NextCursor == "" || result.NextCursor == cursor {
+			return out, nil
+		}
+		cursor = result.NextCursor
+	}
+}
+
+// onNotification re-lists the tools when the server says they changed.
+func (c *serverConn) onNotification(n mcp.JSONRPCNotification) {
+	if n.Method != string(mcp.MethodNotificationToolsListChanged) {
+		return
+	}
+	go func() {
+		c.mu.Lock()
+		sess := c.sess
+		c.mu.Unlock()
+		if sess == nil {
+			return
+		}
+		list, err := c.listTools(sess)
+		if err != nil {
+			c.log.Warn("re-listing tools", "err", err)
+			return
+		}
+		c.mu.Lock()
+		if c.sess != sess { // reconnected meanwhile: the new session listed its own
+			c.mu.Unlock()
+			return
+		}
+		c.tools = list
+		st := c.status
+		c.mu.Unlock()
+		c.m.events.publish(Event{Server: c.entry.Name, Status: st})
+	}()
+}

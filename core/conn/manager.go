@@ -1,0 +1,177 @@
+package conn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/tools"
+)
+
+// Manager keeps every server of the applied config connected.
+type Manager struct {
+	opts Options
+	// ctx outlives every connection; Close cancels it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // one per server goroutine
+
+	local, remote chan struct{} // the sliding windows
+	events        hub
+
+	mu     sync.Mutex
+	set    *config.Set // the last applied
+	conns  map[string]*serverConn
+	order  []string // server names in the order of the set
+	closed bool
+}
+
+// New returns a Manager with no servers; Apply gives it some.
+func New(opts Options) *Manager {
+	opts.setDefaults()
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Manager{
+		opts:   opts,
+		ctx:    ctx,
+		cancel: cancel,
+		local:  make(chan struct{}, opts.MaxLocal),
+		remote: make(chan struct{}, opts.MaxRemote),
+		conns:  map[string]*serverConn{},
+		set:    &config.Set{},
+	}
+}
+
+// ErrClosed is returned by calls on a closed Manager.
+var ErrClosed = errors.New("mcptray is shutting down")
+
+// Apply makes the running connections match set: servers that are new or
+// whose config changed are (re)connected, removed ones are stopped, and the
+// rest are left alone. Built-in servers are always present.
+func (m *Manager) Apply(set *config.Set) error {
+	set = m.withBuiltins(set)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
+	changes := config.Diff(m.set, set)
+	for _, e := range changes.Removed {
+		if c := m.conns[e.Name]; c != nil {
+			c.stop()
+			delete(m.conns, e.Name)
+			m.events.publish(Event{Server: e.Name})
+		}
+	}
+	for _, e := range slices.Concat(changes.Changed, changes.Added) {
+		if old := m.conns[e.Name]; old != nil {
+			old.stop()
+		}
+		c := newServerConn(m, e)
+		m.conns[e.Name] = c
+		c.start()
+	}
+	m.set = set
+	m.order = m.order[:0]
+	for _, e := range set.Servers {
+		m.order = append(m.order, e.Name)
+	}
+	return nil
+}
+
+// withBuiltins adds the in-process servers to a copy of set.
+func (m *Manager) withBuiltins(set *config.Set) *config.Set {
+	if len(m.opts.Builtin) == 0 {
+		return set
+	}
+	out := *set
+	out.Servers = slices.Clone(set.Servers)
+	for _, name := range slices.Sorted(maps.Keys(m.opts.Builtin)) {
+		out.Servers = append(out.Servers, config.Entry{
+			Server: config.Server{
+				Name: name, ConfigName: name, Scope: config.Dynamic,
+				Transport: config.InProcess, Origin: config.Origin{App: "mcptray (built in)"},
+			},
+			Signature: "in-process:" + name,
+			Approval:  config.NotNeeded,
+		})
+	}
+	return &out
+}
+
+// Snapshot returns every server's state now, in the order of the config.
+func (m *Manager) Snapshot() Snapshot {
+	m.mu.Lock()
+	conns := make([]*serverConn, 0, len(m.order))
+	for _, name := range m.order {
+		if c := m.conns[name]; c != nil {
+			conns = append(conns, c)
+		}
+	}
+	m.mu.Unlock()
+	var snap Snapshot
+	for _, c := range conns {
+		snap.Servers = append(snap.Servers, c.info())
+	}
+	m.nameTools(snap.Servers)
+	return snap
+}
+
+// nameTools gives every tool its qualified name, unique across all servers.
+func (m *Manager) nameTools(servers []ServerInfo) {
+	var refs []tools.Ref
+	for _, s := range servers {
+		for _, t := range s.Tools {
+			refs = append(refs, tools.Ref{Server: s.Name, Tool: t.Name})
+		}
+	}
+	names := tools.AssignNames(refs)
+	i := 0
+	for _, s := range servers {
+		for j := range s.Tools {
+			s.Tools[j].QualifiedName = names[i]
+			i++
+		}
+	}
+}
+
+// Subscribe returns a channel that receives an Event whenever a server's
+// state or tools change, until ctx ends or the Manager closes.
+func (m *Manager) Subscribe(ctx context.Context) <-chan Event {
+	return m.events.subscribe(ctx)
+}
+
+// Close stops every server and waits until their processes are gone.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	for _, c := range m.conns {
+		c.stop()
+	}
+	m.mu.Unlock()
+	m.cancel()
+	m.wg.Wait()
+	m.events.closeAll()
+	return nil
+}
+
+// conn returns the connection of the server called name.
+func (m *Manager) conn(name string) (*serverConn, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, ErrClosed
+	}
+	if c := m.conns[name]; c != nil {
+		return c, nil
+	}
+	return nil, fmt.Errorf("there is no server called %q", sanitize.Line(name))
+}

@@ -1,0 +1,97 @@
+package conn
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/transport"
+)
+
+// The default timeouts. Each guards against a different failure.
+const (
+	// DefaultConnectTimeout bounds starting a server and its initialize
+	// handshake: an unreachable or slow-starting server fails after it.
+	DefaultConnectTimeout = 30 * time.Second
+	// DefaultRequestTimeout bounds each request other than tools/call,
+	// created anew for every request.
+	DefaultRequestTimeout = 60 * time.Second
+	// DefaultToolCallTimeout bounds a tools/call: about 27.8 hours, since
+	// legitimate tools run long; the caller's context usually ends sooner.
+	DefaultToolCallTimeout = 100_000_000 * time.Millisecond
+)
+
+// ProtocolVersion is the MCP revision mcptray asks for. It is pinned on
+// purpose: with no pin mcp-go first probes server/discover (2026-07-28) and
+// waits 5 s for every server that predates it, which is nearly all of them.
+const ProtocolVersion = "2025-11-25"
+
+// ElicitFunc answers a server's request for information from the person.
+// Front ends provide it: a dialog, a terminal prompt, or the schema's
+// defaults when nobody can be asked.
+type ElicitFunc func(ctx context.Context, server string, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error)
+
+// Options configure a Manager. Zero values take the defaults.
+type Options struct {
+	Logger *slog.Logger
+
+	ConnectTimeout  time.Duration
+	RequestTimeout  time.Duration
+	ToolCallTimeout time.Duration
+
+	// MaxLocal and MaxRemote are the sliding windows of servers connecting
+	// at once: 3 stdio servers (more child processes at once exhaust file
+	// descriptors) and 20 remote ones.
+	MaxLocal, MaxRemote int
+
+	// MinBackoff and MaxBackoff bound the wait before restarting a server
+	// that failed; it doubles after each failure in a row.
+	MinBackoff, MaxBackoff time.Duration
+
+	// StdioGrace is how long a stopping child has between SIGTERM and
+	// SIGKILL.
+	StdioGrace time.Duration
+	// BaseEnv is the environment stdio servers start from; nil means the
+	// person's login-shell environment.
+	BaseEnv []string
+
+	// Elicit answers elicitation requests; nil answers with the schema's
+	// defaults.
+	Elicit ElicitFunc
+	// Tokens returns the sign-in token source for a remote server, or nil
+	// when it has none.
+	Tokens func(s *config.Server) transport.TokenSource
+	// Builtin are the in-process servers, by name.
+	Builtin map[string]*server.MCPServer
+
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+func (o *Options) setDefaults() {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	setDefault(&o.ConnectTimeout, DefaultConnectTimeout)
+	setDefault(&o.RequestTimeout, DefaultRequestTimeout)
+	setDefault(&o.ToolCallTimeout, DefaultToolCallTimeout)
+	setDefault(&o.MinBackoff, time.Second)
+	setDefault(&o.MaxBackoff, 5*time.Minute)
+	setDefault(&o.StdioGrace, 5*time.Second)
+	setDefault(&o.MaxLocal, 3)
+	setDefault(&o.MaxRemote, 20)
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
+func setDefault[T comparable](v *T, def T) {
+	var zero T
+	if *v == zero {
+		*v = def
+	}
+}

@@ -1,0 +1,93 @@
+package conn
+
+import (
+	"context"
+	"sync"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/tools"
+)
+
+// ServerInfo is one server as front ends show it: a plain value.
+type ServerInfo struct {
+	Name      string           `json:"name"`
+	Scope     config.Scope     `json:"scope"`
+	Transport config.Transport `json:"transport"`
+	Origin    config.Origin    `json:"origin"`
+	Status    Status           `json:"status"`
+	// Tools are the server's tools while it is connected, with their
+	// qualified names.
+	Tools []tools.Tool `json:"tools,omitempty"`
+	// Stderr is the tail of a stdio server's error output.
+	Stderr string `json:"stderr,omitempty"`
+	// Failures counts failed attempts in a row.
+	Failures int `json:"failures,omitempty"`
+}
+
+// Snapshot is every server's state at one moment.
+type Snapshot struct {
+	Servers []ServerInfo `json:"servers"`
+}
+
+// Find returns the server called name.
+func (s Snapshot) Find(name string) (ServerInfo, bool) {
+	for _, i := range s.Servers {
+		if i.Name == name {
+			return i, true
+		}
+	}
+	return ServerInfo{}, false
+}
+
+// Event says that a server's state or tools changed. Events are hints: a
+// front end that falls behind misses some, and rebuilds from Snapshot.
+type Event struct {
+	Server string
+	Status Status
+}
+
+// hub fans events out to subscribers without ever blocking the sender.
+type hub struct {
+	mu   sync.Mutex
+	subs map[chan Event]struct{}
+}
+
+func (h *hub) subscribe(ctx context.Context) <-chan Event {
+	ch := make(chan Event, 64)
+	h.mu.Lock()
+	if h.subs == nil {
+		h.subs = map[chan Event]struct{}{}
+	}
+	h.subs[ch] = struct{}{}
+	h.mu.Unlock()
+	go func() {
+		<-ctx.Done()
+		h.mu.Lock()
+		if _, ok := h.subs[ch]; ok { // closeAll may have closed it already
+			delete(h.subs, ch)
+			close(ch)
+		}
+		h.mu.Unlock()
+	}()
+	return ch
+}
+
+func (h *hub) publish(e Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for ch := range h.subs {
+		select {
+		case ch <- e:
+		default: // a slow subscriber misses this one and re-reads the snapshot
+		}
+	}
+}
+
+func (h *hub) closeAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for ch := range h.subs {
+		close(ch)
+		delete(h.subs, ch)
+	}
+}

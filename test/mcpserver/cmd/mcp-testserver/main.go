@@ -1,0 +1,47 @@
+// Command mcp-testserver runs mcptray's MCP test server (package
+// test/mcpserver) as a process, for tests and benchmarks that need a real
+// child process or a real port. It is a test peer, never shipped.
+//
+//	mcp-testserver [-transport stdio|http|sse] [-addr 127.0.0.1:0] [misbehaviour flags]
+//
+// Over stdio, stdout carries only the protocol (plus garbage with
+// -garbage-stdout). Over http and sse, the first line on stdout is the URL to
+// connect to. It exits with status 0 on SIGINT or SIGTERM and, over stdio,
+// when stdin closes; the crash tool makes it exit with status 3.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/mcptray/mcptray/test/mcpserver"
+)
+
+func main() {
+	var opts mcpserver.Options
+	transport := flag.String("transport", "stdio", "stdio, http (streamable HTTP at /mcp) or sse (/sse and /message)")
+	addr := flag.String("addr", "127.0.0.1:0", "loopback address for http and sse")
+	flag.StringVar(&opts.Name, "name", mcpserver.DefaultName, "server name reported in initialize")
+	flag.IntVar(&opts.Tools, "tools", 0, "add n trivial tools t0…t<n-1>")
+	flag.DurationVar(&opts.InitDelay, "init-delay", 0, "hold back the initialize answer this long")
+	flag.BoolVar(&opts.HangInit, "hang-init", false, "never answer initialize")
+	flag.StringVar(&opts.HangTool, "hang-tool", "", "name of a tool whose calls never answer (added if missing)")
+	flag.BoolVar(&opts.GarbageStdout, "garbage-stdout", false, "stdio: write non-JSON-RPC lines to stdout among the messages")
+	flag.IntVar(&opts.StderrFlood, "stderr-flood", 0, "write this many bytes of junk to stderr before serving")
+	flag.IntVar(&opts.BigDescription, "big-description", 0, "add a tool big_description with a description this many characters long")
+	flag.BoolVar(&opts.Bidi, "bidi", false, "add a tool whose name, description and output hide bidi controls and invisible characters")
+	flag.BoolVar(&opts.CollidingTools, "colliding-tools", false, "add tools a.b and a_b, which collide once normalised")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := mcpserver.Serve(ctx, opts, *transport, *addr, os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintf(os.Stderr, "mcp-testserver: %v\n", err)
+		stop()
+		os.Exit(1)
+	}
+}

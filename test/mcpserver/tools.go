@@ -1,0 +1,190 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// RawSchema is the inputSchema of the raw_schema tool. Its top-level anyOf,
+// $comment and x-vendor keys are the kind that mcp-go's decoded
+// Tool.InputSchema drops, so a client that keeps the raw JSON from tools/list
+// gets exactly these bytes back. It is compact and free of <, > and &, which
+// encoding/json would rewrite.
+const RawSchema = `{"type":"object","properties":{"path":{"type":"string"},"url":{"type":"string","format":"uri"}},"anyOf":[{"required":["path"]},{"required":["url"]}],"additionalProperties":false,"$comment":"either path or url","x-vendor":{"keep":[1,2,3]}}`
+
+// askSchema is what the ask tool asks the user for, defaults included, so a
+// client can show a prefilled form or accept the defaults unseen.
+var askSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"name": map[string]any{"type": "string", "default": "Ada"},
+		"age":  map[string]any{"type": "integer", "default": 36},
+	},
+	"required": []string{"name"},
+}
+
+// New builds the test server described by opts. It does not serve; see Serve,
+// or hand it to mcp-go's in-process client.
+func New(opts Options) *server.MCPServer {
+	hooks := &server.Hooks{}
+	s := server.NewMCPServer(opts.name(), Version,
+		server.WithToolCapabilities(true),
+		server.WithHooks(hooks),
+	)
+	s.AddTools(standardTools(s, opts)...)
+	misbehave(s, hooks, opts)
+	return s
+}
+
+func standardTools(s *server.MCPServer, opts Options) []server.ServerTool {
+	readOnly := []mcp.ToolOption{
+		mcp.WithReadOnlyHintAnnotation(true),
+		mcp.WithDestructiveHintAnnotation(false),
+		mcp.WithOpenWorldHintAnnotation(false),
+	}
+	with := func(opts ...mcp.ToolOption) []mcp.ToolOption { return append(opts, readOnly...) }
+
+	var extras atomic.Int64
+	tools := []server.ServerTool{
+		{
+			Tool: mcp.NewTool("echo", with(
+				mcp.WithDescription("Returns its text argument."),
+				mcp.WithString("text", mcp.Required()),
+			)...),
+			Handler: func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				text, err := req.RequireString("text")
+				if err != nil {
+					return mcp.NewToolResultError(err.Error()), nil
+				}
+				return mcp.NewToolResultText(text), nil
+			},
+		},
+		{
+			Tool: mcp.NewTool("add", with(
+				mcp.WithDescription("Returns a + b."),
+				mcp.WithNumber("a", mcp.Required()),
+				mcp.WithNumber("b", mcp.Required()),
+			)...),
+			Handler: func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				a, errA := req.RequireFloat("a")
+				b, errB := req.RequireFloat("b")
+				if errA != nil || errB != nil {
+					return mcp.NewToolResultError("a and b must be numbers"), nil
+				}
+				return mcp.NewToolResultText(strconv.FormatFloat(a+b, 'g', -1, 64)), nil
+			},
+		},
+		{
+			Tool: mcp.NewTool("sleep", with(
+				mcp.WithDescription(`Sleeps ms milliseconds, then returns "slept". Cancelling the call wakes it.`),
+				mcp.WithNumber("ms", mcp.Required()),
+			)...),
+			Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				ms := req.GetFloat("ms", 0)
+				timer := time.NewTimer(time.Duration(ms * float64(time.Millisecond)))
+				defer timer.Stop()
+				select {
+				case <-timer.C:
+					return mcp.NewToolResultText("slept"), nil
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			},
+		},
+		{
+			Tool: mcp.NewTool("crash",
+				mcp.WithDescription("Ends the server process with status 3 in the middle of the call, without answering."),
+			),
+			Handler: func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				fmt.Fprintln(opts.stderr(), "mcp-testserver: crash tool called, exiting with status 3")
+				opts.exit(3)
+				// Only reached when Exit was replaced: still never answer.
+				<-ctx.Done()
+				return nil, ctx.Err()
+			},
+		},
+		{
+			Tool: mcp.NewTool("notify_tools_changed",
+				mcp.WithDescription("Adds a tool extra_<n> and sends notifications/tools/list_changed."),
+			),
+			Handler: func(_ context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				name := fmt.Sprintf("extra_%d", extras.Add(1))
+				// AddTool sends the list_changed notification to every
+				// initialised session.
+				s.AddTool(mcp.NewTool(name, with(mcp.WithDescription("Added at run time."))...), textTool(name))
+				return mcp.NewToolResultText("added " + name), nil
+			},
+		},
+		{
+			Tool: mcp.NewTool("ask",
+				mcp.WithDescription("Asks the user for a name and an age (elicitation) and returns the answer as JSON."),
+			),
+			Handler: ask,
+		},
+		{
+			Tool: mcp.NewTool("roots",
+				mcp.WithDescription("Asks the client for its roots and returns them as JSON."),
+			),
+			Handler: roots,
+		},
+		{
+			Tool:    mcp.NewToolWithRawSchema("raw_schema", "Takes a path or a url; its inputSchema must reach clients unchanged.", json.RawMessage(RawSchema)),
+			Handler: echoArguments,
+		},
+	}
+	for i := range opts.Tools {
+		name := fmt.Sprintf("t%d", i)
+		tools = append(tools, server.ServerTool{
+			Tool:    mcp.NewTool(name, with(mcp.WithDescription("A trivial tool for listing benchmarks."))...),
+			Handler: textTool(name),
+		})
+	}
+	return tools
+}
+
+// ask and roots are written as multi round-trip handlers (SEP-2322): a client
+// on protocol 2026-07-28 gets an input_required result and retries, and for
+// older clients mcp-go sends the elicitation/create or roots/list request to
+// the client itself and calls the handler again with the answer.
+func ask(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if answer := server.ElicitationResponse(req.Params.InputResponses, "ask"); answer != nil {
+		return jsonText(answer.ElicitationResponse)
+	}
+	return server.NewInputRequestBuilder("").Elicit("ask", mcp.ElicitationParams{
+		Message:         "Who are you?",
+		RequestedSchema: askSchema,
+	}).ToolResult(), nil
+}
+
+func roots(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if answer := server.RootsResponse(req.Params.InputResponses, "roots"); answer != nil {
+		return jsonText(answer.Roots)
+	}
+	return server.NewInputRequestBuilder("").Roots("roots").ToolResult(), nil
+}
+
+func echoArguments(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return jsonText(req.GetArguments())
+}
+
+func jsonText(v any) (*mcp.CallToolResult, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return mcp.NewToolResultText(string(b)), nil
+}
+
+// textTool returns a handler that answers with a fixed text.
+func textTool(text string) server.ToolHandlerFunc {
+	return func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(text), nil
+	}
+}
