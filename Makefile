@@ -32,8 +32,10 @@ run: build
 test: deps
 	@bash scripts/test.sh
 
-conformance:
-	@echo "the conformance client is not built yet"
+# The official MCP conformance suite's client scenarios, run against mcptray;
+# prints one line a scenario and the summary.
+conformance: deps
+	@bash scripts/conformance.sh
 
 fuzz: deps
 	@set -e; \

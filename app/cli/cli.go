@@ -23,6 +23,10 @@ import (
 // Env is the world a command runs in; tests give it a temporary home.
 type Env struct {
 	Stdout, Stderr io.Writer
+	// Stdin is where a person answers questions; they are asked only when
+	// Interactive is set (stdin is a terminal).
+	Stdin       io.Reader
+	Interactive bool
 	// Lookup reads environment variables; nil means os.LookupEnv.
 	Lookup func(string) (string, bool)
 	// Paths overrides where mcptray's files are; nil means they follow
@@ -49,6 +53,10 @@ func init() {
 		{"add", "NAME --url URL [--transport http|sse|ws] [--header K=V]…", "add a remote server", nil},
 		{"remove", "NAME", "remove a server you added", runRemove},
 		{"folders", "add|remove|list [PATH]", "choose the project folders whose servers mcptray reads", runFolders},
+		{"status", "[--json]", "connect to every server and say how each is doing", runStatus},
+		{"tools", "SERVER|URL [--json]", "list a server's tools", runTools},
+		{"call", "SERVER|URL TOOL [JSON]", "call a tool and print what it returns", runCall},
+		{"serve", "", "run every server without a window until Ctrl-C", runServe},
 	}
 }
 
