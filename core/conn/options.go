@@ -52,6 +52,11 @@ type Options struct {
 	// that failed; it doubles after each failure in a row.
 	MinBackoff, MaxBackoff time.Duration
 
+	// PingInterval is how often a remote server is pinged while idle, so
+	// that a network loss or a sleep and wake is noticed and the
+	// connection made anew before a person needs it.
+	PingInterval time.Duration
+
 	// StdioGrace is how long a stopping child has between SIGTERM and
 	// SIGKILL.
 	StdioGrace time.Duration
@@ -82,6 +87,7 @@ func (o *Options) setDefaults() {
 	setDefault(&o.MinBackoff, time.Second)
 	setDefault(&o.MaxBackoff, 5*time.Minute)
 	setDefault(&o.StdioGrace, 5*time.Second)
+	setDefault(&o.PingInterval, time.Minute)
 	setDefault(&o.MaxLocal, 3)
 	setDefault(&o.MaxRemote, 20)
 	if o.Now == nil {

@@ -1,11 +1,14 @@
 package conn
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"time"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -55,21 +58,36 @@ func TestRemoteTransports(t *testing.T) {
 // restartable is a streamable HTTP server that can be restarted: the new
 // instance has forgotten every session, as a redeployed server has.
 type restartable struct {
-	mu sync.Mutex
-	h  http.Handler
+	mu    sync.Mutex
+	h     http.Handler
+	inits int // initialize requests seen
 }
 
 func (r *restartable) restart() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.h = server.NewStreamableHTTPServer(mcpserver.New(mcpserver.Options{}))
+	// Stateful, as deployed servers are: mcp-go's default accepts any
+	// well-formed session id and would never notice a restart.
+	r.h = server.NewStreamableHTTPServer(mcpserver.New(mcpserver.Options{}),
+		server.WithSessionIdManager(&server.InsecureStatefulSessionIdManager{}))
 }
 
 func (r *restartable) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	req.Body = io.NopCloser(bytes.NewReader(body))
 	r.mu.Lock()
+	if bytes.Contains(body, []byte(`"method":"initialize"`)) {
+		r.inits++
+	}
 	h := r.h
 	r.mu.Unlock()
 	h.ServeHTTP(w, req)
+}
+
+func (r *restartable) initializations() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.inits
 }
 
 // TestRemoteRestartMidSession: the server forgets the session (404 with
@@ -94,6 +112,9 @@ func TestRemoteRestartMidSession(t *testing.T) {
 	if got := text(t, res); got != "after restart" {
 		t.Errorf("echo = %q", got)
 	}
+	if n := rs.initializations(); n != 2 {
+		t.Errorf("the server saw %d initialize requests; want 2 (the first session, and the one after the restart)", n)
+	}
 	waitState(t, m, "remote", Connected)
 }
 
@@ -113,4 +134,46 @@ func TestRemoteNeedsAuth(t *testing.T) {
 	if !IsNeedsAuth(err) {
 		t.Errorf("a call to a server that needs sign-in: %v", err)
 	}
+}
+
+// TestRemoteReconnectsByItself: a server that restarts while nobody calls
+// it, or whose connection drops, is found out by the idle ping and
+// connected to anew.
+func TestRemoteReconnectsByItself(t *testing.T) {
+	t.Parallel()
+	opts := testOptions()
+	opts.PingInterval = 50 * time.Millisecond
+
+	t.Run("http server restarted", func(t *testing.T) {
+		t.Parallel()
+		rs := &restartable{}
+		rs.restart()
+		srv := httptest.NewServer(rs)
+		t.Cleanup(srv.Close)
+		m := newTestManager(t, opts)
+		if err := m.Apply(setOf(remoteEntry("remote", srv.URL+"/mcp", config.HTTP))); err != nil {
+			t.Fatal(err)
+		}
+		first := waitState(t, m, "remote", Connected)
+		rs.restart()
+		waitFor(t, m, "remote", "a new connection", func(i ServerInfo) bool {
+			return i.Status.State == Connected && i.Status.Since.After(first.Status.Since)
+		})
+	})
+
+	t.Run("websocket dropped", func(t *testing.T) {
+		t.Parallel()
+		h := transporttest.NewWebSocketHandler(mcpserver.New(mcpserver.Options{}))
+		srv := httptest.NewServer(h)
+		t.Cleanup(srv.Close)
+		m := newTestManager(t, opts)
+		if err := m.Apply(setOf(remoteEntry("ws", transporttest.WebSocketURL(srv.URL), config.WebSocket))); err != nil {
+			t.Fatal(err)
+		}
+		first := waitState(t, m, "ws", Connected)
+		h.CloseConnections()
+		waitFor(t, m, "ws", "a new connection", func(i ServerInfo) bool {
+			return i.Status.State == Connected && i.Status.Since.After(first.Status.Since)
+		})
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/tools"
@@ -191,19 +192,49 @@ func (c *serverConn) connect() error {
 }
 
 // watch waits until the connection is lost (returning why), a reconnect is
-// asked for (nil), or the server stops.
+// asked for (nil), or the server stops. Remote servers are pinged now and
+// then: a network loss or a laptop's sleep breaks their connection without
+// a word.
 func (c *serverConn) watch() error {
 	c.mu.Lock()
 	sess := c.sess
 	c.mu.Unlock()
-	select {
-	case <-c.ctx.Done():
-		return c.ctx.Err()
-	case <-c.kick:
-		return nil
-	case <-sess.lost:
-		return fmt.Errorf("the connection was lost: %w", sess.lostErr())
+	var ping <-chan time.Time
+	if c.entry.Transport.Remote() {
+		t := time.NewTicker(c.m.opts.PingInterval)
+		defer t.Stop()
+		ping = t.C
 	}
+	for {
+		select {
+		case <-c.ctx.Done():
+			return c.ctx.Err()
+		case <-c.kick:
+			return nil
+		case <-sess.lost:
+			return fmt.Errorf("the connection was lost: %w", sess.lostErr())
+		case <-ping:
+			if err := c.ping(sess); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// ping reports a connection that no longer works. A server that answers
+// with an error (one that does not know ping) still answers.
+func (c *serverConn) ping(sess *session) error {
+	ctx, cancel := context.WithTimeout(c.ctx, c.m.opts.RequestTimeout)
+	defer cancel()
+	err := sess.client.Ping(ctx)
+	var terr *mcptransport.Error
+	if err == nil || c.ctx.Err() != nil || !errors.As(err, &terr) {
+		return nil
+	}
+	if transport.IsSessionExpired(err) {
+		return fmt.Errorf("the server restarted and forgot this connection")
+	}
+	return fmt.Errorf("the server stopped answering: %w", err)
 }
 
 func (c *serverConn) endSession() {
