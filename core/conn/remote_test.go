@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 

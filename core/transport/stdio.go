@@ -439,9 +439,9 @@ func (e *ExitError) Error() string {
 	switch {
 	case e.Signal != 0:
 		how = fmt.Sprintf("killed by signal %d", e.Signal)
-	case e.Code < 0:
+	case e.Code == -1:
 		how = "exited (how is unknown)"
-	case e.Code > 0xffff: // a Windows NTSTATUS, read in hex
+	case e.Code < 0 || e.Code > 0xffff: // a Windows NTSTATUS, read in hex
 		how = fmt.Sprintf("exited with status %#x", uint32(e.Code))
 	default:
 		how = fmt.Sprintf("exited with status %d", e.Code)

@@ -122,7 +122,12 @@ func newStdioChild(t *testing.T, mode string, edit func(*StdioConfig)) *Stdio {
 	}
 	cfg := StdioConfig{
 		Command: exe,
-		Env:     map[string]string{stdioChildVar: mode},
+		Env: map[string]string{
+			stdioChildVar: mode,
+			// A race-enabled program sleeps a second on exit by default,
+			// which would look like a server ignoring its closed stdin.
+			"GORACE": strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0"),
+		},
 		BaseEnv: os.Environ(), // the login shell has its own test
 		Grace:   time.Second,
 		Logger:  slog.New(slog.DiscardHandler),
@@ -315,7 +320,7 @@ func TestStdioCrashMidCall(t *testing.T) {
 		if !errors.As(err, &ee) {
 			t.Errorf("connection lost with %v, want the ExitError", err)
 		}
-	default:
+	case <-time.After(5 * time.Second):
 		t.Error("OnConnectionLost's handler was not called")
 	}
 }
@@ -402,6 +407,7 @@ func TestStdioConfigChecks(t *testing.T) {
 
 func TestStdioExitErrorWords(t *testing.T) {
 	t.Parallel()
+	ntStatus := uint32(0xC0000005) // negative as an int on 32-bit Windows
 	for _, tc := range []struct {
 		err  ExitError
 		want string
@@ -410,7 +416,7 @@ func TestStdioExitErrorWords(t *testing.T) {
 		{ExitError{Code: -1, Signal: 9}, "killed by signal 9"},
 		{ExitError{Code: 0, Stopped: true}, "stopped by mcptray (exited with status 0)"},
 		{ExitError{Code: -1}, "exited (how is unknown)"},
-		{ExitError{Code: 0xC0000005}, "exited with status 0xc0000005"},
+		{ExitError{Code: int(ntStatus)}, "exited with status 0xc0000005"},
 	} {
 		if got := tc.err.Error(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.err, got, tc.want)
