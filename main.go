@@ -29,7 +29,10 @@ func main() {
 func run(ctx context.Context) int {
 	if len(os.Args) > 1 {
 		posixlocale.Restore()
-		return cli.Run(ctx, os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr})
+		return cli.Run(ctx, os.Args[1:], cli.Env{
+			Stdout: os.Stdout, Stderr: os.Stderr,
+			Stdin: os.Stdin, Interactive: isTerminal(os.Stdin),
+		})
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	paths, err := config.DefaultPaths()
@@ -38,4 +41,11 @@ func run(ctx context.Context) int {
 		return 1
 	}
 	return app.Run(ctx, logger, config.NewLoader(paths))
+}
+
+// isTerminal reports whether f is a terminal, where a person can answer a
+// server's questions.
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
