@@ -131,8 +131,8 @@ type procGroup struct {
 	sys    sysGroup        // the OS's handles
 }
 
-// stopped reports whether the leader has exited.
-func (g *procGroup) stopped() bool {
+// hasExited reports whether the leader has exited.
+func (g *procGroup) hasExited() bool {
 	select {
 	case <-g.exited:
 		return true

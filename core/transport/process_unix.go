@@ -47,8 +47,12 @@ func startGroup(p *os.Process, _ *slog.Logger) (*procGroup, error) {
 	return &procGroup{pid: p.Pid, exited: exited}, nil
 }
 
-// terminate asks the whole group to stop: SIGTERM.
-func (g *procGroup) terminate() { g.signal(syscall.SIGTERM) }
+// terminate asks the whole group to stop: SIGTERM. It reports whether it
+// could ask at all, which on Unix it always can.
+func (g *procGroup) terminate() bool {
+	g.signal(syscall.SIGTERM)
+	return true
+}
 
 // kill ends the whole group: SIGKILL.
 func (g *procGroup) kill() { g.signal(syscall.SIGKILL) }
@@ -63,7 +67,7 @@ func (g *procGroup) signal(sig syscall.Signal) {
 // A zombie does not count: its parent may be slow to reap it (an orphan's
 // new parent is init, or whatever reaper it has), and it runs no code.
 func (g *procGroup) alive() bool {
-	if !g.stopped() {
+	if !g.hasExited() {
 		return true
 	}
 	if err := syscall.Kill(-g.pid, 0); errors.Is(err, syscall.ESRCH) {

@@ -139,8 +139,9 @@ func newKillOnCloseJob() (windows.Handle, error) {
 
 // terminate has nothing polite to send on Windows: there is no SIGTERM, and
 // a console control event reaches only processes sharing mcptray's console,
-// which a tray app does not have. Closing stdin was the polite request.
-func (g *procGroup) terminate() {}
+// which a tray app does not have. Closing stdin was the polite request, so
+// it reports false and stop lets that request have the grace period.
+func (g *procGroup) terminate() bool { return false }
 
 // kill ends everything in the job (or the child alone, without one).
 func (g *procGroup) kill() {
@@ -165,7 +166,7 @@ type jobAccounting struct {
 
 // alive reports whether the child or anything else in its job still runs.
 func (g *procGroup) alive() bool {
-	if !g.stopped() {
+	if !g.hasExited() {
 		return true
 	}
 	if g.sys.job == 0 {
@@ -183,7 +184,7 @@ func (g *procGroup) release() {
 		windows.CloseHandle(g.sys.job)
 		g.sys.job = 0
 	}
-	if g.stopped() && g.sys.proc != 0 {
+	if g.hasExited() && g.sys.proc != 0 {
 		windows.CloseHandle(g.sys.proc)
 		g.sys.proc = 0
 	}

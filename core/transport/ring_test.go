@@ -106,3 +106,10 @@ func TestRingConcurrentWritesAndReads(t *testing.T) {
 		t.Errorf("String = %q", got)
 	}
 }
+
+// allocated is how many bytes the ring has allocated for what it holds.
+func (r *byteRing) allocated() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.buf)
+}

@@ -64,10 +64,10 @@ type StdioConfig struct {
 //   - the child leads a process group of its own (a job object on Windows),
 //     and stopping it (Close, or the end of Start's context) reaches the whole
 //     group: close stdin, SIGTERM, Grace, SIGKILL;
-//   - a child that exits on its own is noticed at once: Done closes, ExitErr
-//     says why, calls in flight fail, and whatever it left running in its
-//     group is stopped the same way;
-//   - stderr is kept in a ring of StderrBytes, newest bytes first to stay.
+//   - a child that exits on its own is noticed at once: calls in flight
+//     fail, whatever it left running in its group is stopped the same way,
+//     then Done closes and ExitErr says why;
+//   - the newest StderrBytes of stderr are kept in a ring, for the UI.
 //
 // # Who waits for the child
 //
@@ -262,7 +262,7 @@ func (s *Stdio) supervise(ctx context.Context, g *procGroup, drained <-chan stru
 	case <-ctx.Done():
 	case <-g.exited:
 	}
-	crashed := g.stopped() // it ended before anyone asked it to
+	crashed := g.hasExited() // it ended before anyone asked it to
 	reaped, stopErr := s.stop(g)
 
 	var exit error
@@ -270,7 +270,7 @@ func (s *Stdio) supervise(ctx context.Context, g *procGroup, drained <-chan stru
 	case reaped && s.cmd.ProcessState != nil:
 		code, sig := exitStatus(s.cmd.ProcessState)
 		exit = &ExitError{Code: code, Signal: sig, Stopped: !crashed}
-	case g.stopped():
+	case g.hasExited():
 		exit = &ExitError{Code: -1, Stopped: !crashed}
 	default:
 		exit = stopErr
@@ -312,13 +312,17 @@ func (s *Stdio) stop(g *procGroup) (reaped bool, err error) {
 	go func() { innerDone <- s.inner.Close() }()
 
 	grace := s.cfg.Grace
-	if !g.waitGone(min(stdinGrace, grace)) {
-		g.terminate()
-		if !g.waitGone(grace) {
-			s.cfg.Logger.Warn("stdio server did not stop on SIGTERM; killing it", "pid", g.pid, "grace", grace)
+	first := min(stdinGrace, grace)
+	if !g.waitGone(first) {
+		wait := grace
+		if !g.terminate() {
+			wait = grace - first // nothing sent: closing stdin was the request
+		}
+		if !g.waitGone(wait) {
+			s.cfg.Logger.Warn("stdio server did not stop when asked; killing it", "pid", g.pid, "grace", grace)
 			g.kill()
 			if !g.waitGone(killWait) {
-				if !g.stopped() {
+				if !g.hasExited() {
 					err = fmt.Errorf("process %d did not exit, even on SIGKILL", g.pid)
 				}
 				s.cfg.Logger.Warn("processes of a stdio server outlived SIGKILL", "pid", g.pid)
@@ -326,9 +330,9 @@ func (s *Stdio) stop(g *procGroup) (reaped bool, err error) {
 		}
 	}
 	innerErr := <-innerDone
-	// mcp-go's Close returns before its cmd.Wait has only when it gives up:
-	// then ProcessState is not ours to read.
-	reaped = g.stopped() && !errors.Is(innerErr, mcptransport.ErrChildShutdownTimeout)
+	// mcp-go's Close returns before its cmd.Wait has returned only when it
+	// gives up (ErrChildShutdownTimeout): then ProcessState is not ours to read.
+	reaped = g.hasExited() && !errors.Is(innerErr, mcptransport.ErrChildShutdownTimeout)
 	return reaped, err
 }
 

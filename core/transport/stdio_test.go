@@ -337,7 +337,7 @@ func TestStdioStderrFloodStaysBounded(t *testing.T) {
 	if got, want := s.stderr.written(), int64(floodBytes+len(floodEnd)); got != want {
 		t.Errorf("%d bytes went through the ring, want %d", got, want)
 	}
-	if n := len(s.stderr.buf); n != keep {
+	if n := s.stderr.allocated(); n != keep {
 		t.Errorf("the ring holds a %d-byte buffer, want %d", n, keep)
 	}
 	tail := s.Stderr()
