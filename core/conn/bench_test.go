@@ -51,45 +51,47 @@ func BenchmarkConnect30Slow(b *testing.B) {
 
 var echoArgs = json.RawMessage(`{"text":"ping"}`)
 
-// BenchmarkCallToolManager is one tools/call round trip to a local stdio
-// server through the connection manager.
-func BenchmarkCallToolManager(b *testing.B) {
-	m := New(Options{BaseEnv: os.Environ()})
-	defer m.Close()
-	if err := m.Apply(setOf(stdioEntry("bench"))); err != nil {
-		b.Fatal(err)
-	}
-	ctx := context.Background()
-	if err := m.WaitSettled(ctx); err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		if _, err := m.CallTool(ctx, "bench", "echo", echoArgs); err != nil {
+// BenchmarkCallTool is one tools/call round trip to a local stdio server,
+// through the connection manager (via=manager) and from a bare mcp-go
+// client (via=bare), the baseline the manager's overhead is measured
+// against (goal: manager ≤ 1.1 × bare). Compare with
+// benchstat -col /via.
+func BenchmarkCallTool(b *testing.B) {
+	b.Run("via=bare", func(b *testing.B) {
+		c, err := client.NewStdioMCPClient(testServerBin, os.Environ(), "-name", "bench")
+		if err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-// BenchmarkCallToolBare is the same round trip from a bare mcp-go client:
-// the baseline the manager's overhead is measured against (goal ≤ 1.1×).
-func BenchmarkCallToolBare(b *testing.B) {
-	c, err := client.NewStdioMCPClient(testServerBin, os.Environ(), "-name", "bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	ctx := context.Background()
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = ProtocolVersion
-	if _, err := c.Initialize(ctx, init); err != nil {
-		b.Fatal(err)
-	}
-	req := mcp.CallToolRequest{}
-	req.Params.Name = "echo"
-	req.Params.Arguments = map[string]any{"text": "ping"}
-	for b.Loop() {
-		if _, err := c.CallTool(ctx, req); err != nil {
+		defer c.Close()
+		ctx := context.Background()
+		init := mcp.InitializeRequest{}
+		init.Params.ProtocolVersion = ProtocolVersion
+		if _, err := c.Initialize(ctx, init); err != nil {
 			b.Fatal(err)
 		}
-	}
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "echo"
+		req.Params.Arguments = map[string]any{"text": "ping"}
+		for b.Loop() {
+			if _, err := c.CallTool(ctx, req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("via=manager", func(b *testing.B) {
+		m := New(Options{BaseEnv: os.Environ()})
+		defer m.Close()
+		if err := m.Apply(setOf(stdioEntry("bench"))); err != nil {
+			b.Fatal(err)
+		}
+		ctx := context.Background()
+		if err := m.WaitSettled(ctx); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if _, err := m.CallTool(ctx, "bench", "echo", echoArgs); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -3,6 +3,8 @@ package conn
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"net/http"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -63,6 +65,20 @@ func (m *Manager) dialRemote(ctx context.Context, s *config.Server, kind config.
 	}
 	hc := transport.NewHTTPClient(transport.HTTPOptions{RequestTimeout: m.opts.RequestTimeout, Tokens: tokens})
 	log := m.opts.Logger.With("server", s.Name)
+	sess, err := m.dialKind(ctx, s, kind, hc, log)
+	if err != nil {
+		hc.CloseIdleConnections()
+		return nil, err
+	}
+	closeClient := sess.close
+	sess.close = func() error {
+		defer hc.CloseIdleConnections() // each connection has its own pool
+		return closeClient()
+	}
+	return sess, nil
+}
+
+func (m *Manager) dialKind(ctx context.Context, s *config.Server, kind config.Transport, hc *http.Client, log *slog.Logger) (*session, error) {
 	switch kind {
 	case config.WebSocket:
 		tr := transport.NewWebSocket(s.URL, s.Headers, hc, log)

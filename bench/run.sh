@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs mcptray's benchmarks and prints the figures bench/README.md records.
+# Run it on a quiet machine: other work on the two cores skews every figure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=$(mktemp -d "${TMPDIR:-/tmp}/mcptray-bench.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+
+echo "== 30 stdio servers, 300 ms initialize each, 3-wide window (bound 3.0 s)"
+go test -run '^$' -bench 'Connect30Slow' -benchtime 1x -count "${COUNT:-5}" ./core/conn/ | tee "$out/connect.txt" | grep Benchmark
+
+echo
+echo "== tools/call round trip to a local stdio server: manager vs bare mcp-go"
+go test -run '^$' -bench 'CallTool' -benchtime 3000x -count "${COUNT:-10}" ./core/conn/ > "$out/call.txt"
+if command -v benchstat >/dev/null 2>&1 || [ -x "$(go env GOPATH)/bin/benchstat" ]; then
+	"$(command -v benchstat || echo "$(go env GOPATH)/bin/benchstat")" -col /via "$out/call.txt"
+else
+	grep Benchmark "$out/call.txt"
+	echo "(go install golang.org/x/perf/cmd/benchstat@latest for a comparison table)"
+fi
