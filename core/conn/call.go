@@ -118,3 +118,18 @@ func (m *Manager) WaitSettled(ctx context.Context) error {
 		}
 	}
 }
+
+// Retry asks a server to connect again now, without waiting for its
+// backoff or its needs-auth time: after the person signed in, or pressed
+// "Try again".
+func (m *Manager) Retry(name string) error {
+	c, err := m.conn(name)
+	if err != nil {
+		return err
+	}
+	select {
+	case c.kick <- struct{}{}:
+	default: // already asked
+	}
+	return nil
+}
