@@ -14,6 +14,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"golang.org/x/term"
+
 	"github.com/mcptray/mcptray/app"
 	"github.com/mcptray/mcptray/app/cli"
 	"github.com/mcptray/mcptray/core/config"
@@ -44,8 +46,6 @@ func run(ctx context.Context) int {
 }
 
 // isTerminal reports whether f is a terminal, where a person can answer a
-// server's questions.
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+// server's questions. (/dev/null is a character device too, so the file
+// mode alone would say yes.)
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }

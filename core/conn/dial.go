@@ -124,11 +124,16 @@ func (m *Manager) handshakeLosable(ctx context.Context, s *config.Server, tr mcp
 // handshake starts a client on tr and initializes it. lost, when not nil,
 // closes when the connection is gone, and lostErr then says why.
 func (m *Manager) handshake(ctx context.Context, s *config.Server, tr mcptransport.Interface, lost <-chan struct{}, lostErr func() error) (*session, error) {
-	cl := client.NewClient(tr,
-		client.WithProtocolVersion(ProtocolVersion),
-		client.WithElicitationHandler(elicitHandler{m: m, server: s.Name}),
-		client.WithRootsHandler(rootsHandler{server: s}),
-	)
+	opts := []client.ClientOption{client.WithProtocolVersion(ProtocolVersion)}
+	// Offer to answer the server's questions only over a transport that
+	// can carry them: mcp-go's SSE client cannot, and a server that asks
+	// anyway would wait for an answer that never comes.
+	if _, ok := tr.(mcptransport.BidirectionalInterface); ok {
+		opts = append(opts,
+			client.WithElicitationHandler(elicitHandler{m: m, server: s.Name}),
+			client.WithRootsHandler(rootsHandler{server: s}))
+	}
+	cl := client.NewClient(tr, opts...)
 	if err := cl.Start(ctx); err != nil {
 		cl.Close()
 		return nil, err // the transport says what it was starting

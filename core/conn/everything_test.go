@@ -173,12 +173,10 @@ func TestEverything(t *testing.T) {
 	}
 }
 
-// sseCannotAnswer is a known bug: mcp-go's SSE client transport takes no
-// requests from the server, yet mcptray's client announces roots and
-// elicitation over it, so the server's roots/list and elicitation/create go
-// unanswered and the tool that sent them waits for the server's own timeout
-// (60 s for roots/list, 10 minutes for this elicitation).
-const sseCannotAnswer = "known bug: over SSE mcptray announces roots and elicitation but cannot answer the server's requests"
+// sseCannotAnswer: mcp-go's SSE client transport takes no requests from the
+// server, so mcptray does not announce roots or elicitation over SSE, and
+// the server does not offer the tools that would need them.
+const sseCannotAnswer = "over SSE mcptray cannot answer a server's requests (mcp-go's SSE client is one-way), so it does not offer to"
 
 // markVar carries a mark unique to one test into the environment of every
 // server process it starts, so that processes left behind can be found.
