@@ -54,8 +54,11 @@ func init() {
 		{"remove", "NAME", "remove a server you added", runRemove},
 		{"folders", "add|remove|list [PATH]", "choose the project folders whose servers mcptray reads", runFolders},
 		{"status", "[--json]", "connect to every server and say how each is doing", runStatus},
-		{"tools", "SERVER|URL [--json]", "list a server's tools", runTools},
-		{"call", "SERVER|URL TOOL [JSON]", "call a tool and print what it returns", runCall},
+		{"tools", "SERVER|URL [--json]", "list a server's tools", withSignIn(runTools)},
+		{"call", "SERVER|URL TOOL [JSON]", "call a tool and print what it returns", withSignIn(runCall)},
+		{"login", "[--client-id ID] [--client-secret-file FILE] [--scope S] [--callback-port N] SERVER|URL", "sign in to a remote server in your browser", runLogin},
+		{"login", "--client-credentials --client-id ID (--client-secret-file FILE | --private-key-file FILE) SERVER|URL", "sign in as a machine, without a browser", nil},
+		{"logout", "SERVER|URL", "forget the sign-in to a remote server", runLogout},
 		{"serve", "", "run every server without a window until Ctrl-C", runServe},
 	}
 }

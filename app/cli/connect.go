@@ -27,6 +27,7 @@ func (c *cmdContext) newManager() *conn.Manager {
 	m = conn.New(conn.Options{
 		Logger: c.logger(),
 		Elicit: c.elicit,
+		Tokens: tokenSources(c.oauthManager(nil)),
 		Builtin: map[string]*server.MCPServer{
 			builtin.Name: builtin.New(conn.Version, func() []builtin.ServerState { return builtinStates(m.Snapshot()) }),
 		},
@@ -44,7 +45,7 @@ func builtinStates(s conn.Snapshot) []builtin.ServerState {
 
 // target finds the server a command names: a configured server by name, or
 // a remote server by its URL (connected to as it is, without adding it).
-func (c *cmdContext) target(name string) (*config.Set, error) {
+func (c *cmdContext) target(name string) (*config.Set, string, error) {
 	if u, err := url.Parse(name); err == nil && u.Host != "" && strings.Contains(name, "://") {
 		t := config.HTTP
 		if u.Scheme == "ws" || u.Scheme == "wss" {
@@ -52,12 +53,15 @@ func (c *cmdContext) target(name string) (*config.Set, error) {
 		}
 		s := config.Server{Name: u.Host, ConfigName: u.Host, Scope: config.Dynamic, Transport: t, URL: name,
 			Origin: config.Origin{App: "the command line"}}
-		return &config.Set{Servers: []config.Entry{{Server: s, Signature: config.Signature(&s), Approval: config.NotNeeded}}}, nil
+		return &config.Set{Servers: []config.Entry{{Server: s, Signature: config.Signature(&s), Approval: config.NotNeeded}}}, s.Name, nil
 	}
 	set := c.loader.Load()
 	e, err := c.find(set, name)
 	if err != nil {
-		return nil, err
+		if name == builtin.Name { // the manager adds it to every set
+			return &config.Set{}, builtin.Name, nil
+		}
+		return nil, "", err
 	}
-	return &config.Set{Servers: []config.Entry{*e}}, nil
+	return &config.Set{Servers: []config.Entry{*e}}, e.Name, nil
 }

@@ -33,7 +33,8 @@ type serverConn struct {
 	sess     *session      // the live connection while connected
 	tools    []tools.Tool
 	failures int
-	stderr   func() string // the last session's stderr tail, kept after it ends
+	stderr   func() string        // the last session's stderr tail, kept after it ends
+	authErr  *transport.AuthError // the challenge that last moved it to NeedsAuth
 }
 
 func newServerConn(m *Manager, e config.Entry) *serverConn {
@@ -130,6 +131,7 @@ func (c *serverConn) run() {
 			}
 			wait = c.fail(plain(lost))
 		case transport.IsAuthError(err):
+			c.noteAuth(err)
 			c.set(NeedsAuth, plain(err))
 			wait = NeedsAuthTTL // nobody probes an expired sign-in before then
 		default:
@@ -298,10 +300,20 @@ type NotConnectedError struct {
 }
 
 func (e *NotConnectedError) Error() string {
-	if e.Status.Err != "" {
-		return fmt.Sprintf("%s is %s: %s", e.Server, e.Status.State, e.Status.Err)
+	what := map[State]string{
+		Pending:          "is still connecting",
+		AwaitingApproval: "waits for your approval",
+		Failed:           "failed",
+		NeedsAuth:        "needs you to sign in",
+		Disabled:         "is turned off",
+	}[e.Status.State]
+	if what == "" {
+		what = "is " + e.Status.State.String()
 	}
-	return fmt.Sprintf("%s is %s", e.Server, e.Status.State)
+	if e.Status.Err != "" {
+		return fmt.Sprintf("%s %s: %s", e.Server, what, e.Status.Err)
+	}
+	return e.Server + " " + what
 }
 
 // IsNeedsAuth reports whether err means the person must sign in first.

@@ -32,13 +32,11 @@ var scenarios = []string{
 	"elicitation-sep1034-client-defaults",
 }
 
-// authScenarios are the suite's sign-in scenarios (suite 0.1.16). They
-// are not expected to pass before mcptray can sign in: move each to
-// scenarios as it does. The pre-registration, client-credentials and
-// cross-app-access ones hand the client its credentials in
-// MCP_CONFORMANCE_CONTEXT, and every one of them stores tokens in the
-// keychain, so they need a private D-Bus session with an unlocked
-// gnome-keyring (see scripts/test.sh).
+// authScenarios are the suite's sign-in scenarios (suite 0.1.16). The
+// pre-registration, client-credentials and cross-app-access ones hand the
+// client its credentials in MCP_CONFORMANCE_CONTEXT, and every one of them
+// stores tokens in the keychain: the adapter runs each in a private D-Bus
+// session with a fresh, unlocked gnome-keyring.
 var authScenarios = []string{
 	"auth/metadata-default",
 	"auth/metadata-var1",
@@ -114,7 +112,7 @@ func TestClientScenarios(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := buildMcptray(t, t.TempDir())
-	for _, scenario := range scenarios {
+	for _, scenario := range slices.Concat(scenarios, authScenarios) {
 		t.Run(scenario, func(t *testing.T) {
 			// Each run has its own server on a port of its own and its
 			// own output folder: runs do not meet.

@@ -1,0 +1,184 @@
+package oauth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+
+	"golang.org/x/oauth2"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/secret"
+)
+
+// Token endpoint authentication methods (RFC 7591 §2).
+const (
+	authNone          = "none"
+	authSecretBasic   = "client_secret_basic"
+	authSecretPost    = "client_secret_post"
+	authPrivateKeyJWT = "private_key_jwt"
+)
+
+// Where a client identity came from.
+const (
+	sourceConfig     = "config"
+	sourceMetadata   = "metadata document"
+	sourceRegistered = "registered"
+)
+
+// storedClient is mcptray's identity at one server's authorization server,
+// kept in the store under secret.Client. It holds what a refresh or a new
+// client-credentials token needs.
+type storedClient struct {
+	ClientID     string   `json:"client_id"`
+	ClientSecret string   `json:"client_secret,omitempty"`
+	AuthMethod   string   `json:"auth_method,omitempty"`
+	Source       string   `json:"source"`
+	Issuer       string   `json:"issuer,omitempty"`
+	TokenURL     string   `json:"token_url,omitempty"`
+	RedirectURI  string   `json:"redirect_uri,omitempty"`
+	Resource     string   `json:"resource,omitempty"`
+	Scopes       []string `json:"scopes,omitempty"`
+
+	Grant         Grant  `json:"grant,omitempty"`
+	PrivateKeyPEM string `json:"private_key_pem,omitempty"`
+	SigningAlg    string `json:"signing_alg,omitempty"`
+	IdPTokenURL   string `json:"idp_token_url,omitempty"`
+	IdPClientID   string `json:"idp_client_id,omitempty"`
+	IdPIDToken    string `json:"idp_id_token,omitempty"`
+}
+
+// authStyle is how golang.org/x/oauth2 should present the client.
+func (c *storedClient) authStyle() oauth2.AuthStyle {
+	if c.AuthMethod == authSecretBasic {
+		return oauth2.AuthStyleInHeader
+	}
+	return oauth2.AuthStyleInParams
+}
+
+// secret is the client secret to send: none for public clients.
+func (c *storedClient) secret() string {
+	if c.AuthMethod == authNone || c.AuthMethod == authPrivateKeyJWT {
+		return ""
+	}
+	return c.ClientSecret
+}
+
+func (m *Manager) loadClient(ctx context.Context, s *config.Server) (*storedClient, error) {
+	b, err := m.opts.Store.Get(ctx, clientKey(s))
+	if errors.Is(err, secret.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var c storedClient
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, nil // unreadable: as good as none
+	}
+	return &c, nil
+}
+
+func (m *Manager) saveClient(ctx context.Context, s *config.Server, c *storedClient) error {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	if err := m.opts.Store.Set(ctx, clientKey(s), b); err != nil {
+		return fmt.Errorf("keeping the registered client in the keychain: %w", err)
+	}
+	return nil
+}
+
+// resolveClient finds mcptray's identity for this sign-in, in the spec's
+// order: a pre-registered client from the config; a Client ID Metadata
+// Document when the server supports them; the client registered earlier;
+// Dynamic Client Registration.
+func (m *Manager) resolveClient(ctx context.Context, s *config.Server, d *discovery, st Settings, redirectURI string) (*storedClient, error) {
+	if st.ClientID != "" {
+		c := &storedClient{ClientID: st.ClientID, ClientSecret: st.ClientSecret, Source: sourceConfig}
+		c.AuthMethod = chooseAuthMethod(d.meta.TokenEndpointAuthMethodsSupported, c.ClientSecret != "")
+		return c, nil
+	}
+	if d.meta.ClientIDMetadataDocumentSupported && m.opts.ClientMetadataURL != "" {
+		return &storedClient{ClientID: m.opts.ClientMetadataURL, AuthMethod: authNone, Source: sourceMetadata}, nil
+	}
+	if old, err := m.loadClient(ctx, s); err == nil && old != nil && old.Source == sourceRegistered &&
+		old.Issuer == d.meta.Issuer && old.RedirectURI == redirectURI {
+		return old, nil
+	}
+	if d.meta.RegistrationEndpoint == "" {
+		return nil, errors.New("the authorization server does not let mcptray register itself; give the client id it issued you as oauth.clientId in the server's config (or `mcptray login --client-id`)")
+	}
+	return m.register(ctx, d, redirectURI)
+}
+
+// register runs Dynamic Client Registration (RFC 7591).
+func (m *Manager) register(ctx context.Context, d *discovery, redirectURI string) (*storedClient, error) {
+	method := chooseAuthMethod(d.meta.TokenEndpointAuthMethodsSupported, false)
+	req := map[string]any{
+		"client_name":                ClientName,
+		"redirect_uris":              []string{redirectURI},
+		"grant_types":                []string{"authorization_code", "refresh_token"},
+		"response_types":             []string{"code"},
+		"token_endpoint_auth_method": method,
+	}
+	var resp struct {
+		ClientID     string   `json:"client_id"`
+		ClientSecret string   `json:"client_secret"`
+		AuthMethod   string   `json:"token_endpoint_auth_method"`
+		RedirectURIs []string `json:"redirect_uris"`
+	}
+	if err := m.postJSON(ctx, d.meta.RegistrationEndpoint, req, &resp); err != nil {
+		return nil, fmt.Errorf("registering mcptray with the authorization server: %w", err)
+	}
+	if resp.ClientID == "" {
+		return nil, errors.New("registering mcptray with the authorization server: it gave no client id")
+	}
+	for _, r := range resp.RedirectURIs {
+		if !isLoopbackRedirect(r) {
+			return nil, &SignInError{Reason: fmt.Sprintf("the authorization server registered a redirect to %s, not to this computer", redact(r))}
+		}
+	}
+	c := &storedClient{
+		ClientID: resp.ClientID, ClientSecret: resp.ClientSecret, AuthMethod: resp.AuthMethod,
+		Source: sourceRegistered, Issuer: d.meta.Issuer, RedirectURI: redirectURI,
+	}
+	if c.AuthMethod == "" {
+		if c.ClientSecret != "" {
+			c.AuthMethod = chooseAuthMethod(d.meta.TokenEndpointAuthMethodsSupported, true)
+		} else {
+			c.AuthMethod = authNone
+		}
+	}
+	m.log.Debug("registered with the authorization server", "issuer", redact(d.meta.Issuer), "auth_method", c.AuthMethod)
+	return c, nil
+}
+
+// chooseAuthMethod picks how to authenticate at the token endpoint from
+// what the server supports: a public client asks for none when it can; a
+// client with a secret prefers client_secret_basic, RFC 8414's default.
+func chooseAuthMethod(supported []string, hasSecret bool) string {
+	if !hasSecret && (len(supported) == 0 || slices.Contains(supported, authNone)) {
+		return authNone
+	}
+	switch {
+	case len(supported) == 0, slices.Contains(supported, authSecretBasic):
+		return authSecretBasic
+	case slices.Contains(supported, authSecretPost):
+		return authSecretPost
+	case slices.Contains(supported, authNone):
+		return authNone
+	}
+	return authSecretBasic
+}
+
+// isLoopbackRedirect reports whether a redirect URI comes back to this
+// computer.
+func isLoopbackRedirect(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && u.Scheme == "http" && isLoopbackHost(u.Hostname())
+}

@@ -1,0 +1,201 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/mcptray/mcptray/core/transport"
+)
+
+// discovery is what mcptray learned about where and how to sign in to a
+// server.
+type discovery struct {
+	serverURL string
+	// resource is the RFC 8707 resource indicator sent on authorize and
+	// token requests: the protected resource metadata's resource, else the
+	// server's own URL.
+	resource string
+	prm      *resourceMetadata // nil for servers that predate RFC 9728
+	issuer   string
+	meta     serverMetadata
+	// legacy is a 2025-03-26 server: no protected resource metadata, the
+	// authorization server at the server's root.
+	legacy bool
+	// defaults means no metadata at all: the 2025-03-26 default endpoints.
+	defaults bool
+}
+
+// ErrResourceMismatch says the server's protected resource metadata is for
+// another server: signing in would hand a token meant for this server to
+// another, or one for another server to this one.
+var ErrResourceMismatch = errors.New("the server's sign-in metadata names another server")
+
+// discover finds the server's authorization server and its metadata, in
+// the order the MCP spec gives (see DESIGN.md §5).
+func (m *Manager) discover(ctx context.Context, serverURL string, ch *transport.AuthError, st Settings) (*discovery, error) {
+	su, err := url.Parse(serverURL)
+	if err != nil || su.Host == "" {
+		return nil, fmt.Errorf("the server's address %q is not a URL", redact(serverURL))
+	}
+	d := &discovery{serverURL: serverURL, resource: canonicalResource(su)}
+
+	var prm resourceMetadata
+	found := false
+	for _, u := range prmCandidates(su, ch) {
+		ok, err := m.getJSON(ctx, u, &prm)
+		if err != nil {
+			m.log.Debug("protected resource metadata", "url", redact(u), "err", err)
+			continue
+		}
+		if ok {
+			m.log.Debug("protected resource metadata found", "url", redact(u))
+			found = true
+			break
+		}
+	}
+	if found {
+		if prm.Resource != "" {
+			if !resourceMatches(prm.Resource, su) {
+				return nil, fmt.Errorf("%w: it is for %s, not %s; mcptray will not sign in", ErrResourceMismatch, redact(prm.Resource), redact(serverURL))
+			}
+			d.resource = prm.Resource
+		}
+		d.prm = &prm
+		if len(prm.AuthorizationServers) == 0 && st.AuthServerMetadataURL == "" {
+			return nil, errors.New("the server's sign-in metadata names no authorization server")
+		}
+		if len(prm.AuthorizationServers) > 0 {
+			d.issuer = prm.AuthorizationServers[0]
+		}
+	} else {
+		d.legacy = true
+		d.issuer = (&url.URL{Scheme: su.Scheme, Host: su.Host}).String()
+	}
+
+	var candidates []string
+	if st.AuthServerMetadataURL != "" {
+		candidates = []string{st.AuthServerMetadataURL}
+	} else {
+		iu, err := url.Parse(d.issuer)
+		if err != nil || iu.Host == "" {
+			return nil, fmt.Errorf("the authorization server's address %q is not a URL", redact(d.issuer))
+		}
+		candidates = asCandidates(iu)
+	}
+	found = false
+	for _, u := range candidates {
+		if err := checkEndpoint("metadata", u); err != nil {
+			return nil, err
+		}
+		ok, err := m.getJSON(ctx, u, &d.meta)
+		if err != nil {
+			m.log.Debug("authorization server metadata", "url", redact(u), "err", err)
+			continue
+		}
+		if ok {
+			m.log.Debug("authorization server metadata found", "url", redact(u))
+			found = true
+			break
+		}
+	}
+	switch {
+	case !found && d.legacy:
+		// 2025-03-26: no metadata at all means the default endpoints at
+		// the server's root.
+		d.defaults = true
+		d.meta = serverMetadata{
+			Issuer:                        d.issuer,
+			AuthorizationEndpoint:         d.issuer + "/authorize",
+			TokenEndpoint:                 d.issuer + "/token",
+			RegistrationEndpoint:          d.issuer + "/register",
+			CodeChallengeMethodsSupported: []string{"S256"},
+		}
+	case !found:
+		return nil, fmt.Errorf("the authorization server %s publishes no metadata (RFC 8414 or OpenID); its address can be given as oauth.authServerMetadataUrl in the server's config", redact(d.issuer))
+	}
+	if d.meta.Issuer == "" {
+		d.meta.Issuer = d.issuer
+	} else if !d.legacy && st.AuthServerMetadataURL == "" && strings.TrimSuffix(d.meta.Issuer, "/") != strings.TrimSuffix(d.issuer, "/") {
+		m.log.Warn("the authorization server's metadata names another issuer", "expected", redact(d.issuer), "got", redact(d.meta.Issuer))
+	}
+	return d, nil
+}
+
+// prmCandidates lists where to look for the protected resource metadata:
+// the challenge's resource_metadata, then the path form, then the root.
+func prmCandidates(su *url.URL, ch *transport.AuthError) []string {
+	var out []string
+	if ch != nil && ch.ResourceMetadata != "" {
+		if ru, err := su.Parse(ch.ResourceMetadata); err == nil && (ru.Scheme == "https" || ru.Scheme == "http") {
+			out = append(out, ru.String())
+		}
+	}
+	root := &url.URL{Scheme: su.Scheme, Host: su.Host, Path: "/.well-known/oauth-protected-resource"}
+	if p := strings.TrimSuffix(su.EscapedPath(), "/"); p != "" {
+		withPath := *root
+		withPath.Path += p
+		out = append(out, withPath.String())
+	}
+	return append(out, root.String())
+}
+
+// asCandidates lists where to look for an authorization server's metadata,
+// for an issuer with a path and without one.
+func asCandidates(iu *url.URL) []string {
+	base := url.URL{Scheme: iu.Scheme, Host: iu.Host}
+	at := func(p string) string { b := base; b.Path = p; return b.String() }
+	p := strings.TrimSuffix(iu.Path, "/")
+	if p == "" {
+		return []string{
+			at("/.well-known/oauth-authorization-server"),
+			at("/.well-known/openid-configuration"),
+		}
+	}
+	return []string{
+		at("/.well-known/oauth-authorization-server" + p),
+		at("/.well-known/openid-configuration" + p),
+		at(p + "/.well-known/openid-configuration"),
+	}
+}
+
+// canonicalResource is a server URL as RFC 8707 wants it: lower-case
+// scheme and host, no fragment.
+func canonicalResource(u *url.URL) string {
+	c := *u
+	c.Scheme = strings.ToLower(c.Scheme)
+	c.Host = strings.ToLower(c.Host)
+	c.Fragment, c.RawFragment = "", ""
+	return c.String()
+}
+
+// resourceMatches reports whether the protected resource metadata's
+// resource covers the server: the same origin, and a path that is the
+// server's or one of its parents.
+func resourceMatches(resource string, su *url.URL) bool {
+	ru, err := url.Parse(resource)
+	if err != nil {
+		return false
+	}
+	if !strings.EqualFold(ru.Scheme, su.Scheme) || !strings.EqualFold(hostPort(ru), hostPort(su)) {
+		return false
+	}
+	rp := strings.TrimSuffix(ru.Path, "/")
+	sp := strings.TrimSuffix(su.Path, "/")
+	return rp == "" || sp == rp || strings.HasPrefix(sp, rp+"/")
+}
+
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+		return u.Hostname() + ":443"
+	case "http":
+		return u.Hostname() + ":80"
+	}
+	return u.Host
+}

@@ -1,0 +1,503 @@
+package oauth
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/secret"
+	"github.com/mcptray/mcptray/core/transport"
+)
+
+// memStore is an in-memory secret.Store for tests.
+type memStore struct {
+	mu sync.Mutex
+	m  map[secret.Key][]byte
+}
+
+var _ secret.Store = (*memStore)(nil)
+
+func newMemStore() *memStore { return &memStore{m: map[secret.Key][]byte{}} }
+
+func (s *memStore) Get(_ context.Context, k secret.Key) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.m[k]
+	if !ok {
+		return nil, secret.ErrNotFound
+	}
+	return bytes.Clone(v), nil
+}
+
+func (s *memStore) Set(_ context.Context, k secret.Key, v []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.m[k] = bytes.Clone(v)
+	return nil
+}
+
+func (s *memStore) Delete(_ context.Context, k secret.Key) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, k)
+	return nil
+}
+
+func (s *memStore) dump() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b strings.Builder
+	for _, v := range s.m {
+		b.Write(v)
+	}
+	return b.String()
+}
+
+// testAS is a real authorization server and protected resource on one
+// httptest server, with knobs for each way a server can go wrong.
+type testAS struct {
+	t   *testing.T
+	srv *httptest.Server
+
+	mu        sync.Mutex
+	expiresIn int
+	// challenges by code, for PKCE.
+	challenges map[string]string
+	resources  map[string]string // by code
+	// refresh tokens: live ones, and the family, revoked when one is
+	// used twice.
+	live, used   map[string]bool
+	revoked      bool
+	refreshes    int
+	issued       []string // every token and code handed out
+	authRequests int
+
+	// knobs
+	noS256          bool
+	authEndpoint    string // overrides the authorization endpoint
+	prmResource     string // overrides the PRM resource
+	redirectState   string // overrides the state sent back
+	redirectError   string
+	registerRedirec string // overrides the registered redirect URI
+	slackErrors     bool   // refresh errors as HTTP 200
+	iss             string // sent back as iss
+}
+
+func newTestAS(t *testing.T) *testAS {
+	a := &testAS{t: t, expiresIn: 3600, challenges: map[string]string{}, resources: map[string]string{},
+		live: map[string]bool{}, used: map[string]bool{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", a.prm)
+	mux.HandleFunc("/.well-known/oauth-authorization-server", a.metadata)
+	mux.HandleFunc("/register", a.register)
+	mux.HandleFunc("/authorize", a.authorize)
+	mux.HandleFunc("/token", a.token)
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+a.srv.URL+`/.well-known/oauth-protected-resource/mcp", scope="mcp:read"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	})
+	a.srv = httptest.NewServer(mux)
+	t.Cleanup(a.srv.Close)
+	return a
+}
+
+func (a *testAS) server() *config.Server {
+	return &config.Server{Name: "remote", Transport: config.HTTP, URL: a.srv.URL + "/mcp"}
+}
+
+func (a *testAS) prm(w http.ResponseWriter, r *http.Request) {
+	res := a.srv.URL + "/mcp"
+	if a.prmResource != "" {
+		res = a.prmResource
+	}
+	writeJSON(w, 200, map[string]any{"resource": res, "authorization_servers": []string{a.srv.URL}, "scopes_supported": []string{"mcp:read"}})
+}
+
+func (a *testAS) metadata(w http.ResponseWriter, r *http.Request) {
+	md := map[string]any{
+		"issuer":                                a.srv.URL,
+		"authorization_endpoint":                a.srv.URL + "/authorize",
+		"token_endpoint":                        a.srv.URL + "/token",
+		"registration_endpoint":                 a.srv.URL + "/register",
+		"code_challenge_methods_supported":      []string{"S256"},
+		"token_endpoint_auth_methods_supported": []string{"none"},
+		"scopes_supported":                      []string{"mcp:read", "offline_access"},
+	}
+	if a.noS256 {
+		md["code_challenge_methods_supported"] = []string{"plain"}
+	}
+	if a.authEndpoint != "" {
+		md["authorization_endpoint"] = a.authEndpoint
+	}
+	writeJSON(w, 200, md)
+}
+
+func (a *testAS) register(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		RedirectURIs []string `json:"redirect_uris"`
+	}
+	_ = json.NewDecoder(r.Body).Decode(&req)
+	if a.registerRedirec != "" {
+		req.RedirectURIs = []string{a.registerRedirec}
+	}
+	writeJSON(w, 201, map[string]any{"client_id": "client-1", "redirect_uris": req.RedirectURIs, "token_endpoint_auth_method": "none"})
+}
+
+func (a *testAS) authorize(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	a.mu.Lock()
+	a.authRequests++
+	code := fmt.Sprintf("code-%d-%d", a.authRequests, time.Now().UnixNano())
+	a.challenges[code] = q.Get("code_challenge")
+	a.resources[code] = q.Get("resource")
+	a.issued = append(a.issued, code)
+	a.mu.Unlock()
+	if q.Get("code_challenge_method") != "S256" {
+		http.Error(w, "S256 required", 400)
+		return
+	}
+	back, _ := url.Parse(q.Get("redirect_uri"))
+	v := back.Query()
+	state := q.Get("state")
+	if a.redirectState != "" {
+		state = a.redirectState
+	}
+	v.Set("state", state)
+	if a.redirectError != "" {
+		v.Set("error", a.redirectError)
+	} else {
+		v.Set("code", code)
+	}
+	if a.iss != "" {
+		v.Set("iss", a.iss)
+	}
+	back.RawQuery = v.Encode()
+	http.Redirect(w, r, back.String(), http.StatusFound)
+}
+
+func (a *testAS) token(w http.ResponseWriter, r *http.Request) {
+	_ = r.ParseForm()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch r.Form.Get("grant_type") {
+	case "authorization_code":
+		code := r.Form.Get("code")
+		want, ok := a.challenges[code]
+		delete(a.challenges, code)
+		if !ok || oauth2.S256ChallengeFromVerifier(r.Form.Get("code_verifier")) != want {
+			writeJSON(w, 400, map[string]any{"error": "invalid_grant", "error_description": "bad code or verifier"})
+			return
+		}
+		if r.Form.Get("resource") != a.resources[code] || r.Form.Get("resource") == "" {
+			writeJSON(w, 400, map[string]any{"error": "invalid_target"})
+			return
+		}
+	case "refresh_token":
+		rt := r.Form.Get("refresh_token")
+		a.refreshes++
+		if a.used[rt] {
+			a.revoked = true // reuse: the whole family goes
+		}
+		if a.revoked || !a.live[rt] {
+			status := 400
+			code := "invalid_grant"
+			if a.slackErrors {
+				status, code = 200, "invalid_refresh_token"
+			}
+			writeJSON(w, status, map[string]any{"ok": false, "error": code})
+			return
+		}
+		if r.Form.Get("resource") == "" {
+			writeJSON(w, 400, map[string]any{"error": "invalid_target"})
+			return
+		}
+		a.used[rt] = true
+		delete(a.live, rt)
+	default:
+		writeJSON(w, 400, map[string]any{"error": "unsupported_grant_type"})
+		return
+	}
+	n := len(a.issued)
+	at, rt := fmt.Sprintf("access-%d-%d", n, time.Now().UnixNano()), fmt.Sprintf("refresh-%d-%d", n, time.Now().UnixNano())
+	a.live[rt] = true
+	a.issued = append(a.issued, at, rt)
+	writeJSON(w, 200, map[string]any{"access_token": at, "token_type": "Bearer", "refresh_token": rt, "expires_in": a.expiresIn, "scope": "mcp:read offline_access"})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// httpBrowser is the browser of tests: an HTTP client that follows the
+// authorization server's redirect to the loopback listener.
+func httpBrowser(t *testing.T) Browser {
+	return func(ctx context.Context, u string) error {
+		if err := checkOpenable(u); err != nil {
+			return err
+		}
+		go func() {
+			resp, err := http.Get(u)
+			if err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+		return nil
+	}
+}
+
+func newTestManager(t *testing.T, store secret.Store, lockDir string, log *bytes.Buffer) *Manager {
+	var logger *slog.Logger
+	if log != nil {
+		logger = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return New(Options{Store: store, Logger: logger, Browser: httpBrowser(t), LockDir: lockDir, SignInTimeout: 20 * time.Second})
+}
+
+func TestSignInThenToken(t *testing.T) {
+	t.Parallel()
+	as := newTestAS(t)
+	store := newMemStore()
+	var log bytes.Buffer
+	m := newTestManager(t, store, t.TempDir(), &log)
+	s := as.server()
+	ctx := context.Background()
+
+	tok, err := m.TokenSource(s).Token(ctx)
+	if err != nil || tok != "" {
+		t.Fatalf("before sign-in: Token = %q, %v; want no token, no error", tok, err)
+	}
+	if err := m.SignIn(ctx, s, nil); err != nil {
+		t.Fatalf("SignIn: %v", err)
+	}
+	tok, err = m.TokenSource(s).Token(ctx)
+	if err != nil || !strings.HasPrefix(tok, "access-") {
+		t.Fatalf("Token = %q, %v; want an access token", tok, err)
+	}
+	if ok, _ := m.SignedIn(ctx, s); !ok {
+		t.Error("SignedIn = false after sign-in")
+	}
+	as.mu.Lock()
+	issued := append([]string(nil), as.issued...)
+	as.mu.Unlock()
+	for _, secretText := range issued {
+		if strings.Contains(log.String(), secretText) {
+			t.Errorf("the log holds a token or code: %s", log.String())
+		}
+	}
+	if err := m.SignOut(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if tok, _ := m.TokenSource(s).Token(ctx); tok != "" {
+		t.Errorf("after sign-out Token = %q", tok)
+	}
+}
+
+func TestRefreshRotatesAndSaves(t *testing.T) {
+	t.Parallel()
+	as := newTestAS(t)
+	as.expiresIn = 1 // inside refreshMargin: every Token refreshes
+	store := newMemStore()
+	m := newTestManager(t, store, t.TempDir(), nil)
+	s := as.server()
+	ctx := context.Background()
+	if err := m.SignIn(ctx, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := m.loadTokens(ctx, s)
+	if _, err := m.TokenSource(s).Token(ctx); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := m.loadTokens(ctx, s)
+	if after.RefreshToken == before.RefreshToken || after.AccessToken == before.AccessToken {
+		t.Fatal("the refreshed, rotated tokens were not saved")
+	}
+}
+
+// TestRefreshRace: several token sources with their own caches (as in
+// separate processes) share one store and one lock folder; the server
+// revokes the family if a refresh token is used twice. The family must
+// survive.
+func TestRefreshRace(t *testing.T) {
+	t.Parallel()
+	as := newTestAS(t)
+	as.expiresIn = 1
+	store := newMemStore()
+	lockDir := t.TempDir()
+	s := as.server()
+	ctx := context.Background()
+	if err := newTestManager(t, store, lockDir, nil).SignIn(ctx, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	as.mu.Lock()
+	as.expiresIn = 3600 // the first refresh gives a token the others can use
+	as.mu.Unlock()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		m := newTestManager(t, store, lockDir, nil)
+		wg.Go(func() {
+			if _, err := m.TokenSource(s).Token(ctx); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	if as.revoked || as.refreshes != 1 {
+		t.Errorf("revoked = %v, refreshes = %d; want one refresh and the family alive", as.revoked, as.refreshes)
+	}
+}
+
+func TestInvalidGrantSignsOut(t *testing.T) {
+	t.Parallel()
+	for _, slack := range []bool{false, true} {
+		t.Run(fmt.Sprintf("slack=%v", slack), func(t *testing.T) {
+			t.Parallel()
+			as := newTestAS(t)
+			as.expiresIn = 1
+			as.slackErrors = slack
+			store := newMemStore()
+			m := newTestManager(t, store, t.TempDir(), nil)
+			s := as.server()
+			ctx := context.Background()
+			if err := m.SignIn(ctx, s, nil); err != nil {
+				t.Fatal(err)
+			}
+			as.mu.Lock()
+			as.revoked = true
+			as.mu.Unlock()
+			_, err := m.TokenSource(s).Token(ctx)
+			if !transport.IsAuthError(err) {
+				t.Fatalf("Token error = %v; want an auth error", err)
+			}
+			if ok, _ := m.SignedIn(ctx, s); ok {
+				t.Error("the dead sign-in was not deleted")
+			}
+		})
+	}
+}
+
+func TestSignInRefusesBadInput(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		set  func(a *testAS)
+		want string
+	}{
+		{"state mismatch", func(a *testAS) { a.redirectState = "forged" }, "state does not match"},
+		{"error redirect", func(a *testAS) { a.redirectError = "access_denied" }, "declined"},
+		{"resource of another server", func(a *testAS) { a.prmResource = "https://evil.example.com/mcp" }, "names another server"},
+		{"http authorization endpoint elsewhere", func(a *testAS) { a.authEndpoint = "http://example.com/authorize" }, "not encrypted"},
+		{"javascript: authorization endpoint", func(a *testAS) { a.authEndpoint = "javascript:alert(1)" }, "not a web address"},
+		{"file: authorization endpoint", func(a *testAS) { a.authEndpoint = "file:///etc/passwd" }, "not a web address"},
+		{"no S256", func(a *testAS) { a.noS256 = true }, "S256"},
+		{"non-loopback redirect", func(a *testAS) { a.registerRedirec = "https://evil.example.com/cb" }, "not to this computer"},
+		{"iss mismatch", func(a *testAS) { a.iss = "https://other.example.com" }, "iss mismatch"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			as := newTestAS(t)
+			tt.set(as)
+			m := newTestManager(t, newMemStore(), t.TempDir(), nil)
+			err := m.SignIn(context.Background(), as.server(), nil)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("SignIn error = %v; want one saying %q", err, tt.want)
+			}
+			if ok, _ := m.SignedIn(context.Background(), as.server()); ok {
+				t.Error("tokens were stored after a refused sign-in")
+			}
+		})
+	}
+}
+
+func TestSignInCancel(t *testing.T) {
+	t.Parallel()
+	as := newTestAS(t)
+	opened := make(chan struct{})
+	m := New(Options{Store: newMemStore(), Browser: func(context.Context, string) error { close(opened); return nil }})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-opened; cancel() }()
+	err := m.SignIn(ctx, as.server(), nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("SignIn = %v; want cancelled", err)
+	}
+}
+
+func TestCheckOpenable(t *testing.T) {
+	t.Parallel()
+	for u, ok := range map[string]bool{
+		"https://example.com/authorize?x=1": true,
+		"http://127.0.0.1:8080/authorize":   true,
+		"javascript:alert(1)":               false,
+		"file:///etc/passwd":                false,
+		"ms-settings:":                      false,
+		"https:///nohost":                   false,
+		"https://example.com/a b":           false,
+	} {
+		if err := checkOpenable(u); (err == nil) != ok {
+			t.Errorf("checkOpenable(%q) = %v", u, err)
+		}
+	}
+}
+
+func TestErrorBodyTripper(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, map[string]any{"ok": false, "error": "token_expired"})
+	}))
+	defer srv.Close()
+	c := &http.Client{Transport: errorBodyTripper{next: http.DefaultTransport}}
+	resp, err := c.Post(srv.URL, "application/x-www-form-urlencoded", strings.NewReader("grant_type=refresh_token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&body)
+	if resp.StatusCode != 400 || body["error"] != "invalid_grant" {
+		t.Errorf("got %d %v; want 400 invalid_grant", resp.StatusCode, body)
+	}
+}
+
+func TestDiscoveryOrder(t *testing.T) {
+	t.Parallel()
+	u, _ := url.Parse("https://mcp.example.com/tenant/mcp")
+	got := prmCandidates(u, &transport.AuthError{ResourceMetadata: "https://mcp.example.com/custom.json"})
+	want := []string{"https://mcp.example.com/custom.json",
+		"https://mcp.example.com/.well-known/oauth-protected-resource/tenant/mcp",
+		"https://mcp.example.com/.well-known/oauth-protected-resource"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("prmCandidates = %v", got)
+	}
+	iu, _ := url.Parse("https://auth.example.com/tenant1")
+	got = asCandidates(iu)
+	want = []string{"https://auth.example.com/.well-known/oauth-authorization-server/tenant1",
+		"https://auth.example.com/.well-known/openid-configuration/tenant1",
+		"https://auth.example.com/tenant1/.well-known/openid-configuration"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("asCandidates = %v", got)
+	}
+}

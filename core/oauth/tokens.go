@@ -1,0 +1,250 @@
+package oauth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/secret"
+	"github.com/mcptray/mcptray/core/transport"
+)
+
+// storedTokens is a server's sign-in as kept under secret.Tokens.
+type storedTokens struct {
+	AccessToken  string    `json:"access_token"`
+	TokenType    string    `json:"token_type,omitempty"`
+	RefreshToken string    `json:"refresh_token,omitempty"`
+	Expiry       time.Time `json:"expiry,omitzero"`
+	Scope        string    `json:"scope,omitempty"`
+	TokenURL     string    `json:"token_url,omitempty"`
+	Resource     string    `json:"resource,omitempty"`
+}
+
+// fresh reports whether the access token can still be sent at now.
+func (t *storedTokens) fresh(now time.Time) bool {
+	return t.AccessToken != "" && (t.Expiry.IsZero() || now.Add(refreshMargin).Before(t.Expiry))
+}
+
+func fromOAuth2(tok *oauth2.Token, previous *storedTokens, tokenURL, resource string) *storedTokens {
+	st := &storedTokens{
+		AccessToken: tok.AccessToken, TokenType: tok.TokenType, RefreshToken: tok.RefreshToken,
+		Expiry: tok.Expiry, TokenURL: tokenURL, Resource: resource,
+	}
+	if s, ok := tok.Extra("scope").(string); ok {
+		st.Scope = s
+	}
+	if previous != nil {
+		if st.RefreshToken == "" {
+			st.RefreshToken = previous.RefreshToken // not rotated: keep it
+		}
+		if st.Scope == "" {
+			st.Scope = previous.Scope
+		}
+	}
+	return st
+}
+
+func (m *Manager) loadTokens(ctx context.Context, s *config.Server) (*storedTokens, error) {
+	if m.opts.Store == nil {
+		return nil, errNoStore
+	}
+	b, err := m.opts.Store.Get(ctx, tokensKey(s))
+	if errors.Is(err, secret.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var t storedTokens
+	if err := json.Unmarshal(b, &t); err != nil || t.AccessToken == "" {
+		return nil, nil // unreadable: as good as none, the person signs in again
+	}
+	return &t, nil
+}
+
+func (m *Manager) saveTokens(ctx context.Context, s *config.Server, t *storedTokens) error {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	if err := m.opts.Store.Set(ctx, tokensKey(s), b); err != nil {
+		return fmt.Errorf("keeping the sign-in in the keychain: %w", err)
+	}
+	m.source(s).remember(t)
+	return nil
+}
+
+// tokenSource is one server's transport.TokenSource. It keeps the token in
+// memory for cacheTTL, refreshes it ahead of expiry under the server's
+// refresh lock, and saves every new token (and rotated refresh token) at
+// once, before it is used.
+type tokenSource struct {
+	m      *Manager
+	server *config.Server
+	key    string
+
+	mu       sync.Mutex // one refresh at a time in this process
+	cached   *storedTokens
+	loadedAt time.Time
+}
+
+var _ transport.TokenSource = (*tokenSource)(nil)
+
+func (ts *tokenSource) remember(t *storedTokens) {
+	ts.mu.Lock()
+	ts.cached, ts.loadedAt = t, ts.m.opts.Now()
+	ts.mu.Unlock()
+}
+
+func (ts *tokenSource) forget() {
+	ts.mu.Lock()
+	ts.cached, ts.loadedAt = nil, time.Time{}
+	ts.mu.Unlock()
+}
+
+// Token returns the access token to send, "" when the person has not
+// signed in (the server's 401 then starts the sign-in), or an
+// *transport.AuthError when the sign-in is gone for good.
+func (ts *tokenSource) Token(ctx context.Context) (string, error) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	now := ts.m.opts.Now()
+	if ts.cached != nil && ts.cached.fresh(now) && now.Sub(ts.loadedAt) < cacheTTL {
+		return ts.cached.AccessToken, nil
+	}
+	tok, err := ts.m.loadTokens(ctx, ts.server)
+	if secret.IsUnavailable(err) {
+		// No keychain, so no sign-in: a server that needs none still
+		// works, and one that does answers 401, where the person is told.
+		ts.m.log.Debug("no keychain; sending no token", "server", ts.server.Name, "err", err)
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading the sign-in from the keychain: %w", err)
+	}
+	ts.cached, ts.loadedAt = tok, now
+	if tok == nil {
+		c, _ := ts.m.loadClient(ctx, ts.server)
+		if c != nil && (c.Grant == ClientCredentials || c.Grant == CrossAppAccess) {
+			// A machine identity needs no person: get a token now.
+			return ts.renewLocked(ctx, nil)
+		}
+		return "", nil
+	}
+	if tok.fresh(now) {
+		return tok.AccessToken, nil
+	}
+	return ts.renewLocked(ctx, tok)
+}
+
+// renewLocked gets a new token under the cross-process refresh lock.
+// ts.mu is held.
+func (ts *tokenSource) renewLocked(ctx context.Context, stale *storedTokens) (string, error) {
+	unlock, err := lockRefresh(ctx, ts.m.opts.LockDir, ts.key)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+
+	// Another process may have refreshed while this one waited: its
+	// token is in the store, and the refresh token this one holds may
+	// already be spent.
+	tok, err := ts.m.loadTokens(ctx, ts.server)
+	if err != nil {
+		return "", fmt.Errorf("reading the sign-in from the keychain: %w", err)
+	}
+	now := ts.m.opts.Now()
+	if tok != nil && tok.fresh(now) {
+		ts.cached, ts.loadedAt = tok, now
+		return tok.AccessToken, nil
+	}
+	if tok == nil {
+		tok = stale
+	}
+	next, err := ts.m.renew(ctx, ts.server, tok)
+	if err != nil {
+		if isInvalidGrant(err) || errors.Is(err, errNoRefresh) {
+			ts.m.log.Info("the sign-in expired; deleting it", "server", ts.server.Name)
+			_ = ts.m.opts.Store.Delete(ctx, tokensKey(ts.server))
+			ts.cached = nil
+			return "", &transport.AuthError{Err: errors.New("the sign-in expired or was revoked; sign in again")}
+		}
+		if tok != nil && tok.AccessToken != "" && (tok.Expiry.IsZero() || now.Before(tok.Expiry)) {
+			// Still valid for a little while: use it, try again later.
+			ts.m.log.Warn("refreshing the sign-in failed; using the current token", "server", ts.server.Name, "err", err)
+			return tok.AccessToken, nil
+		}
+		return "", err
+	}
+	b, err := json.Marshal(next)
+	if err != nil {
+		return "", err
+	}
+	// Saved before it is used, and before the lock is released: a
+	// rotated refresh token that only lived in memory would be lost.
+	if err := ts.m.opts.Store.Set(ctx, tokensKey(ts.server), b); err != nil {
+		return "", fmt.Errorf("keeping the refreshed sign-in in the keychain: %w", err)
+	}
+	ts.cached, ts.loadedAt = next, now
+	return next.AccessToken, nil
+}
+
+var errNoRefresh = errors.New("the sign-in expired and cannot be renewed without you")
+
+// renew gets a new token: a refresh, or a new client-credentials or
+// Cross-App Access grant for machine identities.
+func (m *Manager) renew(ctx context.Context, s *config.Server, old *storedTokens) (*storedTokens, error) {
+	c, err := m.loadClient(ctx, s)
+	if err != nil {
+		return nil, fmt.Errorf("reading the registered client from the keychain: %w", err)
+	}
+	if c == nil {
+		return nil, errNoRefresh
+	}
+	switch c.Grant {
+	case ClientCredentials:
+		return m.clientCredentialsToken(ctx, c)
+	case CrossAppAccess:
+		return m.xaaToken(ctx, c)
+	}
+	if old == nil || old.RefreshToken == "" {
+		return nil, errNoRefresh
+	}
+	tokenURL := old.TokenURL
+	if tokenURL == "" {
+		tokenURL = c.TokenURL
+	}
+	conf := &oauth2.Config{
+		ClientID: c.ClientID, ClientSecret: c.secret(),
+		Endpoint: oauth2.Endpoint{TokenURL: tokenURL, AuthStyle: c.authStyle()},
+	}
+	var extra url.Values
+	if old.Resource != "" {
+		extra = url.Values{"resource": {old.Resource}}
+	}
+	// An expired copy: oauth2 refreshes at once.
+	expired := &oauth2.Token{RefreshToken: old.RefreshToken, Expiry: time.Unix(1, 0)}
+	tok, err := conf.TokenSource(m.oauthContext(ctx, extra), expired).Token()
+	if err != nil {
+		return nil, tokenError("refreshing the sign-in", err)
+	}
+	m.log.Debug("refreshed the sign-in", "server", s.Name, "rotated", tok.RefreshToken != "" && tok.RefreshToken != old.RefreshToken)
+	return fromOAuth2(tok, old, tokenURL, old.Resource), nil
+}
+
+// grantedScopes returns the scopes of the stored sign-in, for a step-up.
+func (m *Manager) grantedScopes(ctx context.Context, s *config.Server) []string {
+	t, err := m.loadTokens(ctx, s)
+	if err != nil || t == nil {
+		return nil
+	}
+	return strings.Fields(t.Scope)
+}

@@ -1,0 +1,90 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/transport"
+)
+
+// Cross-App Access (SEP-990) grant and token types.
+const (
+	grantTokenExchange = "urn:ietf:params:oauth:grant-type:token-exchange"
+	grantJWTBearer     = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+	tokenTypeIDToken   = "urn:ietf:params:oauth:token-type:id_token"
+	tokenTypeIDJAG     = "urn:ietf:params:oauth:token-type:id-jag"
+)
+
+// signInXAA signs in with Cross-App Access: the person's identity provider
+// ID token is exchanged there for an ID-JAG (RFC 8693) naming this server's
+// authorization server and resource, which that authorization server takes
+// as a JWT bearer grant (RFC 7523). One identity provider sign-in unlocks
+// every server that trusts it; no browser opens here.
+func (m *Manager) signInXAA(ctx context.Context, s *config.Server, d *discovery, st Settings, ch *transport.AuthError) error {
+	if err := d.meta.checkEndpoints(false); err != nil {
+		return &SignInError{Reason: err.Error()}
+	}
+	if err := checkEndpoint("identity provider token endpoint", st.IdPTokenURL); err != nil {
+		return &SignInError{Reason: err.Error()}
+	}
+	if st.ClientID == "" || st.IdPIDToken == "" {
+		return errors.New("Cross-App Access needs a client id and an identity provider ID token")
+	}
+	c := &storedClient{
+		ClientID: st.ClientID, ClientSecret: st.ClientSecret, Source: sourceConfig, Grant: CrossAppAccess,
+		Issuer: d.meta.Issuer, TokenURL: d.meta.TokenEndpoint, Resource: d.resource,
+		Scopes:      chooseScopes(st.Scopes, ch, d, nil),
+		IdPTokenURL: st.IdPTokenURL, IdPClientID: st.IdPClientID, IdPIDToken: st.IdPIDToken,
+	}
+	c.AuthMethod = chooseAuthMethod(d.meta.TokenEndpointAuthMethodsSupported, c.ClientSecret != "")
+	tok, err := m.xaaToken(ctx, c)
+	if err != nil {
+		return err
+	}
+	if err := m.saveClient(ctx, s, c); err != nil {
+		return err
+	}
+	return m.saveTokens(ctx, s, tok)
+}
+
+// xaaToken runs both steps of Cross-App Access for c.
+func (m *Manager) xaaToken(ctx context.Context, c *storedClient) (*storedTokens, error) {
+	octx := m.oauthContext(ctx, nil)
+	exchange := clientcredentials.Config{
+		ClientID: c.IdPClientID, TokenURL: c.IdPTokenURL, AuthStyle: oauth2.AuthStyleInParams,
+		EndpointParams: url.Values{
+			"grant_type":           {grantTokenExchange},
+			"requested_token_type": {tokenTypeIDJAG},
+			"audience":             {c.Issuer},
+			"resource":             {c.Resource},
+			"subject_token":        {c.IdPIDToken},
+			"subject_token_type":   {tokenTypeIDToken},
+		},
+	}
+	if len(c.Scopes) > 0 {
+		exchange.EndpointParams.Set("scope", strings.Join(c.Scopes, " "))
+	}
+	jag, err := exchange.Token(octx)
+	if err != nil {
+		return nil, tokenError("exchanging the identity provider's token", err)
+	}
+	if t, _ := jag.Extra("issued_token_type").(string); t != "" && t != tokenTypeIDJAG {
+		return nil, errors.New("the identity provider gave another kind of token than an ID-JAG")
+	}
+	bearer := clientcredentials.Config{
+		ClientID: c.ClientID, ClientSecret: c.secret(), TokenURL: c.TokenURL, Scopes: c.Scopes,
+		AuthStyle:      c.authStyle(),
+		EndpointParams: url.Values{"grant_type": {grantJWTBearer}, "assertion": {jag.AccessToken}},
+	}
+	tok, err := bearer.Token(octx)
+	if err != nil {
+		return nil, tokenError("presenting the identity provider's grant", err)
+	}
+	return fromOAuth2(tok, nil, c.TokenURL, c.Resource), nil
+}
