@@ -20,7 +20,7 @@ import (
 // connectOne connects to the one server a command names and returns the
 // manager (to Close) and the server's name in it.
 func (c *cmdContext) connectOne(ctx context.Context, name string) (*conn.Manager, string, error) {
-	set, err := c.target(name)
+	set, server, err := c.target(name)
 	if err != nil {
 		return nil, "", err
 	}
@@ -29,7 +29,6 @@ func (c *cmdContext) connectOne(ctx context.Context, name string) (*conn.Manager
 		m.Close()
 		return nil, "", err
 	}
-	server := set.Servers[0].Name
 	wctx, cancel := context.WithTimeout(ctx, statusWait)
 	defer cancel()
 	if err := m.WaitSettled(wctx); err != nil {
@@ -47,13 +46,14 @@ func runTools(ctx context.Context, c *cmdContext, args []string) error {
 	fs := flag.NewFlagSet("tools", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "")
-	if err := fs.Parse(args); err != nil {
-		return usagef("%v", err)
+	names, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() != 1 {
+	if len(names) != 1 {
 		return usagef("name one server, or give a URL")
 	}
-	m, server, err := c.connectOne(ctx, fs.Arg(0))
+	m, server, err := c.connectOne(ctx, names[0])
 	if err != nil {
 		return err
 	}
@@ -63,8 +63,10 @@ func runTools(ctx context.Context, c *cmdContext, args []string) error {
 		return err
 	}
 	if *asJSON {
+		// Not indented, and no HTML escaping: schemas come out as the
+		// server wrote them, but for insignificant white space.
 		enc := json.NewEncoder(c.Stdout)
-		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
 		if list == nil {
 			list = []tools.Tool{}
 		}
@@ -104,7 +106,7 @@ func runCall(ctx context.Context, c *cmdContext, args []string) error {
 	if len(args) == 3 {
 		arguments = json.RawMessage(args[2])
 		var obj map[string]any
-		if err := json.Unmarshal(arguments, &obj); err != nil {
+		if err := json.Unmarshal(arguments, &obj); err != nil || obj == nil {
 			return usagef(`the arguments must be a JSON object, like '{"path": "/tmp"}'`)
 		}
 	}
@@ -122,6 +124,23 @@ func runCall(ctx context.Context, c *cmdContext, args []string) error {
 		return errors.New("the tool reported an error")
 	}
 	return nil
+}
+
+// parseInterspersed parses args with fs, taking flags after the other
+// arguments too (mcptray tools SERVER --json, as the synopsis has it), and
+// returns the other arguments.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, usagef("%v", err)
+		}
+		if fs.NArg() == 0 {
+			return rest, nil
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }
 
 // printResult prints a tool's result: its text as it is, anything else as a

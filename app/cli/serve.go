@@ -37,7 +37,8 @@ func runServe(ctx context.Context, c *cmdContext, args []string) error {
 			fmt.Fprintf(c.Stdout, "Stopped in %s.\n", time.Since(start).Round(time.Millisecond))
 			return nil
 		case u, ok := <-updates:
-			if !ok {
+			if !ok { // the watcher ends with ctx, handled above
+				updates = nil
 				continue
 			}
 			if err := m.Apply(u.Set); err != nil {
@@ -46,8 +47,13 @@ func runServe(ctx context.Context, c *cmdContext, args []string) error {
 			fmt.Fprintf(c.Stdout, "config changed: %d added, %d changed, %d removed\n",
 				len(u.Changes.Added), len(u.Changes.Changed), len(u.Changes.Removed))
 		case e, ok := <-events:
-			if !ok {
-				return nil
+			if !ok { // the subscription ends with ctx, handled above
+				events = nil
+				continue
+			}
+			if e.Removed {
+				fmt.Fprintf(c.Stdout, "%s: removed\n", sanitize.Line(e.Server))
+				continue
 			}
 			line := fmt.Sprintf("%s: %s", sanitize.Line(e.Server), e.Status.State)
 			if e.Status.Err != "" {

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/tools"
 	"github.com/mcptray/mcptray/core/transport"
 )
@@ -28,6 +30,9 @@ func (m *Manager) CallTool(ctx context.Context, server, tool string, args json.R
 	if len(args) > 0 {
 		if err := json.Unmarshal(args, &arguments); err != nil {
 			return nil, fmt.Errorf("the arguments must be a JSON object: %w", err)
+		}
+		if arguments == nil { // the JSON was null
+			arguments = map[string]any{}
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, m.opts.ToolCallTimeout)
@@ -50,10 +55,31 @@ func (m *Manager) CallTool(ctx context.Context, server, tool string, args json.R
 	}
 	if err != nil {
 		c.noticeFailure(sess, err)
-		return nil, fmt.Errorf("calling %s on %s: %w", tool, server, err)
+		return nil, fmt.Errorf("calling %s on %s: %w", tool, server, c.explain(sess, err))
 	}
 	tools.SanitizeResult(res)
 	return res, nil
+}
+
+// explain adds why a stdio server's connection broke under a call ("exited
+// with status 3"), which says more than mcp-go's "transport closed". The
+// exit is noticed a moment after the pipe closes, so it is waited for,
+// briefly.
+func (c *serverConn) explain(sess *session, err error) error {
+	var terr *mcptransport.Error
+	if c.entry.Transport != config.Stdio || !errors.As(err, &terr) {
+		return err
+	}
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	select {
+	case <-sess.lost:
+		if why := sess.lostErr(); why != nil {
+			return fmt.Errorf("the server %v: %w", why, err)
+		}
+	case <-t.C:
+	}
+	return err
 }
 
 // noticeFailure reconnects a server whose connection broke under a call: a

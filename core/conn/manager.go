@@ -64,7 +64,7 @@ func (m *Manager) Apply(set *config.Set) error {
 		if c := m.conns[e.Name]; c != nil {
 			c.stop()
 			delete(m.conns, e.Name)
-			m.events.publish(Event{Server: e.Name})
+			m.events.publish(Event{Server: e.Name, Removed: true})
 		}
 	}
 	for _, e := range slices.Concat(changes.Changed, changes.Added) {

@@ -77,7 +77,7 @@ func TestStatesBeforeConnecting(t *testing.T) {
 	}
 	waitState(t, m, "denied", Disabled)
 	waitState(t, m, "off", Disabled)
-	if _, err := m.CallTool(context.Background(), "pending", "echo", nil); err == nil || !strings.Contains(err.Error(), "awaiting-approval") {
+	if _, err := m.CallTool(context.Background(), "pending", "echo", nil); err == nil || !strings.Contains(err.Error(), "pending waits for your approval") {
 		t.Errorf("calling a server awaiting approval: %v", err)
 	}
 }

@@ -44,6 +44,9 @@ func (s Snapshot) Find(name string) (ServerInfo, bool) {
 type Event struct {
 	Server string
 	Status Status
+	// Removed says the server left the config and was stopped; Status is
+	// then the zero value.
+	Removed bool
 }
 
 // hub fans events out to subscribers without ever blocking the sender.

@@ -1,0 +1,369 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcptray/mcptray/core/builtin"
+	"github.com/mcptray/mcptray/core/tools"
+	"github.com/mcptray/mcptray/test/mcpserver"
+)
+
+// testServerBin is the in-repo MCP test server, built once for all tests.
+var testServerBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcptray-cli-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	testServerBin = filepath.Join(dir, "mcp-testserver")
+	build := exec.Command("go", "build", "-o", testServerBin, "github.com/mcptray/mcptray/test/mcpserver/cmd/mcp-testserver")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building the test server: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// testServerTools is how many tools the test server offers with no flags.
+var testServerTools = len(mcpserver.New(mcpserver.Options{}).ListTools())
+
+// addTestServer adds the test server to h's config as name, with flags.
+func (h *home) addTestServer(name string, flags ...string) {
+	h.t.Helper()
+	h.must(append([]string{"add", name, "--", testServerBin, "-name", name}, flags...)...)
+}
+
+// statusRow is one line of the status table.
+type statusRow struct {
+	state string
+	tools int
+	err   string
+}
+
+// statusTable reads status's table by server name.
+func statusTable(t *testing.T, out string) map[string]statusRow {
+	t.Helper()
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) == 0 || strings.Join(strings.Fields(lines[0]), " ") != "NAME STATE TOOLS LAST ERROR" {
+		t.Fatalf("status has no header:\n%s", out)
+	}
+	rows := map[string]statusRow{}
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		if len(f) < 3 {
+			t.Fatalf("status line %q has too few columns:\n%s", l, out)
+		}
+		n, err := strconv.Atoi(f[2])
+		if err != nil {
+			t.Fatalf("status line %q: tools %q is not a number", l, f[2])
+		}
+		rows[f[0]] = statusRow{state: f[1], tools: n, err: strings.Join(f[3:], " ")}
+	}
+	return rows
+}
+
+func TestStatus(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.addTestServer("test")
+	// A program that is not there fails at once, so status does not wait.
+	h.must("add", "gone", "--", "mcptray-no-such-program")
+
+	code, out, errOut := h.run("status")
+	if code != 0 || errOut != "" {
+		t.Fatalf("status: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	rows := statusTable(t, out)
+	if r := rows["test"]; r != (statusRow{state: "connected", tools: testServerTools}) {
+		t.Errorf("test = %+v, want connected with %d tools:\n%s", r, testServerTools, out)
+	}
+	if r := rows[builtin.Name]; r.state != "connected" || r.tools != 1 || r.err != "" {
+		t.Errorf("the built-in server = %+v, want connected with 1 tool:\n%s", r, out)
+	}
+	r := rows["gone"]
+	if r.state != "failed" || r.tools != 0 || !strings.Contains(r.err, `"mcptray-no-such-program" was not found in any folder on PATH`) {
+		t.Errorf("gone = %+v, want failed saying the program was not found:\n%s", r, out)
+	}
+	// A person sees plain words, not Go's.
+	for _, junk := range []string{"%!", "&{", "exec:", "<nil>"} {
+		if strings.Contains(r.err, junk) {
+			t.Errorf("gone's error %q holds %q", r.err, junk)
+		}
+	}
+	if len(rows) != 3 {
+		t.Errorf("status shows %d servers, want 3:\n%s", len(rows), out)
+	}
+}
+
+// TestStatusJSON pins the field names of status --json: scripts rely on
+// them, so fields may be added but never renamed or removed.
+func TestStatusJSON(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.addTestServer("test")
+	h.must("add", "gone", "--", "mcptray-no-such-program")
+
+	out := h.must("status", "--json")
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &top); err != nil {
+		t.Fatalf("status --json is not JSON: %v\n%s", err, out)
+	}
+	if keys := slices.Sorted(maps.Keys(top)); !slices.Equal(keys, []string{"servers"}) {
+		t.Errorf("top-level fields = %q, want [servers]", keys)
+	}
+	var servers []map[string]any
+	if err := json.Unmarshal(top["servers"], &servers); err != nil {
+		t.Fatalf("servers: %v\n%s", err, out)
+	}
+	byName := map[string]map[string]any{}
+	for _, s := range servers {
+		want := []string{"name", "scope", "since", "state", "tools", "transport"}
+		if _, ok := s["error"]; ok {
+			want = append(want, "error")
+			slices.Sort(want)
+		}
+		if keys := slices.Sorted(maps.Keys(s)); !slices.Equal(keys, want) {
+			t.Errorf("server fields = %q, want %q", keys, want)
+		}
+		since, _ := s["since"].(string)
+		if _, err := time.Parse(time.RFC3339, since); err != nil {
+			t.Errorf("since %q is not RFC 3339: %v", since, err)
+		}
+		name, _ := s["name"].(string)
+		byName[name] = s
+	}
+	for name, want := range map[string]map[string]any{
+		"test":       {"scope": "user", "transport": "stdio", "state": "connected", "tools": float64(testServerTools)},
+		builtin.Name: {"scope": "dynamic", "transport": "in-process", "state": "connected", "tools": float64(1)},
+		"gone":       {"scope": "user", "transport": "stdio", "state": "failed", "tools": float64(0)},
+	} {
+		got, ok := byName[name]
+		if !ok {
+			t.Errorf("status --json lacks %s:\n%s", name, out)
+			continue
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("%s: %s = %v, want %v", name, k, got[k], v)
+			}
+		}
+	}
+	if e, _ := byName["gone"]["error"].(string); !strings.Contains(e, "was not found") {
+		t.Errorf("gone's error = %q", e)
+	}
+	if len(servers) != 3 {
+		t.Errorf("status --json has %d servers, want 3:\n%s", len(servers), out)
+	}
+}
+
+func TestStatusUsage(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	if code, _, errOut := h.run("status", "test"); code != 2 || !strings.Contains(errOut, "status takes no names") {
+		t.Errorf("status with a name: exit %d, %q", code, errOut)
+	}
+	// With no servers configured, the built-in one is still there.
+	if rows := statusTable(t, h.must("status")); len(rows) != 1 || rows[builtin.Name].state != "connected" {
+		t.Errorf("status of an empty home = %+v", rows)
+	}
+}
+
+func TestTools(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.addTestServer("test")
+
+	out := h.must("tools", "test")
+	if !strings.HasPrefix(out, "TOOL") {
+		t.Errorf("tools has no header:\n%s", out)
+	}
+	for _, want := range []string{"echo", "read-only", "Returns its text argument.", "raw_schema", "crash"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("tools lacks %q:\n%s", want, out)
+		}
+	}
+
+	var list struct{ Tools []tools.Tool }
+	out = h.must("tools", "--json", "test")
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("tools --json is not JSON: %v\n%s", err, out)
+	}
+	if len(list.Tools) != testServerTools {
+		t.Errorf("tools --json lists %d tools, want %d", len(list.Tools), testServerTools)
+	}
+	i := slices.IndexFunc(list.Tools, func(t tools.Tool) bool { return t.Name == "raw_schema" })
+	if i < 0 {
+		t.Fatalf("tools --json lacks raw_schema:\n%s", out)
+	}
+	raw := list.Tools[i]
+	// The schema is indented with the rest of the output, but every key is
+	// there, in the server's order.
+	var schema bytes.Buffer
+	if err := json.Compact(&schema, raw.InputSchema); err != nil {
+		t.Fatal(err)
+	}
+	if schema.String() != mcpserver.RawSchema {
+		t.Errorf("raw_schema's inputSchema =\n%s\nwant\n%s", schema.String(), mcpserver.RawSchema)
+	}
+	if raw.Server != "test" || raw.QualifiedName == "" {
+		t.Errorf("raw_schema = %+v", raw)
+	}
+}
+
+// TestToolsJSONAfterName: --json may come where the synopsis puts it, after
+// the server, as well as before it.
+func TestToolsJSONAfterName(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.addTestServer("test")
+	before := h.must("tools", "--json", "test")
+	if code, after, errOut := h.run("tools", "test", "--json"); code != 0 || after != before {
+		t.Errorf("tools test --json: exit %d\nstdout: %s\nstderr: %s\nwant what tools --json test prints", code, after, errOut)
+	}
+}
+
+func TestCall(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.addTestServer("test")
+	for _, tc := range []struct {
+		name          string
+		args          []string
+		code          int
+		stdout        string // the whole of stdout
+		stderr        string // a part of stderr
+		stderrIsEmpty bool
+	}{
+		{"echo", []string{"test", "echo", `{"text": "hello, world"}`}, 0, "hello, world\n", "", true},
+		{"numbers", []string{"test", "add", `{"a": 2, "b": 3.5}`}, 0, "5.5\n", "", true},
+		{"no arguments", []string{"test", "roots"}, 0, "[]\n", "", true},
+		// raw_schema answers with the arguments it was given.
+		{"empty arguments", []string{"test", "raw_schema"}, 0, "{}\n", "", true},
+		// echo without its text answers with isError.
+		{"tool error", []string{"test", "echo", `{}`}, 1, "required argument \"text\" not found\n", "mcptray call: the tool reported an error", false},
+		{"crash", []string{"test", "crash"}, 1, "", "calling crash on test:", false},
+		{"unknown tool", []string{"test", "nope"}, 1, "", "calling nope on test:", false},
+		{"bad JSON", []string{"test", "echo", `{"text":`}, 2, "", "the arguments must be a JSON object", false},
+		{"not an object", []string{"test", "echo", `["hello"]`}, 2, "", "the arguments must be a JSON object", false},
+		{"no tool", []string{"test"}, 2, "", "usage: mcptray call SERVER|URL TOOL [JSON]", false},
+		{"unknown server", []string{"ghost", "echo"}, 1, "", `there is no server called "ghost"`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			code, out, errOut := h.run(append([]string{"call"}, tc.args...)...)
+			if code != tc.code || out != tc.stdout || !strings.Contains(errOut, tc.stderr) || (tc.stderrIsEmpty && errOut != "") {
+				t.Errorf("call %q: exit %d\nstdout: %q\nstderr: %q\nwant exit %d, stdout %q, stderr with %q",
+					tc.args, code, out, errOut, tc.code, tc.stdout, tc.stderr)
+			}
+		})
+	}
+}
+
+// TestCallNullArguments: JSON null is not an object, and must never reach
+// a server as its arguments, which servers validate as an object.
+func TestCallNullArguments(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.addTestServer("test")
+	code, out, errOut := h.run("call", "test", "raw_schema", "null")
+	refused := code == 2 && strings.Contains(errOut, "the arguments must be a JSON object")
+	sentEmpty := code == 0 && out == "{}\n"
+	if !refused && !sentEmpty {
+		t.Errorf("call test raw_schema null: exit %d\nstdout: %q\nstderr: %q\nwant a usage error, or {} sent as the arguments", code, out, errOut)
+	}
+}
+
+func TestToolsUsage(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"tools"}, 2, "name one server, or give a URL"},
+		{[]string{"tools", "a", "b"}, 2, "name one server, or give a URL"},
+		{[]string{"tools", "--yaml", "a"}, 2, "usage: mcptray tools"},
+		{[]string{"tools", "ghost"}, 1, `there is no server called "ghost"; mcptray list shows them all`},
+	} {
+		code, _, errOut := h.run(tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d and %q", tc.args, code, errOut, tc.code, tc.want)
+		}
+	}
+}
+
+// TestToolsAndCallByURL reaches a server by its URL without adding it.
+func TestToolsAndCallByURL(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	url := serveTest(t, mcpserver.Options{Name: "remote"})
+
+	out := h.must("tools", url)
+	for _, want := range []string{"echo", "raw_schema"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("tools %s lacks %q:\n%s", url, want, out)
+		}
+	}
+	var list struct{ Tools []tools.Tool }
+	if err := json.Unmarshal([]byte(h.must("tools", "--json", url)), &list); err != nil || len(list.Tools) != testServerTools {
+		t.Errorf("tools %s --json: %d tools, %v", url, len(list.Tools), err)
+	}
+	if out := h.must("call", url, "echo", `{"text": "over http"}`); out != "over http\n" {
+		t.Errorf("call %s echo = %q", url, out)
+	}
+	if code, _, errOut := h.run("call", url, "echo", "{}"); code != 1 || !strings.Contains(errOut, "the tool reported an error") {
+		t.Errorf("call %s echo {}: exit %d, %q", url, code, errOut)
+	}
+	// Nothing was added.
+	if l := h.list(); len(l.Servers) != 0 {
+		t.Errorf("calling by URL added a server: %+v", l.Servers)
+	}
+}
+
+// serveTest runs the test server in this process over streamable HTTP on a
+// loopback port until the test ends, and returns its URL.
+func serveTest(t *testing.T, opts mcpserver.Options) string {
+	t.Helper()
+	if opts.Exit == nil {
+		opts.Exit = func(int) {} // the crash tool must not end the tests
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = io.Discard
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- mcpserver.Serve(ctx, opts, "http", "127.0.0.1:0", nil, pw); pw.Close() }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("test server: %v", err)
+		}
+	})
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the test server's URL: %v", err)
+	}
+	go io.Copy(io.Discard, pr)
+	return strings.TrimSpace(line)
+}
