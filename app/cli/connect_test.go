@@ -1,16 +1,11 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,10 +26,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	testServerBin = filepath.Join(dir, "mcp-testserver")
-	build := exec.Command("go", "build", "-o", testServerBin, "github.com/mcptray/mcptray/test/mcpserver/cmd/mcp-testserver")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building the test server: %v\n%s", err, out)
+	if testServerBin, err = mcpserver.Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
@@ -340,30 +333,7 @@ func TestToolsAndCallByURL(t *testing.T) {
 	}
 }
 
-// serveTest runs the test server in this process over streamable HTTP on a
-// loopback port until the test ends, and returns its URL.
+// serveTest runs the test server over streamable HTTP in this process.
 func serveTest(t *testing.T, opts mcpserver.Options) string {
-	t.Helper()
-	if opts.Exit == nil {
-		opts.Exit = func(int) {} // the crash tool must not end the tests
-	}
-	if opts.Stderr == nil {
-		opts.Stderr = io.Discard
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- mcpserver.Serve(ctx, opts, "http", "127.0.0.1:0", nil, pw); pw.Close() }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("test server: %v", err)
-		}
-	})
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatalf("reading the test server's URL: %v", err)
-	}
-	go io.Copy(io.Discard, pr)
-	return strings.TrimSpace(line)
+	return mcpserver.ServeTest(t, opts, "http")
 }

@@ -1,14 +1,9 @@
 package conn
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -25,10 +20,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	testServerBin = filepath.Join(dir, "mcp-testserver")
-	build := exec.Command("go", "build", "-o", testServerBin, "github.com/mcptray/mcptray/test/mcpserver/cmd/mcp-testserver")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building the test server: %v\n%s", err, out)
+	if testServerBin, err = mcpserver.Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
@@ -75,26 +68,9 @@ func remoteEntry(name, url string, t config.Transport) config.Entry {
 
 func setOf(entries ...config.Entry) *config.Set { return &config.Set{Servers: entries} }
 
-// serveTest runs the test server in this process over http or sse on a
-// loopback port until the test ends, and returns its URL.
+// serveTest runs the test server in this process over http or sse.
 func serveTest(t *testing.T, opts mcpserver.Options, transport string) string {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- mcpserver.Serve(ctx, opts, transport, "127.0.0.1:0", nil, pw); pw.Close() }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("test server: %v", err)
-		}
-	})
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatalf("reading the test server's URL: %v", err)
-	}
-	go io.Copy(io.Discard, pr)
-	return strings.TrimSpace(line)
+	return mcpserver.ServeTest(t, opts, transport)
 }
 
 // waitFor waits until the server called name satisfies ok, and returns it.
