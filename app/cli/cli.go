@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/sanitize"
 )
 
 // Env is the world a command runs in; tests give it a temporary home.
@@ -124,7 +125,9 @@ func Run(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "mcptray %s: %v\nusage: %s\n", cmd.name, err, synopsis(cmd.name))
 		return 2
 	default:
-		fmt.Fprintf(env.Stderr, "mcptray %s: %v\n", cmd.name, err)
+		// Errors can quote what a server said: never let that rewrite the
+		// terminal.
+		fmt.Fprintf(env.Stderr, "mcptray %s: %s\n", cmd.name, sanitize.String(err.Error()))
 		return 1
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/mcptray/mcptray/core/sanitize"
+
 	"golang.org/x/oauth2"
 )
 
@@ -127,7 +129,7 @@ func (m *Manager) postJSON(ctx context.Context, u string, v, out any) error {
 		}
 		_ = json.Unmarshal(body, &e)
 		if e.Error != "" {
-			return fmt.Errorf("%s answered %s: %s", redact(u), e.Error, e.Description)
+			return fmt.Errorf("%s answered %s: %s", redact(u), sanitize.Line(e.Error), sanitize.Line(e.Description))
 		}
 		return fmt.Errorf("%s answered HTTP %d", redact(u), resp.StatusCode)
 	}
@@ -154,9 +156,9 @@ func tokenError(what string, err error) error {
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) {
 		if re.ErrorCode != "" {
-			msg := fmt.Sprintf("%s: the authorization server refused (%s", what, re.ErrorCode)
+			msg := fmt.Sprintf("%s: the authorization server refused (%s", what, sanitize.Line(re.ErrorCode))
 			if re.ErrorDescription != "" {
-				msg += ": " + re.ErrorDescription
+				msg += ": " + sanitize.Line(re.ErrorDescription)
 			}
 			return &wrapped{msg: msg + ")", err: err}
 		}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/mcptray/mcptray/core/sanitize"
 )
 
 // callbackPath is where the authorization server sends the browser back.
@@ -45,15 +47,18 @@ type SignInError struct {
 }
 
 func (e *SignInError) Error() string {
+	// Code and Description are the server's words: one clean line, so a
+	// hostile server cannot rewrite the person's terminal or forge lines.
+	code, desc := sanitize.Line(e.Code), sanitize.Line(e.Description)
 	switch {
 	case e.Reason != "":
 		return "sign-in refused: " + e.Reason
-	case e.Code == "access_denied":
+	case code == "access_denied":
 		return "sign-in was declined in the browser"
-	case e.Description != "":
-		return fmt.Sprintf("the authorization server ended the sign-in: %s (%s)", e.Description, e.Code)
+	case desc != "":
+		return fmt.Sprintf("the authorization server ended the sign-in: %s (%s)", desc, code)
 	default:
-		return fmt.Sprintf("the authorization server ended the sign-in: %s", e.Code)
+		return fmt.Sprintf("the authorization server ended the sign-in: %s", code)
 	}
 }
 

@@ -1,0 +1,223 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/mcptray/mcptray/core/builtin"
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/oauth"
+	"github.com/mcptray/mcptray/keychain"
+	"github.com/mcptray/mcptray/test/authserver"
+)
+
+// requireSessionBus skips a test that needs the keychain where there is no
+// D-Bus session to find one on, and fails it under CI, where make test
+// must provide one.
+func requireSessionBus(t *testing.T) {
+	t.Helper()
+	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" {
+		return
+	}
+	const msg = "no D-Bus session bus: run make test, which starts one with an unlocked gnome-keyring"
+	if os.Getenv("CI") != "" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+}
+
+// signInHome is a home with a remote server called "remote" behind a
+// real authorization server, and a browser that signs in at once.
+func signInHome(t *testing.T) (*home, *authserver.Servers) {
+	t.Helper()
+	srv := authserver.Start()
+	t.Cleanup(srv.Close)
+	h := newHome(t)
+	browser, err := authserver.BrowserCommand(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.env["MCPTRAY_BROWSER"] = browser
+	h.must("add", "remote", "--url", srv.MCPURL)
+	return h, srv
+}
+
+// signedIn reports whether the keychain holds tokens for the server at u.
+func signedIn(t *testing.T, u string) bool {
+	t.Helper()
+	m := oauth.New(oauth.Options{Store: keychain.New("mcptray")})
+	ok, err := m.SignedIn(context.Background(), &config.Server{Name: "remote", Transport: config.HTTP, URL: u})
+	if err != nil {
+		t.Fatalf("reading the keychain: %v", err)
+	}
+	return ok
+}
+
+// checkPlain fails the test when a message shows Go's insides rather than
+// plain words, or a secret the server issued.
+func checkPlain(t *testing.T, msg string, srv *authserver.Servers) {
+	t.Helper()
+	for _, junk := range []string{"%!", "&{", "<nil>", "oauth2:", "panic", "goroutine"} {
+		if strings.Contains(msg, junk) {
+			t.Errorf("the message holds %q: %s", junk, msg)
+		}
+	}
+	if srv == nil {
+		return
+	}
+	for _, s := range srv.Secrets() {
+		if strings.Contains(msg, s) {
+			t.Errorf("the message holds a secret the server issued: %s", msg)
+		}
+	}
+}
+
+// TestLoginLogout: login keeps the sign-in in the keychain and calls use
+// it without the browser; logout takes it out of the keychain, and the
+// server needs a sign-in again.
+func TestLoginLogout(t *testing.T) {
+	t.Parallel()
+	requireSessionBus(t)
+	h, srv := signInHome(t)
+	t.Cleanup(func() { h.run("logout", "remote") })
+
+	code, out, errOut := h.run("login", "remote")
+	if code != 0 || out != "Signed in to remote.\n" || !strings.Contains(errOut, "Opening your browser to sign in to remote") {
+		t.Fatalf("login: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if !signedIn(t, srv.MCPURL) {
+		t.Fatal("login kept no tokens in the keychain")
+	}
+	if out := h.must("call", "remote", "echo", `{"text":"hi"}`); !strings.Contains(out, "hi") {
+		t.Errorf("call printed %q", out)
+	}
+	if rows := statusTable(t, h.must("status")); rows["remote"].state != "connected" {
+		t.Errorf("signed in, remote is %+v", rows["remote"])
+	}
+	if n := srv.Stats().Authorizations; n != 1 {
+		t.Errorf("%d sign-ins in the browser; the call should have used login's", n)
+	}
+
+	code, out, errOut = h.run("logout", "remote")
+	if code != 0 || out != "Signed out of remote.\n" || errOut != "" {
+		t.Fatalf("logout: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if signedIn(t, srv.MCPURL) {
+		t.Fatal("the tokens are still in the keychain after logout")
+	}
+	r := statusTable(t, h.must("status"))["remote"]
+	if r.state != "needs-auth" || !strings.Contains(r.err, "sign in") {
+		t.Errorf("after logout remote is %+v; want needs-auth saying to sign in", r)
+	}
+	// Logging out twice is no error: there is nothing left to forget.
+	h.must("logout", "remote")
+
+	// A call now has to sign in again; the person declines.
+	srv.SetRedirectError("access_denied", "")
+	code, out, errOut = h.run("call", "remote", "echo", `{"text":"hi"}`)
+	if code != 1 || out != "" || !strings.Contains(errOut, "remote wants you to sign in") ||
+		!strings.Contains(errOut, "mcptray call: signing in to remote: sign-in was declined in the browser") {
+		t.Errorf("call after logout: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	checkPlain(t, errOut, srv)
+	if n := srv.Stats().Authorizations; n != 2 {
+		t.Errorf("%d sign-ins in the browser; want the call to have asked for a second", n)
+	}
+}
+
+// TestLoginRefused: login and logout only take remote servers that are
+// configured (or given by URL), and say so in plain words.
+func TestLoginRefused(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.addTestServer("local")
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"login", "local"}, 1, "mcptray login: local runs on this computer; only remote servers sign in\n"},
+		{[]string{"logout", "local"}, 1, "mcptray logout: local runs on this computer; only remote servers sign in\n"},
+		{[]string{"login", "nosuch"}, 1, `mcptray login: there is no server called "nosuch"; mcptray list shows them all` + "\n"},
+		{[]string{"logout", "nosuch"}, 1, `mcptray logout: there is no server called "nosuch"; mcptray list shows them all` + "\n"},
+		{[]string{"login", builtin.Name}, 1, "mcptray login: " + builtin.Name + " is built into mcptray; only remote servers sign in\n"},
+		{[]string{"login"}, 2, "mcptray login: name one server, or give its URL\n"},
+		{[]string{"login", "a", "b"}, 2, "mcptray login: name one server, or give its URL\n"},
+		{[]string{"logout"}, 2, "mcptray logout: name one server, or give its URL\n"},
+	}
+	for _, tt := range tests {
+		code, out, errOut := h.run(tt.args...)
+		if code != tt.code || out != "" || !strings.HasPrefix(errOut, tt.want) {
+			t.Errorf("mcptray %s: exit %d\nstdout: %s\nstderr: %s\nwant exit %d and %q", strings.Join(tt.args, " "), code, out, errOut, tt.code, tt.want)
+		}
+		checkPlain(t, errOut, nil)
+	}
+}
+
+// TestLoginBadAnswer: when the browser comes back with an error, or with
+// an answer that is not this sign-in's, login and call end with a clear
+// message, nothing is kept, and the server stays in needs-auth. None of
+// this reaches the keychain's contents, so it runs without one too.
+func TestLoginBadAnswer(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		set  func(*authserver.Servers)
+		want string
+	}{
+		{"declined", func(s *authserver.Servers) { s.SetRedirectError("access_denied", "the person said no") },
+			"sign-in was declined in the browser"},
+		{"server error", func(s *authserver.Servers) { s.SetRedirectError("server_error", "try again later") },
+			"the authorization server ended the sign-in: try again later (server_error)"},
+		{"wrong state", func(s *authserver.Servers) { s.SetRedirectState("forged") },
+			"sign-in refused: the answer that came back to mcptray does not belong to this sign-in (its state does not match)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h, srv := signInHome(t)
+			tt.set(srv)
+			for _, cmd := range [][]string{{"login", "remote"}, {"call", "remote", "echo"}} {
+				code, out, errOut := h.run(cmd...)
+				want := "mcptray " + cmd[0] + ": signing in to remote: " + tt.want + "\n"
+				if code != 1 || out != "" || !strings.HasSuffix(errOut, want) {
+					t.Errorf("mcptray %s: exit %d\nstdout: %s\nstderr: %s\nwant exit 1 ending %q", strings.Join(cmd, " "), code, out, errOut, want)
+				}
+				checkPlain(t, errOut, srv)
+			}
+			if n := srv.Stats().Authorizations; n != 2 {
+				t.Errorf("%d trips to the authorization server, want 2: each command signs in once, not again and again", n)
+			}
+			r := statusTable(t, h.must("status"))["remote"]
+			if r.state != "needs-auth" || !strings.Contains(r.err, "sign in") {
+				t.Errorf("remote is %+v; want needs-auth saying to sign in", r)
+			}
+			if os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" && signedIn(t, srv.MCPURL) {
+				t.Error("tokens were kept after a failed sign-in")
+			}
+		})
+	}
+}
+
+// TestLoginHostileErrorText: the error and error_description that come
+// back from the authorization server are the server's words, and a hostile
+// server can put terminal escapes, a carriage return, a bidi override or a
+// new line in them to rewrite what the person sees ("Signed in"). They
+// must reach the terminal as one clean line.
+func TestLoginHostileErrorText(t *testing.T) {
+	t.Parallel()
+	h, srv := signInHome(t)
+	srv.SetRedirectError("server_error\x1b[31m", "\x1b]0;owned\x07\x1b[2K\rall good\u202e\nmcptray: Signed in to remote.")
+	for _, cmd := range [][]string{{"login", "remote"}, {"call", "remote", "echo"}} {
+		code, _, errOut := h.run(cmd...)
+		last := strings.TrimSuffix(errOut, "\n")
+		if i := strings.LastIndex(last, "\n"); i >= 0 {
+			last = last[i+1:]
+		}
+		if code != 1 || strings.ContainsAny(errOut, "\x1b\x07\r\u202e") || !strings.HasPrefix(last, "mcptray "+cmd[0]+": signing in to remote:") {
+			t.Errorf("mcptray %s: exit %d; stderr %q: want exit 1 and the server's words on the error's own line, without control characters", strings.Join(cmd, " "), code, errOut)
+		}
+	}
+}
