@@ -163,6 +163,8 @@ func (c *serverConn) fail(why string) time.Duration {
 }
 
 // connect waits for a place in the window, then connects and lists tools.
+// The place is given up as soon as the handshake is done: the window
+// bounds processes starting at once, not servers being asked for tools.
 func (c *serverConn) connect() error {
 	window := c.m.local
 	if c.entry.Transport.Remote() {
@@ -171,9 +173,8 @@ func (c *serverConn) connect() error {
 	if err := acquire(c.ctx, window); err != nil {
 		return err
 	}
-	defer release(window)
-
 	sess, err := c.m.dial(c.ctx, &c.entry.Server)
+	release(window)
 	if err != nil {
 		return err
 	}
