@@ -119,11 +119,12 @@ func checkName(name string) error {
 	return nil
 }
 
-func runRemove(_ context.Context, c *cmdContext, args []string) error {
+func runRemove(ctx context.Context, c *cmdContext, args []string) error {
 	if len(args) != 1 {
 		return usagef("name one server")
 	}
 	name := args[0]
+	before := c.loader.Load()
 	errNotHere := errors.New("not in the user file")
 	err := config.ModifyUserFile(c.paths.UserFile(), func(u *config.UserFile) error {
 		if _, ok := u.MCPServers[name]; !ok {
@@ -134,13 +135,13 @@ func runRemove(_ context.Context, c *cmdContext, args []string) error {
 	})
 	if err == nil {
 		fmt.Fprintf(c.Stdout, "Removed %s from %s.\n", name, c.home(c.paths.UserFile()))
+		c.forgetSignIn(ctx, before, name)
 		return nil
 	}
 	if !errors.Is(err, errNotHere) {
 		return err
 	}
-	set := c.loader.Load()
-	e, err := c.find(set, name)
+	e, err := c.find(before, name)
 	if err != nil {
 		return err
 	}
@@ -150,4 +151,31 @@ func runRemove(_ context.Context, c *cmdContext, args []string) error {
 	}
 	return fmt.Errorf("%s comes from %s (%s scope), not from your mcptray config; to remove it, %s",
 		sanitize.Line(e.Name), c.from(e.Origin), e.Scope, hint)
+}
+
+// forgetSignIn deletes the keychain items of a removed remote server, unless
+// a server that is still configured reaches the same URL and so shares them.
+// Failing to reach the keychain does not undo the removal: it is said, and
+// the items can go with mcptray logout URL.
+func (c *cmdContext) forgetSignIn(ctx context.Context, before *config.Set, name string) {
+	var gone *config.Server
+	for _, e := range append(before.Servers, before.Suppressed...) {
+		if e.Scope == config.User && e.ConfigName == name && e.Transport.Remote() {
+			gone = &e.Server
+			break
+		}
+	}
+	if gone == nil {
+		return
+	}
+	sig := config.Signature(gone)
+	for _, e := range c.loader.Load().Servers {
+		if e.Signature == sig {
+			return // still in use
+		}
+	}
+	if err := c.oauthManager(nil).SignOut(ctx, gone); err != nil {
+		fmt.Fprintf(c.Stderr, "mcptray remove: its sign-in is still in your keychain (%s); mcptray logout %s removes it\n",
+			sanitize.Line(err.Error()), sanitize.Line(gone.URL))
+	}
 }

@@ -221,3 +221,24 @@ func TestLoginHostileErrorText(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoveForgetsSignIn: removing a remote server takes its sign-in out
+// of the keychain, unless another configured server reaches the same URL.
+func TestRemoveForgetsSignIn(t *testing.T) {
+	t.Parallel()
+	requireSessionBus(t)
+	h, srv := signInHome(t)
+	h.must("login", "remote")
+	h.must("add", "again", "--url", srv.MCPURL) // the same server under another name
+	if !signedIn(t, srv.MCPURL) {
+		t.Fatal("login stored no tokens")
+	}
+	h.must("remove", "remote")
+	if !signedIn(t, srv.MCPURL) {
+		t.Fatal("removing one of two names for a server dropped the sign-in both use")
+	}
+	h.must("remove", "again")
+	if signedIn(t, srv.MCPURL) {
+		t.Error("the sign-in of a removed server is still in the keychain")
+	}
+}
