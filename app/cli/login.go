@@ -219,6 +219,14 @@ func withSignIn(run func(context.Context, *cmdContext, []string) error) func(con
 			if !errors.As(err, &ch) || ch.Status == 0 {
 				ch = nil
 			}
+			// A token mcptray thought good was refused: a refresh may do,
+			// without sending the person to the browser. Not for a
+			// step-up, which needs the person to grant more.
+			if ch == nil || ch.ErrorCode != "insufficient_scope" {
+				if c.oauthManager(nil).RefreshNow(ctx, s) == nil {
+					continue
+				}
+			}
 			fmt.Fprintf(c.Stderr, "%s wants you to sign in; opening your browser…\n", sanitize.Line(s.Name))
 			if serr := c.oauthManager(nil).SignIn(ctx, s, ch); serr != nil {
 				return fmt.Errorf("signing in to %s: %w", sanitize.Line(s.Name), serr)

@@ -242,3 +242,25 @@ func TestRemoveForgetsSignIn(t *testing.T) {
 		t.Error("the sign-in of a removed server is still in the keychain")
 	}
 }
+
+// TestRefusedTokenRefreshesFirst: when the server refuses a token mcptray
+// still thought good, a refresh is tried before the browser.
+func TestRefusedTokenRefreshesFirst(t *testing.T) {
+	t.Parallel()
+	requireSessionBus(t)
+	h, srv := signInHome(t)
+	h.must("login", "remote")
+	before := srv.Stats()
+	srv.ExpireAccessTokens()
+	if out := h.must("call", "remote", "echo", `{"text":"still me"}`); !strings.Contains(out, "still me") {
+		t.Errorf("call after the token was refused: %q", out)
+	}
+	after := srv.Stats()
+	if after.Authorizations != before.Authorizations {
+		t.Errorf("the browser was sent to sign in again (%d authorizations, was %d); a refresh would do",
+			after.Authorizations, before.Authorizations)
+	}
+	if after.Refreshes != before.Refreshes+1 || after.Reuses != 0 || after.Revoked != 0 {
+		t.Errorf("stats = %+v, was %+v; want exactly one good refresh", after, before)
+	}
+}

@@ -162,7 +162,10 @@ func (ts *tokenSource) renewLocked(ctx context.Context, stale *storedTokens) (st
 		return "", fmt.Errorf("reading the sign-in from the keychain: %w", err)
 	}
 	now := ts.m.opts.Now()
-	if tok != nil && tok.fresh(now) {
+	// A different token than the one found stale is another process's
+	// refresh: use it. The same one, still fresh by its saved expiry, is
+	// one the server rejected (RefreshNow): renew it.
+	if tok != nil && tok.fresh(now) && (stale == nil || tok.AccessToken != stale.AccessToken) {
 		ts.cached, ts.loadedAt = tok, now
 		return tok.AccessToken, nil
 	}
@@ -198,6 +201,29 @@ func (ts *tokenSource) renewLocked(ctx context.Context, stale *storedTokens) (st
 }
 
 var errNoRefresh = errors.New("the sign-in expired and cannot be renewed without you")
+
+// RefreshNow renews a server's sign-in at once, whatever its saved expiry
+// says: for a server that rejected a token mcptray still thought good (an
+// early revocation, clocks that disagree). It runs under the same
+// cross-process lock as any refresh. An error means the person has to sign
+// in again; after invalid_grant the dead sign-in is deleted.
+func (m *Manager) RefreshNow(ctx context.Context, s *config.Server) error {
+	ts := m.source(s)
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	tok, err := m.loadTokens(ctx, s)
+	if err != nil {
+		return err
+	}
+	if tok == nil || tok.RefreshToken == "" {
+		return errNoRefresh
+	}
+	stale := *tok
+	stale.Expiry = time.Unix(1, 0) // what the server says, not what we saved
+	ts.cached = nil
+	_, err = ts.renewLocked(ctx, &stale)
+	return err
+}
 
 // renew gets a new token: a refresh, or a new client-credentials or
 // Cross-App Access grant for machine identities.

@@ -147,6 +147,17 @@ func (s *Servers) BeforeRefresh(f func()) {
 	s.mu.Unlock()
 }
 
+// ExpireAccessTokens makes every access token issued so far expire now, on
+// the server's side only: the client still believes them good, as after an
+// early revocation or with clocks that disagree.
+func (s *Servers) ExpireAccessTokens() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range s.access {
+		t.expiry = time.Now()
+	}
+}
+
 // Stats is what the servers saw.
 type Stats struct {
 	// Authorizations is how many authorization requests came.
