@@ -60,21 +60,6 @@ func mcptrayBin(t *testing.T) string {
 	return binPath
 }
 
-// requireSessionBus skips a test that needs the keychain where there is no
-// D-Bus session to find one on, and fails it under CI, where make test
-// must provide one.
-func requireSessionBus(t *testing.T) {
-	t.Helper()
-	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" {
-		return
-	}
-	const msg = "no D-Bus session bus: run make test, which starts one with an unlocked gnome-keyring"
-	if os.Getenv("CI") != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-}
-
 // world is one person's computer for mcptray: a temporary HOME with every
 // XDG folder and TMPDIR inside it, so that whatever mcptray writes lands
 // under root, shared by every mcptray process the test starts. The
@@ -91,7 +76,7 @@ type world struct {
 
 func newWorld(t *testing.T, extraEnv ...string) *world {
 	t.Helper()
-	requireSessionBus(t)
+	authserver.RequireSessionBus(t)
 	w := &world{t: t, bin: mcptrayBin(t), root: t.TempDir()}
 	dirs := map[string]string{
 		"HOME": "home", "XDG_CONFIG_HOME": "config", "XDG_CACHE_HOME": "cache",

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"os"
 	"slices"
@@ -20,21 +19,7 @@ import (
 // testServerBin is the in-repo MCP test server, built once for all tests.
 var testServerBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mcptray-cli-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if testServerBin, err = mcpserver.Build(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(mcpserver.RunTests(m, &testServerBin)) }
 
 // testServerTools is how many tools the test server offers with no flags.
 var testServerTools = len(mcpserver.New(mcpserver.Options{}).ListTools())

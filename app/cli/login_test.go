@@ -13,21 +13,6 @@ import (
 	"github.com/mcptray/mcptray/test/authserver"
 )
 
-// requireSessionBus skips a test that needs the keychain where there is no
-// D-Bus session to find one on, and fails it under CI, where make test
-// must provide one.
-func requireSessionBus(t *testing.T) {
-	t.Helper()
-	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" {
-		return
-	}
-	const msg = "no D-Bus session bus: run make test, which starts one with an unlocked gnome-keyring"
-	if os.Getenv("CI") != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-}
-
 // signInHome is a home with a remote server called "remote" behind a
 // real authorization server, and a browser that signs in at once.
 func signInHome(t *testing.T) (*home, *authserver.Servers) {
@@ -79,7 +64,7 @@ func checkPlain(t *testing.T, msg string, srv *authserver.Servers) {
 // server needs a sign-in again.
 func TestLoginLogout(t *testing.T) {
 	t.Parallel()
-	requireSessionBus(t)
+	authserver.RequireSessionBus(t)
 	h, srv := signInHome(t)
 	t.Cleanup(func() { h.run("logout", "remote") })
 
@@ -226,7 +211,7 @@ func TestLoginHostileErrorText(t *testing.T) {
 // of the keychain, unless another configured server reaches the same URL.
 func TestRemoveForgetsSignIn(t *testing.T) {
 	t.Parallel()
-	requireSessionBus(t)
+	authserver.RequireSessionBus(t)
 	h, srv := signInHome(t)
 	h.must("login", "remote")
 	h.must("add", "again", "--url", srv.MCPURL) // the same server under another name
@@ -247,7 +232,7 @@ func TestRemoveForgetsSignIn(t *testing.T) {
 // still thought good, a refresh is tried before the browser.
 func TestRefusedTokenRefreshesFirst(t *testing.T) {
 	t.Parallel()
-	requireSessionBus(t)
+	authserver.RequireSessionBus(t)
 	h, srv := signInHome(t)
 	h.must("login", "remote")
 	before := srv.Stats()

@@ -2,7 +2,6 @@ package conn
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -14,21 +13,7 @@ import (
 // testServerBin is the in-repo MCP test server, built once for all tests.
 var testServerBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mcptray-conn-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if testServerBin, err = mcpserver.Build(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(mcpserver.RunTests(m, &testServerBin)) }
 
 // deadline bounds every wait in these tests; passing tests wait only as
 // long as they must.

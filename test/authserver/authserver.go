@@ -24,8 +24,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -407,4 +409,19 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// RequireSessionBus skips a test that needs the keychain where there is no
+// D-Bus session to find one on, and fails it under CI, where make test
+// must provide one.
+func RequireSessionBus(t testing.TB) {
+	t.Helper()
+	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" {
+		return
+	}
+	const msg = "no D-Bus session bus: run make test, which starts one with an unlocked gnome-keyring"
+	if os.Getenv("CI") != "" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -52,4 +53,21 @@ func ServeTest(t testing.TB, opts Options, transport string) string {
 	}
 	go io.Copy(io.Discard, pr)
 	return strings.TrimSpace(line)
+}
+
+// RunTests is a whole TestMain for packages that run the test server as a
+// program: it builds it into a temporary folder, sets *bin to its path,
+// runs the tests and removes the folder. It returns the exit code.
+func RunTests(m *testing.M, bin *string) int {
+	dir, err := os.MkdirTemp("", "mcp-testserver")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if *bin, err = Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
 }
