@@ -67,6 +67,11 @@ func (a *ApprovalStore) Record(key string, d Decision) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	unlock, err := lockFile(a.Path) // the app and a command may decide at once
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	decisions, err := a.load()
 	if err != nil {
 		return err

@@ -82,13 +82,18 @@ func (u *UserFile) MarshalJSON() ([]byte, error) {
 }
 
 // ModifyUserFile is the one door through which mcptray changes its own
-// config: it reads the file, lets fn change it, and writes it back
-// atomically with a backup. When fn returns an error nothing is written. A
+// config: under a lock every mcptray process takes, it reads the file, lets
+// fn change it, and writes it back atomically with a backup. When fn returns an error nothing is written. A
 // file that cannot be parsed is never overwritten: the person's hand edits
 // are not to be lost.
 func ModifyUserFile(path string, fn func(*UserFile) error) error {
 	userFileMu.Lock()
 	defer userFileMu.Unlock()
+	unlock, err := lockFile(path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	u, err := ReadUserFile(path)
 	if err != nil {
 		return err
