@@ -21,7 +21,9 @@ mode=${1:-test}
 build_pkgs="gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev
 libxinerama-dev libxi-dev libxxf86vm-dev"
 # The tests: a virtual display, a private session bus and a real Secret Service.
-test_pkgs="xvfb xauth x11-utils libgl1-mesa-dri dbus gnome-keyring libsecret-tools"
+# curl and python3 serve the conformance adapter (its browser, and reading
+# the suite's JSON context).
+test_pkgs="xvfb xauth x11-utils libgl1-mesa-dri dbus gnome-keyring libsecret-tools curl python3"
 
 did_something=0
 
