@@ -2,7 +2,6 @@ package oauth
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -11,7 +10,6 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/mcptray/mcptray/core/config"
-	"github.com/mcptray/mcptray/core/secret"
 )
 
 // Token endpoint authentication methods (RFC 7591 §2).
@@ -68,29 +66,11 @@ func (c *storedClient) secret() string {
 }
 
 func (m *Manager) loadClient(ctx context.Context, s *config.Server) (*storedClient, error) {
-	b, err := m.opts.Store.Get(ctx, clientKey(s))
-	if errors.Is(err, secret.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var c storedClient
-	if err := json.Unmarshal(b, &c); err != nil {
-		return nil, nil // unreadable: as good as none
-	}
-	return &c, nil
+	return loadJSON[storedClient](ctx, m.opts.Store, clientKey(s))
 }
 
 func (m *Manager) saveClient(ctx context.Context, s *config.Server, c *storedClient) error {
-	b, err := json.Marshal(c)
-	if err != nil {
-		return err
-	}
-	if err := m.opts.Store.Set(ctx, clientKey(s), b); err != nil {
-		return fmt.Errorf("keeping the registered client in the keychain: %w", err)
-	}
-	return nil
+	return storeJSON(ctx, m.opts.Store, clientKey(s), c, "the registered client")
 }
 
 // resolveClient finds mcptray's identity for this sign-in, in the spec's

@@ -43,18 +43,9 @@ func (m *Manager) discover(ctx context.Context, serverURL string, ch *transport.
 	d := &discovery{serverURL: serverURL, resource: canonicalResource(su)}
 
 	var prm resourceMetadata
-	found := false
-	for _, u := range prmCandidates(su, ch) {
-		ok, err := m.getJSON(ctx, u, &prm)
-		if err != nil {
-			m.log.Debug("protected resource metadata", "url", redact(u), "err", err)
-			continue
-		}
-		if ok {
-			m.log.Debug("protected resource metadata found", "url", redact(u))
-			found = true
-			break
-		}
+	found, err := m.firstFound(ctx, "protected resource metadata", prmCandidates(su, ch), nil, &prm)
+	if err != nil {
+		return nil, err
 	}
 	if found {
 		if prm.Resource != "" {
@@ -85,21 +76,10 @@ func (m *Manager) discover(ctx context.Context, serverURL string, ch *transport.
 		}
 		candidates = asCandidates(iu)
 	}
-	found = false
-	for _, u := range candidates {
-		if err := checkEndpoint("metadata", u); err != nil {
-			return nil, err
-		}
-		ok, err := m.getJSON(ctx, u, &d.meta)
-		if err != nil {
-			m.log.Debug("authorization server metadata", "url", redact(u), "err", err)
-			continue
-		}
-		if ok {
-			m.log.Debug("authorization server metadata found", "url", redact(u))
-			found = true
-			break
-		}
+	found, err = m.firstFound(ctx, "authorization server metadata", candidates,
+		func(u string) error { return checkEndpoint("metadata", u) }, &d.meta)
+	if err != nil {
+		return nil, err
 	}
 	switch {
 	case !found && d.legacy:
@@ -198,4 +178,27 @@ func hostPort(u *url.URL) string {
 		return u.Hostname() + ":80"
 	}
 	return u.Host
+}
+
+// firstFound fetches candidates in order into dst until one answers, and
+// reports whether one did. A candidate that check refuses stops the search
+// with that error; one that fails to answer is passed over.
+func (m *Manager) firstFound(ctx context.Context, what string, candidates []string, check func(string) error, dst any) (bool, error) {
+	for _, u := range candidates {
+		if check != nil {
+			if err := check(u); err != nil {
+				return false, err
+			}
+		}
+		ok, err := m.getJSON(ctx, u, dst)
+		if err != nil {
+			m.log.Debug(what, "url", redact(u), "err", err)
+			continue
+		}
+		if ok {
+			m.log.Debug(what+" found", "url", redact(u))
+			return true, nil
+		}
+	}
+	return false, nil
 }

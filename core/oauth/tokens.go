@@ -2,7 +2,6 @@ package oauth
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -53,30 +52,16 @@ func fromOAuth2(tok *oauth2.Token, previous *storedTokens, tokenURL, resource st
 }
 
 func (m *Manager) loadTokens(ctx context.Context, s *config.Server) (*storedTokens, error) {
-	if m.opts.Store == nil {
-		return nil, errNoStore
+	t, err := loadJSON[storedTokens](ctx, m.opts.Store, tokensKey(s))
+	if t != nil && t.AccessToken == "" {
+		return nil, nil // as good as none: the person signs in again
 	}
-	b, err := m.opts.Store.Get(ctx, tokensKey(s))
-	if errors.Is(err, secret.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var t storedTokens
-	if err := json.Unmarshal(b, &t); err != nil || t.AccessToken == "" {
-		return nil, nil // unreadable: as good as none, the person signs in again
-	}
-	return &t, nil
+	return t, err
 }
 
 func (m *Manager) saveTokens(ctx context.Context, s *config.Server, t *storedTokens) error {
-	b, err := json.Marshal(t)
-	if err != nil {
+	if err := storeJSON(ctx, m.opts.Store, tokensKey(s), t, "the sign-in"); err != nil {
 		return err
-	}
-	if err := m.opts.Store.Set(ctx, tokensKey(s), b); err != nil {
-		return fmt.Errorf("keeping the sign-in in the keychain: %w", err)
 	}
 	m.source(s).remember(t)
 	return nil
@@ -187,14 +172,11 @@ func (ts *tokenSource) renewLocked(ctx context.Context, stale *storedTokens) (st
 		}
 		return "", err
 	}
-	b, err := json.Marshal(next)
-	if err != nil {
-		return "", err
-	}
 	// Saved before it is used, and before the lock is released: a
 	// rotated refresh token that only lived in memory would be lost.
-	if err := ts.m.opts.Store.Set(ctx, tokensKey(ts.server), b); err != nil {
-		return "", fmt.Errorf("keeping the refreshed sign-in in the keychain: %w", err)
+	// (Not saveTokens: it takes ts.mu, which is held.)
+	if err := storeJSON(ctx, ts.m.opts.Store, tokensKey(ts.server), next, "the refreshed sign-in"); err != nil {
+		return "", err
 	}
 	ts.cached, ts.loadedAt = next, now
 	return next.AccessToken, nil
