@@ -60,6 +60,16 @@ func (h *home) must(args ...string) string {
 	return out
 }
 
+// fails runs a command that must fail with exit code and say want on
+// stderr.
+func (h *home) fails(code int, want string, args ...string) {
+	h.t.Helper()
+	got, _, errOut := h.run(args...)
+	if got != code || !strings.Contains(errOut, want) {
+		h.t.Errorf("mcptray %q: exit %d, stderr %q; want exit %d and %q", args, got, errOut, code, want)
+	}
+}
+
 func (h *home) write(rel, content string) string {
 	h.t.Helper()
 	p := filepath.Join(h.dir, rel)
@@ -134,16 +144,12 @@ func TestAddListRemove(t *testing.T) {
 		t.Errorf("web = %+v", s)
 	}
 
-	if code, _, errOut := h.run("add", "files", "--", "other"); code != 1 || !strings.Contains(errOut, "already have a server called") {
-		t.Errorf("adding a name twice: exit %d, %q", code, errOut)
-	}
+	h.fails(1, "already have a server called", "add", "files", "--", "other")
 	h.must("remove", "files")
 	if _, ok := h.list().server("files"); ok {
 		t.Error("files is still listed after remove")
 	}
-	if code, _, errOut := h.run("remove", "files"); code != 1 || !strings.Contains(errOut, `no server called "files"`) {
-		t.Errorf("removing twice: exit %d, %q", code, errOut)
-	}
+	h.fails(1, `no server called "files"`, "remove", "files")
 	// The file was rewritten atomically with one backup.
 	if _, err := os.Stat(h.paths.UserFile() + ".bak"); err != nil {
 		t.Errorf("no backup kept: %v", err)
@@ -168,10 +174,7 @@ func TestAddRefusesBadInput(t *testing.T) {
 		{[]string{"add", "x\u202e", "--", "cmd"}, 1, "invisible or control characters"},
 		{[]string{"add", "x", "--", "cmd", "${NOT_SET}"}, 1, "NOT_SET is not set"},
 	} {
-		code, _, errOut := h.run(tc.args...)
-		if code != tc.code || !strings.Contains(errOut, tc.want) {
-			t.Errorf("%q: exit %d, stderr %q; want exit %d and %q", tc.args, code, errOut, tc.code, tc.want)
-		}
+		h.fails(tc.code, tc.want, tc.args...)
 	}
 	if _, err := os.Stat(h.paths.UserFile()); !os.IsNotExist(err) {
 		t.Errorf("a refused add wrote the config file (err %v)", err)
@@ -223,16 +226,10 @@ func TestApproveDenyFollowContent(t *testing.T) {
 		t.Fatalf("back to approved content: %+v", s)
 	}
 
-	if code, _, errOut := h.run("remove", "notes"); code != 1 || !strings.Contains(errOut, "mcptray deny notes") {
-		t.Errorf("remove of a project server: exit %d, %q", code, errOut)
-	}
+	h.fails(1, "mcptray deny notes", "remove", "notes")
 	h.must("add", "mine", "--", "uvx", "thing")
-	if code, _, errOut := h.run("approve", "mine"); code != 1 || !strings.Contains(errOut, "needs no approval") {
-		t.Errorf("approving a user server: exit %d, %q", code, errOut)
-	}
-	if code, _, errOut := h.run("approve", "ghost"); code != 1 || !strings.Contains(errOut, "no server called") {
-		t.Errorf("approving an unknown server: exit %d, %q", code, errOut)
-	}
+	h.fails(1, "needs no approval", "approve", "mine")
+	h.fails(1, "no server called", "approve", "ghost")
 	h.must("folders", "remove", proj)
 	if _, ok := h.list().server("notes"); ok {
 		t.Error("servers of a removed folder are still listed")
@@ -268,12 +265,8 @@ func TestListShowsSuppressedAndProblems(t *testing.T) {
 	if len(l.Problems) != 2 {
 		t.Errorf("problems = %+v", l.Problems)
 	}
-	if code, _, errOut := h.run("approve", "fs"); code != 1 || !strings.Contains(errOut, "does not run: same server") {
-		t.Errorf("approve of a suppressed server: exit %d, %q", code, errOut)
-	}
-	if code, _, errOut := h.run("approve", "broken"); code != 1 || !strings.Contains(errOut, "has a problem in its config") {
-		t.Errorf("approve of a broken server: exit %d, %q", code, errOut)
-	}
+	h.fails(1, "does not run: same server", "approve", "fs")
+	h.fails(1, "has a problem in its config", "approve", "broken")
 }
 
 func TestFolders(t *testing.T) {
@@ -297,10 +290,7 @@ func TestFolders(t *testing.T) {
 		{[]string{"folders"}, 2, "say add, remove or list"},
 		{[]string{"folders", "move", dir}, 2, "no folders command"},
 	} {
-		code, _, errOut := h.run(tc.args...)
-		if code != tc.code || !strings.Contains(errOut, tc.want) {
-			t.Errorf("%q: exit %d, stderr %q; want exit %d and %q", tc.args, code, errOut, tc.code, tc.want)
-		}
+		h.fails(tc.code, tc.want, tc.args...)
 	}
 }
 
@@ -310,12 +300,8 @@ func TestUsage(t *testing.T) {
 	if out := h.must("help"); !strings.Contains(out, "mcptray add NAME --url URL") {
 		t.Errorf("help: %q", out)
 	}
-	if code, _, errOut := h.run("frobnicate"); code != 2 || !strings.Contains(errOut, `no command "frobnicate"`) {
-		t.Errorf("unknown command: exit %d, %q", code, errOut)
-	}
-	if code, _, errOut := h.run("list", "--yaml"); code != 2 || !strings.Contains(errOut, "usage: mcptray list") {
-		t.Errorf("unknown flag: exit %d, %q", code, errOut)
-	}
+	h.fails(2, `no command "frobnicate"`, "frobnicate")
+	h.fails(2, "usage: mcptray list", "list", "--yaml")
 }
 
 func TestBrokenUserFileIsNeverOverwritten(t *testing.T) {
@@ -324,9 +310,7 @@ func TestBrokenUserFileIsNeverOverwritten(t *testing.T) {
 	const broken = "{\"mcpServers\": {\"a\": {\"command\": \"x\"}},, // oops\n"
 	h.write(".config/mcptray/config.json", broken)
 	for _, args := range [][]string{{"add", "b", "--", "y"}, {"remove", "a"}, {"folders", "add", h.dir}} {
-		if code, _, errOut := h.run(args...); code != 1 || !strings.Contains(errOut, "fix it or remove it first") {
-			t.Errorf("%q on a broken config: exit %d, %q", args, code, errOut)
-		}
+		h.fails(1, "fix it or remove it first", args...)
 	}
 	got, err := os.ReadFile(h.paths.UserFile())
 	if err != nil || string(got) != broken {

@@ -156,9 +156,7 @@ func TestStatusJSON(t *testing.T) {
 func TestStatusUsage(t *testing.T) {
 	t.Parallel()
 	h := newHome(t)
-	if code, _, errOut := h.run("status", "test"); code != 2 || !strings.Contains(errOut, "status takes no names") {
-		t.Errorf("status with a name: exit %d, %q", code, errOut)
-	}
+	h.fails(2, "status takes no names", "status", "test")
 	// With no servers configured, the built-in one is still there.
 	if rows := statusTable(t, h.must("status")); len(rows) != 1 || rows[builtin.Name].state != "connected" {
 		t.Errorf("status of an empty home = %+v", rows)
@@ -283,10 +281,7 @@ func TestToolsUsage(t *testing.T) {
 		{[]string{"tools", "--yaml", "a"}, 2, "usage: mcptray tools"},
 		{[]string{"tools", "ghost"}, 1, `there is no server called "ghost"; mcptray list shows them all`},
 	} {
-		code, _, errOut := h.run(tc.args...)
-		if code != tc.code || !strings.Contains(errOut, tc.want) {
-			t.Errorf("%q: exit %d, stderr %q; want exit %d and %q", tc.args, code, errOut, tc.code, tc.want)
-		}
+		h.fails(tc.code, tc.want, tc.args...)
 	}
 }
 
@@ -309,9 +304,7 @@ func TestToolsAndCallByURL(t *testing.T) {
 	if out := h.must("call", url, "echo", `{"text": "over http"}`); out != "over http\n" {
 		t.Errorf("call %s echo = %q", url, out)
 	}
-	if code, _, errOut := h.run("call", url, "echo", "{}"); code != 1 || !strings.Contains(errOut, "the tool reported an error") {
-		t.Errorf("call %s echo {}: exit %d, %q", url, code, errOut)
-	}
+	h.fails(1, "the tool reported an error", "call", url, "echo", "{}")
 	// Nothing was added.
 	if l := h.list(); len(l.Servers) != 0 {
 		t.Errorf("calling by URL added a server: %+v", l.Servers)

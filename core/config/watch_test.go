@@ -299,17 +299,7 @@ func TestWatch(t *testing.T) {
 		h := newTestHome(t)
 		updates, cancel := watching(t, h.loader(nil))
 		cancel()
-		deadline := time.After(updateDeadline)
-		for {
-			select {
-			case _, ok := <-updates:
-				if !ok {
-					return
-				}
-			case <-deadline:
-				t.Fatal("the channel is still open after cancel")
-			}
-		}
+		waitClosed(t, updates)
 	})
 
 	t.Run("cancel right after a change, with nobody reading", func(t *testing.T) {
