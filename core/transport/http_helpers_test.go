@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -89,7 +90,8 @@ func initialize(ctx context.Context, c *client.Client) error {
 	return err
 }
 
-// callTool calls name with args and returns the text of its result.
+// callTool calls name with args and returns the text of its result; a
+// result that reports an error is returned as one.
 func callTool(ctx context.Context, c *client.Client, name string, args map[string]any) (string, error) {
 	req := mcp.CallToolRequest{}
 	req.Params.Name = name
@@ -103,6 +105,9 @@ func callTool(ctx context.Context, c *client.Client, name string, args map[strin
 		if text, ok := content.(mcp.TextContent); ok {
 			out.WriteString(text.Text)
 		}
+	}
+	if res.IsError {
+		return "", errors.New(out.String())
 	}
 	return out.String(), nil
 }

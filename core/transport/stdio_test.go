@@ -26,10 +26,6 @@ import (
 // instead of running tests; its value says which behaviour.
 const stdioChildVar = "MCPTRAY_STDIO_CHILD"
 
-// stdioTestProtocol pins the protocol revision, which skips mcp-go's
-// server/discover probe.
-const stdioTestProtocol = "2025-11-25"
-
 // floodBytes is how much the "flood" child writes to stderr.
 const floodBytes = 50 << 20
 
@@ -155,42 +151,17 @@ func stdioTestCtx(t *testing.T) context.Context {
 // and initializes it.
 func connectStdio(t *testing.T, life context.Context, s *Stdio, opts ...client.ClientOption) *client.Client {
 	t.Helper()
-	opts = append([]client.ClientOption{client.WithProtocolVersion(stdioTestProtocol)}, opts...)
+	opts = append([]client.ClientOption{client.WithProtocolVersion(testProtocol)}, opts...)
 	c := client.NewClient(s, opts...)
 	if err := c.Start(life); err != nil {
 		t.Fatalf("starting the client: %v", err)
 	}
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = stdioTestProtocol
-	req.Params.ClientInfo = mcp.Implementation{Name: "mcptray-test", Version: "0"}
 	ctx, cancel := context.WithTimeout(life, 10*time.Second)
 	defer cancel()
-	if _, err := c.Initialize(ctx, req); err != nil {
+	if err := initialize(ctx, c); err != nil {
 		t.Fatalf("initialize: %v (stderr: %q)", err, s.Stderr())
 	}
 	return c
-}
-
-// stdioCall calls tool name and returns the text it answered.
-func stdioCall(ctx context.Context, c *client.Client, name string, args map[string]any) (string, error) {
-	req := mcp.CallToolRequest{}
-	req.Params.Name = name
-	req.Params.Arguments = args
-	res, err := c.CallTool(ctx, req)
-	if err != nil {
-		return "", err
-	}
-	if len(res.Content) != 1 {
-		return "", errors.New("want one content item")
-	}
-	text, ok := res.Content[0].(mcp.TextContent)
-	if !ok {
-		return "", errors.New("want text content")
-	}
-	if res.IsError {
-		return "", errors.New(text.Text)
-	}
-	return text.Text, nil
 }
 
 // waitStdioDone waits for s to be done, failing the test after d.
@@ -215,11 +186,11 @@ func TestStdioEchoAndServerRequests(t *testing.T) {
 	s := newStdioChild(t, "mcp", nil)
 	c := connectStdio(t, ctx, s, client.WithRootsHandler(rootsAnswer{uri: "file:///work"}))
 
-	if got, err := stdioCall(ctx, c, "echo", map[string]any{"text": "héllo"}); err != nil || got != "héllo" {
+	if got, err := callTool(ctx, c, "echo", map[string]any{"text": "héllo"}); err != nil || got != "héllo" {
 		t.Fatalf("echo = %q, %v; want héllo", got, err)
 	}
 	// A request from the server reaches the client's handler and back.
-	if got, err := stdioCall(ctx, c, "roots", nil); err != nil || got != "file:///work" {
+	if got, err := callTool(ctx, c, "roots", nil); err != nil || got != "file:///work" {
 		t.Fatalf("roots = %q, %v; want file:///work", got, err)
 	}
 	if s.Pid() <= 0 {
@@ -242,7 +213,7 @@ func TestStdioEchoAndServerRequests(t *testing.T) {
 	if err := s.ExitErr(); !errors.As(err, &ee) || ee.Code != 0 || !ee.Stopped {
 		t.Fatalf("ExitErr = %v, want a stop with status 0", err)
 	}
-	if _, err := stdioCall(ctx, c, "echo", map[string]any{"text": "x"}); err == nil {
+	if _, err := callTool(ctx, c, "echo", map[string]any{"text": "x"}); err == nil {
 		t.Fatal("a call after Close succeeded")
 	}
 }
@@ -291,11 +262,11 @@ func TestStdioCrashMidCall(t *testing.T) {
 
 	// A grandchild holding stdout keeps it open after the crash: the call
 	// must still fail, not wait for an EOF that never comes.
-	if _, err := stdioCall(ctx, c, "spawn", nil); err != nil {
+	if _, err := callTool(ctx, c, "spawn", nil); err != nil {
 		t.Fatalf("spawn: %v", err)
 	}
 	start := time.Now()
-	_, err := stdioCall(ctx, c, "crash", nil)
+	_, err := callTool(ctx, c, "crash", nil)
 	if err == nil {
 		t.Fatal("the call to a crashing server succeeded")
 	}

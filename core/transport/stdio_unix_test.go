@@ -47,7 +47,7 @@ func TestStdioProcessGroupEndsOnClose(t *testing.T) {
 	if pgid, err := syscall.Getpgid(pid); err != nil || pgid != pid {
 		t.Fatalf("the child's process group is %d (%v), want its own, %d", pgid, err, pid)
 	}
-	text, err := stdioCall(ctx, c, "spawn", nil)
+	text, err := callTool(ctx, c, "spawn", nil)
 	if err != nil {
 		t.Fatalf("spawn: %v", err)
 	}
@@ -73,7 +73,7 @@ func TestStdioContextEndKillsTheGroup(t *testing.T) {
 	defer cancel()
 	s := newStdioChild(t, "mcp", func(c *StdioConfig) { c.Grace = 500 * time.Millisecond })
 	c := connectStdio(t, life, s)
-	text, err := stdioCall(ctx, c, "spawn", nil)
+	text, err := callTool(ctx, c, "spawn", nil)
 	if err != nil {
 		t.Fatalf("spawn: %v", err)
 	}
@@ -139,7 +139,7 @@ func TestStdioLooksUpTheCommandOnTheChildsPATH(t *testing.T) {
 		c.BaseEnv = append(os.Environ(), "PATH=/usr/bin:"+dir+":/bin")
 	})
 	c := connectStdio(t, ctx, s)
-	if got, err := stdioCall(ctx, c, "echo", map[string]any{"text": "found"}); err != nil || got != "found" {
+	if got, err := callTool(ctx, c, "echo", map[string]any{"text": "found"}); err != nil || got != "found" {
 		t.Fatalf("echo = %q, %v", got, err)
 	}
 }
