@@ -218,12 +218,7 @@ func TestWebSocketServerGoneFailsPendingRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	errc := make(chan error, 1)
-	go func() {
-		_, err := callTool(ctx, c, "block", nil)
-		errc <- err
-	}()
-	<-started
+	errc := blockedCall(ctx, c, started)
 	h.CloseConnections() // the server goes away mid-call
 
 	var err error
@@ -261,12 +256,7 @@ func TestWebSocketCloseFailsPendingRequests(t *testing.T) {
 	if err := initialize(ctx, c); err != nil {
 		t.Fatal(err)
 	}
-	errc := make(chan error, 1)
-	go func() {
-		_, err := callTool(ctx, c, "block", nil)
-		errc <- err
-	}()
-	<-started
+	errc := blockedCall(ctx, c, started)
 	if err := ws.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
@@ -296,12 +286,7 @@ func TestWebSocketCancelledRequestLeavesConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	callCtx, cancel := context.WithCancel(ctx)
-	errc := make(chan error, 1)
-	go func() {
-		_, err := callTool(callCtx, c, "block", nil)
-		errc <- err
-	}()
-	<-started
+	errc := blockedCall(callCtx, c, started)
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled call = %v, want context.Canceled", err)
@@ -439,4 +424,16 @@ func TestWebSocketIgnoresGarbage(t *testing.T) {
 	if err != nil || string(resp.Result) != `{"ok":true}` {
 		t.Fatalf("SendRequest = %+v, %v; want the real answer", resp, err)
 	}
+}
+
+// blockedCall calls the blocking tool in the background and returns once
+// the server is inside it; the call's error arrives on the channel.
+func blockedCall(ctx context.Context, c *client.Client, started <-chan struct{}) <-chan error {
+	errc := make(chan error, 1)
+	go func() {
+		_, err := callTool(ctx, c, "block", nil)
+		errc <- err
+	}()
+	<-started
+	return errc
 }
