@@ -31,6 +31,11 @@ const (
 	// is read again: another mcptray process may have refreshed it, or the
 	// person may have signed in or out there.
 	cacheTTL = time.Minute
+	// noneTTL is how long "not signed in" is trusted: long enough that a
+	// remote server without sign-in costs no keychain read per request,
+	// short enough that a sign-in made in another mcptray process shows
+	// at once.
+	noneTTL = 5 * time.Second
 )
 
 // ClientName is how mcptray names itself to authorization servers.

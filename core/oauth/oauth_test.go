@@ -501,3 +501,52 @@ func TestDiscoveryOrder(t *testing.T) {
 		t.Errorf("asCandidates = %v", got)
 	}
 }
+
+// countingStore counts reads, which on a real keychain are D-Bus calls.
+type countingStore struct {
+	*memStore
+	mu   sync.Mutex
+	gets int
+}
+
+func (s *countingStore) Get(ctx context.Context, k secret.Key) ([]byte, error) {
+	s.mu.Lock()
+	s.gets++
+	s.mu.Unlock()
+	return s.memStore.Get(ctx, k)
+}
+
+func (s *countingStore) reads() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gets
+}
+
+// TestNotSignedInIsCached: a remote server without sign-in does not cost a
+// keychain read on every request, yet a sign-in made elsewhere shows soon.
+func TestNotSignedInIsCached(t *testing.T) {
+	t.Parallel()
+	store := &countingStore{memStore: newMemStore()}
+	now := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	m := New(Options{Store: store, Now: func() time.Time { return now }})
+	s := &config.Server{Name: "plain", Transport: config.HTTP, URL: "https://mcp.example/mcp"}
+	ts := m.TokenSource(s)
+	ctx := context.Background()
+	for range 10 {
+		if tok, err := ts.Token(ctx); err != nil || tok != "" {
+			t.Fatalf("Token = %q, %v; want none", tok, err)
+		}
+	}
+	first := store.reads()
+	if first == 0 || first > 2 {
+		t.Fatalf("ten requests read the keychain %d times; want one look (tokens, client)", first)
+	}
+
+	// Another process signs in; after noneTTL this one sees it.
+	b, _ := json.Marshal(storedTokens{AccessToken: "at-elsewhere", Expiry: now.Add(time.Hour)})
+	store.memStore.Set(ctx, tokensKey(s), b)
+	now = now.Add(noneTTL)
+	if tok, err := ts.Token(ctx); err != nil || tok != "at-elsewhere" {
+		t.Errorf("after noneTTL: Token = %q, %v; want the token signed in elsewhere", tok, err)
+	}
+}

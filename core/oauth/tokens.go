@@ -79,19 +79,21 @@ type tokenSource struct {
 	mu       sync.Mutex // one refresh at a time in this process
 	cached   *storedTokens
 	loadedAt time.Time
+	// noneAt is when the store last said "not signed in" (zero: not known).
+	noneAt time.Time
 }
 
 var _ transport.TokenSource = (*tokenSource)(nil)
 
 func (ts *tokenSource) remember(t *storedTokens) {
 	ts.mu.Lock()
-	ts.cached, ts.loadedAt = t, ts.m.opts.Now()
+	ts.cached, ts.loadedAt, ts.noneAt = t, ts.m.opts.Now(), time.Time{}
 	ts.mu.Unlock()
 }
 
 func (ts *tokenSource) forget() {
 	ts.mu.Lock()
-	ts.cached, ts.loadedAt = nil, time.Time{}
+	ts.cached, ts.loadedAt, ts.noneAt = nil, time.Time{}, time.Time{}
 	ts.mu.Unlock()
 }
 
@@ -105,11 +107,15 @@ func (ts *tokenSource) Token(ctx context.Context) (string, error) {
 	if ts.cached != nil && ts.cached.fresh(now) && now.Sub(ts.loadedAt) < cacheTTL {
 		return ts.cached.AccessToken, nil
 	}
+	if !ts.noneAt.IsZero() && now.Sub(ts.noneAt) < noneTTL {
+		return "", nil
+	}
 	tok, err := ts.m.loadTokens(ctx, ts.server)
 	if secret.IsUnavailable(err) {
 		// No keychain, so no sign-in: a server that needs none still
 		// works, and one that does answers 401, where the person is told.
 		ts.m.log.Debug("no keychain; sending no token", "server", ts.server.Name, "err", err)
+		ts.noneAt = now
 		return "", nil
 	}
 	if err != nil {
@@ -122,6 +128,7 @@ func (ts *tokenSource) Token(ctx context.Context) (string, error) {
 			// A machine identity needs no person: get a token now.
 			return ts.renewLocked(ctx, nil)
 		}
+		ts.noneAt = now
 		return "", nil
 	}
 	if tok.fresh(now) {
