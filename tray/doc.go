@@ -1,8 +1,16 @@
-// Package tray turns a snapshot of mcptray's servers into the system tray's
-// icon and menu (a *fyne.Menu).
+// Package tray is mcptray's system tray: the icon, its tooltip and its menu,
+// shown by the long-lived service process, plus the desktop notifications
+// that ask a person to approve a server or to sign in.
 //
-// It owns no loop and starts no goroutine: Fyne's desktop.App runs the tray
-// (fyne.io/systray, the maintained fork of getlantern/systray) inside its own
-// event loop, and this package only computes what that tray shows. Its label
-// helpers are pure functions.
+// Build turns a service.Snapshot into a plain Menu value (pure, tested
+// without any desktop), Notices decides which changes deserve a
+// notification, and Run shows the menu with fyne.io/systray and keeps it up
+// to date through a Backend, the few service methods the tray needs.
+// Available tells a caller beforehand whether a tray can be shown at all, so
+// that mcptray can run without one instead of failing.
+//
+// tray must never import Fyne or anything that does: a Fyne process costs
+// about 97 MB, and the tray lives in the process that runs all the time.
+// It talks to fyne.io/systray and D-Bus directly. It never wires core
+// together either (it is handed a Backend), and core must never import tray.
 package tray

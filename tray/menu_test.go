@@ -1,0 +1,268 @@
+package tray
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcptray/mcptray/assets"
+	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/service"
+)
+
+func sv(name string, st conn.State, reason string) service.Server {
+	return service.Server{Name: name, State: st, Reason: reason}
+}
+
+func snap(servers ...service.Server) service.Snapshot {
+	return service.Snapshot{Servers: servers, Keychain: service.Keychain{Available: true}}
+}
+
+// The fixed tail of every menu that is not paused.
+var tail = []Item{
+	{Label: "Open mcptray", Action: OpenAction},
+	{Label: "Pause all", Action: PauseAction},
+	{Label: "Quit", Action: QuitAction},
+}
+
+var separator = Item{Separator: true}
+
+func TestBuild(t *testing.T) {
+	t.Parallel()
+	suppressed := sv("shadow", conn.Failed, "boom")
+	suppressed.Suppressed = "a user server has the same name"
+	paused := snap(sv("github", conn.Disabled, ""))
+	paused.Paused = true
+	noKeychain := snap(sv("github", conn.Connected, ""))
+	noKeychain.Keychain = service.Keychain{Problem: "no keyring"}
+
+	tests := []struct {
+		name string
+		in   service.Snapshot
+		icon string
+		want []Item
+	}{{
+		name: "no servers",
+		in:   snap(),
+		icon: assets.StateOK,
+		want: slices.Concat([]Item{{Label: "No servers yet", Disabled: true}, separator}, tail),
+	}, {
+		name: "only suppressed servers",
+		in:   snap(suppressed),
+		icon: assets.StateOK,
+		want: slices.Concat([]Item{{Label: "No servers yet", Disabled: true}, separator}, tail),
+	}, {
+		name: "all connected",
+		in:   snap(sv("github", conn.Connected, ""), sv("fs", conn.Connected, "")),
+		icon: assets.StateOK,
+		want: slices.Concat([]Item{
+			{Label: "2 connected", Disabled: true},
+			separator,
+			{Label: "github — connected", Action: OpenAction, Server: "github"},
+			{Label: "fs — connected", Action: OpenAction, Server: "fs"},
+			separator,
+		}, tail),
+	}, {
+		name: "every state",
+		in: snap(
+			sv("github", conn.Connected, ""),
+			sv("notion", conn.NeedsAuth, "the token expired"),
+			sv("local", conn.AwaitingApproval, ""),
+			sv("fs", conn.Failed, "npx is not installed"),
+			sv("new", conn.Pending, ""),
+			sv("old", conn.Disabled, "turned off"),
+			suppressed,
+		),
+		icon: assets.StateFailing,
+		want: slices.Concat([]Item{
+			{Label: "1 connected · 1 needs sign-in · 1 waiting for approval · 1 failed · 1 starting · 1 off", Disabled: true},
+			separator,
+			{Label: "github — connected", Action: OpenAction, Server: "github"},
+			{Label: "notion — needs sign-in", Action: OpenAction, Server: "notion"},
+			{Label: "local — waiting for approval", Action: OpenAction, Server: "local"},
+			{Label: "fs — failed: npx is not installed", Action: OpenAction, Server: "fs"},
+			{Label: "new — starting…", Action: OpenAction, Server: "new"},
+			{Label: "old — off", Action: OpenAction, Server: "old"},
+			separator,
+			{Label: "Review 1 server waiting for approval…", Action: OpenAction, Server: "local"},
+			{Label: "Sign in to notion…", Action: SignInAction, Server: "notion"},
+			{Label: "Retry fs", Action: RetryAction, Server: "fs"},
+		}, tail),
+	}, {
+		name: "plurals",
+		in: snap(
+			sv("a", conn.AwaitingApproval, ""), sv("b", conn.AwaitingApproval, ""),
+			sv("c", conn.NeedsAuth, ""), sv("d", conn.NeedsAuth, ""),
+			sv("e", conn.Failed, ""), sv("f", conn.Failed, ""),
+		),
+		icon: assets.StateFailing,
+		want: slices.Concat([]Item{
+			{Label: "2 need sign-in · 2 waiting for approval · 2 failed", Disabled: true},
+			separator,
+			{Label: "a — waiting for approval", Action: OpenAction, Server: "a"},
+			{Label: "b — waiting for approval", Action: OpenAction, Server: "b"},
+			{Label: "c — needs sign-in", Action: OpenAction, Server: "c"},
+			{Label: "d — needs sign-in", Action: OpenAction, Server: "d"},
+			{Label: "e — failed", Action: OpenAction, Server: "e"},
+			{Label: "f — failed", Action: OpenAction, Server: "f"},
+			separator,
+			{Label: "Review 2 servers waiting for approval…", Action: OpenAction, Server: "a"},
+			{Label: "Sign in to c…", Action: SignInAction, Server: "c"},
+			{Label: "Sign in to d…", Action: SignInAction, Server: "d"},
+			{Label: "Retry e", Action: RetryAction, Server: "e"},
+			{Label: "Retry f", Action: RetryAction, Server: "f"},
+		}, tail),
+	}, {
+		name: "needs the person but nothing failed",
+		in:   snap(sv("github", conn.Connected, ""), sv("notion", conn.NeedsAuth, "")),
+		icon: assets.StateAttention,
+		want: slices.Concat([]Item{
+			{Label: "1 connected · 1 needs sign-in", Disabled: true},
+			separator,
+			{Label: "github — connected", Action: OpenAction, Server: "github"},
+			{Label: "notion — needs sign-in", Action: OpenAction, Server: "notion"},
+			separator,
+			{Label: "Sign in to notion…", Action: SignInAction, Server: "notion"},
+		}, tail),
+	}, {
+		name: "paused",
+		in:   paused,
+		icon: assets.StatePaused,
+		want: []Item{
+			{Label: "Paused", Disabled: true},
+			separator,
+			{Label: "github — off", Action: OpenAction, Server: "github"},
+			separator,
+			{Label: "Open mcptray", Action: OpenAction},
+			{Label: "Resume all", Action: ResumeAction},
+			{Label: "Quit", Action: QuitAction},
+		},
+	}, {
+		name: "keychain unavailable",
+		in:   noKeychain,
+		icon: assets.StateOK,
+		want: slices.Concat([]Item{
+			{Label: "1 connected", Disabled: true},
+			separator,
+			{Label: "github — connected", Action: OpenAction, Server: "github"},
+			separator,
+			{Label: "Keychain unavailable — sign-ins can't be kept", Action: OpenAction},
+		}, tail),
+	}, {
+		name: "names and reasons are sanitised and cut",
+		in: snap(
+			sv("evil\x1b[31m\nname", conn.Failed, "line one\nline two "+strings.Repeat("x", 80)),
+			sv(strings.Repeat("n", 40), conn.Connected, ""),
+		),
+		icon: assets.StateFailing,
+		want: slices.Concat([]Item{
+			{Label: "1 connected · 1 failed", Disabled: true},
+			separator,
+			{
+				Label:  "evil[31m name — failed: line one line two " + strings.Repeat("x", 29) + "…",
+				Action: OpenAction, Server: "evil\x1b[31m\nname",
+			},
+			{Label: strings.Repeat("n", 31) + "… — connected", Action: OpenAction, Server: strings.Repeat("n", 40)},
+			separator,
+			{Label: "Retry evil[31m name", Action: RetryAction, Server: "evil\x1b[31m\nname"},
+		}, tail),
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := Build(tt.in)
+			if m.Icon != tt.icon {
+				t.Errorf("icon = %q, want %q", m.Icon, tt.icon)
+			}
+			if got := IconState(tt.in); got != m.Icon {
+				t.Errorf("IconState = %q, Build's icon %q", got, m.Icon)
+			}
+			if want := "mcptray: " + tt.want[0].Label; m.Tooltip != want {
+				t.Errorf("tooltip = %q, want %q", m.Tooltip, want)
+			}
+			if !slices.Equal(m.Items, tt.want) {
+				t.Errorf("items:\n%s\nwant:\n%s", dump(m.Items), dump(tt.want))
+			}
+		})
+	}
+}
+
+func TestBuildManyServers(t *testing.T) {
+	t.Parallel()
+	var s service.Snapshot
+	s.Keychain.Available = true
+	for i := range 20 {
+		s.Servers = append(s.Servers,
+			sv(fmt.Sprintf("auth%d", i), conn.NeedsAuth, ""),
+			sv(fmt.Sprintf("fail%d", i), conn.Failed, ""))
+	}
+	m := Build(s)
+	labels := make([]string, 0, len(m.Items))
+	for _, it := range m.Items {
+		labels = append(labels, it.Label)
+	}
+	want := []string{"20 need sign-in · 20 failed", ""}
+	for i := range maxServerItems / 2 {
+		want = append(want, fmt.Sprintf("auth%d — needs sign-in", i), fmt.Sprintf("fail%d — failed", i))
+	}
+	want = append(want, "28 more…", "",
+		"Sign in to 20 servers…", "Review 20 servers that failed…",
+		"Open mcptray", "Pause all", "Quit")
+	if !slices.Equal(labels, want) {
+		t.Errorf("labels:\n%q\nwant:\n%q", labels, want)
+	}
+	for _, it := range m.Items {
+		switch it.Label {
+		case "Sign in to 20 servers…":
+			if it.Action != OpenAction || it.Server != "auth0" {
+				t.Errorf("%q opens %v %q, want the window at auth0", it.Label, it.Action, it.Server)
+			}
+		case "Review 20 servers that failed…":
+			if it.Action != OpenAction || it.Server != "fail0" {
+				t.Errorf("%q opens %v %q, want the window at fail0", it.Label, it.Action, it.Server)
+			}
+		}
+	}
+}
+
+func TestIconStateOrder(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		paused bool
+		states []conn.State
+		want   string
+	}{
+		{"none", false, nil, assets.StateOK},
+		{"connected and starting", false, []conn.State{conn.Connected, conn.Pending, conn.Disabled}, assets.StateOK},
+		{"approval", false, []conn.State{conn.Connected, conn.AwaitingApproval}, assets.StateAttention},
+		{"sign-in", false, []conn.State{conn.NeedsAuth}, assets.StateAttention},
+		{"failed beats attention", false, []conn.State{conn.NeedsAuth, conn.AwaitingApproval, conn.Failed}, assets.StateFailing},
+		{"paused beats failed", true, []conn.State{conn.Failed, conn.NeedsAuth}, assets.StatePaused},
+		{"paused with none", true, nil, assets.StatePaused},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := service.Snapshot{Paused: tt.paused}
+			for i, st := range tt.states {
+				s.Servers = append(s.Servers, sv(fmt.Sprint(i), st, ""))
+			}
+			if got := IconState(s); got != tt.want {
+				t.Errorf("IconState = %q, want %q", got, tt.want)
+			}
+			if !slices.Contains(assets.States, tt.want) {
+				t.Errorf("%q is not an assets state", tt.want)
+			}
+		})
+	}
+}
+
+func dump(items []Item) string {
+	var b strings.Builder
+	for _, it := range items {
+		fmt.Fprintf(&b, "\t%+v\n", it)
+	}
+	return b.String()
+}
