@@ -49,13 +49,17 @@ func (l *Loader) Load() *Set {
 	}
 
 	user, p := readSource(Source{Scope: User, App: "mcptray", File: l.Paths.UserFile(), Format: MCPServers})
-	var folders []string
+	var folders, turnedOff []string
 	if p != nil {
 		problems = append(problems, *p)
 	} else if user != nil {
 		add(user.servers(l.vars(user.src)))
 		var fp *Problem
 		folders, fp = user.folders()
+		if fp != nil {
+			problems = append(problems, *fp)
+		}
+		turnedOff, fp = user.turnedOff()
 		if fp != nil {
 			problems = append(problems, *fp)
 		}
@@ -88,6 +92,7 @@ func (l *Loader) Load() *Set {
 		problems = append(problems, Problem{File: l.Approvals.Path, Message: err.Error()})
 	}
 	set := merge(all, policy, decisions)
+	set.turnOff(turnedOff)
 	set.Problems = problems
 	set.Folders = folders
 	return set
@@ -135,6 +140,29 @@ func (d *document) folders() ([]string, *Problem) {
 		return slices.DeleteFunc(folders, func(f string) bool { return !filepath.IsAbs(f) }), p
 	}
 	return folders, nil
+}
+
+// turnedOff reads the "turnedOff" list of mcptray's own config file.
+func (d *document) turnedOff() ([]string, *Problem) {
+	v := member(d.root.Value.(*hujson.Object), "turnedOff")
+	if v == nil {
+		return nil, nil
+	}
+	var sigs []string
+	if err := json.Unmarshal(d.data[v.StartOffset:v.EndOffset], &sigs); err != nil {
+		return nil, d.problem(v.StartOffset, "", `"turnedOff" must be a list of server signatures`)
+	}
+	return sigs, nil
+}
+
+// turnOff marks the servers whose signature is in sigs as turned off.
+func (s *Set) turnOff(sigs []string) {
+	for i := range s.Servers {
+		if slices.Contains(sigs, s.Servers[i].Signature) {
+			s.Servers[i].Disabled = true
+			s.Servers[i].TurnedOff = true
+		}
+	}
 }
 
 // Files lists every file whose change can change the Set, for a watcher.

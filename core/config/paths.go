@@ -1,7 +1,9 @@
 package config
 
 import (
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -18,6 +20,10 @@ type Paths struct {
 	UserConfigDir string
 	// Enterprise is the file an administrator manages.
 	Enterprise string
+	// RuntimeDir is where a running mcptray puts its control socket: the
+	// per-user runtime folder ($XDG_RUNTIME_DIR on Linux, the per-user
+	// temporary folder on macOS, %LOCALAPPDATA% on Windows).
+	RuntimeDir string
 }
 
 // DefaultPaths returns the paths for this computer and the current
@@ -48,10 +54,18 @@ func NewPaths(goos string, lookup func(string) (string, bool)) (Paths, error) {
 			programData = `C:\ProgramData`
 		}
 		p.Enterprise = filepath.Join(programData, "mcptray", "managed.json")
+		p.RuntimeDir = env("LOCALAPPDATA")
+		if p.RuntimeDir == "" {
+			p.RuntimeDir = filepath.Join(p.Home, "AppData", "Local")
+		}
 	case "darwin", "ios":
 		p.Home = env("HOME")
 		p.UserConfigDir = filepath.Join(p.Home, "Library", "Application Support")
 		p.Enterprise = "/Library/Application Support/mcptray/managed.json"
+		p.RuntimeDir = env("TMPDIR") // per user on macOS
+		if !filepath.IsAbs(p.RuntimeDir) {
+			p.RuntimeDir = "/tmp"
+		}
 	default:
 		p.Home = env("HOME")
 		p.UserConfigDir = env("XDG_CONFIG_HOME")
@@ -59,11 +73,24 @@ func NewPaths(goos string, lookup func(string) (string, bool)) (Paths, error) {
 			p.UserConfigDir = filepath.Join(p.Home, ".config")
 		}
 		p.Enterprise = "/etc/mcptray/managed.json"
+		p.RuntimeDir = env("XDG_RUNTIME_DIR")
+		if !filepath.IsAbs(p.RuntimeDir) {
+			p.RuntimeDir = os.TempDir()
+		}
 	}
 	if p.Home == "" {
 		return p, errors.New("HOME is not set; mcptray cannot find your home folder")
 	}
 	return p, nil
+}
+
+// ControlDir is the folder of a running mcptray's control socket and
+// instance lock. Its name carries the user id and a hash of UserConfigDir:
+// one mcptray runs per person and config, so a test with a config folder of
+// its own never reaches the person's running mcptray.
+func (p Paths) ControlDir() string {
+	sum := sha256.Sum256([]byte(p.UserConfigDir))
+	return filepath.Join(p.RuntimeDir, fmt.Sprintf("mcptray-%d-%x", os.Getuid(), sum[:4]))
 }
 
 // Dir is mcptray's own folder.

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,21 +17,25 @@ func TestNewPaths(t *testing.T) {
 		wantErr string
 	}{
 		{"linux", "linux", map[string]string{"HOME": "/home/me"},
-			Paths{Home: "/home/me", UserConfigDir: "/home/me/.config", Enterprise: "/etc/mcptray/managed.json"}, ""},
+			Paths{Home: "/home/me", UserConfigDir: "/home/me/.config", Enterprise: "/etc/mcptray/managed.json", RuntimeDir: os.TempDir()}, ""},
 		{"linux with XDG_CONFIG_HOME", "linux", map[string]string{"HOME": "/home/me", "XDG_CONFIG_HOME": "/xdg"},
-			Paths{Home: "/home/me", UserConfigDir: "/xdg", Enterprise: "/etc/mcptray/managed.json"}, ""},
+			Paths{Home: "/home/me", UserConfigDir: "/xdg", Enterprise: "/etc/mcptray/managed.json", RuntimeDir: os.TempDir()}, ""},
 		{"linux ignores a relative XDG_CONFIG_HOME", "linux", map[string]string{"HOME": "/home/me", "XDG_CONFIG_HOME": "cfg"},
-			Paths{Home: "/home/me", UserConfigDir: "/home/me/.config", Enterprise: "/etc/mcptray/managed.json"}, ""},
+			Paths{Home: "/home/me", UserConfigDir: "/home/me/.config", Enterprise: "/etc/mcptray/managed.json", RuntimeDir: os.TempDir()}, ""},
 		{"linux with an empty XDG_CONFIG_HOME", "linux", map[string]string{"HOME": "/home/me", "XDG_CONFIG_HOME": ""},
-			Paths{Home: "/home/me", UserConfigDir: "/home/me/.config", Enterprise: "/etc/mcptray/managed.json"}, ""},
+			Paths{Home: "/home/me", UserConfigDir: "/home/me/.config", Enterprise: "/etc/mcptray/managed.json", RuntimeDir: os.TempDir()}, ""},
+		{"linux with XDG_RUNTIME_DIR", "linux", map[string]string{"HOME": "/home/me", "XDG_RUNTIME_DIR": "/run/user/1000"},
+			Paths{Home: "/home/me", UserConfigDir: "/home/me/.config", Enterprise: "/etc/mcptray/managed.json", RuntimeDir: "/run/user/1000"}, ""},
+		{"darwin with TMPDIR", "darwin", map[string]string{"HOME": "/Users/me", "TMPDIR": "/var/folders/xy/T/"},
+			Paths{Home: "/Users/me", UserConfigDir: "/Users/me/Library/Application Support", Enterprise: "/Library/Application Support/mcptray/managed.json", RuntimeDir: "/var/folders/xy/T/"}, ""},
 		{"freebsd is like linux", "freebsd", map[string]string{"HOME": "/usr/home/me"},
-			Paths{Home: "/usr/home/me", UserConfigDir: "/usr/home/me/.config", Enterprise: "/etc/mcptray/managed.json"}, ""},
+			Paths{Home: "/usr/home/me", UserConfigDir: "/usr/home/me/.config", Enterprise: "/etc/mcptray/managed.json", RuntimeDir: os.TempDir()}, ""},
 		{"darwin", "darwin", map[string]string{"HOME": "/Users/me", "XDG_CONFIG_HOME": "/xdg"},
-			Paths{Home: "/Users/me", UserConfigDir: "/Users/me/Library/Application Support", Enterprise: "/Library/Application Support/mcptray/managed.json"}, ""},
+			Paths{Home: "/Users/me", UserConfigDir: "/Users/me/Library/Application Support", Enterprise: "/Library/Application Support/mcptray/managed.json", RuntimeDir: "/tmp"}, ""},
 		{"windows", "windows", map[string]string{"USERPROFILE": `C:\Users\me`, "APPDATA": `C:\Users\me\AppData\Roaming`, "ProgramData": `D:\PD`, "HOME": "/ignored"},
-			Paths{Home: `C:\Users\me`, UserConfigDir: `C:\Users\me\AppData\Roaming`, Enterprise: filepath.Join(`D:\PD`, "mcptray", "managed.json")}, ""},
+			Paths{Home: `C:\Users\me`, UserConfigDir: `C:\Users\me\AppData\Roaming`, Enterprise: filepath.Join(`D:\PD`, "mcptray", "managed.json"), RuntimeDir: filepath.Join(`C:\Users\me`, "AppData", "Local")}, ""},
 		{"windows without ProgramData", "windows", map[string]string{"USERPROFILE": `C:\Users\me`, "APPDATA": `C:\Users\me\AppData\Roaming`},
-			Paths{Home: `C:\Users\me`, UserConfigDir: `C:\Users\me\AppData\Roaming`, Enterprise: filepath.Join(`C:\ProgramData`, "mcptray", "managed.json")}, ""},
+			Paths{Home: `C:\Users\me`, UserConfigDir: `C:\Users\me\AppData\Roaming`, Enterprise: filepath.Join(`C:\ProgramData`, "mcptray", "managed.json"), RuntimeDir: filepath.Join(`C:\Users\me`, "AppData", "Local")}, ""},
 		{"linux without HOME", "linux", map[string]string{"XDG_CONFIG_HOME": "/xdg"}, Paths{}, "HOME is not set"},
 		{"linux with an empty HOME", "linux", map[string]string{"HOME": ""}, Paths{}, "HOME is not set"},
 		{"darwin without HOME", "darwin", nil, Paths{}, "HOME is not set"},
@@ -56,7 +61,7 @@ func TestNewPaths(t *testing.T) {
 
 func TestPathsFiles(t *testing.T) {
 	t.Parallel()
-	p := Paths{Home: "/home/me", UserConfigDir: "/home/me/.config", Enterprise: "/etc/mcptray/managed.json"}
+	p := Paths{Home: "/home/me", UserConfigDir: "/home/me/.config", Enterprise: "/etc/mcptray/managed.json", RuntimeDir: os.TempDir()}
 	for _, tt := range []struct{ got, want string }{
 		{p.Dir(), "/home/me/.config/mcptray"},
 		{p.UserFile(), "/home/me/.config/mcptray/config.json"},

@@ -19,6 +19,9 @@ type Entry struct {
 	// it), or the organisation's policy blocks it.
 	Suppressed   string
 	SuppressedBy string
+	// TurnedOff says the person turned the server off in mcptray (it is
+	// then Disabled too), rather than its own file saying "disabled".
+	TurnedOff bool
 }
 
 // Runnable reports whether mcptray may start the server now.

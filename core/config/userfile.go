@@ -19,6 +19,10 @@ type UserFile struct {
 	MCPServers map[string]json.RawMessage `json:"mcpServers"`
 	// Folders are absolute paths of project folders.
 	Folders []string `json:"folders,omitempty"`
+	// TurnedOff are the signatures of servers the person turned off in
+	// mcptray, from any scope: a server from another app's file is turned
+	// off here without editing that file.
+	TurnedOff []string `json:"turnedOff,omitempty"`
 	// rest keeps top-level keys this version does not know.
 	rest map[string]json.RawMessage
 }
@@ -53,6 +57,9 @@ func ReadUserFile(path string) (*UserFile, error) {
 	if err := takeKey(rest, "folders", &u.Folders); err != nil {
 		return nil, fmt.Errorf("%s: %q must be a list of folder paths; fix it first", path, "folders")
 	}
+	if err := takeKey(rest, "turnedOff", &u.TurnedOff); err != nil {
+		return nil, fmt.Errorf("%s: %q must be a list of server signatures; fix it first", path, "turnedOff")
+	}
 	if u.MCPServers == nil {
 		u.MCPServers = map[string]json.RawMessage{}
 	}
@@ -77,6 +84,9 @@ func (u *UserFile) MarshalJSON() ([]byte, error) {
 	out["mcpServers"] = u.MCPServers
 	if len(u.Folders) > 0 {
 		out["folders"] = u.Folders
+	}
+	if len(u.TurnedOff) > 0 {
+		out["turnedOff"] = u.TurnedOff
 	}
 	return json.Marshal(out)
 }

@@ -40,3 +40,22 @@ func Lock(ctx context.Context, path string) (unlock func(), err error) {
 	}
 	return func() { _ = fl.Unlock() }, nil
 }
+
+// TryLock takes the lock at path if it is free, without waiting: ok is
+// false when another holder has it. The lock lasts until unlock is called
+// or the process ends, which makes it the mark of a running instance that
+// no crash can leave behind.
+func TryLock(path string) (unlock func(), ok bool, err error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, false, fmt.Errorf("creating the lock folder: %w", err)
+	}
+	fl := flock.New(path, flock.SetPermissions(0o600))
+	ok, err = fl.TryLock()
+	if err != nil {
+		return nil, false, fmt.Errorf("locking %s: %w", path, err)
+	}
+	if !ok {
+		return nil, false, nil
+	}
+	return func() { _ = fl.Unlock() }, true, nil
+}

@@ -1,0 +1,225 @@
+package control
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/service"
+	"github.com/mcptray/mcptray/core/tools"
+)
+
+// Client speaks to the running mcptray. Its methods are those of
+// core/service's Service, so a front end can hold either.
+type Client struct {
+	hc  *http.Client
+	PID int // the running instance's process id
+}
+
+// Dial connects to the running mcptray for paths, or returns ErrNotRunning.
+func Dial(ctx context.Context, p config.Paths) (*Client, error) {
+	c, err := dial(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	c.Close()
+	path := SocketPath(p)
+	cl := &Client{hc: &http.Client{Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", path)
+		},
+		DisableCompression: true,
+	}}}
+	var h hello
+	if err := cl.do(ctx, http.MethodGet, "hello", nil, &h); err != nil {
+		return nil, fmt.Errorf("the running mcptray did not answer: %w", err)
+	}
+	cl.PID = h.PID
+	return cl, nil
+}
+
+// Close lets the client's idle connections go.
+func (c *Client) Close() { c.hc.CloseIdleConnections() }
+
+// do sends one request and decodes its answer into out (when not nil).
+func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, "http://mcptray/v1/"+path, body)
+	if err != nil {
+		return err
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("reaching the running mcptray: %w", err)
+	}
+	defer resp.Body.Close()
+	dec := json.NewDecoder(io.LimitReader(resp.Body, maxBody))
+	if resp.StatusCode != http.StatusOK {
+		var e service.Error
+		if err := dec.Decode(&e); err != nil || e.Msg == "" {
+			return fmt.Errorf("the running mcptray answered %s", resp.Status)
+		}
+		return &e
+	}
+	if out == nil {
+		return nil
+	}
+	if err := dec.Decode(out); err != nil {
+		return fmt.Errorf("reading the running mcptray's answer: %w", err)
+	}
+	return nil
+}
+
+// Snapshot returns everything the running mcptray shows, now.
+func (c *Client) Snapshot(ctx context.Context) (service.Snapshot, error) {
+	var s service.Snapshot
+	err := c.do(ctx, http.MethodGet, "snapshot", nil, &s)
+	return s, err
+}
+
+// Settle waits until no server is still connecting, then returns a
+// Snapshot.
+func (c *Client) Settle(ctx context.Context) (service.Snapshot, error) {
+	var s service.Snapshot
+	err := c.do(ctx, http.MethodPost, "settle", struct{}{}, &s)
+	return s, err
+}
+
+// Subscribe returns a channel that receives a notice whenever the running
+// mcptray's Snapshot may have changed, the first at once. It closes when
+// ctx ends or the running mcptray goes away.
+func (c *Client) Subscribe(ctx context.Context) (<-chan struct{}, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://mcptray/v1/events", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("reaching the running mcptray: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, fmt.Errorf("the running mcptray answered %s", resp.Status)
+	}
+	out := make(chan struct{}, 1)
+	go func() {
+		defer close(out)
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			select {
+			case out <- struct{}{}:
+			default: // one is waiting already
+			}
+		}
+	}()
+	return out, nil
+}
+
+// Approve lets a project server run exactly what it runs now.
+func (c *Client) Approve(ctx context.Context, name string) (service.Server, error) {
+	var s service.Server
+	err := c.do(ctx, http.MethodPost, "approve", nameRequest{name}, &s)
+	return s, err
+}
+
+// Deny keeps a project server from running what it runs now.
+func (c *Client) Deny(ctx context.Context, name string) (service.Server, error) {
+	var s service.Server
+	err := c.do(ctx, http.MethodPost, "deny", nameRequest{name}, &s)
+	return s, err
+}
+
+// Enable turns a server on again.
+func (c *Client) Enable(ctx context.Context, name string) error {
+	return c.do(ctx, http.MethodPost, "enable", nameRequest{name}, nil)
+}
+
+// Disable turns a server off.
+func (c *Client) Disable(ctx context.Context, name string) error {
+	return c.do(ctx, http.MethodPost, "disable", nameRequest{name}, nil)
+}
+
+// Retry connects a server again at once.
+func (c *Client) Retry(ctx context.Context, name string) error {
+	return c.do(ctx, http.MethodPost, "retry", nameRequest{name}, nil)
+}
+
+// SignIn signs in to a remote server; cancel ctx to give up.
+func (c *Client) SignIn(ctx context.Context, name string, opts service.SignInOptions) error {
+	return c.do(ctx, http.MethodPost, "sign-in", signInRequest{Name: name, Options: opts}, nil)
+}
+
+// SignOut forgets a remote server's sign-in.
+func (c *Client) SignOut(ctx context.Context, name string) error {
+	return c.do(ctx, http.MethodPost, "sign-out", nameRequest{name}, nil)
+}
+
+// Add writes a new server into mcptray's own config.
+func (c *Client) Add(ctx context.Context, req service.AddRequest) (service.AddResult, error) {
+	var r service.AddResult
+	err := c.do(ctx, http.MethodPost, "add", req, &r)
+	return r, err
+}
+
+// Remove takes a server out of mcptray's own config.
+func (c *Client) Remove(ctx context.Context, name string) (service.RemoveResult, error) {
+	var r service.RemoveResult
+	err := c.do(ctx, http.MethodPost, "remove", nameRequest{name}, &r)
+	return r, err
+}
+
+// PauseAll stops every server until ResumeAll.
+func (c *Client) PauseAll(ctx context.Context) error {
+	return c.do(ctx, http.MethodPost, "pause", struct{}{}, nil)
+}
+
+// ResumeAll starts every server again.
+func (c *Client) ResumeAll(ctx context.Context) error {
+	return c.do(ctx, http.MethodPost, "resume", struct{}{}, nil)
+}
+
+// Tools returns a server's tools.
+func (c *Client) Tools(ctx context.Context, target string) ([]tools.Tool, error) {
+	var r toolsResponse
+	err := c.do(ctx, http.MethodPost, "tools", nameRequest{target}, &r)
+	return r.Tools, err
+}
+
+// Call calls a tool.
+func (c *Client) Call(ctx context.Context, req service.CallRequest) (*mcp.CallToolResult, error) {
+	var raw json.RawMessage
+	if err := c.do(ctx, http.MethodPost, "call", req, &raw); err != nil {
+		return nil, err
+	}
+	return mcp.ParseCallToolResult(&raw)
+}
+
+// OpenWindow asks the running mcptray to open its window (at server, when
+// not ""), or bring it forward.
+func (c *Client) OpenWindow(ctx context.Context, server string) error {
+	return c.do(ctx, http.MethodPost, "window", windowRequest{Server: server}, nil)
+}
+
+// IsNotRunning reports whether err means no mcptray is running.
+func IsNotRunning(err error) bool { return errors.Is(err, ErrNotRunning) }

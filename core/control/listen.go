@@ -1,0 +1,142 @@
+package control
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/filelock"
+)
+
+// ErrRunning says that another mcptray is already running for this person
+// and config.
+var ErrRunning = errors.New("mcptray is already running")
+
+// ErrNotRunning says that no mcptray is running to answer.
+var ErrNotRunning = errors.New("mcptray is not running")
+
+// SocketPath is where the running mcptray listens.
+func SocketPath(p config.Paths) string { return filepath.Join(p.ControlDir(), "control.sock") }
+
+func lockPath(p config.Paths) string { return filepath.Join(p.ControlDir(), "instance.lock") }
+
+// Listener is the running instance's endpoint: the socket and the instance
+// lock, held until Close.
+type Listener struct {
+	net.Listener
+	unlock func()
+	path   string
+}
+
+// Listen makes this process the running mcptray: it takes the instance
+// lock, replaces a socket a dead instance left behind, and listens. It
+// returns ErrRunning when another mcptray holds the lock.
+func Listen(p config.Paths) (*Listener, error) {
+	dir := p.ControlDir()
+	if err := privateDir(dir); err != nil {
+		return nil, err
+	}
+	unlock, ok, err := filelock.TryLock(lockPath(p))
+	if err != nil {
+		return nil, fmt.Errorf("taking the instance lock: %w", err)
+	}
+	if !ok {
+		return nil, ErrRunning
+	}
+	path := SocketPath(p)
+	// We hold the lock, so any socket here is a dead instance's.
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		unlock()
+		return nil, fmt.Errorf("removing the socket a stopped mcptray left: %w", err)
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		unlock()
+		return nil, fmt.Errorf("listening on %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		unlock()
+		return nil, fmt.Errorf("making the socket private: %w", err)
+	}
+	return &Listener{Listener: peerChecked{ln}, unlock: unlock, path: path}, nil
+}
+
+// Close stops listening, removes the socket and lets the lock go.
+func (l *Listener) Close() error {
+	err := l.Listener.Close()
+	_ = os.Remove(l.path)
+	l.unlock()
+	return err
+}
+
+// privateDir creates dir with mode 0700, or checks that an existing one
+// belongs to this user and is not open to others.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("checking %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder; remove it and start mcptray again", dir)
+	}
+	if err := checkOwner(fi); err != nil {
+		return fmt.Errorf("%s %w; remove it and start mcptray again", dir, err)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("making %s private: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// running reports whether an instance holds the lock (it may still be
+// starting and not yet listening).
+func running(p config.Paths) bool {
+	unlock, ok, err := filelock.TryLock(lockPath(p))
+	if err != nil {
+		return false
+	}
+	if ok {
+		unlock()
+		return false
+	}
+	return true
+}
+
+// dial connects to the running instance, waiting a moment for one that is
+// still starting.
+func dial(ctx context.Context, p config.Paths) (net.Conn, error) {
+	var d net.Dialer
+	path := SocketPath(p)
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		c, err := d.DialContext(ctx, "unix", path)
+		if err == nil {
+			return c, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if !running(p) || time.Now().After(deadline) {
+			return nil, ErrNotRunning
+		}
+		// An instance holds the lock but is not listening yet.
+		t := time.NewTimer(50 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,267 @@
+package control
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcptray/mcptray/core/service"
+	"github.com/mcptray/mcptray/core/tools"
+)
+
+// Backend is what the endpoint serves: the running service.
+type Backend interface {
+	Snapshot(ctx context.Context) (service.Snapshot, error)
+	Subscribe(ctx context.Context) (<-chan struct{}, error)
+	WaitSettled(ctx context.Context) error
+	Approve(ctx context.Context, name string) (service.Server, error)
+	Deny(ctx context.Context, name string) (service.Server, error)
+	Enable(ctx context.Context, name string) error
+	Disable(ctx context.Context, name string) error
+	Retry(ctx context.Context, name string) error
+	SignIn(ctx context.Context, name string, opts service.SignInOptions) error
+	SignOut(ctx context.Context, name string) error
+	Add(ctx context.Context, req service.AddRequest) (service.AddResult, error)
+	Remove(ctx context.Context, name string) (service.RemoveResult, error)
+	PauseAll(ctx context.Context) error
+	ResumeAll(ctx context.Context) error
+	Tools(ctx context.Context, target string) ([]tools.Tool, error)
+	Call(ctx context.Context, req service.CallRequest) (*mcp.CallToolResult, error)
+}
+
+// Server serves a Backend on the control endpoint.
+type Server struct {
+	Backend Backend
+	// OpenWindow opens the window, or brings it forward, at server (""
+	// for none); nil means this instance has no window to open.
+	OpenWindow func(server string) error
+	Logger     *slog.Logger
+}
+
+// maxBody bounds a request: the largest is a tool call's arguments.
+const maxBody = 32 << 20
+
+// hello is the answer to GET /v1/hello.
+type hello struct {
+	Version string `json:"version"`
+	PID     int    `json:"pid"`
+}
+
+// nameRequest names one server.
+type nameRequest struct {
+	Name string `json:"name"`
+}
+
+type signInRequest struct {
+	Name    string                `json:"name"`
+	Options service.SignInOptions `json:"options"`
+}
+
+type windowRequest struct {
+	Server string `json:"server"`
+}
+
+type toolsResponse struct {
+	Tools []tools.Tool `json:"tools"`
+}
+
+// Serve answers requests on ln until ctx ends, then closes ln.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	log := s.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	hs := &http.Server{
+		Handler:           s.handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(shutdown)
+		hs.Close() // the events streams do not end by themselves
+	}()
+	err := hs.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+func (s *Server) handler() http.Handler {
+	b := s.Backend
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/hello", func(w http.ResponseWriter, r *http.Request) {
+		snap, err := b.Snapshot(r.Context())
+		reply(w, hello{Version: snap.Version, PID: os.Getpid()}, err)
+	})
+	mux.HandleFunc("GET /v1/snapshot", func(w http.ResponseWriter, r *http.Request) {
+		snap, err := b.Snapshot(r.Context())
+		reply(w, snap, err)
+	})
+	mux.HandleFunc("POST /v1/settle", func(w http.ResponseWriter, r *http.Request) {
+		err := b.WaitSettled(r.Context())
+		if err != nil && r.Context().Err() == nil {
+			err = nil // settled as far as it will: report what there is
+		}
+		snap, serr := b.Snapshot(r.Context())
+		reply(w, snap, errors.Join(err, serr))
+	})
+	mux.HandleFunc("GET /v1/events", s.events)
+	handle(mux, "approve", b.Approve)
+	handle(mux, "deny", b.Deny)
+	handleNone(mux, "enable", b.Enable)
+	handleNone(mux, "disable", b.Disable)
+	handleNone(mux, "retry", b.Retry)
+	handleNone(mux, "sign-out", b.SignOut)
+	handle(mux, "remove", b.Remove)
+	mux.HandleFunc("POST /v1/sign-in", func(w http.ResponseWriter, r *http.Request) {
+		var req signInRequest
+		if !decode(w, r, &req) {
+			return
+		}
+		// The person may take minutes in the browser; a client that goes
+		// away cancels the sign-in through r.Context().
+		reply(w, struct{}{}, b.SignIn(r.Context(), req.Name, req.Options))
+	})
+	mux.HandleFunc("POST /v1/add", func(w http.ResponseWriter, r *http.Request) {
+		var req service.AddRequest
+		if !decode(w, r, &req) {
+			return
+		}
+		res, err := b.Add(r.Context(), req)
+		reply(w, res, err)
+	})
+	mux.HandleFunc("POST /v1/pause", func(w http.ResponseWriter, r *http.Request) {
+		reply(w, struct{}{}, b.PauseAll(r.Context()))
+	})
+	mux.HandleFunc("POST /v1/resume", func(w http.ResponseWriter, r *http.Request) {
+		reply(w, struct{}{}, b.ResumeAll(r.Context()))
+	})
+	mux.HandleFunc("POST /v1/tools", func(w http.ResponseWriter, r *http.Request) {
+		var req nameRequest
+		if !decode(w, r, &req) {
+			return
+		}
+		list, err := b.Tools(r.Context(), req.Name)
+		if list == nil {
+			list = []tools.Tool{}
+		}
+		reply(w, toolsResponse{Tools: list}, err)
+	})
+	mux.HandleFunc("POST /v1/call", func(w http.ResponseWriter, r *http.Request) {
+		var req service.CallRequest
+		if !decode(w, r, &req) {
+			return
+		}
+		res, err := b.Call(r.Context(), req)
+		reply(w, res, err)
+	})
+	mux.HandleFunc("POST /v1/window", func(w http.ResponseWriter, r *http.Request) {
+		var req windowRequest
+		if !decode(w, r, &req) {
+			return
+		}
+		if s.OpenWindow == nil {
+			reply(w, nil, &service.Error{Code: service.NotAllowed, Msg: "this mcptray runs without a window (mcptray serve)"})
+			return
+		}
+		reply(w, struct{}{}, s.OpenWindow(req.Server))
+	})
+	return mux
+}
+
+// events streams one JSON line per change notice, the first at once.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	notices, err := s.Backend.Subscribe(r.Context())
+	if err != nil {
+		reply(w, nil, err)
+		return
+	}
+	flusher, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	send := func() bool {
+		if _, err := io.WriteString(w, "{}\n"); err != nil {
+			return false
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		return true
+	}
+	if !send() {
+		return
+	}
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case _, ok := <-notices:
+			if !ok || !send() {
+				return
+			}
+		}
+	}
+}
+
+// handle serves POST /v1/NAME {name} with fn's result.
+func handle[T any](mux *http.ServeMux, path string, fn func(context.Context, string) (T, error)) {
+	mux.HandleFunc("POST /v1/"+path, func(w http.ResponseWriter, r *http.Request) {
+		var req nameRequest
+		if !decode(w, r, &req) {
+			return
+		}
+		res, err := fn(r.Context(), req.Name)
+		reply(w, res, err)
+	})
+}
+
+// handleNone serves POST /v1/NAME {name} with an empty result.
+func handleNone(mux *http.ServeMux, path string, fn func(context.Context, string) error) {
+	handle(mux, path, func(ctx context.Context, name string) (struct{}, error) { return struct{}{}, fn(ctx, name) })
+}
+
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	if err := json.NewDecoder(io.LimitReader(r.Body, maxBody)).Decode(v); err != nil {
+		reply(w, nil, &service.Error{Code: service.Invalid, Msg: fmt.Sprintf("the request could not be read: %v", err)})
+		return false
+	}
+	return true
+}
+
+// statusOf maps an error's code to an HTTP status, so that a client sees
+// at a glance what kind of failure it is.
+var statusOf = map[service.Code]int{
+	service.NotFound:    http.StatusNotFound,
+	service.NotAllowed:  http.StatusForbidden,
+	service.Invalid:     http.StatusBadRequest,
+	service.NeedsSignIn: http.StatusUnauthorized,
+	service.NoKeychain:  http.StatusServiceUnavailable,
+	service.Failed:      http.StatusInternalServerError,
+}
+
+func reply(w http.ResponseWriter, v any, err error) {
+	w.Header().Set("Content-Type", "application/json")
+	if err != nil {
+		code := service.CodeOf(err)
+		w.WriteHeader(statusOf[code])
+		_ = json.NewEncoder(w).Encode(service.Error{Code: code, Msg: err.Error()})
+		return
+	}
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+var _ Backend = (*service.Service)(nil)

@@ -1,0 +1,310 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/sanitize"
+)
+
+// Approve lets a project server run exactly what it runs now, and returns
+// it as approved. If its file later changes what it runs, it waits for
+// approval again.
+func (s *Service) Approve(ctx context.Context, name string) (Server, error) {
+	return s.decide(ctx, name, config.Approved)
+}
+
+// Deny keeps a project server from running what it runs now.
+func (s *Service) Deny(ctx context.Context, name string) (Server, error) {
+	return s.decide(ctx, name, config.Denied)
+}
+
+func (s *Service) decide(ctx context.Context, name string, d config.Approval) (Server, error) {
+	if err := s.checkOpen(); err != nil {
+		return Server{}, err
+	}
+	e, err := s.find(s.loader.Load(), name)
+	if err != nil {
+		return Server{}, err
+	}
+	if !e.Scope.NeedsApproval() {
+		return Server{}, newError(NotAllowed, "%s comes from the %s scope (%s), which needs no approval; only servers from project folders do",
+			sanitize.Line(e.Name), e.Scope, e.Origin)
+	}
+	err = s.loader.Approvals.Record(e.ApprovalKey, config.Decision{
+		Approval: d, Name: e.Name, File: e.Origin.File, At: s.opts.Now().UTC(),
+	})
+	if err != nil {
+		return Server{}, wrapError(fmt.Errorf("recording your decision: %w", err))
+	}
+	s.reload()
+	return s.server(ctx, e.Name, fromEntry(e))
+}
+
+// Enable turns a server on again after Disable.
+func (s *Service) Enable(ctx context.Context, name string) error {
+	return s.turn(ctx, name, false)
+}
+
+// Disable turns a server off: it stops, and stays off until Enable,
+// whichever app's file it comes from (that file is not edited).
+func (s *Service) Disable(ctx context.Context, name string) error {
+	return s.turn(ctx, name, true)
+}
+
+func (s *Service) turn(_ context.Context, name string, off bool) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	e, err := s.find(s.loader.Load(), name)
+	if err != nil {
+		return err
+	}
+	if !off && e.Disabled && !e.TurnedOff {
+		return newError(NotAllowed, `%s is turned off in its own file (%s); remove "disabled": true there to turn it on`,
+			sanitize.Line(e.Name), e.Origin)
+	}
+	err = config.ModifyUserFile(s.opts.Paths.UserFile(), func(u *config.UserFile) error {
+		has := slices.Contains(u.TurnedOff, e.Signature)
+		switch {
+		case off && !has:
+			u.TurnedOff = append(u.TurnedOff, e.Signature)
+		case !off && has:
+			u.TurnedOff = slices.DeleteFunc(u.TurnedOff, func(sig string) bool { return sig == e.Signature })
+		default:
+			return errUnchanged
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errUnchanged) {
+		return wrapError(err)
+	}
+	s.reload()
+	return nil
+}
+
+// errUnchanged tells ModifyUserFile that there is nothing to write.
+var errUnchanged = errors.New("nothing to change")
+
+// Retry connects a failed or signed-out server again at once, without
+// waiting for its backoff.
+func (s *Service) Retry(ctx context.Context, name string) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	if _, err := s.find(s.current(), name); err != nil && name != builtinName {
+		return err
+	}
+	return wrapError(s.conns.Retry(name))
+}
+
+// PauseAll stops every server until ResumeAll. Paused lasts until mcptray
+// quits.
+func (s *Service) PauseAll(ctx context.Context) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.paused = true
+	s.mu.Unlock()
+	if err := s.conns.Apply(&config.Set{}); err != nil {
+		return wrapError(err)
+	}
+	s.hub.publish()
+	return nil
+}
+
+// ResumeAll starts every server again after PauseAll.
+func (s *Service) ResumeAll(ctx context.Context) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.paused = false
+	s.mu.Unlock()
+	s.reload()
+	return nil
+}
+
+// AddRequest is a server to add to mcptray's own config: its name and its
+// entry as a config file writes it ({"command": …} or {"url": …}).
+type AddRequest struct {
+	Name  string          `json:"name"`
+	Entry json.RawMessage `json:"entry"`
+}
+
+// AddResult is what Add did.
+type AddResult struct {
+	// File is the config file the server was written to.
+	File   string `json:"file"`
+	Server Server `json:"server"`
+	// Note says, when it is so, why the new server will not run on its
+	// own (the same server is configured elsewhere).
+	Note string `json:"note,omitempty"`
+}
+
+// Add writes a new server into mcptray's own config file and starts it.
+func (s *Service) Add(ctx context.Context, req AddRequest) (AddResult, error) {
+	if err := s.checkOpen(); err != nil {
+		return AddResult{}, err
+	}
+	if err := checkName(req.Name); err != nil {
+		return AddResult{}, err
+	}
+	file := s.opts.Paths.UserFile()
+	src := config.Source{Scope: config.User, App: "mcptray", File: file}
+	vars := config.Vars{Lookup: s.opts.Lookup, Home: s.opts.Paths.Home}
+	sv, err := config.ParseServer(req.Name, req.Entry, src, vars)
+	if err != nil {
+		return AddResult{}, newError(Invalid, "%s %v", sanitize.Line(req.Name), err)
+	}
+	err = config.ModifyUserFile(file, func(u *config.UserFile) error {
+		if _, ok := u.MCPServers[req.Name]; ok {
+			return newError(Invalid, "you already have a server called %q; remove it first or choose another name", req.Name)
+		}
+		u.MCPServers[req.Name] = req.Entry
+		return nil
+	})
+	if err != nil {
+		return AddResult{}, wrapError(err)
+	}
+	set := s.reload()
+	res := AddResult{File: file}
+	for i := range set.Suppressed {
+		if e := &set.Suppressed[i]; e.Scope == config.User && e.ConfigName == req.Name {
+			res.Note = e.Suppressed
+			res.Server = fromEntry(e)
+			return res, nil
+		}
+	}
+	e, _ := set.Find(req.Name)
+	fallback := Server{Name: sv.Name, ConfigName: sv.Name, Scope: sv.Scope, Transport: sv.Transport,
+		Command: sv.Command, Args: sv.Args, Cwd: sv.Cwd, EnvNames: sv.EnvNames(), URL: sv.URL, HeaderNames: sv.HeaderNames()}
+	if e != nil {
+		fallback = fromEntry(e)
+	}
+	res.Server, _ = s.server(ctx, fallback.Name, fallback)
+	return res, nil
+}
+
+// checkName refuses names a person could not type or read back.
+func checkName(name string) error {
+	switch {
+	case name == "" || sanitize.Line(name) == "":
+		return newError(Invalid, "the name is empty")
+	case sanitize.Line(name) != name:
+		return newError(Invalid, "the name %q has spaces at its ends, or invisible or control characters; choose a plain name", name)
+	case name == builtinName:
+		return newError(Invalid, "%q is the name of mcptray's own built-in server; choose another name", name)
+	}
+	return nil
+}
+
+// RemoveResult is what Remove did.
+type RemoveResult struct {
+	// File is the config file the server was removed from.
+	File string `json:"file"`
+	// Warning says what could not be cleaned up (its sign-in is still in
+	// the keychain), or "".
+	Warning string `json:"warning,omitempty"`
+}
+
+// Remove takes a server out of mcptray's own config file, stops it, and
+// forgets its sign-in unless another configured server reaches the same
+// URL. Servers from other files are not removed: the error says which file
+// to edit, or to deny it.
+func (s *Service) Remove(ctx context.Context, name string) (RemoveResult, error) {
+	if err := s.checkOpen(); err != nil {
+		return RemoveResult{}, err
+	}
+	file := s.opts.Paths.UserFile()
+	before := s.loader.Load()
+	err := config.ModifyUserFile(file, func(u *config.UserFile) error {
+		if _, ok := u.MCPServers[name]; !ok {
+			return errUnchanged
+		}
+		delete(u.MCPServers, name)
+		return nil
+	})
+	if err == nil {
+		after := s.reload()
+		res := RemoveResult{File: file}
+		if werr := s.forgetSignIn(ctx, before, after, name); werr != nil {
+			res.Warning = werr.Error()
+		}
+		return res, nil
+	}
+	if !errors.Is(err, errUnchanged) {
+		return RemoveResult{}, wrapError(err)
+	}
+	e, err := s.find(before, name)
+	if err != nil {
+		return RemoveResult{}, err
+	}
+	hint := "edit that file"
+	if e.Scope.NeedsApproval() {
+		hint = "edit that file, or deny it"
+	}
+	return RemoveResult{}, newError(NotAllowed, "%s comes from %s (%s scope), not from your mcptray config; to remove it, %s",
+		sanitize.Line(e.Name), e.Origin, e.Scope, hint)
+}
+
+// forgetSignIn deletes the keychain items of a removed remote server,
+// unless a server still configured reaches the same URL and so shares them.
+func (s *Service) forgetSignIn(ctx context.Context, before, after *config.Set, name string) error {
+	var gone *config.Server
+	for _, e := range append(slices.Clone(before.Servers), before.Suppressed...) {
+		if e.Scope == config.User && e.ConfigName == name && e.Transport.Remote() {
+			gone = &e.Server
+			break
+		}
+	}
+	if gone == nil {
+		return nil
+	}
+	sig := config.Signature(gone)
+	for _, e := range after.Servers {
+		if e.Signature == sig {
+			return nil // still in use
+		}
+	}
+	if err := s.auth.SignOut(ctx, gone); err != nil {
+		return fmt.Errorf("its sign-in is still in your keychain (%s); sign out of %s to remove it",
+			sanitize.Line(err.Error()), sanitize.Line(gone.URL))
+	}
+	return nil
+}
+
+// find looks a server up by name, and when it does not run says why.
+func (s *Service) find(set *config.Set, name string) (*config.Entry, error) {
+	if e, ok := set.Find(name); ok {
+		return e, nil
+	}
+	for _, e := range set.Suppressed {
+		if e.Name == name || e.ConfigName == name {
+			return nil, newError(NotAllowed, "%s (%s) does not run: %s", sanitize.Line(name), e.Origin, sanitize.Line(e.Suppressed))
+		}
+	}
+	for _, p := range set.Problems {
+		if p.Server == name {
+			return nil, newError(Invalid, "%s has a problem in its config: %s", sanitize.Line(name), sanitize.Line(p.Error()))
+		}
+	}
+	return nil, newError(NotFound, "there is no server called %q", sanitize.Line(name))
+}
+
+// server returns the named server from a fresh snapshot, or fallback.
+func (s *Service) server(ctx context.Context, name string, fallback Server) (Server, error) {
+	snap, err := s.Snapshot(ctx)
+	if err != nil {
+		return fallback, nil
+	}
+	if sv, ok := snap.Find(name); ok {
+		return sv, nil
+	}
+	return fallback, nil
+}

@@ -1,0 +1,331 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcptray/mcptray/core/builtin"
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/oauth"
+	"github.com/mcptray/mcptray/core/secret"
+	"github.com/mcptray/mcptray/core/transport"
+)
+
+// Version is mcptray's version, as the built-in server and the snapshot
+// report it.
+var Version = "0.1.0-dev"
+
+// Options configure a Service. Paths and Store are required.
+type Options struct {
+	// Paths are where mcptray's files and the apps' configs are.
+	Paths config.Paths
+	// Lookup reads the environment for ${VAR} in configs; nil means the
+	// process environment.
+	Lookup func(string) (string, bool)
+	// Store keeps sign-ins: the OS keychain in the product, an in-memory
+	// store in tests.
+	Store  secret.Store
+	Logger *slog.Logger
+	// Browser opens sign-in pages; nil means the system browser.
+	Browser oauth.Browser
+	// ClientMetadataURL is the https URL of a Client ID Metadata Document
+	// to use as the client id where servers support it.
+	ClientMetadataURL string
+	// Elicit answers a server's questions to the person; nil answers with
+	// the question's defaults.
+	Elicit conn.ElicitFunc
+	// Conn overrides the connection manager's timeouts and windows (tests);
+	// its Logger, Elicit, Tokens, Builtin and Now are set by the Service.
+	Conn conn.Options
+	// Follow makes Start follow config changes and sign-ins made by other
+	// processes: for a service that keeps running (the tray, serve), not
+	// for one command.
+	Follow bool
+	// Only, when not nil, names the servers to connect; the others are
+	// listed but not started. An empty Only connects none (commands that
+	// only read or edit the config).
+	Only []string
+	// Debounce is how long the config watcher waits after a change;
+	// zero means config.DefaultDebounce.
+	Debounce time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Service is one running mcptray. Its methods are safe for concurrent use.
+type Service struct {
+	opts   Options
+	log    *slog.Logger
+	loader *config.Loader
+	auth   *oauth.Manager
+	conns  *conn.Manager
+	hub    hub
+
+	ctx    context.Context // the service's life; Close ends it
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	set      *config.Set // the last loaded config
+	paused   bool
+	keychain Keychain
+	started  bool
+	closed   bool
+	// challenges are the last sign-in challenges of servers reached by
+	// URL (configured servers' are in the connection manager), by URL.
+	challenges map[string]*transport.AuthError
+	// overrides are sign-in settings given for one sign-in, by server key.
+	overrides map[string]oauth.Settings
+	// adhoc are the connection managers of servers reached by URL.
+	adhoc map[*conn.Manager]struct{}
+}
+
+// builtinName is the name of mcptray's own in-process server.
+const builtinName = builtin.Name
+
+// New returns a Service that has not started: Start loads the config and
+// connects.
+func New(opts Options) (*Service, error) {
+	if opts.Store == nil {
+		return nil, errors.New("service: no secret store was given")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Lookup == nil {
+		opts.Lookup = config.NewLoader(opts.Paths).Lookup
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Debounce == 0 {
+		opts.Debounce = config.DefaultDebounce
+	}
+	s := &Service{opts: opts, log: opts.Logger,
+		challenges: map[string]*transport.AuthError{}, overrides: map[string]oauth.Settings{},
+		adhoc: map[*conn.Manager]struct{}{}}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.loader = config.NewLoader(opts.Paths)
+	s.loader.Lookup = opts.Lookup
+	s.auth = oauth.New(oauth.Options{
+		Store:             opts.Store,
+		Logger:            opts.Logger,
+		Browser:           opts.Browser,
+		LockDir:           s.lockDir(),
+		ClientMetadataURL: opts.ClientMetadataURL,
+		Settings:          s.settings,
+	})
+	s.conns = s.newConns(s.opts.Logger)
+	s.set = &config.Set{}
+	return s, nil
+}
+
+func (s *Service) lockDir() string { return filepath.Join(s.opts.Paths.Dir(), "locks") }
+
+// newConns returns a connection manager wired to the service's sign-in
+// manager and built-in server.
+func (s *Service) newConns(logger *slog.Logger) *conn.Manager {
+	o := s.opts.Conn
+	o.Logger = logger
+	o.Elicit = s.opts.Elicit
+	o.Now = s.opts.Now
+	o.Tokens = func(sv *config.Server) transport.TokenSource {
+		if !sv.Transport.Remote() {
+			return nil
+		}
+		return s.auth.TokenSource(sv)
+	}
+	o.Builtin = map[string]*server.MCPServer{
+		builtin.Name: builtin.New(Version, s.builtinStates),
+	}
+	return conn.New(o)
+}
+
+func (s *Service) builtinStates() []builtin.ServerState {
+	var out []builtin.ServerState
+	for _, i := range s.conns.Snapshot().Servers {
+		out = append(out, builtin.ServerState{Name: i.Name, State: i.Status.State.String(), Error: i.Status.Err, Tools: len(i.Tools)})
+	}
+	return out
+}
+
+// Start loads the config, starts every approved server and follows config
+// changes and sign-ins made elsewhere until Close.
+func (s *Service) Start(ctx context.Context) error {
+	s.mu.Lock()
+	if s.started || s.closed {
+		s.mu.Unlock()
+		return errors.New("service: started twice or after Close")
+	}
+	s.started = true
+	s.mu.Unlock()
+
+	s.wg.Add(1)
+	go s.relay()
+	set := s.reload()
+	if s.opts.Follow {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.checkKeychain(s.ctx)
+		}()
+		updates, err := s.loader.Watch(s.ctx, s.log, set, s.opts.Debounce)
+		if err != nil {
+			// Still useful: the person's edits show after a restart.
+			s.log.Warn("config changes will show after a restart", "err", err)
+		} else {
+			s.wg.Add(1)
+			go s.follow(updates)
+		}
+		s.watchSignIns()
+	}
+	return nil
+}
+
+// reload reads the config now and makes the running servers match it.
+func (s *Service) reload() *config.Set {
+	set := s.loader.Load()
+	s.mu.Lock()
+	s.set = set
+	paused := s.paused
+	s.mu.Unlock()
+	if !paused {
+		s.apply(set)
+	}
+	s.hub.publish()
+	return set
+}
+
+// apply makes the connection manager run set's servers (those in
+// Options.Only, when it is given).
+func (s *Service) apply(set *config.Set) {
+	if s.opts.Only != nil {
+		only := *set
+		only.Servers = slices.DeleteFunc(slices.Clone(set.Servers), func(e config.Entry) bool {
+			return !slices.Contains(s.opts.Only, e.Name)
+		})
+		set = &only
+	}
+	if err := s.conns.Apply(set); err != nil && !errors.Is(err, conn.ErrClosed) {
+		s.log.Warn("applying the config", "err", err)
+	}
+}
+
+// follow applies every config change the watcher sees.
+func (s *Service) follow(updates <-chan config.Update) {
+	defer s.wg.Done()
+	for u := range updates {
+		s.mu.Lock()
+		s.set = u.Set
+		paused := s.paused
+		s.mu.Unlock()
+		if !paused {
+			s.apply(u.Set)
+		}
+		s.log.Info("config changed", "added", len(u.Changes.Added), "changed", len(u.Changes.Changed), "removed", len(u.Changes.Removed))
+		s.hub.publish()
+	}
+}
+
+// relay passes the connection manager's events on as change notices.
+func (s *Service) relay() {
+	defer s.wg.Done()
+	for range s.conns.Subscribe(s.ctx) {
+		s.hub.publish()
+	}
+}
+
+// Close stops every server and waits until their processes are gone.
+func (s *Service) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	adhoc := s.adhoc
+	s.adhoc = nil
+	s.mu.Unlock()
+	s.cancel()
+	for m := range adhoc {
+		m.Close()
+	}
+	err := s.conns.Close()
+	s.wg.Wait()
+	s.hub.closeAll()
+	return err
+}
+
+// Subscribe returns a channel that receives a notice whenever anything in
+// the Snapshot may have changed. Notices are hints and are coalesced: take
+// a new Snapshot after each. The channel closes when ctx ends or the
+// Service closes.
+func (s *Service) Subscribe(ctx context.Context) (<-chan struct{}, error) {
+	return s.hub.subscribe(ctx), nil
+}
+
+// WaitSettled waits until no server is still connecting, or ctx ends.
+func (s *Service) WaitSettled(ctx context.Context) error {
+	return s.conns.WaitSettled(ctx)
+}
+
+// Settle waits until no server is still connecting (or ctx ends), and
+// returns a Snapshot.
+func (s *Service) Settle(ctx context.Context) (Snapshot, error) {
+	if err := s.WaitSettled(ctx); err != nil && ctx.Err() != nil {
+		return Snapshot{}, ctx.Err()
+	}
+	return s.Snapshot(ctx)
+}
+
+// checkOpen says whether the Service can take actions.
+func (s *Service) checkOpen() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return conn.ErrClosed
+	}
+	return nil
+}
+
+// current returns the last loaded config.
+func (s *Service) current() *config.Set {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.set
+}
+
+// mergeSettings lays settings given for one sign-in over the config's.
+func mergeSettings(base, over oauth.Settings) oauth.Settings {
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&base.ClientID, over.ClientID)
+	set(&base.ClientSecret, over.ClientSecret)
+	set(&base.AuthServerMetadataURL, over.AuthServerMetadataURL)
+	set(&base.PrivateKeyPEM, over.PrivateKeyPEM)
+	set(&base.SigningAlg, over.SigningAlg)
+	set(&base.IdPTokenURL, over.IdPTokenURL)
+	set(&base.IdPClientID, over.IdPClientID)
+	set(&base.IdPIDToken, over.IdPIDToken)
+	if over.Grant != "" {
+		base.Grant = over.Grant
+	}
+	if len(over.Scopes) > 0 {
+		base.Scopes = over.Scopes
+	}
+	if over.CallbackPort != 0 {
+		base.CallbackPort = over.CallbackPort
+	}
+	return base
+}

@@ -1,0 +1,276 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/oauth"
+	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/secret"
+	"github.com/mcptray/mcptray/core/transport"
+)
+
+// SignInOptions are settings for one sign-in beyond what the server's
+// config says: a pre-registered client, client credentials, cross-app
+// access. They may hold secrets; they are used for this sign-in and kept
+// only in the keychain.
+type SignInOptions struct {
+	Settings *oauth.Settings `json:"settings,omitempty"`
+}
+
+// signInsFile is touched after every sign-in and sign-out, holding the
+// server's key, so that every running mcptray notices at once.
+const signInsFile = "signins"
+
+// SignIn signs the person in to a remote server: a configured one by name,
+// or any by URL. A saved sign-in that the server refused is refreshed
+// first; only when that does not do does the browser open (or the client
+// credentials or cross-app access grant run). A server that asked for
+// more permissions (403 insufficient_scope) gets a sign-in for them.
+// Cancel ctx to give up waiting for the browser.
+func (s *Service) SignIn(ctx context.Context, target string, opts SignInOptions) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	sv, name, err := s.remoteTarget(target)
+	if err != nil {
+		return err
+	}
+	if opts.Settings != nil {
+		s.setOverride(sv, opts.Settings)
+		defer s.setOverride(sv, nil)
+	}
+	ch := s.challenge(name, sv)
+	if ch == nil || ch.ErrorCode != "insufficient_scope" {
+		// A refresh may do, without sending the person anywhere.
+		if opts.Settings == nil && s.auth.RefreshNow(ctx, sv) == nil {
+			s.signedIn(sv, name)
+			return nil
+		}
+	}
+	if err := s.auth.SignIn(ctx, sv, ch); err != nil {
+		s.noteKeychain(err)
+		return wrapError(err)
+	}
+	s.signedIn(sv, name)
+	return nil
+}
+
+// SignOut forgets a remote server's sign-in.
+func (s *Service) SignOut(ctx context.Context, target string) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	sv, name, err := s.remoteTarget(target)
+	if err != nil {
+		return err
+	}
+	if err := s.auth.SignOut(ctx, sv); err != nil {
+		s.noteKeychain(err)
+		return wrapError(err)
+	}
+	s.signedIn(sv, name)
+	return nil
+}
+
+// signedIn tells every mcptray (this one included) that sv's sign-in
+// changed, and reconnects it here.
+func (s *Service) signedIn(sv *config.Server, name string) {
+	if err := os.MkdirAll(s.lockDir(), 0o700); err == nil {
+		if err := os.WriteFile(filepath.Join(s.lockDir(), signInsFile), []byte(oauth.ServerKey(sv)+"\n"), 0o600); err != nil {
+			s.log.Debug("telling others of a sign-in", "err", err)
+		}
+	}
+	if name != "" {
+		before, _ := s.conns.Snapshot().Find(name)
+		_ = s.conns.Retry(name)
+		// Let the server leave its old state before the caller looks,
+		// so that a command that signed in does not read the old one.
+		ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
+		defer cancel()
+		events := s.conns.Subscribe(ctx)
+		for {
+			now, ok := s.conns.Snapshot().Find(name)
+			if !ok || now.Status != before.Status {
+				break
+			}
+			if _, ok := <-events; !ok {
+				break
+			}
+		}
+	}
+	s.hub.publish()
+}
+
+// watchSignIns reconnects servers whose sign-in another process changed,
+// within moments rather than after conn.NeedsAuthTTL.
+func (s *Service) watchSignIns() {
+	dir := s.lockDir()
+	w, err := fsnotify.NewWatcher()
+	if err == nil {
+		err = os.MkdirAll(dir, 0o700)
+	}
+	if err == nil {
+		err = w.Add(dir)
+	}
+	if err != nil {
+		s.log.Warn("sign-ins in other windows will show after a while", "err", err)
+		if w != nil {
+			w.Close()
+		}
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer w.Close()
+		for {
+			select {
+			case <-s.ctx.Done():
+				return
+			case ev, ok := <-w.Events:
+				if !ok {
+					return
+				}
+				if filepath.Base(ev.Name) == signInsFile && ev.Has(fsnotify.Write|fsnotify.Create) {
+					data, _ := os.ReadFile(ev.Name)
+					s.signInElsewhere(strings.TrimSpace(string(data)))
+				}
+			case err, ok := <-w.Errors:
+				if !ok {
+					return
+				}
+				s.log.Debug("watching sign-ins", "err", err)
+			}
+		}
+	}()
+}
+
+// signInElsewhere reconnects the configured servers whose sign-in has key
+// (every server waiting for a sign-in when key is unknown).
+func (s *Service) signInElsewhere(key string) {
+	set := s.current()
+	live := s.conns.Snapshot()
+	for i := range set.Servers {
+		sv := &set.Servers[i].Server
+		if !sv.Transport.Remote() {
+			continue
+		}
+		info, _ := live.Find(sv.Name)
+		if oauth.ServerKey(sv) == key || (key == "" && info.Status.State == conn.NeedsAuth) {
+			s.auth.Forget(sv)
+			_ = s.conns.Retry(sv.Name)
+		}
+	}
+}
+
+// remoteTarget finds the remote server a sign-in names: a configured one
+// (name is its name), or one given by URL (name is "").
+func (s *Service) remoteTarget(target string) (*config.Server, string, error) {
+	if sv, ok := urlServer(target); ok {
+		return sv, "", nil
+	}
+	if target == builtinName {
+		return nil, "", newError(NotAllowed, "%s is built into mcptray; only remote servers sign in", target)
+	}
+	e, err := s.find(s.loader.Load(), target)
+	if err != nil {
+		return nil, "", err
+	}
+	if !e.Transport.Remote() {
+		return nil, "", newError(NotAllowed, "%s runs on this computer; only remote servers sign in", sanitize.Line(e.Name))
+	}
+	sv := e.Server
+	return &sv, e.Name, nil
+}
+
+// urlServer is a remote server given by its URL rather than configured.
+func urlServer(target string) (*config.Server, bool) {
+	u, err := url.Parse(target)
+	if err != nil || u.Host == "" || !strings.Contains(target, "://") {
+		return nil, false
+	}
+	t := config.HTTP
+	if u.Scheme == "ws" || u.Scheme == "wss" {
+		t = config.WebSocket
+	}
+	return &config.Server{Name: u.Host, ConfigName: u.Host, Scope: config.Dynamic, Transport: t, URL: target,
+		Origin: config.Origin{App: "the command line"}}, true
+}
+
+// challenge is the 401 or 403 that last asked for a sign-in to the server,
+// or nil.
+func (s *Service) challenge(name string, sv *config.Server) *transport.AuthError {
+	if name != "" {
+		if ch, ok := s.conns.AuthChallenge(name); ok {
+			return ch
+		}
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.challenges[sv.URL]
+}
+
+// setOverride lays settings given for one sign-in over sv's config (nil
+// removes them).
+func (s *Service) setOverride(sv *config.Server, st *oauth.Settings) {
+	key := oauth.ServerKey(sv)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st == nil {
+		delete(s.overrides, key)
+		return
+	}
+	s.overrides[key] = *st
+}
+
+// settings is the sign-in manager's view of a server's sign-in settings.
+func (s *Service) settings(sv *config.Server) oauth.Settings {
+	base := oauth.SettingsFrom(sv)
+	s.mu.Lock()
+	over, ok := s.overrides[oauth.ServerKey(sv)]
+	s.mu.Unlock()
+	if !ok {
+		return base
+	}
+	return mergeSettings(base, over)
+}
+
+// checkKeychain finds out whether sign-ins can be kept.
+func (s *Service) checkKeychain(ctx context.Context) {
+	_, err := s.opts.Store.Get(ctx, secret.Key{Server: "mcptray-probe", Kind: secret.Tokens})
+	if err == nil || errors.Is(err, secret.ErrNotFound) {
+		s.setKeychain(Keychain{Available: true})
+		return
+	}
+	s.noteKeychain(err)
+}
+
+// noteKeychain records a keychain that cannot be used.
+func (s *Service) noteKeychain(err error) {
+	var ue *secret.UnavailableError
+	if !errors.As(err, &ue) {
+		return
+	}
+	s.setKeychain(Keychain{Problem: ue.Reason, Fix: ue.Fix})
+}
+
+func (s *Service) setKeychain(k Keychain) {
+	s.mu.Lock()
+	changed := s.keychain != k
+	s.keychain = k
+	s.mu.Unlock()
+	if changed {
+		s.hub.publish()
+	}
+}

@@ -1,0 +1,153 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/tools"
+	"github.com/mcptray/mcptray/core/transport"
+)
+
+// settleWait bounds how long a command waits for a server to connect: a
+// little more than the connect timeout, so that a slow server reports its
+// own timeout rather than being cut short.
+const settleWait = conn.DefaultConnectTimeout + 5*time.Second
+
+// Tools returns a server's tools: a configured server by name (waiting for
+// it to connect if it is connecting), or any remote server by URL.
+func (s *Service) Tools(ctx context.Context, target string) ([]tools.Tool, error) {
+	var list []tools.Tool
+	err := s.withServer(ctx, target, func(m *conn.Manager, name string) error {
+		var err error
+		list, err = m.Tools(name)
+		return err
+	})
+	return list, err
+}
+
+// CallRequest is one tool call: the server (a name or a URL), the tool's
+// name as the server spells it, and its arguments as a JSON object.
+type CallRequest struct {
+	Server    string          `json:"server"`
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// Call calls a tool and returns its result with every text sanitised. A
+// result with IsError set is a result, not an error.
+func (s *Service) Call(ctx context.Context, req CallRequest) (*mcp.CallToolResult, error) {
+	var res *mcp.CallToolResult
+	err := s.withServer(ctx, req.Server, func(m *conn.Manager, name string) error {
+		var err error
+		res, err = m.CallTool(ctx, name, req.Tool, req.Arguments)
+		return err
+	})
+	return res, err
+}
+
+// withServer runs fn with the connected server that target names: a
+// configured one in the service's manager, or one reached by URL in a
+// manager of its own that is closed afterwards.
+func (s *Service) withServer(ctx context.Context, target string, fn func(m *conn.Manager, name string) error) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	if sv, ok := urlServer(target); ok {
+		return s.withURL(ctx, sv, fn)
+	}
+	name := target
+	if name != builtinName {
+		e, err := s.find(s.current(), target)
+		if err != nil {
+			return err
+		}
+		name = e.Name
+	}
+	if err := s.waitConnected(ctx, s.conns, name); err != nil {
+		return err
+	}
+	return wrapError(fn(s.conns, name))
+}
+
+// withURL connects to a server that is not configured, runs fn, and
+// disconnects. Its sign-in challenge is kept for SignIn.
+func (s *Service) withURL(ctx context.Context, sv *config.Server, fn func(m *conn.Manager, name string) error) error {
+	m := s.newConns(s.log.With("url", sanitize.Line(sv.URL)))
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return conn.ErrClosed
+	}
+	s.adhoc[m] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.adhoc, m)
+		s.mu.Unlock()
+		m.Close()
+	}()
+	set := &config.Set{Servers: []config.Entry{{Server: *sv, Signature: config.Signature(sv), Approval: config.NotNeeded}}}
+	if err := m.Apply(set); err != nil {
+		return wrapError(err)
+	}
+	err := s.waitConnected(ctx, m, sv.Name)
+	if err == nil {
+		err = fn(m, sv.Name)
+	}
+	if conn.IsNeedsAuth(err) {
+		var ch *transport.AuthError
+		if !errors.As(err, &ch) {
+			ch, _ = m.AuthChallenge(sv.Name)
+		}
+		s.mu.Lock()
+		s.challenges[sv.URL] = ch
+		s.mu.Unlock()
+	}
+	return wrapError(err)
+}
+
+// waitConnected waits until the server has settled, and says in plain words
+// why when it is not connected.
+func (s *Service) waitConnected(ctx context.Context, m *conn.Manager, name string) error {
+	wctx, cancel := context.WithTimeout(ctx, settleWait)
+	defer cancel()
+	events := m.Subscribe(wctx)
+	for {
+		info, ok := m.Snapshot().Find(name)
+		switch {
+		case !ok:
+			if s.isPaused() {
+				return newError(Failed, "mcptray is paused; resume it to use %s", sanitize.Line(name))
+			}
+			return newError(Failed, "%s is not running", sanitize.Line(name))
+		case info.Status.State == conn.Connected:
+			return nil
+		case info.Status.State != conn.Pending:
+			return wrapError(&conn.NotConnectedError{Server: name, Status: info.Status})
+		}
+		select {
+		case <-wctx.Done():
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return newError(Failed, "%s did not finish connecting within %s", sanitize.Line(name), settleWait)
+		case _, ok := <-events:
+			if !ok {
+				return conn.ErrClosed
+			}
+		}
+	}
+}
+
+func (s *Service) isPaused() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.paused
+}
