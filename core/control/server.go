@@ -45,6 +45,8 @@ type Server struct {
 	// for none); nil means this instance has no window to open.
 	OpenWindow func(server string) error
 	Logger     *slog.Logger
+
+	focus focusHub
 }
 
 // maxBody bounds a request: the largest is a tool call's arguments.
@@ -120,6 +122,7 @@ func (s *Server) handler() http.Handler {
 		reply(w, snap, errors.Join(err, serr))
 	})
 	mux.HandleFunc("GET /v1/events", s.events)
+	mux.HandleFunc("GET /v1/focus", s.focusStream)
 	handle(mux, "approve", b.Approve)
 	handle(mux, "deny", b.Deny)
 	handleNone(mux, "enable", b.Enable)
