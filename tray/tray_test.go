@@ -3,6 +3,7 @@
 package tray
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"log/slog"
@@ -401,27 +402,63 @@ func TestAvailable(t *testing.T) {
 		}
 	})
 	t.Run("no host", func(t *testing.T) {
-		if _, err := exec.LookPath("dbus-daemon"); err != nil {
-			t.Skip("no dbus-daemon to start an empty bus with")
-		}
-		cmd := exec.CommandContext(ctx, "dbus-daemon", "--session", "--nofork", "--print-address=1")
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		buf := make([]byte, 512)
-		n, err := out.Read(buf)
-		if err != nil {
-			t.Fatalf("reading the empty bus's address: %v", err)
-		}
-		t.Setenv("DBUS_SESSION_BUS_ADDRESS", strings.TrimSpace(string(buf[:n])))
-		err = Available()
-		if err == nil || !strings.HasPrefix(err.Error(), "no StatusNotifier host: ") {
+		t.Setenv("DBUS_SESSION_BUS_ADDRESS", emptyBus(ctx, t))
+		if err := Available(); err == nil || !strings.HasPrefix(err.Error(), "no StatusNotifier host: ") {
 			t.Errorf("Available() = %v, want no StatusNotifier host", err)
 		}
 	})
+}
+
+// emptyBus starts a session bus that nothing else is on, for as long as the
+// test runs, and returns its address. It skips t without dbus-daemon.
+func emptyBus(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("dbus-daemon"); err != nil {
+		t.Skip("no dbus-daemon to start an empty bus with")
+	}
+	cmd := exec.CommandContext(ctx, "dbus-daemon", "--session", "--nofork", "--print-address=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the empty bus's address: %v", err)
+	}
+	return strings.TrimSpace(line)
+}
+
+// TestNotifierWithoutService checks that notifications fail quietly, never
+// failing or holding up the tray, where nobody shows them.
+func TestNotifierWithoutService(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	for _, tt := range []struct {
+		name string
+		bus  func(t *testing.T) string
+	}{
+		{"no bus", func(t *testing.T) string {
+			t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+			return ""
+		}},
+		{"no notification service", func(t *testing.T) string { return emptyBus(ctx, t) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("DBUS_SESSION_BUS_ADDRESS", tt.bus(t))
+			var logged strings.Builder
+			log := slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			n := newNotifier(log, func(string) { t.Error("a click on nothing") })
+			n.notify(ctx, Notice{Server: "github", Title: "github needs you to sign in", Body: "Click."})
+			if err := n.close(); err != nil {
+				t.Errorf("close: %v", err)
+			}
+			if !strings.Contains(logged.String(), "level=DEBUG") || strings.Contains(logged.String(), "level=WARN") {
+				t.Errorf("log = %q, want debug lines only", logged.String())
+			}
+		})
+	}
 }
