@@ -1,16 +1,18 @@
 package cli
 
 import (
+	"errors"
+	neturl "net/url"
+	"strconv"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // pairs is a repeatable K=V flag.
@@ -27,7 +29,7 @@ func (p pairs) Set(s string) error {
 	return nil
 }
 
-func runAdd(_ context.Context, c *cmdContext, args []string) error {
+func runAdd(ctx context.Context, c *cmdContext, args []string) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return usagef("name the server first")
 	}
@@ -55,7 +57,11 @@ func runAdd(_ context.Context, c *cmdContext, args []string) error {
 		if len(env) > 0 {
 			return usagef("--env is for programs; remote servers take --header")
 		}
-		entry["type"] = "http"
+		kind, err := checkURL(*url)
+		if err != nil {
+			return err
+		}
+		entry["type"] = kind
 		if *transport != "" {
 			entry["type"] = *transport
 		}
@@ -81,31 +87,54 @@ func runAdd(_ context.Context, c *cmdContext, args []string) error {
 	if err != nil {
 		return err
 	}
-	src := config.Source{Scope: config.User, App: "mcptray", File: c.paths.UserFile()}
-	vars := config.Vars{Lookup: c.Lookup, Home: c.paths.Home}
-	s, err := config.ParseServer(name, raw, src, vars)
-	if err != nil {
-		return fmt.Errorf("%s %v", name, err)
-	}
-	err = config.ModifyUserFile(c.paths.UserFile(), func(u *config.UserFile) error {
-		if _, ok := u.MCPServers[name]; ok {
-			return fmt.Errorf("you already have a server called %q; remove it first or choose another name", name)
-		}
-		u.MCPServers[name] = raw
-		return nil
-	})
+	b, done, err := c.backend(ctx, connectNone)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.Stdout, "Added %s to %s.\n", name, c.home(c.paths.UserFile()))
-	c.describe(&s)
-	// Say at once if the new server gives way to one that already exists.
-	for _, e := range c.loader.Load().Suppressed {
-		if e.Scope == config.User && e.ConfigName == name {
-			fmt.Fprintf(c.Stdout, "Note: it will not run on its own: %s.\n", sanitize.Line(c.home(e.Suppressed)))
-		}
+	defer done()
+	res, err := b.Add(ctx, service.AddRequest{Name: name, Entry: raw})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.Stdout, "Added %s to %s.\n", name, c.home(res.File))
+	c.describe(res.Server)
+	if res.Note != "" {
+		// Say at once that the new server gives way to one that exists.
+		fmt.Fprintf(c.Stdout, "Note: it will not run on its own: %s.\n", sanitize.Line(c.home(res.Note)))
 	}
 	return nil
+}
+
+// maxURL bounds a server's URL: longer ones are mistakes (a pasted page),
+// and would fill every line that shows them.
+const maxURL = 2048
+
+// checkURL refuses URLs that cannot be a server's address, and returns the
+// transport its scheme implies.
+func checkURL(raw string) (string, error) {
+	if len(raw) > maxURL {
+		return "", fmt.Errorf("the URL is %d characters long; a server's address has at most %d", len(raw), maxURL)
+	}
+	u, err := neturl.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("%q is not a URL like https://example.com/mcp", sanitize.Line(raw))
+	}
+	if u.User != nil {
+		return "", errors.New("the URL holds a user name or password, which would be kept in config.json in plain text; " +
+			"leave them out and use --header 'Authorization=…' or sign in with mcptray login")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("port %s is not a port (use 1 to 65535)", sanitize.Line(p))
+		}
+	}
+	switch u.Scheme {
+	case "http", "https":
+		return "http", nil
+	case "ws", "wss":
+		return "ws", nil
+	}
+	return "", fmt.Errorf("%q is not a web address: use an https://, http://, wss:// or ws:// URL", sanitize.Line(raw))
 }
 
 // checkName refuses names a person could not type or read back.
@@ -123,59 +152,18 @@ func runRemove(ctx context.Context, c *cmdContext, args []string) error {
 	if len(args) != 1 {
 		return usagef("name one server")
 	}
-	name := args[0]
-	before := c.loader.Load()
-	errNotHere := errors.New("not in the user file")
-	err := config.ModifyUserFile(c.paths.UserFile(), func(u *config.UserFile) error {
-		if _, ok := u.MCPServers[name]; !ok {
-			return errNotHere // nothing to write
-		}
-		delete(u.MCPServers, name)
-		return nil
-	})
-	if err == nil {
-		fmt.Fprintf(c.Stdout, "Removed %s from %s.\n", name, c.home(c.paths.UserFile()))
-		c.forgetSignIn(ctx, before, name)
-		return nil
-	}
-	if !errors.Is(err, errNotHere) {
-		return err
-	}
-	e, err := c.find(before, name)
+	b, done, err := c.backend(ctx, connectNone)
 	if err != nil {
 		return err
 	}
-	hint := "edit that file"
-	if e.Scope.NeedsApproval() {
-		hint = "edit that file, or run mcptray deny " + name
+	defer done()
+	res, err := b.Remove(ctx, args[0])
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("%s comes from %s (%s scope), not from your mcptray config; to remove it, %s",
-		sanitize.Line(e.Name), c.from(e.Origin), e.Scope, hint)
-}
-
-// forgetSignIn deletes the keychain items of a removed remote server, unless
-// a server that is still configured reaches the same URL and so shares them.
-// Failing to reach the keychain does not undo the removal: it is said, and
-// the items can go with mcptray logout URL.
-func (c *cmdContext) forgetSignIn(ctx context.Context, before *config.Set, name string) {
-	var gone *config.Server
-	for _, e := range append(before.Servers, before.Suppressed...) {
-		if e.Scope == config.User && e.ConfigName == name && e.Transport.Remote() {
-			gone = &e.Server
-			break
-		}
+	fmt.Fprintf(c.Stdout, "Removed %s from %s.\n", args[0], c.home(res.File))
+	if res.Warning != "" {
+		fmt.Fprintf(c.Stderr, "mcptray remove: %s\n", sanitize.Line(res.Warning))
 	}
-	if gone == nil {
-		return
-	}
-	sig := config.Signature(gone)
-	for _, e := range c.loader.Load().Servers {
-		if e.Signature == sig {
-			return // still in use
-		}
-	}
-	if err := c.oauthManager(nil).SignOut(ctx, gone); err != nil {
-		fmt.Fprintf(c.Stderr, "mcptray remove: its sign-in is still in your keychain (%s); mcptray logout %s removes it\n",
-			sanitize.Line(err.Error()), sanitize.Line(gone.URL))
-	}
+	return nil
 }

@@ -5,59 +5,53 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service"
 )
 
-func runApprove(_ context.Context, c *cmdContext, args []string) error {
-	return c.decide(args, config.Approved)
+func runApprove(ctx context.Context, c *cmdContext, args []string) error {
+	return c.decide(ctx, args, true)
 }
 
-func runDeny(_ context.Context, c *cmdContext, args []string) error {
-	return c.decide(args, config.Denied)
+func runDeny(ctx context.Context, c *cmdContext, args []string) error {
+	return c.decide(ctx, args, false)
 }
 
 // decide records the person's decision for exactly what the named server
 // runs now, and prints that, so that what was approved is on record.
-func (c *cmdContext) decide(args []string, d config.Approval) error {
+func (c *cmdContext) decide(ctx context.Context, args []string, approve bool) error {
 	if len(args) != 1 {
 		return usagef("name one server")
 	}
-	set := c.loader.Load()
-	e, err := c.find(set, args[0])
+	b, done, err := c.backend(ctx, connectNone)
 	if err != nil {
 		return err
 	}
-	if !e.Scope.NeedsApproval() {
-		return fmt.Errorf("%s comes from the %s scope (%s), which needs no approval; only servers from project folders do",
-			sanitize.Line(e.Name), e.Scope, c.from(e.Origin))
+	defer done()
+	verb, decide := "Approved", b.Approve
+	if !approve {
+		verb, decide = "Denied", b.Deny
 	}
-	err = c.loader.Approvals.Record(e.ApprovalKey, config.Decision{
-		Approval: d, Name: e.Name, File: e.Origin.File, At: c.Now().UTC(),
-	})
+	s, err := decide(ctx, args[0])
 	if err != nil {
 		return err
 	}
-	verb := "Approved"
-	if d == config.Denied {
-		verb = "Denied"
-	}
-	fmt.Fprintf(c.Stdout, "%s %s (from %s).\n", verb, sanitize.Line(e.Name), c.from(e.Origin))
-	c.describe(&e.Server)
-	if d == config.Approved {
+	fmt.Fprintf(c.Stdout, "%s %s (from %s).\n", verb, sanitize.Line(s.Name), c.from(s.Origin))
+	c.describe(s)
+	if approve {
 		fmt.Fprintln(c.Stdout, "If this file changes what the server runs, mcptray will ask you again.")
 	}
 	return nil
 }
 
 // describe prints what a server runs, one fact a line: what a person needs
-// to judge it. Env values stay hidden.
-func (c *cmdContext) describe(s *config.Server) {
+// to judge it. Env values are never known here.
+func (c *cmdContext) describe(s service.Server) {
 	w := c.Stdout
 	if s.Transport.Remote() {
 		fmt.Fprintf(w, "  connects to: %s (%s)\n", sanitize.Line(s.URL), s.Transport)
-		if names := s.HeaderNames(); len(names) > 0 {
-			fmt.Fprintf(w, "  headers:     %s\n", sanitize.Line(strings.Join(names, ", ")))
+		if len(s.HeaderNames) > 0 {
+			fmt.Fprintf(w, "  headers:     %s\n", sanitize.Line(strings.Join(s.HeaderNames, ", ")))
 		}
 		return
 	}
@@ -65,25 +59,7 @@ func (c *cmdContext) describe(s *config.Server) {
 	if s.Cwd != "" {
 		fmt.Fprintf(w, "  in folder:   %s\n", sanitize.Line(c.home(s.Cwd)))
 	}
-	if names := s.EnvNames(); len(names) > 0 {
-		fmt.Fprintf(w, "  environment: %s (values hidden)\n", sanitize.Line(strings.Join(names, ", ")))
+	if len(s.EnvNames) > 0 {
+		fmt.Fprintf(w, "  environment: %s (values hidden)\n", sanitize.Line(strings.Join(s.EnvNames, ", ")))
 	}
-}
-
-// find looks a server up by name, and when it is not running says why.
-func (c *cmdContext) find(set *config.Set, name string) (*config.Entry, error) {
-	if e, ok := set.Find(name); ok {
-		return e, nil
-	}
-	for _, e := range set.Suppressed {
-		if e.Name == name || e.ConfigName == name {
-			return nil, fmt.Errorf("%s (%s) does not run: %s", sanitize.Line(name), c.from(e.Origin), sanitize.Line(c.home(e.Suppressed)))
-		}
-	}
-	for _, p := range set.Problems {
-		if p.Server == name {
-			return nil, fmt.Errorf("%s has a problem in its config: %s", sanitize.Line(name), sanitize.Line(c.home(p.Error())))
-		}
-	}
-	return nil, fmt.Errorf("there is no server called %q; mcptray list shows them all", sanitize.Line(name))
 }

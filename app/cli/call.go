@@ -7,40 +7,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/tools"
 )
-
-// connectOne connects to the one server a command names and returns the
-// manager (to Close) and the server's name in it.
-func (c *cmdContext) connectOne(ctx context.Context, name string) (*conn.Manager, string, error) {
-	set, server, err := c.target(name)
-	if err != nil {
-		return nil, "", err
-	}
-	m := c.newManager()
-	if err := m.Apply(set); err != nil {
-		m.Close()
-		return nil, "", err
-	}
-	wctx, cancel := context.WithTimeout(ctx, statusWait)
-	defer cancel()
-	if err := m.WaitSettled(wctx); err != nil {
-		m.Close()
-		return nil, "", fmt.Errorf("connecting to %s: %w", sanitize.Line(server), err)
-	}
-	if info, _ := m.Snapshot().Find(server); info.Status.State != conn.Connected {
-		m.Close()
-		return nil, "", &conn.NotConnectedError{Server: server, Status: info.Status}
-	}
-	return m, server, nil
-}
 
 func runTools(ctx context.Context, c *cmdContext, args []string) error {
 	fs := flag.NewFlagSet("tools", flag.ContinueOnError)
@@ -53,15 +29,17 @@ func runTools(ctx context.Context, c *cmdContext, args []string) error {
 	if len(names) != 1 {
 		return usagef("name one server, or give a URL")
 	}
-	m, server, err := c.connectOne(ctx, names[0])
+	server := names[0]
+	b, done, err := c.backend(ctx, []string{server})
 	if err != nil {
 		return err
 	}
-	defer m.Close()
-	list, err := m.Tools(server)
+	defer done()
+	list, err := b.Tools(ctx, server)
 	if err != nil {
 		return err
 	}
+	server = displayName(server)
 	if *asJSON {
 		// Not indented, and no HTML escaping: schemas come out as the
 		// server wrote them, but for insignificant white space.
@@ -110,12 +88,12 @@ func runCall(ctx context.Context, c *cmdContext, args []string) error {
 			return usagef(`the arguments must be a JSON object, like '{"path": "/tmp"}'`)
 		}
 	}
-	m, server, err := c.connectOne(ctx, args[0])
+	b, done, err := c.backend(ctx, []string{args[0]})
 	if err != nil {
 		return err
 	}
-	defer m.Close()
-	res, err := m.CallTool(ctx, server, args[1], arguments)
+	defer done()
+	res, err := b.Call(ctx, service.CallRequest{Server: args[0], Tool: args[1], Arguments: arguments})
 	if err != nil {
 		return err
 	}
@@ -124,6 +102,15 @@ func runCall(ctx context.Context, c *cmdContext, args []string) error {
 		return errors.New("the tool reported an error")
 	}
 	return nil
+}
+
+// displayName is how a command names a server it was given: a URL's host,
+// or the name.
+func displayName(target string) string {
+	if u, err := url.Parse(target); err == nil && u.Host != "" && strings.Contains(target, "://") {
+		return u.Host
+	}
+	return target
 }
 
 // parseInterspersed parses args with fs, taking flags after the other

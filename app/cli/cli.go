@@ -19,6 +19,8 @@ import (
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/secret"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // Env is the world a command runs in; tests give it a temporary home.
@@ -35,6 +37,9 @@ type Env struct {
 	Paths *config.Paths
 	// Now is the clock for recorded decisions; nil means time.Now.
 	Now func() time.Time
+	// Store keeps sign-ins when a command runs mcptray in-process: the
+	// OS keychain (main.go gives it), an in-memory store in tests.
+	Store secret.Store
 }
 
 // command is one subcommand.
@@ -76,6 +81,11 @@ type cmdContext struct {
 	Env
 	paths  config.Paths
 	loader *config.Loader
+	// open is the backend withSignIn holds across its attempts.
+	open backend
+	// signingIn names the server a sign-in is for, for the line that says
+	// the browser opens.
+	signingIn string
 }
 
 // Run runs the command in args (without the program name) and returns the
@@ -125,9 +135,13 @@ func Run(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "mcptray %s: %v\nusage: %s\n", cmd.name, err, synopsis(cmd.name))
 		return 2
 	default:
+		msg := err.Error()
+		if service.CodeOf(err) == service.NotFound {
+			msg += "; mcptray list shows them all"
+		}
 		// Errors can quote what a server said: never let that rewrite the
 		// terminal.
-		fmt.Fprintf(env.Stderr, "mcptray %s: %s\n", cmd.name, sanitize.String(err.Error()))
+		fmt.Fprintf(env.Stderr, "mcptray %s: %s\n", cmd.name, sanitize.String(msg))
 		return 1
 	}
 }

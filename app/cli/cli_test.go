@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/mcptray/mcptray/core/secret/secrettest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +20,9 @@ type home struct {
 	dir   string
 	paths config.Paths
 	env   map[string]string
+	// store keeps sign-ins in memory: no test writes to a keychain under
+	// the product's name.
+	store *secrettest.Store
 }
 
 func newHome(t *testing.T) *home {
@@ -35,7 +39,7 @@ func newHome(t *testing.T) *home {
 		t.Fatal(err)
 	}
 	paths.Enterprise = filepath.Join(dir, "etc", "managed.json")
-	return &home{t: t, dir: dir, paths: paths, env: map[string]string{"HOME": dir}}
+	return &home{t: t, dir: dir, paths: paths, env: map[string]string{"HOME": dir}, store: secrettest.New()}
 }
 
 // run runs one command and returns its exit code, stdout and stderr.
@@ -43,7 +47,7 @@ func (h *home) run(args ...string) (int, string, string) {
 	h.t.Helper()
 	var out, errOut bytes.Buffer
 	code := Run(context.Background(), args, Env{
-		Stdout: &out, Stderr: &errOut, Paths: &h.paths,
+		Stdout: &out, Stderr: &errOut, Paths: &h.paths, Store: h.store,
 		Lookup: func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
 		Now:    func() time.Time { return time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC) },
 	})
@@ -166,7 +170,7 @@ func TestAddRefusesBadInput(t *testing.T) {
 	}{
 		{[]string{"add"}, 2, "name the server first"},
 		{[]string{"add", "x"}, 2, "say what to run"},
-		{[]string{"add", "x", "--url", "ftp://example.com"}, 1, "must start with http:// or https://"},
+		{[]string{"add", "x", "--url", "ftp://example.com"}, 1, "is not a web address: use an https://, http://, wss:// or ws:// URL"},
 		{[]string{"add", "x", "--url", "https://example.com", "--transport", "carrier-pigeon"}, 1, "unknown type"},
 		{[]string{"add", "x", "--url", "https://a", "--", "cmd"}, 2, "not both"},
 		{[]string{"add", "x", "--env", "NOEQUALS", "--", "cmd"}, 2, "should look like NAME=value"},
@@ -226,7 +230,7 @@ func TestApproveDenyFollowContent(t *testing.T) {
 		t.Fatalf("back to approved content: %+v", s)
 	}
 
-	h.fails(1, "mcptray deny notes", "remove", "notes")
+	h.fails(1, "edit that file, or deny it", "remove", "notes")
 	h.must("add", "mine", "--", "uvx", "thing")
 	h.fails(1, "needs no approval", "approve", "mine")
 	h.fails(1, "no server called", "approve", "ghost")

@@ -41,7 +41,7 @@ type statusRow struct {
 func statusTable(t *testing.T, out string) map[string]statusRow {
 	t.Helper()
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if len(lines) == 0 || strings.Join(strings.Fields(lines[0]), " ") != "NAME STATE TOOLS LAST ERROR" {
+	if len(lines) == 0 || strings.Join(strings.Fields(lines[0]), " ") != "NAME STATE TOOLS WHY" {
 		t.Fatalf("status has no header:\n%s", out)
 	}
 	rows := map[string]statusRow{}
@@ -66,9 +66,10 @@ func TestStatus(t *testing.T) {
 	// A program that is not there fails at once, so status does not wait.
 	h.must("add", "gone", "--", "mcptray-no-such-program")
 
+	// gone is not connected, so status fails for scripts to notice.
 	code, out, errOut := h.run("status")
-	if code != 0 || errOut != "" {
-		t.Fatalf("status: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	if code != 1 || errOut != "mcptray status: 1 server is not connected\n" {
+		t.Fatalf("status: exit %d\nstdout: %s\nstderr: %s\nwant exit 1 saying one server is not connected", code, out, errOut)
 	}
 	rows := statusTable(t, out)
 	if r := rows["test"]; r != (statusRow{state: "connected", tools: testServerTools}) {
@@ -78,7 +79,7 @@ func TestStatus(t *testing.T) {
 		t.Errorf("the built-in server = %+v, want connected with 1 tool:\n%s", r, out)
 	}
 	r := rows["gone"]
-	if r.state != "failed" || r.tools != 0 || !strings.Contains(r.err, `"mcptray-no-such-program" was not found in any folder on PATH`) {
+	if r.state != "failed" || r.tools != 0 || !strings.Contains(r.err, "mcptray-no-such-program is not installed, or not on your PATH") {
 		t.Errorf("gone = %+v, want failed saying the program was not found:\n%s", r, out)
 	}
 	// A person sees plain words, not Go's.
@@ -100,7 +101,10 @@ func TestStatusJSON(t *testing.T) {
 	h.addTestServer("test")
 	h.must("add", "gone", "--", "mcptray-no-such-program")
 
-	out := h.must("status", "--json")
+	code, out, _ := h.run("status", "--json")
+	if code != 1 {
+		t.Errorf("status --json: exit %d with a failed server, want 1", code)
+	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(out), &top); err != nil {
 		t.Fatalf("status --json is not JSON: %v\n%s", err, out)
@@ -115,10 +119,12 @@ func TestStatusJSON(t *testing.T) {
 	byName := map[string]map[string]any{}
 	for _, s := range servers {
 		want := []string{"name", "scope", "since", "state", "tools", "transport"}
-		if _, ok := s["error"]; ok {
-			want = append(want, "error")
-			slices.Sort(want)
+		for _, k := range []string{"error", "fix"} {
+			if _, ok := s[k]; ok {
+				want = append(want, k)
+			}
 		}
+		slices.Sort(want)
 		if keys := slices.Sorted(maps.Keys(s)); !slices.Equal(keys, want) {
 			t.Errorf("server fields = %q, want %q", keys, want)
 		}
@@ -145,7 +151,7 @@ func TestStatusJSON(t *testing.T) {
 			}
 		}
 	}
-	if e, _ := byName["gone"]["error"].(string); !strings.Contains(e, "was not found") {
+	if e, _ := byName["gone"]["error"].(string); !strings.Contains(e, "is not installed") {
 		t.Errorf("gone's error = %q", e)
 	}
 	if len(servers) != 3 {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // listedServer is one server in `mcptray list --json`. Its field names are a
@@ -42,18 +43,30 @@ type listing struct {
 	Folders  []string         `json:"folders"`
 }
 
-func listed(e config.Entry) listedServer {
+func listed(e service.Server) listedServer {
 	return listedServer{
 		Name: e.Name, ConfigName: e.ConfigName, Scope: e.Scope, Origin: e.Origin,
 		Transport: string(e.Transport), Signature: e.Signature,
-		Command: e.Command, Args: e.Args, Cwd: e.Cwd, EnvNames: e.EnvNames(),
-		URL: e.URL, HeaderNames: e.HeaderNames(),
-		Approval: e.Approval, Disabled: e.Disabled, Runnable: e.Runnable(),
+		Command: e.Command, Args: e.Args, Cwd: e.Cwd, EnvNames: e.EnvNames,
+		URL: e.URL, HeaderNames: e.HeaderNames,
+		Approval: e.Approval, Disabled: e.Disabled, Runnable: e.Runnable,
 		Suppressed: e.Suppressed, SuppressedBy: e.SuppressedBy,
 	}
 }
 
-func runList(_ context.Context, c *cmdContext, args []string) error {
+// configured are the servers that come from config files: every one but
+// mcptray's built-in server.
+func configured(snap service.Snapshot) []service.Server {
+	var out []service.Server
+	for _, s := range snap.Servers {
+		if s.Transport != config.InProcess {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func runList(ctx context.Context, c *cmdContext, args []string) error {
 	fs := flag.NewFlagSet("list", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "")
@@ -63,10 +76,18 @@ func runList(_ context.Context, c *cmdContext, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("list takes no names")
 	}
-	set := c.loader.Load()
+	b, done, err := c.backend(ctx, connectNone)
+	if err != nil {
+		return err
+	}
+	defer done()
+	snap, err := b.Snapshot(ctx)
+	if err != nil {
+		return err
+	}
 	if *asJSON {
-		out := listing{Servers: []listedServer{}, Problems: set.Problems, Folders: set.Folders}
-		for _, e := range append(append([]config.Entry{}, set.Servers...), set.Suppressed...) {
+		out := listing{Servers: []listedServer{}, Problems: snap.Problems, Folders: snap.Folders}
+		for _, e := range configured(snap) {
 			out.Servers = append(out.Servers, listed(e))
 		}
 		if out.Problems == nil {
@@ -79,44 +100,52 @@ func runList(_ context.Context, c *cmdContext, args []string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	c.printList(set)
+	c.printList(snap)
 	return nil
 }
 
-func (c *cmdContext) printList(set *config.Set) {
+func (c *cmdContext) printList(snap service.Snapshot) {
 	w := c.Stdout
-	if len(set.Servers) == 0 && len(set.Suppressed) == 0 {
+	var running, suppressed []service.Server
+	for _, e := range configured(snap) {
+		if e.Suppressed != "" {
+			suppressed = append(suppressed, e)
+		} else {
+			running = append(running, e)
+		}
+	}
+	if len(running) == 0 && len(suppressed) == 0 {
 		fmt.Fprintln(w, "No MCP servers found.")
 		fmt.Fprintln(w, "Add one with: mcptray add NAME -- COMMAND ARGS…  or  mcptray add NAME --url URL")
 	}
-	if len(set.Servers) > 0 {
+	if len(running) > 0 {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "NAME\tSCOPE\tSTATUS\tRUNS\tFROM")
-		for _, e := range set.Servers {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sanitize.Line(e.Name), e.Scope, e.Status(), c.runs(&e.Server), c.from(e.Origin))
+		for _, e := range running {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sanitize.Line(e.Name), e.Scope, mayRun(e), c.runs(e), c.from(e.Origin))
 		}
 		tw.Flush()
 	}
-	if len(set.Suppressed) > 0 {
+	if len(suppressed) > 0 {
 		fmt.Fprintln(w, "\nNot running:")
-		for _, e := range set.Suppressed {
+		for _, e := range suppressed {
 			fmt.Fprintf(w, "  %s (%s, %s): %s\n", sanitize.Line(e.Name), e.Scope, c.from(e.Origin), sanitize.Line(c.home(e.Suppressed)))
 		}
 	}
-	if len(set.Problems) > 0 {
+	if len(snap.Problems) > 0 {
 		fmt.Fprintln(w, "\nProblems in config files (these were skipped):")
-		for _, p := range set.Problems {
+		for _, p := range snap.Problems {
 			fmt.Fprintf(w, "  %s\n", sanitize.Line(c.home(p.Error())))
 		}
 	}
-	if n := countPending(set); n > 0 {
+	if n := countPending(running); n > 0 {
 		fmt.Fprintf(w, "\n%d server(s) wait for your approval: mcptray approve NAME (or deny NAME).\n", n)
 	}
 }
 
-func countPending(set *config.Set) int {
+func countPending(servers []service.Server) int {
 	n := 0
-	for _, e := range set.Servers {
+	for _, e := range servers {
 		if e.Approval == config.Pending {
 			n++
 		}
@@ -124,9 +153,24 @@ func countPending(set *config.Set) int {
 	return n
 }
 
+// mayRun says in a word or two whether the config lets a server run.
+func mayRun(e service.Server) string {
+	switch {
+	case e.Suppressed != "":
+		return "not running"
+	case e.Disabled:
+		return "disabled"
+	case e.Approval == config.Pending:
+		return "awaiting approval"
+	case e.Approval == config.Denied:
+		return "denied"
+	}
+	return "ready"
+}
+
 // runs says what a server runs or where it connects, as one line. Env and
 // header values are left out: they are often secrets.
-func (c *cmdContext) runs(s *config.Server) string {
+func (c *cmdContext) runs(s service.Server) string {
 	if s.Transport.Remote() {
 		return fmt.Sprintf("%s %s", s.Transport, sanitize.Line(s.URL))
 	}

@@ -2,95 +2,21 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/mcptray/mcptray/core/config"
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/oauth"
 	"github.com/mcptray/mcptray/core/sanitize"
-	"github.com/mcptray/mcptray/core/secret"
-	"github.com/mcptray/mcptray/core/transport"
-	"github.com/mcptray/mcptray/keychain"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // maxSignIns bounds the sign-ins one command makes: a server that keeps
 // refusing every new sign-in (403 insufficient_scope forever) must not
 // send the person to the browser again and again.
 const maxSignIns = 3
-
-// secretStore is where tokens and registered clients are kept: the
-// operating system's keychain, and nowhere else.
-func (c *cmdContext) secretStore() secret.Store { return keychain.New("mcptray") }
-
-// oauthManager returns the sign-in manager for a command. extra adds
-// settings given on the command line to the server's config.
-//
-// MCPTRAY_BROWSER names a program that is given the sign-in URL instead of
-// the system browser (tests use `curl -sL -o /dev/null`); it is run
-// directly, never through a shell. MCPTRAY_CLIENT_METADATA_URL is the https
-// URL of a Client ID Metadata Document to use as the client id with servers
-// that support them.
-func (c *cmdContext) oauthManager(extra *oauth.Settings) *oauth.Manager {
-	opts := oauth.Options{
-		Store:   c.secretStore(),
-		Logger:  c.logger(),
-		LockDir: filepath.Join(c.paths.Dir(), "locks"),
-	}
-	if v, _ := c.Lookup("MCPTRAY_BROWSER"); strings.TrimSpace(v) != "" {
-		opts.Browser = oauth.CommandBrowser(oauth.ParseBrowserCommand(v))
-	}
-	if v, _ := c.Lookup("MCPTRAY_CLIENT_METADATA_URL"); v != "" {
-		opts.ClientMetadataURL = v
-	}
-	if extra != nil {
-		opts.Settings = func(s *config.Server) oauth.Settings { return merge(oauth.SettingsFrom(s), *extra) }
-	}
-	return oauth.New(opts)
-}
-
-// merge lays the command line's settings over the config's.
-func merge(base, over oauth.Settings) oauth.Settings {
-	set := func(dst *string, v string) {
-		if v != "" {
-			*dst = v
-		}
-	}
-	set(&base.ClientID, over.ClientID)
-	set(&base.ClientSecret, over.ClientSecret)
-	set(&base.AuthServerMetadataURL, over.AuthServerMetadataURL)
-	set(&base.PrivateKeyPEM, over.PrivateKeyPEM)
-	set(&base.SigningAlg, over.SigningAlg)
-	set(&base.IdPTokenURL, over.IdPTokenURL)
-	set(&base.IdPClientID, over.IdPClientID)
-	set(&base.IdPIDToken, over.IdPIDToken)
-	if over.Grant != "" {
-		base.Grant = over.Grant
-	}
-	if len(over.Scopes) > 0 {
-		base.Scopes = over.Scopes
-	}
-	if over.CallbackPort != 0 {
-		base.CallbackPort = over.CallbackPort
-	}
-	return base
-}
-
-// tokenSources gives a connection manager the sign-in tokens of remote
-// servers.
-func tokenSources(auth *oauth.Manager) func(s *config.Server) transport.TokenSource {
-	return func(s *config.Server) transport.TokenSource {
-		if !s.Transport.Remote() {
-			return nil
-		}
-		return auth.TokenSource(s)
-	}
-}
 
 func runLogin(ctx context.Context, c *cmdContext, args []string) error {
 	fs := flag.NewFlagSet("login", flag.ContinueOnError)
@@ -138,17 +64,21 @@ func runLogin(ctx context.Context, c *cmdContext, args []string) error {
 	case xaa:
 		st.Grant = oauth.CrossAppAccess
 	}
-	s, err := c.remoteTarget(fs.Arg(0))
+	target := fs.Arg(0)
+	b, done, err := c.backend(ctx, connectNone)
 	if err != nil {
 		return err
 	}
-	if st.Grant == "" || st.Grant == oauth.AuthorizationCode {
-		fmt.Fprintf(c.Stderr, "Opening your browser to sign in to %s…\n", sanitize.Line(s.Name))
+	defer done()
+	var opts service.SignInOptions
+	if fs.NFlag() > 0 {
+		opts.Settings = &st
 	}
-	if err := c.oauthManager(&st).SignIn(ctx, s, nil); err != nil {
-		return fmt.Errorf("signing in to %s: %w", sanitize.Line(s.Name), err)
+	c.signingIn = target
+	if err := b.SignIn(ctx, target, opts); err != nil {
+		return signInError("signing in to", target, err)
 	}
-	fmt.Fprintf(c.Stdout, "Signed in to %s.\n", sanitize.Line(s.Name))
+	fmt.Fprintf(c.Stdout, "Signed in to %s.\n", sanitize.Line(displayName(target)))
 	return nil
 }
 
@@ -156,31 +86,16 @@ func runLogout(ctx context.Context, c *cmdContext, args []string) error {
 	if len(args) != 1 {
 		return usagef("name one server, or give its URL")
 	}
-	s, err := c.remoteTarget(args[0])
+	b, done, err := c.backend(ctx, connectNone)
 	if err != nil {
 		return err
 	}
-	if err := c.oauthManager(nil).SignOut(ctx, s); err != nil {
-		return fmt.Errorf("signing out of %s: %w", sanitize.Line(s.Name), err)
+	defer done()
+	if err := b.SignOut(ctx, args[0]); err != nil {
+		return signInError("signing out of", args[0], err)
 	}
-	fmt.Fprintf(c.Stdout, "Signed out of %s.\n", sanitize.Line(s.Name))
+	fmt.Fprintf(c.Stdout, "Signed out of %s.\n", sanitize.Line(displayName(args[0])))
 	return nil
-}
-
-// remoteTarget finds the remote server a command names.
-func (c *cmdContext) remoteTarget(name string) (*config.Server, error) {
-	set, _, err := c.target(name)
-	if err != nil {
-		return nil, err
-	}
-	if len(set.Servers) == 0 {
-		return nil, fmt.Errorf("%s is built into mcptray; only remote servers sign in", sanitize.Line(name))
-	}
-	s := set.Servers[0].Server
-	if !s.Transport.Remote() {
-		return nil, fmt.Errorf("%s runs on this computer; only remote servers sign in", sanitize.Line(s.Name))
-	}
-	return &s, nil
 }
 
 func readSecretFile(c *cmdContext, path string) (string, error) {
@@ -200,39 +115,45 @@ func readSecretFile(c *cmdContext, path string) (string, error) {
 
 // withSignIn runs a command that connects to one server (its first
 // argument that is not a flag) and, when the server wants the person to
-// sign in, signs in (the browser opens) and runs the command again; at most
-// maxSignIns times. A 403 insufficient_scope signs in again for the larger
-// scope (step-up).
+// sign in, signs in and runs the command again; at most maxSignIns times.
+// The sign-in refreshes a saved one first and opens the browser only when
+// that does not do; a 403 insufficient_scope signs in for the larger scope
+// (step-up). One backend serves every attempt, so the server's last
+// challenge is known to the next sign-in.
 func withSignIn(run func(context.Context, *cmdContext, []string) error) func(context.Context, *cmdContext, []string) error {
 	return func(ctx context.Context, c *cmdContext, args []string) error {
+		name := firstOperand(args)
+		b, done, err := c.backend(ctx, []string{name})
+		if err != nil {
+			return err
+		}
+		defer done()
+		c.open = b
+		defer func() { c.open = nil }()
 		for attempt := 0; ; attempt++ {
 			err := run(ctx, c, args)
-			if err == nil || !conn.IsNeedsAuth(err) || attempt == maxSignIns {
+			if err == nil || !service.IsNeedsSignIn(err) || attempt == maxSignIns {
 				return err
 			}
-			name := firstOperand(args)
-			s, terr := c.remoteTarget(name)
-			if terr != nil {
-				return err
-			}
-			var ch *transport.AuthError
-			if !errors.As(err, &ch) || ch.Status == 0 {
-				ch = nil
-			}
-			// A token mcptray thought good was refused: a refresh may do,
-			// without sending the person to the browser. Not for a
-			// step-up, which needs the person to grant more.
-			if ch == nil || ch.ErrorCode != "insufficient_scope" {
-				if c.oauthManager(nil).RefreshNow(ctx, s) == nil {
-					continue
+			c.signingIn = name
+			if serr := b.SignIn(ctx, name, service.SignInOptions{}); serr != nil {
+				if service.CodeOf(serr) == service.NotAllowed {
+					return err
 				}
-			}
-			fmt.Fprintf(c.Stderr, "%s wants you to sign in; opening your browser…\n", sanitize.Line(s.Name))
-			if serr := c.oauthManager(nil).SignIn(ctx, s, ch); serr != nil {
-				return fmt.Errorf("signing in to %s: %w", sanitize.Line(s.Name), serr)
+				return signInError("signing in to", name, serr)
 			}
 		}
 	}
+}
+
+// signInError says what went wrong; a server that does not exist or
+// cannot sign in is said as it is, without "signing in to".
+func signInError(what, target string, err error) error {
+	switch service.CodeOf(err) {
+	case service.NotFound, service.NotAllowed, service.Invalid:
+		return err
+	}
+	return fmt.Errorf("%s %s: %w", what, sanitize.Line(displayName(target)), err)
 }
 
 func firstOperand(args []string) string {

@@ -9,7 +9,6 @@ import (
 	"github.com/mcptray/mcptray/core/builtin"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/oauth"
-	"github.com/mcptray/mcptray/keychain"
 	"github.com/mcptray/mcptray/test/authserver"
 )
 
@@ -30,9 +29,9 @@ func signInHome(t *testing.T) (*home, *authserver.Servers) {
 }
 
 // signedIn reports whether the keychain holds tokens for the server at u.
-func signedIn(t *testing.T, u string) bool {
+func signedIn(t *testing.T, h *home, u string) bool {
 	t.Helper()
-	m := oauth.New(oauth.Options{Store: keychain.New("mcptray")})
+	m := oauth.New(oauth.Options{Store: h.store})
 	ok, err := m.SignedIn(context.Background(), &config.Server{Name: "remote", Transport: config.HTTP, URL: u})
 	if err != nil {
 		t.Fatalf("reading the keychain: %v", err)
@@ -72,7 +71,7 @@ func TestLoginLogout(t *testing.T) {
 	if code != 0 || out != "Signed in to remote.\n" || !strings.Contains(errOut, "Opening your browser to sign in to remote") {
 		t.Fatalf("login: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
-	if !signedIn(t, srv.MCPURL) {
+	if !signedIn(t, h, srv.MCPURL) {
 		t.Fatal("login kept no tokens in the keychain")
 	}
 	if out := h.must("call", "remote", "echo", `{"text":"hi"}`); !strings.Contains(out, "hi") {
@@ -89,10 +88,11 @@ func TestLoginLogout(t *testing.T) {
 	if code != 0 || out != "Signed out of remote.\n" || errOut != "" {
 		t.Fatalf("logout: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
-	if signedIn(t, srv.MCPURL) {
+	if signedIn(t, h, srv.MCPURL) {
 		t.Fatal("the tokens are still in the keychain after logout")
 	}
-	r := statusTable(t, h.must("status"))["remote"]
+	_, status, _ := h.run("status")
+	r := statusTable(t, status)["remote"]
 	if r.state != "needs-auth" || !strings.Contains(r.err, "sign in") {
 		t.Errorf("after logout remote is %+v; want needs-auth saying to sign in", r)
 	}
@@ -102,7 +102,7 @@ func TestLoginLogout(t *testing.T) {
 	// A call now has to sign in again; the person declines.
 	srv.SetRedirectError("access_denied", "")
 	code, out, errOut = h.run("call", "remote", "echo", `{"text":"hi"}`)
-	if code != 1 || out != "" || !strings.Contains(errOut, "remote wants you to sign in") ||
+	if code != 1 || out != "" || !strings.Contains(errOut, "Opening your browser to sign in to remote") ||
 		!strings.Contains(errOut, "mcptray call: signing in to remote: sign-in was declined in the browser") {
 		t.Errorf("call after logout: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
@@ -175,11 +175,12 @@ func TestLoginBadAnswer(t *testing.T) {
 			if n := srv.Stats().Authorizations; n != 2 {
 				t.Errorf("%d trips to the authorization server, want 2: each command signs in once, not again and again", n)
 			}
-			r := statusTable(t, h.must("status"))["remote"]
+			_, out, _ := h.run("status")
+			r := statusTable(t, out)["remote"]
 			if r.state != "needs-auth" || !strings.Contains(r.err, "sign in") {
 				t.Errorf("remote is %+v; want needs-auth saying to sign in", r)
 			}
-			if os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" && signedIn(t, srv.MCPURL) {
+			if os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" && signedIn(t, h, srv.MCPURL) {
 				t.Error("tokens were kept after a failed sign-in")
 			}
 		})
@@ -215,15 +216,15 @@ func TestRemoveForgetsSignIn(t *testing.T) {
 	h, srv := signInHome(t)
 	h.must("login", "remote")
 	h.must("add", "again", "--url", srv.MCPURL) // the same server under another name
-	if !signedIn(t, srv.MCPURL) {
+	if !signedIn(t, h, srv.MCPURL) {
 		t.Fatal("login stored no tokens")
 	}
 	h.must("remove", "remote")
-	if !signedIn(t, srv.MCPURL) {
+	if !signedIn(t, h, srv.MCPURL) {
 		t.Fatal("removing one of two names for a server dropped the sign-in both use")
 	}
 	h.must("remove", "again")
-	if signedIn(t, srv.MCPURL) {
+	if signedIn(t, h, srv.MCPURL) {
 		t.Error("the sign-in of a removed server is still in the keychain")
 	}
 }

@@ -2,64 +2,132 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
-	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service"
 )
 
-// runServe runs the connection manager without a window until ctx ends
-// (SIGINT or SIGTERM), following config changes, and then stops every
-// server it started.
+// runServe runs mcptray without a window or a tray until ctx ends (SIGINT
+// or SIGTERM): every server, following config changes, answering the other
+// commands over the control endpoint. Then it stops every server it
+// started.
 func runServe(ctx context.Context, c *cmdContext, args []string) error {
 	if len(args) > 0 {
 		return usagef("serve takes no arguments")
 	}
-	m := c.newManager()
-	defer m.Close()
-	set := c.loader.Load()
-	events := m.Subscribe(ctx)
-	if err := m.Apply(set); err != nil {
-		return err
+	ln, err := control.Listen(c.paths)
+	if errors.Is(err, control.ErrRunning) {
+		return errors.New("mcptray is already running for you; stop it first (Quit in its tray menu, or Ctrl-C where mcptray serve runs)")
 	}
-	updates, err := c.loader.Watch(ctx, c.logger(), set, config.DefaultDebounce)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.Stdout, "mcptray is running %d servers; press Ctrl-C to stop.\n", len(set.Servers))
+	defer ln.Close()
+	svc, err := c.newService(nil, true)
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	if err := svc.Start(ctx); err != nil {
+		return err
+	}
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	srv := &control.Server{Backend: svc, Logger: c.logger()}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(sctx, ln) }()
+
+	snap, _ := svc.Snapshot(ctx)
+	fmt.Fprintf(c.Stdout, "mcptray is running %d servers; press Ctrl-C to stop.\n", len(configured(snap)))
+	notices, _ := svc.Subscribe(ctx)
+	last := states(snap)
 	for {
 		select {
 		case <-ctx.Done():
 			fmt.Fprintln(c.Stdout, "Stopping every server…")
 			start := time.Now()
-			m.Close()
+			stop()
+			<-served
+			svc.Close()
 			fmt.Fprintf(c.Stdout, "Stopped in %s.\n", time.Since(start).Round(time.Millisecond))
 			return nil
-		case u, ok := <-updates:
-			if !ok { // the watcher ends with ctx, handled above
-				updates = nil
+		case err := <-served:
+			return fmt.Errorf("the control endpoint stopped: %w", err)
+		case _, ok := <-notices:
+			if !ok {
+				return nil
+			}
+			snap, err := svc.Snapshot(ctx)
+			if err != nil {
 				continue
 			}
-			if err := m.Apply(u.Set); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.Stdout, "config changed: %d added, %d changed, %d removed\n",
-				len(u.Changes.Added), len(u.Changes.Changed), len(u.Changes.Removed))
-		case e, ok := <-events:
-			if !ok { // the subscription ends with ctx, handled above
-				events = nil
-				continue
-			}
-			if e.Removed {
-				fmt.Fprintf(c.Stdout, "%s: removed\n", sanitize.Line(e.Server))
-				continue
-			}
-			line := fmt.Sprintf("%s: %s", sanitize.Line(e.Server), e.Status.State)
-			if e.Status.Err != "" {
-				line += " — " + c.home(e.Status.Err)
-			}
-			fmt.Fprintln(c.Stdout, line)
+			next := states(snap)
+			c.printChanges(last, next)
+			last = next
 		}
 	}
+}
+
+// serverLine is what serve prints of one server.
+type serverLine struct {
+	state, why, signature string
+}
+
+func states(snap service.Snapshot) map[string]serverLine {
+	out := map[string]serverLine{}
+	for _, s := range snap.Servers {
+		if s.Suppressed == "" {
+			out[s.Name] = serverLine{state: s.State.String(), why: s.Reason, signature: s.Signature}
+		}
+	}
+	return out
+}
+
+// printChanges prints a line for each server whose state changed.
+func (c *cmdContext) printChanges(last, next map[string]serverLine) {
+	var added, changed, removed []string
+	for name, l := range last {
+		n, ok := next[name]
+		switch {
+		case !ok:
+			removed = append(removed, name)
+		case n.signature != l.signature:
+			changed = append(changed, name)
+		}
+	}
+	for name := range next {
+		if _, ok := last[name]; !ok {
+			added = append(added, name)
+		}
+	}
+	if len(added)+len(changed)+len(removed) > 0 {
+		fmt.Fprintf(c.Stdout, "config changed: %d added, %d changed, %d removed\n", len(added), len(changed), len(removed))
+	}
+	slices.Sort(removed)
+	for _, name := range removed {
+		fmt.Fprintf(c.Stdout, "%s: removed\n", sanitize.Line(name))
+	}
+	for _, s := range sortedNames(next) {
+		l := next[s]
+		if last[s] == l {
+			continue
+		}
+		line := fmt.Sprintf("%s: %s", sanitize.Line(s), l.state)
+		if l.why != "" && l.state != "connected" {
+			line += " — " + c.home(l.why)
+		}
+		fmt.Fprintln(c.Stdout, line)
+	}
+}
+
+func sortedNames(m map[string]serverLine) []string {
+	names := slices.Collect(maps.Keys(m))
+	slices.Sort(names)
+	return names
 }

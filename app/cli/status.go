@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // statusWait bounds how long status waits for servers to connect: a little
@@ -28,17 +30,28 @@ func runStatus(ctx context.Context, c *cmdContext, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("status takes no names")
 	}
-	m := c.newManager()
-	defer m.Close()
-	if err := m.Apply(c.loader.Load()); err != nil {
+	b, done, err := c.backend(ctx, connectAll)
+	if err != nil {
 		return err
 	}
+	defer done()
 	wctx, cancel := context.WithTimeout(ctx, statusWait)
 	defer cancel()
-	if err := m.WaitSettled(wctx); err != nil && ctx.Err() != nil {
-		return ctx.Err()
+	snap, err := b.Settle(wctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if snap, err = b.Snapshot(ctx); err != nil {
+			return err
+		}
 	}
-	snap := m.Snapshot()
+	var shown []service.Server
+	for _, s := range snap.Servers {
+		if s.Suppressed == "" {
+			shown = append(shown, s)
+		}
+	}
 	if *asJSON {
 		type server struct {
 			Name      string `json:"name"`
@@ -47,25 +60,74 @@ func runStatus(ctx context.Context, c *cmdContext, args []string) error {
 			State     string `json:"state"`
 			Since     string `json:"since"`
 			Error     string `json:"error,omitempty"`
+			Fix       string `json:"fix,omitempty"`
 			Tools     int    `json:"tools"`
 		}
 		out := struct {
 			Servers []server `json:"servers"`
-		}{Servers: []server{}}
-		for _, s := range snap.Servers {
+			Paused  bool     `json:"paused,omitempty"`
+		}{Servers: []server{}, Paused: snap.Paused}
+		for _, s := range shown {
 			out.Servers = append(out.Servers, server{
-				Name: s.Name, Scope: s.Scope.String(), Transport: string(s.Transport), State: s.Status.State.String(),
-				Since: s.Status.Since.UTC().Format(time.RFC3339), Error: s.Status.Err, Tools: len(s.Tools),
+				Name: s.Name, Scope: s.Scope.String(), Transport: string(s.Transport), State: s.State.String(),
+				Since: s.Since.UTC().Format(time.RFC3339), Error: s.Reason, Fix: fixText(s), Tools: len(s.Tools),
 			})
 		}
 		enc := json.NewEncoder(c.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+		return notConnected(shown)
+	}
+	if snap.Paused {
+		fmt.Fprintln(c.Stdout, "mcptray is paused: no server runs until you resume it from the tray.")
 	}
 	tw := tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSTATE\tTOOLS\tLAST ERROR")
-	for _, s := range snap.Servers {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", sanitize.Line(s.Name), s.Status.State, len(s.Tools), c.home(s.Status.Err))
+	fmt.Fprintln(tw, "NAME\tSTATE\tTOOLS\tWHY")
+	for _, s := range shown {
+		why := s.Reason
+		if s.State == conn.Connected {
+			why = ""
+		}
+		if f := fixText(s); f != "" && s.State != conn.Connected {
+			why += " — " + f
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", sanitize.Line(s.Name), s.State, len(s.Tools), c.home(sanitize.Line(why)))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return notConnected(shown)
+}
+
+// fixText is what a person at a terminal can do about a server.
+func fixText(s service.Server) string {
+	switch {
+	case s.Fix.Hint != "":
+		return s.Fix.Hint
+	case s.Fix.Action == service.ApproveAction:
+		return "mcptray approve " + sanitize.Line(s.Name)
+	case s.Fix.Action == service.SignInAction:
+		return "mcptray login " + sanitize.Line(s.Name)
+	}
+	return ""
+}
+
+// notConnected fails status when a server that should run is not
+// connected, so that scripts can rely on its exit code.
+func notConnected(servers []service.Server) error {
+	n := 0
+	for _, s := range servers {
+		if s.Runnable && s.State != conn.Connected {
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return nil
+	case 1:
+		return errors.New("1 server is not connected")
+	}
+	return fmt.Errorf("%d servers are not connected", n)
 }

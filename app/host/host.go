@@ -1,0 +1,168 @@
+// Package host is the running mcptray's own process: the service, its
+// control endpoint, the tray and the launcher of the window.
+//
+// It imports no Fyne: the window is a process of its own (mcptray window),
+// started here and reached through the control endpoint, so the process
+// that stays in the tray all day holds no OpenGL driver. With no tray to
+// show (no session bus, no StatusNotifier host) the window is the way in,
+// and closing it quits mcptray.
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/secret"
+	"github.com/mcptray/mcptray/core/service"
+	"github.com/mcptray/mcptray/tray"
+)
+
+// Options configure Run.
+type Options struct {
+	Paths  config.Paths
+	Store  secret.Store
+	Logger *slog.Logger
+	// Service carries the rest of the service's options (the browser, the
+	// environment); Paths, Store, Logger and Follow are set by Run.
+	Service service.Options
+	// Window is the command that starts the window process, without its
+	// flags: the running binary and "window" in the product.
+	Window []string
+	// Stdout gets the few lines a person who started mcptray from a
+	// terminal reads.
+	Stdout io.Writer
+	// TrayAvailable says whether a tray can be shown; nil means
+	// tray.Available.
+	TrayAvailable func() error
+}
+
+// Run runs mcptray until the person quits it or ctx ends, and returns the
+// process's exit code. When mcptray is already running it asks that one to
+// open its window and returns 0.
+func Run(ctx context.Context, opts Options) int {
+	log := opts.Logger
+	if opts.Stdout == nil {
+		opts.Stdout = io.Discard
+	}
+	if opts.TrayAvailable == nil {
+		opts.TrayAvailable = tray.Available
+	}
+	ln, err := control.Listen(opts.Paths)
+	if errors.Is(err, control.ErrRunning) {
+		return openRunning(ctx, opts)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mcptray: %v\n", err)
+		return 1
+	}
+	defer ln.Close()
+
+	so := opts.Service
+	so.Paths, so.Store, so.Logger, so.Follow = opts.Paths, opts.Store, log, true
+	svc, err := service.New(so)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mcptray: %v\n", err)
+		return 1
+	}
+	defer svc.Close()
+	ctx, quit := context.WithCancel(ctx)
+	defer quit()
+	if err := svc.Start(ctx); err != nil {
+		fmt.Fprintf(os.Stderr, "mcptray: %v\n", err)
+		return 1
+	}
+
+	trayErr := opts.TrayAvailable()
+	win := &windows{cmd: opts.Window, log: log}
+	if trayErr != nil {
+		win.noTray = plainTrayProblem(trayErr)
+		win.onExit = quit // the window is the only way in: closing it quits
+	}
+	srv := &control.Server{Backend: svc, Logger: log, OpenWindow: func(server string) error {
+		return win.open(server)
+	}}
+	win.focus = srv.Focus
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+	defer func() {
+		quit()
+		<-served
+		win.close()
+	}()
+
+	if trayErr != nil {
+		fmt.Fprintf(opts.Stdout, "mcptray: no tray (%s); its window is the way in, and closing it quits mcptray.\n", win.noTray)
+		if err := win.open(""); err != nil {
+			fmt.Fprintf(os.Stderr, "mcptray: %v\n", err)
+			return 1
+		}
+		<-ctx.Done()
+		return 0
+	}
+	if firstLaunch(opts.Paths) {
+		if err := win.open(""); err != nil {
+			log.Warn("opening the window", "err", err)
+		}
+	}
+	err = tray.Run(ctx, trayBackend{svc}, tray.Options{
+		Logger: log,
+		OpenWindow: func(server string) {
+			if err := win.open(server); err != nil {
+				log.Warn("opening the window", "err", err)
+			}
+		},
+		Quit:       quit,
+		WindowOpen: srv.WindowOpen,
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mcptray: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// openRunning asks the running mcptray to open its window.
+func openRunning(ctx context.Context, opts Options) int {
+	cl, err := control.Dial(ctx, opts.Paths)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mcptray: it is already running, but did not answer: %v\n", err)
+		return 1
+	}
+	defer cl.Close()
+	if err := cl.OpenWindow(ctx, ""); err != nil {
+		fmt.Fprintf(os.Stderr, "mcptray: it is already running, but could not open its window: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(opts.Stdout, "mcptray is already running; its window opens.")
+	return 0
+}
+
+// firstLaunch reports whether mcptray has never run for this person, and
+// remembers that it now has.
+func firstLaunch(p config.Paths) bool {
+	mark := filepath.Join(p.Dir(), "launched")
+	if _, err := os.Stat(mark); err == nil {
+		return false
+	}
+	if err := os.MkdirAll(p.Dir(), 0o700); err == nil {
+		_ = os.WriteFile(mark, nil, 0o600)
+	}
+	return true
+}
+
+// plainTrayProblem says in a few words why there is no tray.
+func plainTrayProblem(err error) string { return err.Error() }
+
+// trayBackend lets the tray sign in with the config's settings.
+type trayBackend struct{ *service.Service }
+
+func (b trayBackend) SignIn(ctx context.Context, name string) error {
+	return b.Service.SignIn(ctx, name, service.SignInOptions{})
+}

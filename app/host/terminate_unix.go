@@ -1,0 +1,11 @@
+//go:build unix
+
+package host
+
+import (
+	"os"
+	"syscall"
+)
+
+// terminate asks a process to end.
+func terminate(p *os.Process) error { return p.Signal(syscall.SIGTERM) }

@@ -1,0 +1,88 @@
+package host
+
+import (
+	"errors"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+)
+
+// windows starts the window process and keeps track of it: one window at
+// a time, brought forward rather than started twice.
+type windows struct {
+	cmd    []string
+	log    *slog.Logger
+	noTray string // why there is no tray, passed to the window; "" with one
+	// focus asks an open window to come forward; false when none listens.
+	focus func(server string) bool
+	// onExit is called when the window process ends.
+	onExit func()
+
+	mu   sync.Mutex
+	proc *exec.Cmd    // the window process while it runs
+	done chan struct{} // closed when proc has ended
+}
+
+// open brings the window forward at server, or starts it.
+func (w *windows) open(server string) error {
+	if w.focus != nil && w.focus(server) {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.proc != nil {
+		return nil // starting: it shows itself
+	}
+	if len(w.cmd) == 0 {
+		return errors.New("this mcptray cannot open a window")
+	}
+	args := append([]string{}, w.cmd[1:]...)
+	if server != "" {
+		args = append(args, "--server", server)
+	}
+	if w.noTray != "" {
+		args = append(args, "--no-tray", w.noTray)
+	}
+	cmd := exec.Command(w.cmd[0], args...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	w.proc, w.done = cmd, done
+	go func() {
+		defer close(done)
+		err := cmd.Wait()
+		w.log.Debug("the window closed", "err", err)
+		w.mu.Lock()
+		if w.proc == cmd {
+			w.proc = nil
+		}
+		onExit := w.onExit
+		w.mu.Unlock()
+		if onExit != nil {
+			onExit()
+		}
+	}()
+	return nil
+}
+
+// close ends the window process, if one runs, and waits a moment for it.
+func (w *windows) close() {
+	w.mu.Lock()
+	cmd, done := w.proc, w.done
+	w.onExit = nil // quitting already
+	w.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = terminate(cmd.Process)
+	select {
+	case <-done:
+	case <-time.After(3 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+}
