@@ -1,14 +1,14 @@
 package cli
 
 import (
-	"errors"
-	neturl "net/url"
-	"strconv"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	neturl "net/url"
+	"strconv"
 	"strings"
 
 	"github.com/mcptray/mcptray/core/sanitize"

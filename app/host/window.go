@@ -21,7 +21,7 @@ type windows struct {
 	onExit func()
 
 	mu   sync.Mutex
-	proc *exec.Cmd    // the window process while it runs
+	proc *exec.Cmd     // the window process while it runs
 	done chan struct{} // closed when proc has ended
 }
 
