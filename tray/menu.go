@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcptray/mcptray/assets"
+	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
@@ -100,11 +101,13 @@ func IconState(s service.Snapshot) string {
 // menu has a summary line, the servers with their states, what a person can
 // do about them (review approvals, sign in, retry), a line when sign-ins
 // cannot be kept, and Open mcptray, Pause all or Resume all, and Quit.
-// Suppressed servers are neither listed nor counted.
+// Suppressed servers are neither listed nor counted, and neither is
+// mcptray's own built-in server: it is always there and tells a person
+// nothing.
 func Build(s service.Snapshot) Menu {
 	var running []service.Server
 	for _, sv := range s.Servers {
-		if sv.Suppressed == "" {
+		if sv.Suppressed == "" && sv.Transport != config.InProcess {
 			running = append(running, sv)
 		}
 	}

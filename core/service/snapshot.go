@@ -131,11 +131,12 @@ func (s Snapshot) Find(name string) (Server, bool) {
 	return *found, true
 }
 
-// Counts is how many running servers are in each state, for a summary.
+// Counts is how many configured servers that are not suppressed are in
+// each state, for a summary; mcptray's built-in server is not counted.
 func (s Snapshot) Counts() map[conn.State]int {
 	n := map[conn.State]int{}
 	for _, sv := range s.Servers {
-		if sv.Suppressed == "" {
+		if sv.Suppressed == "" && sv.Transport != config.InProcess {
 			n[sv.State]++
 		}
 	}
