@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -64,6 +65,14 @@ func standardTools(s *server.MCPServer, opts Options) []server.ServerTool {
 					return mcp.NewToolResultError(err.Error()), nil
 				}
 				return mcp.NewToolResultText(text), nil
+			},
+		},
+		{
+			// pid tells a test which process answered: the one server
+			// process a running mcptray shares, or a copy of its own.
+			Tool: mcp.NewTool("pid", with(mcp.WithDescription("Returns the server's process id."))...),
+			Handler: func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.NewToolResultText(strconv.Itoa(os.Getpid())), nil
 			},
 		},
 		{
