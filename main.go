@@ -1,6 +1,6 @@
 // Command mcptray keeps a person's MCP servers in one place: with no
-// arguments it opens the app; with a command (mcptray help lists them) it
-// works from the terminal.
+// arguments it runs in the tray (or opens the running one's window); with
+// a command (mcptray help lists them) it works from the terminal.
 package main
 
 import (
@@ -8,7 +8,9 @@ import (
 	"github.com/mcptray/mcptray/app/posixlocale"
 
 	"context"
+	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -18,8 +20,16 @@ import (
 
 	"github.com/mcptray/mcptray/app"
 	"github.com/mcptray/mcptray/app/cli"
+	"github.com/mcptray/mcptray/app/host"
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/oauth"
+	"github.com/mcptray/mcptray/core/service"
+	"github.com/mcptray/mcptray/keychain"
 )
+
+// keychainService is the name mcptray's secrets go under in the keychain.
+const keychainService = "mcptray"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -29,20 +39,81 @@ func main() {
 }
 
 func run(ctx context.Context) int {
-	if len(os.Args) > 1 {
+	store := keychain.New(keychainService)
+	if len(os.Args) > 1 && os.Args[1] != "window" {
 		posixlocale.Restore()
 		return cli.Run(ctx, os.Args[1:], cli.Env{
 			Stdout: os.Stdout, Stderr: os.Stderr,
 			Stdin: os.Stdin, Interactive: isTerminal(os.Stdin),
+			Store: store,
 		})
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if p := host.DisplayProblem(os.Getenv); p != "" {
+		fmt.Fprintln(os.Stderr, p)
+		return 1
+	}
+	logger := newLogger()
 	paths, err := config.DefaultPaths()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mcptray:", err)
 		return 1
 	}
-	return app.Run(ctx, logger, config.NewLoader(paths))
+	if len(os.Args) > 1 {
+		return runWindow(ctx, logger, paths, os.Args[2:])
+	}
+	posixlocale.Restore()
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mcptray: cannot find its own program to open the window:", err)
+		return 1
+	}
+	var so service.Options
+	if v := os.Getenv("MCPTRAY_BROWSER"); v != "" {
+		so.Browser = oauth.CommandBrowser(oauth.ParseBrowserCommand(v))
+	}
+	so.ClientMetadataURL = os.Getenv("MCPTRAY_CLIENT_METADATA_URL")
+	return host.Run(ctx, host.Options{
+		Paths: paths, Store: store, Logger: logger, Service: so,
+		Window: []string{exe, "window"}, Stdout: os.Stdout,
+	})
+}
+
+// runWindow is the window's process: a client of the running mcptray.
+func runWindow(ctx context.Context, logger *slog.Logger, paths config.Paths, args []string) int {
+	fs := flag.NewFlagSet("window", flag.ContinueOnError)
+	server := fs.String("server", "", "show this server first")
+	noTray := fs.String("no-tray", "", "there is no tray, for this reason")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	cl, err := control.Dial(ctx, paths)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mcptray window: mcptray is not running; start it with: mcptray")
+		return 1
+	}
+	defer cl.Close()
+	// Asked to end (the running mcptray quits): end at once. The window
+	// holds nothing to save, and Fyne 2.7.1 can crash tearing a GLFW
+	// window down while a mouse event for it is still being handled.
+	go func() {
+		<-ctx.Done()
+		os.Exit(0)
+	}()
+	return app.RunWindow(ctx, logger, cl, app.WindowOptions{
+		Server: *server, TrayProblem: *noTray,
+		// Without a tray, closing the window quits mcptray: the window's
+		// process ends, and the running one follows (host.Run).
+	})
+}
+
+// newLogger logs warnings to stderr, or everything with MCPTRAY_DEBUG=1.
+func newLogger() *slog.Logger {
+	level := slog.LevelWarn
+	if os.Getenv("MCPTRAY_DEBUG") != "" {
+		level = slog.LevelDebug
+	}
+	var w io.Writer = os.Stderr
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
 // isTerminal reports whether f is a terminal, where a person can answer a

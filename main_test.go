@@ -39,9 +39,36 @@ func TestBinary(t *testing.T) {
 	if err != nil || errOut != "" || !strings.Contains(out, "npx -y server-filesystem") {
 		t.Fatalf("list: %v\nstdout: %s\nstderr: %s", err, out, errOut)
 	}
+	// With no display, mcptray says so in a line, and how to run
+	// without one: no panic, no stack trace.
+	out, errOut, err = run()
+	if err == nil || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "mcptray serve") ||
+		strings.Contains(errOut, "panic") || strings.Contains(errOut, "goroutine") {
+		t.Errorf("mcptray with no display: %v\nstdout: %s\nstderr: %s", err, out, errOut)
+	}
 	if _, errOut, err := run("no-such-command"); err == nil || !strings.Contains(errOut, "there is no command") {
 		t.Fatalf("an unknown command must fail with a message: %v, %q", err, errOut)
 	} else if code := err.(*exec.ExitError).ExitCode(); code != 2 {
 		t.Errorf("an unknown command exits %d, want 2", code)
+	}
+}
+
+// TestMakeRunNoDisplay: a person with no display who types make run gets
+// words, not a panic.
+func TestMakeRunNoDisplay(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	cmd := exec.Command("make", "--no-print-directory", "run")
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "DISPLAY=") && !strings.HasPrefix(kv, "WAYLAND_DISPLAY=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "mcptray needs a desktop") || !strings.Contains(string(out), "mcptray serve") ||
+		strings.Contains(string(out), "panic") || strings.Contains(string(out), "goroutine ") {
+		t.Errorf("make run with no display: %v\n%s", err, out)
 	}
 }

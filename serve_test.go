@@ -55,6 +55,37 @@ func TestServe(t *testing.T) {
 		})
 	}
 
+	t.Run("commands go through it, so every server runs once", func(t *testing.T) {
+		t.Parallel()
+		s := startServe(t, mcptray, testServer, "a")
+		s.waitLines("a to connect", "a: connected")
+		servers := s.servers()
+		if len(servers) != 1 {
+			t.Fatalf("%d test servers run, want 1: %+v", len(servers), servers)
+		}
+		// The tool answers with the pid of the process that runs it: the
+		// serve's own server, not a copy the command started.
+		out, err := s.run("call", "a", "pid")
+		if err != nil {
+			t.Fatalf("mcptray call a pid: %v\n%s", err, out)
+		}
+		if pid, _ := strconv.Atoi(strings.TrimSpace(out)); pid != servers[0].pid {
+			t.Errorf("the call was answered by process %q, want the running server %d", strings.TrimSpace(out), servers[0].pid)
+		}
+		if out, err := s.run("status"); err != nil || !strings.Contains(out, "a ") {
+			t.Errorf("status through the running mcptray: %v\n%s", err, out)
+		}
+		if got := s.servers(); len(got) != 1 || got[0] != servers[0] {
+			t.Errorf("test servers after the commands: %+v, want only %+v", got, servers[0])
+		}
+		// A second serve is refused, in plain words.
+		out, err = s.run("serve")
+		if err == nil || !strings.Contains(out, "already running") || strings.Contains(out, "panic") {
+			t.Errorf("a second serve: %v\n%s", err, out)
+		}
+		s.stop(syscall.SIGTERM)
+	})
+
 	t.Run("follows config changes", func(t *testing.T) {
 		t.Parallel()
 		s := startServe(t, mcptray, testServer, "a", "b")
@@ -168,6 +199,15 @@ func (s *serve) add(name string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		s.t.Fatalf("mcptray add %s: %v\n%s", name, err, out)
 	}
+}
+
+// run runs another mcptray command in the serve's home and returns what
+// it printed, stdout and stderr together.
+func (s *serve) run(args ...string) (string, error) {
+	cmd := exec.Command(s.mcptray, args...)
+	cmd.Env = s.env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
 // remove removes the server called name with mcptray remove.

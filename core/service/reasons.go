@@ -85,6 +85,10 @@ func explainFailure(e *config.Entry, why, stderr string) (string, Fix) {
 		return fmt.Sprintf("%s is not installed, or not on your PATH", sanitize.Line(prog)),
 			Fix{Action: RetryAction, Label: "Retry", Hint: "Install " + sanitize.Line(prog) + " or correct the command in the server's config, then press Retry."}
 	}
+	if e.Transport == config.Stdio && strings.Contains(why, "does not exist or is not a program") {
+		return fmt.Sprintf("%s does not exist, or is not a program", sanitize.Line(e.Command)),
+			Fix{Action: EditConfigAction, Label: "Edit its config", Hint: "Correct the command in " + e.Origin.File + "; mcptray starts it again when the file changes."}
+	}
 	if e.Transport == config.Stdio {
 		if v := findMissingVar(stderr + "\n" + why); v != "" {
 			return fmt.Sprintf("it needs %s, which is not set", v), Fix{Action: EditConfigAction, Label: "Edit its config",
