@@ -34,7 +34,13 @@ type discovery struct {
 var ErrResourceMismatch = errors.New("the server's sign-in metadata names another server")
 
 // discover finds the server's authorization server and its metadata, in
-// the order the MCP spec gives (see DESIGN.md §5).
+// the order the MCP spec gives: the protected resource metadata (RFC 9728)
+// at the challenge's resource_metadata, else at its well-known URLs (with
+// the server's path, then at the root); then the authorization server's
+// metadata at the RFC 8414 and OpenID Connect well-known URLs. A server
+// with no protected resource metadata is a 2025-03-26 one: its
+// authorization server is at its root, with the default endpoints there
+// when that publishes no metadata.
 func (m *Manager) discover(ctx context.Context, serverURL string, ch *transport.AuthError, st Settings) (*discovery, error) {
 	su, err := url.Parse(serverURL)
 	if err != nil || su.Host == "" {
