@@ -457,8 +457,14 @@ func TestCheckOpenable(t *testing.T) {
 		"https:///nohost":                   false,
 		"https://example.com/a b":           false,
 	} {
-		if err := checkOpenable(u); (err == nil) != ok {
+		err := checkOpenable(u)
+		if (err == nil) != ok {
 			t.Errorf("checkOpenable(%q) = %v", u, err)
+		}
+		// The front end names the product; a core error that does too
+		// makes it stutter ("mcptray: mcptray refuses ...").
+		if err != nil && strings.HasPrefix(err.Error(), "mcptray") {
+			t.Errorf("checkOpenable(%q) = %q; it must not start with the product name", u, err)
 		}
 	}
 }
