@@ -95,6 +95,7 @@ type testAS struct {
 	registerRedirec string // overrides the registered redirect URI
 	slackErrors     bool   // refresh errors as HTTP 200
 	iss             string // sent back as iss
+	metaIssuer      string // overrides the issuer in the metadata
 }
 
 func newTestAS(t *testing.T) *testAS {
@@ -142,6 +143,9 @@ func (a *testAS) metadata(w http.ResponseWriter, r *http.Request) {
 	}
 	if a.authEndpoint != "" {
 		md["authorization_endpoint"] = a.authEndpoint
+	}
+	if a.metaIssuer != "" {
+		md["issuer"] = a.metaIssuer
 	}
 	writeJSON(w, 200, md)
 }
@@ -415,6 +419,7 @@ func TestSignInRefusesBadInput(t *testing.T) {
 		{"no S256", func(a *testAS) { a.noS256 = true }, "S256"},
 		{"non-loopback redirect", func(a *testAS) { a.registerRedirec = "https://evil.example.com/cb" }, "not to this computer"},
 		{"iss mismatch", func(a *testAS) { a.iss = "https://other.example.com" }, "iss mismatch"},
+		{"metadata of another issuer", func(a *testAS) { a.metaIssuer = "https://other.example.com" }, "another issuer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
