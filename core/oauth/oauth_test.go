@@ -90,7 +90,6 @@ type testAS struct {
 	noS256          bool
 	authEndpoint    string // overrides the authorization endpoint
 	prmResource     string // overrides the PRM resource
-	redirectState   string // overrides the state sent back
 	redirectError   string
 	registerRedirec string // overrides the registered redirect URI
 	slackErrors     bool   // refresh errors as HTTP 200
@@ -177,9 +176,6 @@ func (a *testAS) authorize(w http.ResponseWriter, r *http.Request) {
 	back, _ := url.Parse(q.Get("redirect_uri"))
 	v := back.Query()
 	state := q.Get("state")
-	if a.redirectState != "" {
-		state = a.redirectState
-	}
 	v.Set("state", state)
 	if a.redirectError != "" {
 		v.Set("error", a.redirectError)
@@ -410,7 +406,6 @@ func TestSignInRefusesBadInput(t *testing.T) {
 		set  func(a *testAS)
 		want string
 	}{
-		{"state mismatch", func(a *testAS) { a.redirectState = "forged" }, "state does not match"},
 		{"error redirect", func(a *testAS) { a.redirectError = "access_denied" }, "declined"},
 		{"resource of another server", func(a *testAS) { a.prmResource = "https://evil.example.com/mcp" }, "names another server"},
 		{"http authorization endpoint elsewhere", func(a *testAS) { a.authEndpoint = "http://example.com/authorize" }, "not encrypted"},
