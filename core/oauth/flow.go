@@ -140,6 +140,9 @@ func (m *Manager) listen(ctx context.Context, s *config.Server, st Settings) (*l
 	return listenLoopback(0)
 }
 
+// initializeBody is the probe's MCP initialize request.
+const initializeBody = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcptray","version":"0"}}}`
+
 // probe asks the server, without a token, for its challenge: where
 // discovery starts when no connection has seen one yet. A server that
 // answers without a challenge gives nil, and discovery starts from the
@@ -152,8 +155,7 @@ func (m *Manager) probe(ctx context.Context, s *config.Server) *transport.AuthEr
 	var req *http.Request
 	var err error
 	if s.Transport == config.HTTP {
-		body := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcptray","version":"0"}}}`
-		req, err = http.NewRequestWithContext(ctx, http.MethodPost, s.URL, strings.NewReader(body))
+		req, err = http.NewRequestWithContext(ctx, http.MethodPost, s.URL, strings.NewReader(initializeBody))
 		if err == nil {
 			req.Header.Set("Content-Type", "application/json")
 		}

@@ -25,8 +25,11 @@ const (
 	// token), each on its own.
 	RequestTimeout = 30 * time.Second
 	// refreshMargin is how long before its expiry a token is refreshed, so
-	// that a request never leaves with a token about to lapse.
+	// that a request never leaves with a token about to lapse; at most,
+	// since a short-lived token is refreshed when 1/refreshShare of its
+	// lifetime is left.
 	refreshMargin = time.Minute
+	refreshShare  = 4
 	// cacheTTL is how long a token read from the store is trusted before it
 	// is read again: another mcptray process may have refreshed it, or the
 	// person may have signed in or out there.

@@ -270,6 +270,13 @@ func newTestManager(t *testing.T, store secret.Store, lockDir string, log *bytes
 	return New(Options{Store: store, Logger: logger, Browser: httpBrowser(t), LockDir: lockDir, SignInTimeout: 20 * time.Second})
 }
 
+// clockAhead sets m's clock d ahead of the authorization server's: a token
+// issued for less than d is stale from the start, and is refreshed on use.
+func clockAhead(m *Manager, d time.Duration) *Manager {
+	m.opts.Now = func() time.Time { return time.Now().Add(d) }
+	return m
+}
+
 func TestSignInThenToken(t *testing.T) {
 	t.Parallel()
 	as := newTestAS(t)
@@ -312,9 +319,9 @@ func TestSignInThenToken(t *testing.T) {
 func TestRefreshRotatesAndSaves(t *testing.T) {
 	t.Parallel()
 	as := newTestAS(t)
-	as.expiresIn = 1 // inside refreshMargin: every Token refreshes
+	as.expiresIn = 1 // and the clock a second ahead: every Token refreshes
 	store := newMemStore()
-	m := newTestManager(t, store, t.TempDir(), nil)
+	m := clockAhead(newTestManager(t, store, t.TempDir(), nil), time.Second)
 	s := as.server()
 	ctx := context.Background()
 	if err := m.SignIn(ctx, s, nil); err != nil {
@@ -351,7 +358,7 @@ func TestRefreshRace(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for range 8 {
-		m := newTestManager(t, store, lockDir, nil)
+		m := clockAhead(newTestManager(t, store, lockDir, nil), time.Second)
 		wg.Go(func() {
 			if _, err := m.TokenSource(s).Token(ctx); err != nil {
 				errs <- err
@@ -379,7 +386,7 @@ func TestInvalidGrantSignsOut(t *testing.T) {
 			as.expiresIn = 1
 			as.slackErrors = slack
 			store := newMemStore()
-			m := newTestManager(t, store, t.TempDir(), nil)
+			m := clockAhead(newTestManager(t, store, t.TempDir(), nil), time.Second)
 			s := as.server()
 			ctx := context.Background()
 			if err := m.SignIn(ctx, s, nil); err != nil {

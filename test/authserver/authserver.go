@@ -67,6 +67,7 @@ type Servers struct {
 	refreshes int
 	reuses    int
 	accepted  int
+	issued    int
 }
 
 type grant struct {
@@ -118,7 +119,7 @@ func (s *Servers) Close() {
 
 // SetAccessTTL sets the lifetime of the access tokens issued from now on
 // (an hour at first). mcptray refreshes a token a minute before it
-// expires, so anything under a minute makes every request refresh.
+// expires, or when a quarter of its lifetime is left if that is sooner.
 func (s *Servers) SetAccessTTL(d time.Duration) {
 	s.mu.Lock()
 	s.accessTTL = d
@@ -173,13 +174,15 @@ type Stats struct {
 	Revoked int
 	// Accepted is how many MCP requests carried a good token.
 	Accepted int
+	// Issued is how many token responses were issued, by any grant.
+	Issued int
 }
 
 // Stats returns what the servers saw so far.
 func (s *Servers) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := Stats{Authorizations: s.authorize, Refreshes: s.refreshes, Reuses: s.reuses, Accepted: s.accepted}
+	st := Stats{Authorizations: s.authorize, Refreshes: s.refreshes, Reuses: s.reuses, Accepted: s.accepted, Issued: s.issued}
 	for _, n := range s.uses {
 		st.MaxUses = max(st.MaxUses, n)
 	}
@@ -373,6 +376,7 @@ func (s *Servers) refreshGrant(w http.ResponseWriter, r *http.Request, clientID 
 }
 
 func (s *Servers) issueLocked(w http.ResponseWriter, family int, clientID, resource string) {
+	s.issued++
 	at, rt := s.newSecret("at-"), s.newSecret("rt-")
 	s.access[at] = &accessToken{family: family, resource: resource, expiry: time.Now().Add(s.accessTTL)}
 	s.refresh[rt] = &refreshToken{family: family, clientID: clientID, resource: resource}
