@@ -42,6 +42,7 @@ func (m *Manager) signInClientCredentials(ctx context.Context, s *config.Server,
 		ClientID: st.ClientID, ClientSecret: st.ClientSecret, Source: sourceConfig, Grant: ClientCredentials,
 		Issuer: d.meta.Issuer, TokenURL: d.meta.TokenEndpoint, Resource: d.resource,
 		Scopes: chooseScopes(st.Scopes, ch, d, nil), PrivateKeyPEM: st.PrivateKeyPEM, SigningAlg: st.SigningAlg,
+		RevocationURL: d.meta.revocationURL(),
 	}
 	if c.PrivateKeyPEM != "" {
 		c.AuthMethod = authPrivateKeyJWT

@@ -40,6 +40,9 @@ type storedClient struct {
 	RedirectURI  string   `json:"redirect_uri,omitempty"`
 	Resource     string   `json:"resource,omitempty"`
 	Scopes       []string `json:"scopes,omitempty"`
+	// RevocationURL is the authorization server's RFC 7009 revocation
+	// endpoint, where sign-out revokes the tokens; empty when it has none.
+	RevocationURL string `json:"revocation_url,omitempty"`
 
 	Grant         Grant  `json:"grant,omitempty"`
 	PrivateKeyPEM string `json:"private_key_pem,omitempty"`

@@ -107,6 +107,7 @@ func (m *Manager) signInBrowser(ctx context.Context, s *config.Server, d *discov
 		return tokenError("getting the sign-in token", err)
 	}
 	client.TokenURL, client.Resource, client.Issuer = d.meta.TokenEndpoint, d.resource, d.meta.Issuer
+	client.RevocationURL = d.meta.revocationURL()
 	if err := m.saveClient(ctx, s, client); err != nil {
 		return err
 	}

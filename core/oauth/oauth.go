@@ -199,11 +199,15 @@ func (m *Manager) source(s *config.Server) *tokenSource {
 	return ts
 }
 
-// SignOut forgets a server's tokens and registered client.
+// SignOut revokes a server's tokens at its authorization server, when that
+// offers revocation (RFC 7009), and forgets them and the registered client.
+// They are forgotten even when the revocation fails; the error then wraps
+// ErrNotRevoked, and says so.
 func (m *Manager) SignOut(ctx context.Context, s *config.Server) error {
 	if m.opts.Store == nil {
 		return errNoStore
 	}
+	revokeErr := m.revokeStored(ctx, s)
 	err := errors.Join(
 		m.opts.Store.Delete(ctx, tokensKey(s)),
 		m.opts.Store.Delete(ctx, clientKey(s)),
@@ -211,6 +215,10 @@ func (m *Manager) SignOut(ctx context.Context, s *config.Server) error {
 	m.source(s).forget()
 	if err != nil {
 		return fmt.Errorf("forgetting the sign-in: %w", err)
+	}
+	if revokeErr != nil {
+		m.log.Warn("signed out on this computer, but the authorization server did not confirm it revoked the sign-in", "server", s.Name, "err", revokeErr)
+		return fmt.Errorf("%w: %w", ErrNotRevoked, revokeErr)
 	}
 	return nil
 }

@@ -41,6 +41,7 @@ func (m *Manager) signInXAA(ctx context.Context, s *config.Server, d *discovery,
 		Issuer: d.meta.Issuer, TokenURL: d.meta.TokenEndpoint, Resource: d.resource,
 		Scopes:      chooseScopes(st.Scopes, ch, d, nil),
 		IdPTokenURL: st.IdPTokenURL, IdPClientID: st.IdPClientID, IdPIDToken: st.IdPIDToken,
+		RevocationURL: d.meta.revocationURL(),
 	}
 	c.AuthMethod = chooseAuthMethod(d.meta.TokenEndpointAuthMethodsSupported, c.ClientSecret != "")
 	tok, err := m.xaaToken(ctx, c)

@@ -4,7 +4,8 @@
 // The authorization server publishes RFC 8414 metadata, registers clients
 // dynamically (RFC 7591) with a client secret, runs the authorization code
 // grant with PKCE S256 only, rotates refresh tokens and revokes the whole
-// token family when a refresh token is used twice, as careful servers do.
+// token family when a refresh token is used twice, as careful servers do,
+// and revokes tokens on request (RFC 7009).
 // It answers the browser's authorization request at once, with no login
 // page, so an HTTP client that follows redirects is the whole browser.
 //
@@ -53,6 +54,7 @@ type Servers struct {
 	redirectDesc  string
 	redirectState string
 	beforeRefresh func()
+	revokeStatus  int
 	// state
 	clients  map[string]string // client id → secret
 	codes    map[string]*grant
@@ -68,6 +70,7 @@ type Servers struct {
 	reuses    int
 	accepted  int
 	issued    int
+	revoked   int
 }
 
 type grant struct {
@@ -99,6 +102,7 @@ func Start() *Servers {
 	as.HandleFunc("POST /register", s.register)
 	as.HandleFunc("GET /authorize", s.authorizeHandler)
 	as.HandleFunc("POST /token", s.token)
+	as.HandleFunc("POST /revoke", s.revoke)
 	s.as = httptest.NewServer(as)
 	s.Issuer = s.as.URL
 
@@ -176,13 +180,16 @@ type Stats struct {
 	Accepted int
 	// Issued is how many token responses were issued, by any grant.
 	Issued int
+	// Revocations is how many tokens were revoked at the revocation
+	// endpoint.
+	Revocations int
 }
 
 // Stats returns what the servers saw so far.
 func (s *Servers) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := Stats{Authorizations: s.authorize, Refreshes: s.refreshes, Reuses: s.reuses, Accepted: s.accepted, Issued: s.issued}
+	st := Stats{Authorizations: s.authorize, Refreshes: s.refreshes, Reuses: s.reuses, Accepted: s.accepted, Issued: s.issued, Revocations: s.revoked}
 	for _, n := range s.uses {
 		st.MaxUses = max(st.MaxUses, n)
 	}
@@ -214,6 +221,7 @@ func (s *Servers) metadata(w http.ResponseWriter, _ *http.Request) {
 		"authorization_endpoint":                s.Issuer + "/authorize",
 		"token_endpoint":                        s.Issuer + "/token",
 		"registration_endpoint":                 s.Issuer + "/register",
+		"revocation_endpoint":                   s.Issuer + "/revoke",
 		"response_types_supported":              []string{"code"},
 		"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
 		"code_challenge_methods_supported":      []string{"S256"},
@@ -295,16 +303,8 @@ func (s *Servers) token(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_request"})
 		return
 	}
-	id, secret, ok := r.BasicAuth()
-	if ok {
-		// RFC 6749 §2.3.1: form-encoded before base64.
-		id, _ = url.QueryUnescape(id)
-		secret, _ = url.QueryUnescape(secret)
-	}
-	s.mu.Lock()
-	want, known := s.clients[id]
-	s.mu.Unlock()
-	if !ok || !known || subtle.ConstantTimeCompare([]byte(secret), []byte(want)) != 1 {
+	id, ok := s.client(r)
+	if !ok {
 		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "invalid_client"})
 		return
 	}
@@ -322,6 +322,22 @@ func (s *Servers) token(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "unsupported_grant_type"})
 	}
+}
+
+// client returns the client a request authenticates as, with HTTP Basic
+// and its client secret.
+func (s *Servers) client(r *http.Request) (string, bool) {
+	id, secret, ok := r.BasicAuth()
+	if !ok {
+		return "", false
+	}
+	// RFC 6749 §2.3.1: form-encoded before base64.
+	id, _ = url.QueryUnescape(id)
+	secret, _ = url.QueryUnescape(secret)
+	s.mu.Lock()
+	want, known := s.clients[id]
+	s.mu.Unlock()
+	return id, known && subtle.ConstantTimeCompare([]byte(secret), []byte(want)) == 1
 }
 
 func (s *Servers) exchange(w http.ResponseWriter, r *http.Request, clientID string) {
