@@ -177,8 +177,35 @@ func (m *Manager) probe(ctx context.Context, s *config.Server) *transport.AuthEr
 	if err == nil {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 		resp.Body.Close()
+		if id := resp.Header.Get(sessionHeader); id != "" && s.Transport == config.HTTP {
+			m.closeSession(ctx, hc, s, id)
+		}
 	}
 	return nil
+}
+
+// sessionHeader carries a streamable HTTP server's session id.
+const sessionHeader = "Mcp-Session-Id"
+
+// closeSession ends the session the probe's initialize opened (a server
+// that answered without asking for a sign-in may open one), so that it
+// does not linger on the server until it times out.
+func (m *Manager) closeSession(ctx context.Context, hc *http.Client, s *config.Server, id string) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, s.URL, nil)
+	if err != nil {
+		return
+	}
+	for k, v := range s.Headers {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set(sessionHeader, id)
+	resp, err := hc.Do(req)
+	if err != nil {
+		m.log.Debug("closing the probe's session", "server", s.Name, "err", err)
+		return
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+	resp.Body.Close()
 }
 
 // httpURL turns a ws(s) URL into the http(s) one its handshake goes to.
