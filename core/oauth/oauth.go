@@ -71,7 +71,8 @@ type Settings struct {
 	CallbackPort          int
 	Grant                 Grant
 
-	// PrivateKeyPEM (PKCS#8) and SigningAlg (ES256, RS256) make the
+	// PrivateKeyPEM (PKCS#8) and SigningAlg (a JWS algorithm such as
+	// ES256 or RS256; empty means the one the key calls for) make the
 	// client-credentials grant authenticate with private_key_jwt.
 	PrivateKeyPEM string
 	SigningAlg    string
