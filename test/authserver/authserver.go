@@ -6,6 +6,13 @@
 // grant with PKCE S256 only, rotates refresh tokens and revokes the whole
 // token family when a refresh token is used twice, as careful servers do,
 // and revokes tokens on request (RFC 7009).
+//
+// It is also an identity provider for Cross-App Access: an authorization
+// request with the openid scope gets an ID token (and keeps getting one on
+// refresh), which the token endpoint exchanges for an ID-JAG (RFC 8693) and
+// takes back as a JWT bearer grant (RFC 7523) for the MCP server: both
+// roles in one server, trusting itself. Clients for this are added with
+// AddClient.
 // It answers the browser's authorization request at once, with no login
 // page, so an HTTP client that follows redirects is the whole browser.
 //
@@ -19,6 +26,7 @@
 package authserver
 
 import (
+	"crypto/ecdsa"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/json"
@@ -26,6 +34,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -55,6 +64,8 @@ type Servers struct {
 	redirectState string
 	beforeRefresh func()
 	revokeStatus  int
+	// key signs ID tokens and ID-JAGs.
+	key *ecdsa.PrivateKey
 	// state
 	clients  map[string]string // client id → secret
 	codes    map[string]*grant
@@ -71,16 +82,20 @@ type Servers struct {
 	accepted  int
 	issued    int
 	revoked   int
+	exchanges int
+	bearers   int
 }
 
 type grant struct {
 	clientID, challenge, redirectURI, resource string
+	openid                                     bool
 }
 
 type refreshToken struct {
 	family   int
 	clientID string
 	resource string
+	openid   bool // an identity provider sign-in: refreshes give ID tokens
 }
 
 type accessToken struct {
@@ -96,6 +111,7 @@ func Start() *Servers {
 		clients:   map[string]string{}, codes: map[string]*grant{},
 		refresh: map[string]*refreshToken{}, access: map[string]*accessToken{},
 		families: map[int]bool{}, uses: map[string]int{},
+		key: newSigningKey(),
 	}
 	as := http.NewServeMux()
 	as.HandleFunc("GET /.well-known/oauth-authorization-server", s.metadata)
@@ -183,13 +199,17 @@ type Stats struct {
 	// Revocations is how many tokens were revoked at the revocation
 	// endpoint.
 	Revocations int
+	// TokenExchanges is how many ID tokens were exchanged for ID-JAGs;
+	// JWTBearerGrants how many ID-JAGs were taken for access tokens.
+	TokenExchanges, JWTBearerGrants int
 }
 
 // Stats returns what the servers saw so far.
 func (s *Servers) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := Stats{Authorizations: s.authorize, Refreshes: s.refreshes, Reuses: s.reuses, Accepted: s.accepted, Issued: s.issued, Revocations: s.revoked}
+	st := Stats{Authorizations: s.authorize, Refreshes: s.refreshes, Reuses: s.reuses, Accepted: s.accepted, Issued: s.issued, Revocations: s.revoked,
+		TokenExchanges: s.exchanges, JWTBearerGrants: s.bearers}
 	for _, n := range s.uses {
 		st.MaxUses = max(st.MaxUses, n)
 	}
@@ -223,7 +243,7 @@ func (s *Servers) metadata(w http.ResponseWriter, _ *http.Request) {
 		"registration_endpoint":                 s.Issuer + "/register",
 		"revocation_endpoint":                   s.Issuer + "/revoke",
 		"response_types_supported":              []string{"code"},
-		"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
+		"grant_types_supported":                 []string{"authorization_code", "refresh_token", grantTokenExchange, grantJWTBearer},
 		"code_challenge_methods_supported":      []string{"S256"},
 		"token_endpoint_auth_methods_supported": []string{"client_secret_basic"},
 		"scopes_supported":                      []string{"mcp"},
@@ -290,7 +310,8 @@ func (s *Servers) authorizeHandler(w http.ResponseWriter, r *http.Request) {
 	} else {
 		code := s.newSecret("code-")
 		s.codes[code] = &grant{clientID: q.Get("client_id"), challenge: q.Get("code_challenge"),
-			redirectURI: q.Get("redirect_uri"), resource: q.Get("resource")}
+			redirectURI: q.Get("redirect_uri"), resource: q.Get("resource"),
+			openid: slices.Contains(strings.Fields(q.Get("scope")), "openid")}
 		v.Set("code", code)
 	}
 	s.mu.Unlock()
@@ -319,6 +340,10 @@ func (s *Servers) token(w http.ResponseWriter, r *http.Request) {
 			hook()
 		}
 		s.refreshGrant(w, r, id)
+	case grantTokenExchange:
+		s.tokenExchange(w, r, id)
+	case grantJWTBearer:
+		s.jwtBearer(w, r)
 	default:
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "unsupported_grant_type"})
 	}
@@ -356,11 +381,12 @@ func (s *Servers) exchange(w http.ResponseWriter, r *http.Request, clientID stri
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_grant", "error_description": "PKCE verifier does not match"})
 	case r.Form.Get("redirect_uri") != g.redirectURI:
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_grant", "error_description": "redirect_uri does not match"})
-	case r.Form.Get("resource") != g.resource || g.resource != s.MCPURL:
+	case r.Form.Get("resource") != g.resource || g.resource != s.MCPURL && !g.openid:
+		// Only an identity provider sign-in is for no resource.
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_target"})
 	default:
 		s.nextFam++
-		s.issueLocked(w, s.nextFam, clientID, g.resource)
+		s.issueLocked(w, s.nextFam, clientID, g.resource, g.openid)
 	}
 }
 
@@ -388,19 +414,24 @@ func (s *Servers) refreshGrant(w http.ResponseWriter, r *http.Request, clientID 
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_target"})
 		return
 	}
-	s.issueLocked(w, t.family, clientID, t.resource)
+	s.issueLocked(w, t.family, clientID, t.resource, t.openid)
 }
 
-func (s *Servers) issueLocked(w http.ResponseWriter, family int, clientID, resource string) {
+func (s *Servers) issueLocked(w http.ResponseWriter, family int, clientID, resource string, openid bool) {
 	s.issued++
 	at, rt := s.newSecret("at-"), s.newSecret("rt-")
 	s.access[at] = &accessToken{family: family, resource: resource, expiry: time.Now().Add(s.accessTTL)}
-	s.refresh[rt] = &refreshToken{family: family, clientID: clientID, resource: resource}
-	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, map[string]any{
+	s.refresh[rt] = &refreshToken{family: family, clientID: clientID, resource: resource, openid: openid}
+	resp := map[string]any{
 		"access_token": at, "token_type": "Bearer", "refresh_token": rt,
 		"expires_in": max(1, int(s.accessTTL/time.Second)), "scope": "mcp",
-	})
+	}
+	if openid {
+		resp["scope"] = "openid"
+		resp["id_token"] = s.idTokenLocked(clientID)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, resp)
 }
 
 // protected is the bearer check in front of the MCP server.
