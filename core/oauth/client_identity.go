@@ -50,6 +50,10 @@ type storedClient struct {
 	IdPTokenURL   string `json:"idp_token_url,omitempty"`
 	IdPClientID   string `json:"idp_client_id,omitempty"`
 	IdPIDToken    string `json:"idp_id_token,omitempty"`
+	// IdPIssuer is set when the ID token comes from the identity provider
+	// sign-in (Options.IdP) rather than IdPIDToken: each exchange takes
+	// its current ID token, renewed as needed.
+	IdPIssuer string `json:"idp_issuer,omitempty"`
 }
 
 // authStyle is how golang.org/x/oauth2 should present the client.

@@ -125,6 +125,10 @@ type Options struct {
 	Transport http.RoundTripper
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// IdP is the person's identity provider, which servers with the
+	// Cross-App Access grant exchange the sign-in of (SignInIdP); nil
+	// means none, and such servers need an ID token in their Settings.
+	IdP *IdentityProvider
 }
 
 // Manager signs in to servers and gives their tokens. It is safe for
@@ -135,6 +139,8 @@ type Manager struct {
 
 	mu      sync.Mutex
 	sources map[string]*tokenSource // by server key
+
+	idpMu sync.Mutex // one identity provider refresh at a time
 }
 
 // New returns a Manager.
