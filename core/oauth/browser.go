@@ -61,16 +61,16 @@ func ParseBrowserCommand(s string) []string { return strings.Fields(s) }
 func checkOpenable(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return errors.New("mcptray refuses to open an address that is not a URL")
+		return errors.New("refusing to open an address that is not a URL")
 	}
 	if s := strings.ToLower(u.Scheme); s != "https" && s != "http" {
-		return fmt.Errorf("mcptray refuses to open a %q address; only http and https are opened", u.Scheme)
+		return fmt.Errorf("refusing to open a %q address; only http and https are opened", u.Scheme)
 	}
 	if u.Host == "" || u.Opaque != "" {
-		return errors.New("mcptray refuses to open an address with no host")
+		return errors.New("refusing to open an address with no host")
 	}
 	if strings.ContainsAny(raw, " \t\r\n\x00") {
-		return errors.New("mcptray refuses to open an address with spaces or control characters")
+		return errors.New("refusing to open an address with spaces or control characters")
 	}
 	return nil
 }

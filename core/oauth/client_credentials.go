@@ -4,20 +4,19 @@ import (
 	"context"
 	"crypto"
 	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha256"
 	"crypto/x509"
-	"encoding/base64"
-	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
 	"net/url"
-	"strings"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/mcptray/mcptray/core/config"
@@ -42,6 +41,7 @@ func (m *Manager) signInClientCredentials(ctx context.Context, s *config.Server,
 		ClientID: st.ClientID, ClientSecret: st.ClientSecret, Source: sourceConfig, Grant: ClientCredentials,
 		Issuer: d.meta.Issuer, TokenURL: d.meta.TokenEndpoint, Resource: d.resource,
 		Scopes: chooseScopes(st.Scopes, ch, d, nil), PrivateKeyPEM: st.PrivateKeyPEM, SigningAlg: st.SigningAlg,
+		RevocationURL: d.meta.revocationURL(),
 	}
 	if c.PrivateKeyPEM != "" {
 		c.AuthMethod = authPrivateKeyJWT
@@ -84,29 +84,58 @@ func (m *Manager) clientCredentialsToken(ctx context.Context, c *storedClient) (
 
 // clientAssertion is the private_key_jwt assertion (RFC 7523 §2.2): the
 // client is its issuer and subject, the authorization server its audience.
+// It is signed with the configured algorithm, else the one the key's type
+// (and curve) calls for.
 func clientAssertion(c *storedClient, now time.Time) (string, error) {
 	key, err := parsePrivateKey(c.PrivateKeyPEM)
 	if err != nil {
 		return "", err
 	}
-	alg := c.SigningAlg
+	alg := jose.SignatureAlgorithm(c.SigningAlg)
 	if alg == "" {
-		switch key.(type) {
-		case *ecdsa.PrivateKey:
-			alg = "ES256"
-		default:
-			alg = "RS256"
+		if alg, err = defaultAlg(key); err != nil {
+			return "", err
 		}
+	}
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: alg, Key: key}, (&jose.SignerOptions{}).WithType("JWT"))
+	if err != nil {
+		return "", fmt.Errorf("signing the client assertion: this key cannot sign %s: %w", alg, err)
 	}
 	aud := c.Issuer
 	if aud == "" {
 		aud = c.TokenURL
 	}
-	claims := map[string]any{
-		"iss": c.ClientID, "sub": c.ClientID, "aud": aud,
-		"iat": now.Unix(), "exp": now.Add(5 * time.Minute).Unix(), "jti": rand.Text(),
+	claims := jwt.Claims{
+		Issuer: c.ClientID, Subject: c.ClientID, Audience: jwt.Audience{aud},
+		IssuedAt: jwt.NewNumericDate(now), Expiry: jwt.NewNumericDate(now.Add(5 * time.Minute)),
+		ID: rand.Text(),
 	}
-	return signJWT(key, alg, map[string]any{"alg": alg, "typ": "JWT"}, claims)
+	assertion, err := jwt.Signed(signer).Claims(claims).Serialize()
+	if err != nil {
+		return "", fmt.Errorf("signing the client assertion with %s: %w", alg, err)
+	}
+	return assertion, nil
+}
+
+// defaultAlg is the JWS algorithm for a key whose config names none.
+func defaultAlg(key crypto.Signer) (jose.SignatureAlgorithm, error) {
+	switch k := key.(type) {
+	case *ecdsa.PrivateKey:
+		switch k.Curve {
+		case elliptic.P256():
+			return jose.ES256, nil
+		case elliptic.P384():
+			return jose.ES384, nil
+		case elliptic.P521():
+			return jose.ES512, nil
+		}
+		return "", errors.New("the private key's elliptic curve is not one JWS signs with (P-256, P-384, P-521)")
+	case *rsa.PrivateKey:
+		return jose.RS256, nil
+	case ed25519.PrivateKey:
+		return jose.EdDSA, nil
+	}
+	return "", errors.New("the private key is neither EC, RSA nor Ed25519")
 }
 
 func parsePrivateKey(pemText string) (crypto.Signer, error) {
@@ -127,48 +156,4 @@ func parsePrivateKey(pemText string) (crypto.Signer, error) {
 		return k, nil
 	}
 	return nil, errors.New("the private key is neither PKCS#8, EC nor PKCS#1")
-}
-
-// signJWT signs a compact JWS with ES256 or RS256.
-func signJWT(key crypto.Signer, alg string, header, claims map[string]any) (string, error) {
-	h, err := json.Marshal(header)
-	if err != nil {
-		return "", err
-	}
-	p, err := json.Marshal(claims)
-	if err != nil {
-		return "", err
-	}
-	enc := base64.RawURLEncoding
-	input := enc.EncodeToString(h) + "." + enc.EncodeToString(p)
-	sum := sha256.Sum256([]byte(input))
-	var sig []byte
-	switch k := key.(type) {
-	case *ecdsa.PrivateKey:
-		if alg != "ES256" {
-			return "", fmt.Errorf("an EC key signs ES256, not %s", alg)
-		}
-		r, s, err := ecdsa.Sign(rand.Reader, k, sum[:])
-		if err != nil {
-			return "", err
-		}
-		size := (k.Curve.Params().BitSize + 7) / 8
-		sig = append(pad(r, size), pad(s, size)...)
-	case *rsa.PrivateKey:
-		if alg != "RS256" {
-			return "", fmt.Errorf("an RSA key signs RS256, not %s", alg)
-		}
-		sig, err = rsa.SignPKCS1v15(rand.Reader, k, crypto.SHA256, sum[:])
-		if err != nil {
-			return "", err
-		}
-	default:
-		return "", fmt.Errorf("mcptray cannot sign %s with this key", strings.ToUpper(alg))
-	}
-	return input + "." + enc.EncodeToString(sig), nil
-}
-
-func pad(n *big.Int, size int) []byte {
-	b := make([]byte, size)
-	return n.FillBytes(b)
 }

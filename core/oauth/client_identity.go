@@ -40,6 +40,9 @@ type storedClient struct {
 	RedirectURI  string   `json:"redirect_uri,omitempty"`
 	Resource     string   `json:"resource,omitempty"`
 	Scopes       []string `json:"scopes,omitempty"`
+	// RevocationURL is the authorization server's RFC 7009 revocation
+	// endpoint, where sign-out revokes the tokens; empty when it has none.
+	RevocationURL string `json:"revocation_url,omitempty"`
 
 	Grant         Grant  `json:"grant,omitempty"`
 	PrivateKeyPEM string `json:"private_key_pem,omitempty"`
@@ -47,6 +50,10 @@ type storedClient struct {
 	IdPTokenURL   string `json:"idp_token_url,omitempty"`
 	IdPClientID   string `json:"idp_client_id,omitempty"`
 	IdPIDToken    string `json:"idp_id_token,omitempty"`
+	// IdPIssuer is set when the ID token comes from the identity provider
+	// sign-in (Options.IdP) rather than IdPIDToken: each exchange takes
+	// its current ID token, renewed as needed.
+	IdPIssuer string `json:"idp_issuer,omitempty"`
 }
 
 // authStyle is how golang.org/x/oauth2 should present the client.

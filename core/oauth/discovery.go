@@ -34,7 +34,13 @@ type discovery struct {
 var ErrResourceMismatch = errors.New("the server's sign-in metadata names another server")
 
 // discover finds the server's authorization server and its metadata, in
-// the order the MCP spec gives (see DESIGN.md §5).
+// the order the MCP spec gives: the protected resource metadata (RFC 9728)
+// at the challenge's resource_metadata, else at its well-known URLs (with
+// the server's path, then at the root); then the authorization server's
+// metadata at the RFC 8414 and OpenID Connect well-known URLs. A server
+// with no protected resource metadata is a 2025-03-26 one: its
+// authorization server is at its root, with the default endpoints there
+// when that publishes no metadata.
 func (m *Manager) discover(ctx context.Context, serverURL string, ch *transport.AuthError, st Settings) (*discovery, error) {
 	su, err := url.Parse(serverURL)
 	if err != nil || su.Host == "" {
@@ -98,10 +104,26 @@ func (m *Manager) discover(ctx context.Context, serverURL string, ch *transport.
 	}
 	if d.meta.Issuer == "" {
 		d.meta.Issuer = d.issuer
-	} else if !d.legacy && st.AuthServerMetadataURL == "" && strings.TrimSuffix(d.meta.Issuer, "/") != strings.TrimSuffix(d.issuer, "/") {
-		m.log.Warn("the authorization server's metadata names another issuer", "expected", redact(d.issuer), "got", redact(d.meta.Issuer))
+	} else if !d.legacy && st.AuthServerMetadataURL == "" && !sameIssuer(d.meta.Issuer, d.issuer) {
+		// RFC 8414 §3.3: metadata whose issuer is not the one it was
+		// fetched for must not be used; it may be another server's,
+		// served to send the sign-in there. (A 2025-03-26 server has no
+		// issuer to compare: its authorization server is wherever its
+		// root says. Metadata at an address the config gives is taken
+		// as the person chose it.)
+		return nil, fmt.Errorf("%w: it names %s, not %s; mcptray will not sign in", ErrIssuerMismatch, redact(d.meta.Issuer), redact(d.issuer))
 	}
 	return d, nil
+}
+
+// ErrIssuerMismatch says the authorization server's metadata names another
+// issuer than the one it was fetched for.
+var ErrIssuerMismatch = errors.New("the authorization server's metadata is for another issuer")
+
+// sameIssuer compares issuer identifiers as RFC 8414 §3.3 asks: exactly,
+// except for a trailing slash, which names the same URL.
+func sameIssuer(a, b string) bool {
+	return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
 }
 
 // prmCandidates lists where to look for the protected resource metadata:

@@ -107,6 +107,7 @@ func (m *Manager) signInBrowser(ctx context.Context, s *config.Server, d *discov
 		return tokenError("getting the sign-in token", err)
 	}
 	client.TokenURL, client.Resource, client.Issuer = d.meta.TokenEndpoint, d.resource, d.meta.Issuer
+	client.RevocationURL = d.meta.revocationURL()
 	if err := m.saveClient(ctx, s, client); err != nil {
 		return err
 	}
@@ -140,6 +141,9 @@ func (m *Manager) listen(ctx context.Context, s *config.Server, st Settings) (*l
 	return listenLoopback(0)
 }
 
+// initializeBody is the probe's MCP initialize request.
+const initializeBody = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcptray","version":"0"}}}`
+
 // probe asks the server, without a token, for its challenge: where
 // discovery starts when no connection has seen one yet. A server that
 // answers without a challenge gives nil, and discovery starts from the
@@ -152,8 +156,7 @@ func (m *Manager) probe(ctx context.Context, s *config.Server) *transport.AuthEr
 	var req *http.Request
 	var err error
 	if s.Transport == config.HTTP {
-		body := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcptray","version":"0"}}}`
-		req, err = http.NewRequestWithContext(ctx, http.MethodPost, s.URL, strings.NewReader(body))
+		req, err = http.NewRequestWithContext(ctx, http.MethodPost, s.URL, strings.NewReader(initializeBody))
 		if err == nil {
 			req.Header.Set("Content-Type", "application/json")
 		}
@@ -174,8 +177,35 @@ func (m *Manager) probe(ctx context.Context, s *config.Server) *transport.AuthEr
 	if err == nil {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 		resp.Body.Close()
+		if id := resp.Header.Get(sessionHeader); id != "" && s.Transport == config.HTTP {
+			m.closeSession(ctx, hc, s, id)
+		}
 	}
 	return nil
+}
+
+// sessionHeader carries a streamable HTTP server's session id.
+const sessionHeader = "Mcp-Session-Id"
+
+// closeSession ends the session the probe's initialize opened (a server
+// that answered without asking for a sign-in may open one), so that it
+// does not linger on the server until it times out.
+func (m *Manager) closeSession(ctx context.Context, hc *http.Client, s *config.Server, id string) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, s.URL, nil)
+	if err != nil {
+		return
+	}
+	for k, v := range s.Headers {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set(sessionHeader, id)
+	resp, err := hc.Do(req)
+	if err != nil {
+		m.log.Debug("closing the probe's session", "server", s.Name, "err", err)
+		return
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+	resp.Body.Close()
 }
 
 // httpURL turns a ws(s) URL into the http(s) one its handshake goes to.

@@ -20,7 +20,9 @@ const callbackPath = "/callback"
 
 // loopback is the one-shot HTTP listener on 127.0.0.1 that receives the
 // authorization response (RFC 8252 §7.3). It accepts exactly one answer
-// that carries its state; then it is done.
+// that carries its state; then it is done. Requests without its state are
+// turned away and the wait goes on: anything on this computer can send
+// one, and it must not be able to end the person's sign-in.
 type loopback struct {
 	ln          net.Listener
 	srv         *http.Server
@@ -104,12 +106,14 @@ func (l *loopback) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
+	if subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(l.state)) != 1 {
+		// Not this sign-in's answer (a forged or stale request): turn it
+		// away and keep waiting for the browser's.
+		writePage(w, http.StatusBadRequest, "Not this sign-in", "This page does not belong to the sign-in mcptray is waiting for. You can close this tab.")
+		return
+	}
 	var res callbackResult
 	switch {
-	case subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(l.state)) != 1:
-		// A page that did not come from this sign-in: refuse it, and end
-		// the sign-in, since a forged answer means something is wrong.
-		res.err = &SignInError{Reason: "the answer that came back to mcptray does not belong to this sign-in (its state does not match)"}
 	case q.Get("error") != "":
 		res.err = &SignInError{Code: q.Get("error"), Description: q.Get("error_description")}
 	case q.Get("iss") != "" && q.Get("iss") != l.issuer:

@@ -25,8 +25,11 @@ const (
 	// token), each on its own.
 	RequestTimeout = 30 * time.Second
 	// refreshMargin is how long before its expiry a token is refreshed, so
-	// that a request never leaves with a token about to lapse.
+	// that a request never leaves with a token about to lapse; at most,
+	// since a short-lived token is refreshed when 1/refreshShare of its
+	// lifetime is left.
 	refreshMargin = time.Minute
+	refreshShare  = 4
 	// cacheTTL is how long a token read from the store is trusted before it
 	// is read again: another mcptray process may have refreshed it, or the
 	// person may have signed in or out there.
@@ -68,7 +71,8 @@ type Settings struct {
 	CallbackPort          int
 	Grant                 Grant
 
-	// PrivateKeyPEM (PKCS#8) and SigningAlg (ES256, RS256) make the
+	// PrivateKeyPEM (PKCS#8) and SigningAlg (a JWS algorithm such as
+	// ES256 or RS256; empty means the one the key calls for) make the
 	// client-credentials grant authenticate with private_key_jwt.
 	PrivateKeyPEM string
 	SigningAlg    string
@@ -121,6 +125,10 @@ type Options struct {
 	Transport http.RoundTripper
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// IdP is the person's identity provider, which servers with the
+	// Cross-App Access grant exchange the sign-in of (SignInIdP); nil
+	// means none, and such servers need an ID token in their Settings.
+	IdP *IdentityProvider
 }
 
 // Manager signs in to servers and gives their tokens. It is safe for
@@ -131,6 +139,8 @@ type Manager struct {
 
 	mu      sync.Mutex
 	sources map[string]*tokenSource // by server key
+
+	idpMu sync.Mutex // one identity provider refresh at a time
 }
 
 // New returns a Manager.
@@ -196,11 +206,15 @@ func (m *Manager) source(s *config.Server) *tokenSource {
 	return ts
 }
 
-// SignOut forgets a server's tokens and registered client.
+// SignOut revokes a server's tokens at its authorization server, when that
+// offers revocation (RFC 7009), and forgets them and the registered client.
+// They are forgotten even when the revocation fails; the error then wraps
+// ErrNotRevoked, and says so.
 func (m *Manager) SignOut(ctx context.Context, s *config.Server) error {
 	if m.opts.Store == nil {
 		return errNoStore
 	}
+	revokeErr := m.revokeStored(ctx, s)
 	err := errors.Join(
 		m.opts.Store.Delete(ctx, tokensKey(s)),
 		m.opts.Store.Delete(ctx, clientKey(s)),
@@ -208,6 +222,10 @@ func (m *Manager) SignOut(ctx context.Context, s *config.Server) error {
 	m.source(s).forget()
 	if err != nil {
 		return fmt.Errorf("forgetting the sign-in: %w", err)
+	}
+	if revokeErr != nil {
+		m.log.Warn("signed out on this computer, but the authorization server did not confirm it revoked the sign-in", "server", s.Name, "err", revokeErr)
+		return fmt.Errorf("%w: %w", ErrNotRevoked, revokeErr)
 	}
 	return nil
 }

@@ -90,11 +90,11 @@ type testAS struct {
 	noS256          bool
 	authEndpoint    string // overrides the authorization endpoint
 	prmResource     string // overrides the PRM resource
-	redirectState   string // overrides the state sent back
 	redirectError   string
 	registerRedirec string // overrides the registered redirect URI
 	slackErrors     bool   // refresh errors as HTTP 200
 	iss             string // sent back as iss
+	metaIssuer      string // overrides the issuer in the metadata
 }
 
 func newTestAS(t *testing.T) *testAS {
@@ -143,6 +143,9 @@ func (a *testAS) metadata(w http.ResponseWriter, r *http.Request) {
 	if a.authEndpoint != "" {
 		md["authorization_endpoint"] = a.authEndpoint
 	}
+	if a.metaIssuer != "" {
+		md["issuer"] = a.metaIssuer
+	}
 	writeJSON(w, 200, md)
 }
 
@@ -173,9 +176,6 @@ func (a *testAS) authorize(w http.ResponseWriter, r *http.Request) {
 	back, _ := url.Parse(q.Get("redirect_uri"))
 	v := back.Query()
 	state := q.Get("state")
-	if a.redirectState != "" {
-		state = a.redirectState
-	}
 	v.Set("state", state)
 	if a.redirectError != "" {
 		v.Set("error", a.redirectError)
@@ -270,6 +270,13 @@ func newTestManager(t *testing.T, store secret.Store, lockDir string, log *bytes
 	return New(Options{Store: store, Logger: logger, Browser: httpBrowser(t), LockDir: lockDir, SignInTimeout: 20 * time.Second})
 }
 
+// clockAhead sets m's clock d ahead of the authorization server's: a token
+// issued for less than d is stale from the start, and is refreshed on use.
+func clockAhead(m *Manager, d time.Duration) *Manager {
+	m.opts.Now = func() time.Time { return time.Now().Add(d) }
+	return m
+}
+
 func TestSignInThenToken(t *testing.T) {
 	t.Parallel()
 	as := newTestAS(t)
@@ -312,9 +319,9 @@ func TestSignInThenToken(t *testing.T) {
 func TestRefreshRotatesAndSaves(t *testing.T) {
 	t.Parallel()
 	as := newTestAS(t)
-	as.expiresIn = 1 // inside refreshMargin: every Token refreshes
+	as.expiresIn = 1 // and the clock a second ahead: every Token refreshes
 	store := newMemStore()
-	m := newTestManager(t, store, t.TempDir(), nil)
+	m := clockAhead(newTestManager(t, store, t.TempDir(), nil), time.Second)
 	s := as.server()
 	ctx := context.Background()
 	if err := m.SignIn(ctx, s, nil); err != nil {
@@ -351,7 +358,7 @@ func TestRefreshRace(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for range 8 {
-		m := newTestManager(t, store, lockDir, nil)
+		m := clockAhead(newTestManager(t, store, lockDir, nil), time.Second)
 		wg.Go(func() {
 			if _, err := m.TokenSource(s).Token(ctx); err != nil {
 				errs <- err
@@ -379,7 +386,7 @@ func TestInvalidGrantSignsOut(t *testing.T) {
 			as.expiresIn = 1
 			as.slackErrors = slack
 			store := newMemStore()
-			m := newTestManager(t, store, t.TempDir(), nil)
+			m := clockAhead(newTestManager(t, store, t.TempDir(), nil), time.Second)
 			s := as.server()
 			ctx := context.Background()
 			if err := m.SignIn(ctx, s, nil); err != nil {
@@ -406,7 +413,6 @@ func TestSignInRefusesBadInput(t *testing.T) {
 		set  func(a *testAS)
 		want string
 	}{
-		{"state mismatch", func(a *testAS) { a.redirectState = "forged" }, "state does not match"},
 		{"error redirect", func(a *testAS) { a.redirectError = "access_denied" }, "declined"},
 		{"resource of another server", func(a *testAS) { a.prmResource = "https://evil.example.com/mcp" }, "names another server"},
 		{"http authorization endpoint elsewhere", func(a *testAS) { a.authEndpoint = "http://example.com/authorize" }, "not encrypted"},
@@ -415,6 +421,7 @@ func TestSignInRefusesBadInput(t *testing.T) {
 		{"no S256", func(a *testAS) { a.noS256 = true }, "S256"},
 		{"non-loopback redirect", func(a *testAS) { a.registerRedirec = "https://evil.example.com/cb" }, "not to this computer"},
 		{"iss mismatch", func(a *testAS) { a.iss = "https://other.example.com" }, "iss mismatch"},
+		{"metadata of another issuer", func(a *testAS) { a.metaIssuer = "https://other.example.com" }, "another issuer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -457,8 +464,14 @@ func TestCheckOpenable(t *testing.T) {
 		"https:///nohost":                   false,
 		"https://example.com/a b":           false,
 	} {
-		if err := checkOpenable(u); (err == nil) != ok {
+		err := checkOpenable(u)
+		if (err == nil) != ok {
 			t.Errorf("checkOpenable(%q) = %v", u, err)
+		}
+		// The front end names the product; a core error that does too
+		// makes it stutter ("mcptray: mcptray refuses ...").
+		if err != nil && strings.HasPrefix(err.Error(), "mcptray") {
+			t.Errorf("checkOpenable(%q) = %q; it must not start with the product name", u, err)
 		}
 	}
 }

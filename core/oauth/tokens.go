@@ -25,17 +25,33 @@ type storedTokens struct {
 	Scope        string    `json:"scope,omitempty"`
 	TokenURL     string    `json:"token_url,omitempty"`
 	Resource     string    `json:"resource,omitempty"`
+	// IssuedAt is when the token came, so that its lifetime is known.
+	IssuedAt time.Time `json:"issued_at,omitzero"`
 }
 
 // fresh reports whether the access token can still be sent at now.
 func (t *storedTokens) fresh(now time.Time) bool {
-	return t.AccessToken != "" && (t.Expiry.IsZero() || now.Add(refreshMargin).Before(t.Expiry))
+	return t.AccessToken != "" && (t.Expiry.IsZero() || now.Add(t.margin()).Before(t.Expiry))
+}
+
+// margin is how long before its expiry the token is renewed: refreshMargin,
+// or a quarter of its lifetime when that is shorter, so that a short-lived
+// token (20 s) serves most of its life rather than being renewed on every
+// request. A token saved without its issue time gets refreshMargin.
+func (t *storedTokens) margin() time.Duration {
+	if t.IssuedAt.IsZero() || !t.Expiry.After(t.IssuedAt) {
+		return refreshMargin
+	}
+	return min(refreshMargin, t.Expiry.Sub(t.IssuedAt)/refreshShare)
 }
 
 func fromOAuth2(tok *oauth2.Token, previous *storedTokens, tokenURL, resource string) *storedTokens {
 	st := &storedTokens{
 		AccessToken: tok.AccessToken, TokenType: tok.TokenType, RefreshToken: tok.RefreshToken,
 		Expiry: tok.Expiry, TokenURL: tokenURL, Resource: resource,
+		// The wall clock, as golang.org/x/oauth2 used it to turn
+		// expires_in into Expiry a moment ago.
+		IssuedAt: time.Now(),
 	}
 	if s, ok := tok.Extra("scope").(string); ok {
 		st.Scope = s

@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"strings"
 
@@ -25,22 +26,41 @@ const (
 // ID token is exchanged there for an ID-JAG (RFC 8693) naming this server's
 // authorization server and resource, which that authorization server takes
 // as a JWT bearer grant (RFC 7523). One identity provider sign-in unlocks
-// every server that trusts it; no browser opens here.
+// every server that trusts it; no browser opens for the server.
+//
+// The ID token is the Settings' (given on the command line) when there is
+// one, else the identity provider sign-in's (Options.IdP); when there is
+// no such sign-in yet, the person signs in to the identity provider first.
 func (m *Manager) signInXAA(ctx context.Context, s *config.Server, d *discovery, st Settings, ch *transport.AuthError) error {
 	if err := d.meta.checkEndpoints(false); err != nil {
 		return &SignInError{Reason: err.Error()}
 	}
-	if err := checkEndpoint("identity provider token endpoint", st.IdPTokenURL); err != nil {
-		return &SignInError{Reason: err.Error()}
-	}
-	if st.ClientID == "" || st.IdPIDToken == "" {
-		return errors.New("Cross-App Access needs a client id and an identity provider ID token")
+	if st.ClientID == "" {
+		return errors.New("Cross-App Access needs the client id mcptray has at the server's authorization server")
 	}
 	c := &storedClient{
 		ClientID: st.ClientID, ClientSecret: st.ClientSecret, Source: sourceConfig, Grant: CrossAppAccess,
 		Issuer: d.meta.Issuer, TokenURL: d.meta.TokenEndpoint, Resource: d.resource,
-		Scopes:      chooseScopes(st.Scopes, ch, d, nil),
-		IdPTokenURL: st.IdPTokenURL, IdPClientID: st.IdPClientID, IdPIDToken: st.IdPIDToken,
+		Scopes:        chooseScopes(st.Scopes, ch, d, nil),
+		RevocationURL: d.meta.revocationURL(),
+	}
+	switch {
+	case st.IdPIDToken != "":
+		if err := checkEndpoint("identity provider token endpoint", st.IdPTokenURL); err != nil {
+			return &SignInError{Reason: err.Error()}
+		}
+		c.IdPTokenURL, c.IdPClientID, c.IdPIDToken = st.IdPTokenURL, st.IdPClientID, st.IdPIDToken
+	case m.opts.IdP != nil:
+		if _, _, err := m.idpSignIn(ctx); transport.IsAuthError(err) {
+			if err := m.SignInIdP(ctx); err != nil {
+				return fmt.Errorf("signing in to the identity provider: %w", err)
+			}
+		} else if err != nil {
+			return err
+		}
+		c.IdPIssuer, c.IdPClientID = m.opts.IdP.Issuer, m.opts.IdP.ClientID
+	default:
+		return errors.New("Cross-App Access needs an identity provider to sign in to, or an identity provider ID token")
 	}
 	c.AuthMethod = chooseAuthMethod(d.meta.TokenEndpointAuthMethodsSupported, c.ClientSecret != "")
 	tok, err := m.xaaToken(ctx, c)
@@ -66,6 +86,21 @@ func (m *Manager) xaaToken(ctx context.Context, c *storedClient) (*storedTokens,
 			"subject_token":        {c.IdPIDToken},
 			"subject_token_type":   {tokenTypeIDToken},
 		},
+	}
+	if c.IdPIssuer != "" {
+		if p := m.opts.IdP; p == nil || p.Issuer != c.IdPIssuer || p.ClientID != c.IdPClientID {
+			return nil, &transport.AuthError{Err: errors.New("the identity provider this sign-in came from is no longer set up; sign in again")}
+		}
+		p, t, err := m.idpSignIn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkEndpoint("identity provider token endpoint", t.TokenURL); err != nil {
+			return nil, &SignInError{Reason: err.Error()}
+		}
+		idp := idpClient(p, t)
+		exchange.TokenURL, exchange.ClientSecret, exchange.AuthStyle = t.TokenURL, idp.secret(), idp.authStyle()
+		exchange.EndpointParams.Set("subject_token", t.IDToken)
 	}
 	if len(c.Scopes) > 0 {
 		exchange.EndpointParams.Set("scope", strings.Join(c.Scopes, " "))

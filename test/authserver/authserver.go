@@ -4,7 +4,15 @@
 // The authorization server publishes RFC 8414 metadata, registers clients
 // dynamically (RFC 7591) with a client secret, runs the authorization code
 // grant with PKCE S256 only, rotates refresh tokens and revokes the whole
-// token family when a refresh token is used twice, as careful servers do.
+// token family when a refresh token is used twice, as careful servers do,
+// and revokes tokens on request (RFC 7009).
+//
+// It is also an identity provider for Cross-App Access: an authorization
+// request with the openid scope gets an ID token (and keeps getting one on
+// refresh), which the token endpoint exchanges for an ID-JAG (RFC 8693) and
+// takes back as a JWT bearer grant (RFC 7523) for the MCP server: both
+// roles in one server, trusting itself. Clients for this are added with
+// AddClient.
 // It answers the browser's authorization request at once, with no login
 // page, so an HTTP client that follows redirects is the whole browser.
 //
@@ -18,6 +26,7 @@
 package authserver
 
 import (
+	"crypto/ecdsa"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/json"
@@ -25,6 +34,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -53,6 +63,9 @@ type Servers struct {
 	redirectDesc  string
 	redirectState string
 	beforeRefresh func()
+	revokeStatus  int
+	// key signs ID tokens and ID-JAGs.
+	key *ecdsa.PrivateKey
 	// state
 	clients  map[string]string // client id → secret
 	codes    map[string]*grant
@@ -67,16 +80,22 @@ type Servers struct {
 	refreshes int
 	reuses    int
 	accepted  int
+	issued    int
+	revoked   int
+	exchanges int
+	bearers   int
 }
 
 type grant struct {
 	clientID, challenge, redirectURI, resource string
+	openid                                     bool
 }
 
 type refreshToken struct {
 	family   int
 	clientID string
 	resource string
+	openid   bool // an identity provider sign-in: refreshes give ID tokens
 }
 
 type accessToken struct {
@@ -92,12 +111,14 @@ func Start() *Servers {
 		clients:   map[string]string{}, codes: map[string]*grant{},
 		refresh: map[string]*refreshToken{}, access: map[string]*accessToken{},
 		families: map[int]bool{}, uses: map[string]int{},
+		key: newSigningKey(),
 	}
 	as := http.NewServeMux()
 	as.HandleFunc("GET /.well-known/oauth-authorization-server", s.metadata)
 	as.HandleFunc("POST /register", s.register)
 	as.HandleFunc("GET /authorize", s.authorizeHandler)
 	as.HandleFunc("POST /token", s.token)
+	as.HandleFunc("POST /revoke", s.revoke)
 	s.as = httptest.NewServer(as)
 	s.Issuer = s.as.URL
 
@@ -118,7 +139,7 @@ func (s *Servers) Close() {
 
 // SetAccessTTL sets the lifetime of the access tokens issued from now on
 // (an hour at first). mcptray refreshes a token a minute before it
-// expires, so anything under a minute makes every request refresh.
+// expires, or when a quarter of its lifetime is left if that is sooner.
 func (s *Servers) SetAccessTTL(d time.Duration) {
 	s.mu.Lock()
 	s.accessTTL = d
@@ -173,13 +194,22 @@ type Stats struct {
 	Revoked int
 	// Accepted is how many MCP requests carried a good token.
 	Accepted int
+	// Issued is how many token responses were issued, by any grant.
+	Issued int
+	// Revocations is how many tokens were revoked at the revocation
+	// endpoint.
+	Revocations int
+	// TokenExchanges is how many ID tokens were exchanged for ID-JAGs;
+	// JWTBearerGrants how many ID-JAGs were taken for access tokens.
+	TokenExchanges, JWTBearerGrants int
 }
 
 // Stats returns what the servers saw so far.
 func (s *Servers) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := Stats{Authorizations: s.authorize, Refreshes: s.refreshes, Reuses: s.reuses, Accepted: s.accepted}
+	st := Stats{Authorizations: s.authorize, Refreshes: s.refreshes, Reuses: s.reuses, Accepted: s.accepted, Issued: s.issued, Revocations: s.revoked,
+		TokenExchanges: s.exchanges, JWTBearerGrants: s.bearers}
 	for _, n := range s.uses {
 		st.MaxUses = max(st.MaxUses, n)
 	}
@@ -211,8 +241,9 @@ func (s *Servers) metadata(w http.ResponseWriter, _ *http.Request) {
 		"authorization_endpoint":                s.Issuer + "/authorize",
 		"token_endpoint":                        s.Issuer + "/token",
 		"registration_endpoint":                 s.Issuer + "/register",
+		"revocation_endpoint":                   s.Issuer + "/revoke",
 		"response_types_supported":              []string{"code"},
-		"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
+		"grant_types_supported":                 []string{"authorization_code", "refresh_token", grantTokenExchange, grantJWTBearer},
 		"code_challenge_methods_supported":      []string{"S256"},
 		"token_endpoint_auth_methods_supported": []string{"client_secret_basic"},
 		"scopes_supported":                      []string{"mcp"},
@@ -279,7 +310,8 @@ func (s *Servers) authorizeHandler(w http.ResponseWriter, r *http.Request) {
 	} else {
 		code := s.newSecret("code-")
 		s.codes[code] = &grant{clientID: q.Get("client_id"), challenge: q.Get("code_challenge"),
-			redirectURI: q.Get("redirect_uri"), resource: q.Get("resource")}
+			redirectURI: q.Get("redirect_uri"), resource: q.Get("resource"),
+			openid: slices.Contains(strings.Fields(q.Get("scope")), "openid")}
 		v.Set("code", code)
 	}
 	s.mu.Unlock()
@@ -292,16 +324,8 @@ func (s *Servers) token(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_request"})
 		return
 	}
-	id, secret, ok := r.BasicAuth()
-	if ok {
-		// RFC 6749 §2.3.1: form-encoded before base64.
-		id, _ = url.QueryUnescape(id)
-		secret, _ = url.QueryUnescape(secret)
-	}
-	s.mu.Lock()
-	want, known := s.clients[id]
-	s.mu.Unlock()
-	if !ok || !known || subtle.ConstantTimeCompare([]byte(secret), []byte(want)) != 1 {
+	id, ok := s.client(r)
+	if !ok {
 		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "invalid_client"})
 		return
 	}
@@ -316,9 +340,29 @@ func (s *Servers) token(w http.ResponseWriter, r *http.Request) {
 			hook()
 		}
 		s.refreshGrant(w, r, id)
+	case grantTokenExchange:
+		s.tokenExchange(w, r, id)
+	case grantJWTBearer:
+		s.jwtBearer(w, r)
 	default:
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "unsupported_grant_type"})
 	}
+}
+
+// client returns the client a request authenticates as, with HTTP Basic
+// and its client secret.
+func (s *Servers) client(r *http.Request) (string, bool) {
+	id, secret, ok := r.BasicAuth()
+	if !ok {
+		return "", false
+	}
+	// RFC 6749 §2.3.1: form-encoded before base64.
+	id, _ = url.QueryUnescape(id)
+	secret, _ = url.QueryUnescape(secret)
+	s.mu.Lock()
+	want, known := s.clients[id]
+	s.mu.Unlock()
+	return id, known && subtle.ConstantTimeCompare([]byte(secret), []byte(want)) == 1
 }
 
 func (s *Servers) exchange(w http.ResponseWriter, r *http.Request, clientID string) {
@@ -337,11 +381,12 @@ func (s *Servers) exchange(w http.ResponseWriter, r *http.Request, clientID stri
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_grant", "error_description": "PKCE verifier does not match"})
 	case r.Form.Get("redirect_uri") != g.redirectURI:
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_grant", "error_description": "redirect_uri does not match"})
-	case r.Form.Get("resource") != g.resource || g.resource != s.MCPURL:
+	case r.Form.Get("resource") != g.resource || g.resource != s.MCPURL && !g.openid:
+		// Only an identity provider sign-in is for no resource.
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_target"})
 	default:
 		s.nextFam++
-		s.issueLocked(w, s.nextFam, clientID, g.resource)
+		s.issueLocked(w, s.nextFam, clientID, g.resource, g.openid)
 	}
 }
 
@@ -369,18 +414,24 @@ func (s *Servers) refreshGrant(w http.ResponseWriter, r *http.Request, clientID 
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_target"})
 		return
 	}
-	s.issueLocked(w, t.family, clientID, t.resource)
+	s.issueLocked(w, t.family, clientID, t.resource, t.openid)
 }
 
-func (s *Servers) issueLocked(w http.ResponseWriter, family int, clientID, resource string) {
+func (s *Servers) issueLocked(w http.ResponseWriter, family int, clientID, resource string, openid bool) {
+	s.issued++
 	at, rt := s.newSecret("at-"), s.newSecret("rt-")
 	s.access[at] = &accessToken{family: family, resource: resource, expiry: time.Now().Add(s.accessTTL)}
-	s.refresh[rt] = &refreshToken{family: family, clientID: clientID, resource: resource}
-	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, map[string]any{
+	s.refresh[rt] = &refreshToken{family: family, clientID: clientID, resource: resource, openid: openid}
+	resp := map[string]any{
 		"access_token": at, "token_type": "Bearer", "refresh_token": rt,
 		"expires_in": max(1, int(s.accessTTL/time.Second)), "scope": "mcp",
-	})
+	}
+	if openid {
+		resp["scope"] = "openid"
+		resp["id_token"] = s.idTokenLocked(clientID)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, resp)
 }
 
 // protected is the bearer check in front of the MCP server.
