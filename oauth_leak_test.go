@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcptray/mcptray/test/authserver"
 )
@@ -28,10 +27,11 @@ func TestNoSecretOnDiskOrInLogs(t *testing.T) {
 	srv := authserver.Start()
 	t.Cleanup(srv.Close)
 
-	// Inside mcptray's refresh margin: every request refreshes, so
-	// refresh tokens pass through too, and the debug log says so.
-	srv.SetAccessTTL(30 * time.Second)
+	// The server stops taking the login's token early: the call meets a
+	// 401 and refreshes, so refresh tokens pass through too, and the
+	// debug log says so.
 	w.must("login", srv.MCPURL)
+	srv.ExpireAccessTokens()
 	if out := w.must("call", srv.MCPURL, "echo", `{"text":"hello"}`); !strings.Contains(out, "hello") {
 		t.Fatalf("call printed %q", out)
 	}

@@ -156,8 +156,6 @@ func TestLoginBadAnswer(t *testing.T) {
 			"sign-in was declined in the browser"},
 		{"server error", func(s *authserver.Servers) { s.SetRedirectError("server_error", "try again later") },
 			"the authorization server ended the sign-in: try again later (server_error)"},
-		{"wrong state", func(s *authserver.Servers) { s.SetRedirectState("forged") },
-			"sign-in refused: the answer that came back to mcptray does not belong to this sign-in (its state does not match)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

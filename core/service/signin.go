@@ -74,7 +74,13 @@ func (s *Service) SignOut(ctx context.Context, target string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.auth.SignOut(ctx, sv); err != nil {
+	err = s.auth.SignOut(ctx, sv)
+	if errors.Is(err, oauth.ErrNotRevoked) {
+		// Forgotten here all the same; the server just was not told.
+		s.log.Warn("signed out, but the server was not told", "server", sanitize.Line(sv.Name), "err", err)
+		err = nil
+	}
+	if err != nil {
 		s.noteKeychain(err)
 		return wrapError(err)
 	}
