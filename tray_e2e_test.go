@@ -158,6 +158,79 @@ func TestTray(t *testing.T) {
 	}
 }
 
+// TestNoTray: with no session bus there is no tray; the window is the way
+// in, it is told why, and when it closes mcptray quits with its servers.
+func TestNoTray(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("Xvfb"); err != nil {
+		t.Skip("Xvfb is not installed (make deps installs it)")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "mcptray")
+	testServer := filepath.Join(dir, "mcp-testserver")
+	for out, pkg := range map[string]string{bin: ".", testServer: "./test/mcpserver/cmd/mcp-testserver"} {
+		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", pkg, err, b)
+		}
+	}
+	display := startXvfb(t)
+	ctx, cancel := context.WithTimeout(context.Background(), trayDeadline)
+	defer cancel()
+
+	home := filepath.Join(dir, "home")
+	env := []string{"HOME=" + home, "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH"), "DISPLAY=" + display,
+		"XDG_RUNTIME_DIR=" + filepath.Join(dir, "run"), "LIBGL_ALWAYS_SOFTWARE=1"}
+	if err := os.Mkdir(filepath.Join(dir, "run"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	add := exec.Command(bin, "add", "notes", "--", testServer, "-name", "notes")
+	add.Env = env
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("mcptray add: %v\n%s", err, out)
+	}
+
+	app := exec.Command(bin)
+	app.Env = env
+	var appOut strings.Builder
+	app.Stdout, app.Stderr = &appOut, &appOut
+	if err := app.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- app.Wait() }()
+	t.Cleanup(func() {
+		if app.ProcessState == nil {
+			app.Process.Kill()
+			<-exited
+		}
+	})
+	waitProcs(ctx, t, "the window, the only way in", func() bool { return len(windows(bin)) == 1 })
+	win := windows(bin)[0]
+	cmdline, _ := os.ReadFile(filepath.Join("/proc", fmt.Sprint(win), "cmdline"))
+	if !strings.Contains(string(cmdline), "--no-tray") {
+		t.Errorf("the window was not told there is no tray: %q", cmdline)
+	}
+	waitProcs(ctx, t, "the server to start", func() bool { return len(running(testServer)) == 1 })
+	servers := running(testServer)
+
+	// The window goes away: mcptray goes with it, and its server too.
+	if p, err := os.FindProcess(win); err == nil {
+		p.Signal(os.Interrupt)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("mcptray exited with %v after its window closed\n%s", err, appOut.String())
+		}
+	case <-ctx.Done():
+		t.Fatalf("mcptray still runs after its only window closed\n%s", appOut.String())
+	}
+	waitProcs(ctx, t, "the server to stop", func() bool { return !slices.ContainsFunc(servers, proc.alive) })
+	if out := appOut.String(); !strings.Contains(out, "no tray") || strings.Contains(out, "panic") {
+		t.Errorf("mcptray's output does not say there is no tray, or shows a panic:\n%s", out)
+	}
+}
+
 // windows lists the pids of bin's window processes.
 func windows(bin string) []int {
 	var out []int
