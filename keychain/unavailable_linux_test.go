@@ -170,7 +170,7 @@ func TestChild(t *testing.T) {
 			if strings.Contains(msg, token) {
 				t.Errorf("%s: the error quotes the secret", op)
 			}
-			if !strings.HasPrefix(msg, "mcptray cannot reach your keychain: ") {
+			if !strings.HasPrefix(msg, "cannot reach your keychain: ") {
 				t.Errorf("%s: the message is not the plain one: %s", op, msg)
 			}
 			if !strings.Contains(u.Reason, want) {

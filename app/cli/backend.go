@@ -107,11 +107,13 @@ func (c *cmdContext) newService(only []string, follow bool) (*service.Service, e
 	return service.New(opts)
 }
 
-// logger writes warnings to stderr, or everything with MCPTRAY_DEBUG=1.
+// logger writes everything to stderr with MCPTRAY_DEBUG=1, and nothing
+// otherwise: a command prints its output and, when it fails, one line
+// saying why; mcptray's inner workings are not the person's business unless
+// they ask.
 func (c *cmdContext) logger() *slog.Logger {
-	level := slog.LevelWarn
-	if v, _ := c.Lookup("MCPTRAY_DEBUG"); v != "" {
-		level = slog.LevelDebug
+	if v, _ := c.Lookup("MCPTRAY_DEBUG"); v == "" {
+		return slog.New(slog.DiscardHandler)
 	}
-	return slog.New(slog.NewTextHandler(c.Stderr, &slog.HandlerOptions{Level: level}))
+	return slog.New(slog.NewTextHandler(c.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }

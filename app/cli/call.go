@@ -42,15 +42,14 @@ func runTools(ctx context.Context, c *cmdContext, args []string) error {
 	server = displayName(server)
 	if *asJSON {
 		// Not indented, and no HTML escaping: schemas come out as the
-		// server wrote them, but for insignificant white space.
-		enc := json.NewEncoder(c.Stdout)
-		enc.SetEscapeHTML(false)
+		// server wrote them, but for insignificant white space and
+		// escaped invisible characters.
 		if list == nil {
 			list = []tools.Tool{}
 		}
-		return enc.Encode(struct {
+		return writeJSON(c.Stdout, struct {
 			Tools []tools.Tool `json:"tools"`
-		}{list})
+		}{list}, false)
 	}
 	if len(list) == 0 {
 		fmt.Fprintf(c.Stdout, "%s offers no tools.\n", sanitize.Line(server))
@@ -141,10 +140,10 @@ func printResult(w io.Writer, res *mcp.CallToolResult) {
 			fmt.Fprintln(w, c.Text)
 			printed = true
 		case mcp.ImageContent:
-			fmt.Fprintf(w, "[an image, %s, %d bytes in base64]\n", c.MIMEType, len(c.Data))
+			fmt.Fprintf(w, "[an image, %s, %d bytes in base64]\n", sanitize.Line(c.MIMEType), len(c.Data))
 			printed = true
 		case mcp.AudioContent:
-			fmt.Fprintf(w, "[audio, %s, %d bytes in base64]\n", c.MIMEType, len(c.Data))
+			fmt.Fprintf(w, "[audio, %s, %d bytes in base64]\n", sanitize.Line(c.MIMEType), len(c.Data))
 			printed = true
 		case mcp.ResourceLink:
 			fmt.Fprintf(w, "[a link to %s]\n", sanitize.Line(c.URI))
@@ -159,7 +158,6 @@ func printResult(w io.Writer, res *mcp.CallToolResult) {
 		}
 	}
 	if !printed && res.StructuredContent != nil {
-		b, _ := json.MarshalIndent(res.StructuredContent, "", "  ")
-		fmt.Fprintln(w, string(b))
+		_ = writeJSON(w, res.StructuredContent, true)
 	}
 }

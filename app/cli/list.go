@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -96,9 +95,7 @@ func runList(ctx context.Context, c *cmdContext, args []string) error {
 		if out.Folders == nil {
 			out.Folders = []string{}
 		}
-		enc := json.NewEncoder(c.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return writeJSON(c.Stdout, out, true)
 	}
 	c.printList(snap)
 	return nil

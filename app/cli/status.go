@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -73,9 +72,7 @@ func runStatus(ctx context.Context, c *cmdContext, args []string) error {
 				Since: s.Since.UTC().Format(time.RFC3339), Error: s.Reason, Fix: fixText(s), Tools: len(s.Tools),
 			})
 		}
-		enc := json.NewEncoder(c.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		if err := writeJSON(c.Stdout, out, true); err != nil {
 			return err
 		}
 		return notConnected(shown)

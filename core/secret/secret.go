@@ -53,7 +53,7 @@ type UnavailableError struct {
 }
 
 func (e *UnavailableError) Error() string {
-	msg := "mcptray cannot reach your keychain: " + e.Reason
+	msg := "cannot reach your keychain: " + e.Reason
 	if e.Fix != "" {
 		msg += "; " + e.Fix
 	}
