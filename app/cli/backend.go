@@ -27,6 +27,8 @@ type backend interface {
 	Deny(ctx context.Context, name string) (service.Server, error)
 	SignIn(ctx context.Context, name string, opts service.SignInOptions) error
 	SignOut(ctx context.Context, name string) error
+	SignInIdP(ctx context.Context) error
+	SignOutIdP(ctx context.Context) error
 	Add(ctx context.Context, req service.AddRequest) (service.AddResult, error)
 	Remove(ctx context.Context, name string) (service.RemoveResult, error)
 	Tools(ctx context.Context, target string) ([]tools.Tool, error)

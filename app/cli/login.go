@@ -36,8 +36,15 @@ func runLogin(ctx context.Context, c *cmdContext, args []string) error {
 	fs.StringVar(&st.IdPTokenURL, "idp-token-url", "", "")
 	fs.StringVar(&st.IdPClientID, "idp-client-id", "", "")
 	fs.StringVar(&idTokenFile, "idp-id-token-file", "", "")
+	idp := fs.Bool("idp", false, "")
 	if err := fs.Parse(args); err != nil {
 		return usagef("%v", err)
+	}
+	if *idp {
+		if fs.NFlag() != 1 || fs.NArg() != 0 {
+			return usagef("--idp signs in to your identity provider, and takes nothing else")
+		}
+		return c.idpSignIn(ctx, true)
 	}
 	if fs.NArg() != 1 {
 		return usagef("name one server, or give its URL")
@@ -83,6 +90,9 @@ func runLogin(ctx context.Context, c *cmdContext, args []string) error {
 }
 
 func runLogout(ctx context.Context, c *cmdContext, args []string) error {
+	if len(args) == 1 && args[0] == "--idp" {
+		return c.idpSignIn(ctx, false)
+	}
 	if len(args) != 1 {
 		return usagef("name one server, or give its URL")
 	}
@@ -144,6 +154,28 @@ func withSignIn(run func(context.Context, *cmdContext, []string) error) func(con
 			}
 		}
 	}
+}
+
+// idpSignIn signs in to (or out of) the identity provider of the config.
+func (c *cmdContext) idpSignIn(ctx context.Context, in bool) error {
+	b, done, err := c.backend(ctx, connectNone)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if !in {
+		if err := b.SignOutIdP(ctx); err != nil {
+			return signInError("signing out of", "your identity provider", err)
+		}
+		fmt.Fprintln(c.Stdout, "Signed out of your identity provider.")
+		return nil
+	}
+	c.signingIn = "your identity provider"
+	if err := b.SignInIdP(ctx); err != nil {
+		return signInError("signing in to", "your identity provider", err)
+	}
+	fmt.Fprintln(c.Stdout, "Signed in to your identity provider; servers set up for Cross-App Access sign in with it.")
+	return nil
 }
 
 // signInError says what went wrong; a server that does not exist or

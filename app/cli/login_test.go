@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -247,4 +248,46 @@ func TestRefusedTokenRefreshesFirst(t *testing.T) {
 	if after.Refreshes != before.Refreshes+1 || after.Reuses != 0 || after.Revoked != 0 {
 		t.Errorf("stats = %+v, was %+v; want exactly one good refresh", after, before)
 	}
+}
+
+// TestLoginIdentityProvider: with an identity provider in config.json,
+// one sign-in there (login --idp, in the browser) lets a server set up for
+// Cross-App Access sign in with no browser of its own. The in-repo
+// authorization server plays both the identity provider and the server's
+// authorization server.
+func TestLoginIdentityProvider(t *testing.T) {
+	t.Parallel()
+	srv := authserver.Start()
+	t.Cleanup(srv.Close)
+	srv.AddClient("mcptray-at-idp", "idp-secret")
+	srv.AddClient("mcptray-at-mcp", "mcp-secret")
+	h := newHome(t)
+	browser, err := authserver.BrowserCommand(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.env["MCPTRAY_BROWSER"] = browser
+
+	code, _, errOut := h.run("login", "--idp")
+	if code != 1 || !strings.Contains(errOut, `no identity provider is set up: add "identityProvider"`) {
+		t.Errorf("login --idp with none set up: exit %d, %q", code, errOut)
+	}
+	rel, _ := filepath.Rel(h.dir, h.paths.UserFile())
+	h.write(rel, `{
+		"identityProvider": {"issuer": "`+srv.Issuer+`", "clientId": "mcptray-at-idp", "clientSecret": "idp-secret"},
+		"mcpServers": {"corp": {"url": "`+srv.MCPURL+`",
+			"oauth": {"xaa": true, "clientId": "mcptray-at-mcp", "clientSecret": "mcp-secret"}}}
+	}`)
+
+	if out := h.must("login", "--idp"); !strings.Contains(out, "Signed in to your identity provider") {
+		t.Errorf("login --idp printed %q", out)
+	}
+	if out := h.must("call", "corp", "echo", `{"text":"via the idp"}`); !strings.Contains(out, "via the idp") {
+		t.Errorf("call printed %q", out)
+	}
+	st := srv.Stats()
+	if st.Authorizations != 1 || st.TokenExchanges != 1 || st.JWTBearerGrants != 1 {
+		t.Errorf("the servers saw %+v; want one browser sign-in (the identity provider's), one exchange, one JWT bearer grant", st)
+	}
+	h.must("logout", "--idp")
 }

@@ -50,6 +50,7 @@ func (l *Loader) Load() *Set {
 
 	user, p := readSource(Source{Scope: User, App: "mcptray", File: l.Paths.UserFile(), Format: MCPServers})
 	var folders, turnedOff []string
+	var idp *IdentityProvider
 	if p != nil {
 		problems = append(problems, *p)
 	} else if user != nil {
@@ -60,6 +61,10 @@ func (l *Loader) Load() *Set {
 			problems = append(problems, *fp)
 		}
 		turnedOff, fp = user.turnedOff()
+		if fp != nil {
+			problems = append(problems, *fp)
+		}
+		idp, fp = user.identityProvider()
 		if fp != nil {
 			problems = append(problems, *fp)
 		}
@@ -93,6 +98,7 @@ func (l *Loader) Load() *Set {
 	}
 	set := merge(all, policy, decisions)
 	set.turnOff(turnedOff)
+	set.IdentityProvider = idp
 	set.Problems = problems
 	set.Folders = folders
 	return set

@@ -57,6 +57,9 @@ type Set struct {
 	Problems []Problem
 	// Folders are the project folders being read.
 	Folders []string
+	// IdentityProvider is the person's identity provider for Cross-App
+	// Access, or nil.
+	IdentityProvider *IdentityProvider
 }
 
 // Find returns the server called name: first by its name in mcptray, then

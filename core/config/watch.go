@@ -96,12 +96,13 @@ func (w *watcher) run(ctx context.Context, out chan<- Update, current *Set, debo
 	}
 }
 
-// sameExtras compares what Diff does not: suppressed entries, problems and
-// folders, which front ends show too.
+// sameExtras compares what Diff does not: suppressed entries, problems,
+// folders and the identity provider, which front ends and sign-ins use too.
 func sameExtras(a, b *Set) bool {
 	return reflect.DeepEqual(a.Suppressed, b.Suppressed) &&
 		reflect.DeepEqual(a.Problems, b.Problems) &&
-		reflect.DeepEqual(a.Folders, b.Folders)
+		reflect.DeepEqual(a.Folders, b.Folders) &&
+		reflect.DeepEqual(a.IdentityProvider, b.IdentityProvider)
 }
 
 // track watches the nearest existing folder of every target, and stops

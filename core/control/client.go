@@ -175,6 +175,16 @@ func (c *Client) SignOut(ctx context.Context, name string) error {
 	return c.do(ctx, http.MethodPost, "sign-out", nameRequest{name}, nil)
 }
 
+// SignInIdP signs in to the identity provider; cancel ctx to give up.
+func (c *Client) SignInIdP(ctx context.Context) error {
+	return c.do(ctx, http.MethodPost, "sign-in-idp", struct{}{}, nil)
+}
+
+// SignOutIdP forgets the sign-in at the identity provider.
+func (c *Client) SignOutIdP(ctx context.Context) error {
+	return c.do(ctx, http.MethodPost, "sign-out-idp", struct{}{}, nil)
+}
+
 // Add writes a new server into mcptray's own config.
 func (c *Client) Add(ctx context.Context, req service.AddRequest) (service.AddResult, error) {
 	var r service.AddResult

@@ -30,6 +30,8 @@ type Backend interface {
 	Retry(ctx context.Context, name string) error
 	SignIn(ctx context.Context, name string, opts service.SignInOptions) error
 	SignOut(ctx context.Context, name string) error
+	SignInIdP(ctx context.Context) error
+	SignOutIdP(ctx context.Context) error
 	Add(ctx context.Context, req service.AddRequest) (service.AddResult, error)
 	Remove(ctx context.Context, name string) (service.RemoveResult, error)
 	PauseAll(ctx context.Context) error
@@ -146,6 +148,12 @@ func (s *Server) handler() http.Handler {
 		}
 		res, err := b.Add(r.Context(), req)
 		reply(w, res, err)
+	})
+	mux.HandleFunc("POST /v1/sign-in-idp", func(w http.ResponseWriter, r *http.Request) {
+		reply(w, struct{}{}, b.SignInIdP(r.Context()))
+	})
+	mux.HandleFunc("POST /v1/sign-out-idp", func(w http.ResponseWriter, r *http.Request) {
+		reply(w, struct{}{}, b.SignOutIdP(r.Context()))
 	})
 	mux.HandleFunc("POST /v1/pause", func(w http.ResponseWriter, r *http.Request) {
 		reply(w, struct{}{}, b.PauseAll(r.Context()))

@@ -37,8 +37,23 @@ type IdentityProvider struct {
 }
 
 // IdPTokens is the kind of secret the identity provider sign-in is kept
-// under. A keychain that lists the kinds it deletes must list it too.
-const IdPTokens secret.Kind = "idp-tokens"
+// under.
+const IdPTokens = secret.IdPTokens
+
+// SetIdentityProvider changes the identity provider (nil: none), as when
+// the person's config changes.
+func (m *Manager) SetIdentityProvider(p *IdentityProvider) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.opts.IdP = p
+}
+
+// idp returns the identity provider now set, or nil.
+func (m *Manager) idp() *IdentityProvider {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.opts.IdP
+}
 
 // ErrNoIdentityProvider says Cross-App Access has no identity provider set
 // up to sign in to.
@@ -64,7 +79,7 @@ func idpKey(p *IdentityProvider) secret.Key {
 // identityProvider returns the configured identity provider, or why there
 // is none.
 func (m *Manager) identityProvider() (*IdentityProvider, error) {
-	p := m.opts.IdP
+	p := m.idp()
 	if p == nil || p.Issuer == "" || p.ClientID == "" {
 		return nil, ErrNoIdentityProvider
 	}

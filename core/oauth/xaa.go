@@ -50,7 +50,7 @@ func (m *Manager) signInXAA(ctx context.Context, s *config.Server, d *discovery,
 			return &SignInError{Reason: err.Error()}
 		}
 		c.IdPTokenURL, c.IdPClientID, c.IdPIDToken = st.IdPTokenURL, st.IdPClientID, st.IdPIDToken
-	case m.opts.IdP != nil:
+	case m.idp() != nil:
 		if _, _, err := m.idpSignIn(ctx); transport.IsAuthError(err) {
 			if err := m.SignInIdP(ctx); err != nil {
 				return fmt.Errorf("signing in to the identity provider: %w", err)
@@ -58,7 +58,7 @@ func (m *Manager) signInXAA(ctx context.Context, s *config.Server, d *discovery,
 		} else if err != nil {
 			return err
 		}
-		c.IdPIssuer, c.IdPClientID = m.opts.IdP.Issuer, m.opts.IdP.ClientID
+		c.IdPIssuer, c.IdPClientID = m.idp().Issuer, m.idp().ClientID
 	default:
 		return errors.New("Cross-App Access needs an identity provider to sign in to, or an identity provider ID token")
 	}
@@ -88,7 +88,7 @@ func (m *Manager) xaaToken(ctx context.Context, c *storedClient) (*storedTokens,
 		},
 	}
 	if c.IdPIssuer != "" {
-		if p := m.opts.IdP; p == nil || p.Issuer != c.IdPIssuer || p.ClientID != c.IdPClientID {
+		if p := m.idp(); p == nil || p.Issuer != c.IdPIssuer || p.ClientID != c.IdPClientID {
 			return nil, &transport.AuthError{Err: errors.New("the identity provider this sign-in came from is no longer set up; sign in again")}
 		}
 		p, t, err := m.idpSignIn(ctx)

@@ -23,6 +23,9 @@ const (
 	// Client is the OAuth client mcptray registered with a server's
 	// authorization server.
 	Client Kind = "client"
+	// IdPTokens are the person's sign-in at their identity provider, which
+	// Cross-App Access exchanges for servers' tokens.
+	IdPTokens Kind = "idp-tokens"
 )
 
 // Key names one secret: one kind, for one server. Server is a stable id of

@@ -197,6 +197,7 @@ func (s *Service) reload() *config.Set {
 	s.set = set
 	paused := s.paused
 	s.mu.Unlock()
+	s.auth.SetIdentityProvider(identityProvider(set))
 	if !paused {
 		s.apply(set)
 	}
@@ -227,6 +228,7 @@ func (s *Service) follow(updates <-chan config.Update) {
 		s.set = u.Set
 		paused := s.paused
 		s.mu.Unlock()
+		s.auth.SetIdentityProvider(identityProvider(u.Set))
 		if !paused {
 			s.apply(u.Set)
 		}
