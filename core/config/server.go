@@ -119,6 +119,8 @@ type Server struct {
 	Command string
 	Args    []string
 	Env     map[string]string
+	// EnvFile is a dotenv file whose variables the server also gets; a
+	// name in Env wins over the same name in the file.
 	EnvFile string
 	// Cwd is the folder a stdio server starts in; for servers from a project
 	// folder or plugin it defaults to that folder.
