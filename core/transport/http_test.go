@@ -164,7 +164,7 @@ func TestHTTPClientHasNoOverallTimeout(t *testing.T) {
 	if !ok || tt.timeout != DefaultRequestTimeout {
 		t.Errorf("outermost RoundTripper = %T with timeout %v, want the timeout layer with %v", hc.Transport, tt.timeout, DefaultRequestTimeout)
 	}
-	if tt.next.(*authTripper).next.(statusTripper).next.(sessionTripper).next.(acceptTripper).next.(*http.Transport) == http.DefaultTransport {
+	if tt.next.(*authTripper).next.(statusTripper).next.(sessionTripper).next.(acceptTripper).next.(limitTripper).next.(*http.Transport) == http.DefaultTransport {
 		t.Error("the base transport is http.DefaultTransport itself, not a clone")
 	}
 	if NewHTTPClient(HTTPOptions{RequestTimeout: -1}).Transport.(*timeoutTripper).timeout > 0 {

@@ -46,6 +46,7 @@ func init() {
 //	           stderr too, and answers its pid) and roots (asks the client)
 //	ignoreterm the same server, ignoring SIGTERM and, after stdin closes, living on
 //	flood      floodBytes to stderr, then floodEnd, then exit 0
+//	bigline    a line of MaxMessageSize+1 bytes to stdout, unended, then sleep
 //	sleep      sleep for an hour
 func runStdioChild(mode string) int {
 	switch mode {
@@ -61,6 +62,9 @@ func runStdioChild(mode string) int {
 			os.Stderr.Write(chunk)
 		}
 		os.Stderr.WriteString(floodEnd)
+	case "bigline":
+		os.Stdout.WriteString(strings.Repeat("x", MaxMessageSize+1))
+		time.Sleep(time.Hour)
 	case "sleep":
 		time.Sleep(time.Hour)
 	default:
@@ -392,5 +396,31 @@ func TestStdioExitErrorWords(t *testing.T) {
 		if got := tc.err.Error(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.err, got, tc.want)
 		}
+	}
+}
+
+// TestStdioLineOverTheLimit: a server that writes a line longer than
+// MaxMessageSize is stopped rather than read into memory, and both ExitErr
+// and the lost-connection handler say why.
+func TestStdioLineOverTheLimit(t *testing.T) {
+	t.Parallel()
+	s := newStdioChild(t, "bigline", nil)
+	lost := make(chan error, 1)
+	s.SetConnectionLostHandler(func(err error) { lost <- err })
+	if err := s.Start(stdioTestCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	waitStdioDone(t, s, 10*time.Second)
+	var tooLarge *MessageTooLargeError
+	if err := s.ExitErr(); !errors.As(err, &tooLarge) || tooLarge.Limit != 32<<20 {
+		t.Fatalf("ExitErr = %v, want a *MessageTooLargeError at 32 MiB", err)
+	}
+	select {
+	case err := <-lost:
+		if !errors.As(err, &tooLarge) {
+			t.Errorf("connection lost with %v, want the *MessageTooLargeError", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the lost-connection handler was not called")
 	}
 }
