@@ -145,7 +145,7 @@ func checkServer(t *testing.T, src Source, data []byte, s *Server) {
 		}
 	case HTTP, SSE, WebSocket:
 		u, err := url.Parse(s.URL)
-		if err != nil || u.Host == "" || sig != "url:"+s.URL {
+		if err != nil || u.Host == "" || sig != "url:"+normalURL(s.URL) {
 			t.Fatalf("remote server %q with url %q (%v), signature %s", s.Name, s.URL, err, sig)
 		}
 		want := map[string]bool{"http": s.Transport != WebSocket, "https": s.Transport != WebSocket, "ws": s.Transport == WebSocket, "wss": s.Transport == WebSocket}
