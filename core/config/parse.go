@@ -261,13 +261,13 @@ func (r *rawServer) fields() map[string]struct {
 }
 
 func (d *document) server(name string, v *hujson.Value, folder string, vars Vars) (Server, *Problem) {
-	display := sanitize.Line(name)
+	display, hidden := displayName(name)
 	obj, ok := v.Value.(*hujson.Object)
 	if !ok {
 		return Server{}, d.problem(v.StartOffset, display, "must be an object with a command or a url")
 	}
-	if display == "" {
-		return Server{}, d.problem(v.StartOffset, display, "has an empty name; give it a name")
+	if sanitize.Line(name) == "" { // nothing a person could see
+		return Server{}, d.problem(v.StartOffset, "", "has an empty name; give it a name")
 	}
 	var raw rawServer
 	fields := raw.fields()
@@ -288,6 +288,7 @@ func (d *document) server(name string, v *hujson.Value, folder string, vars Vars
 	line, col := lineColumn(d.orig, v.StartOffset)
 	s := Server{
 		Name:       display,
+		NameHidden: hidden,
 		ConfigName: name,
 		Scope:      d.src.Scope,
 		Origin:     Origin{File: d.src.File, App: d.src.App, Folder: folder, Line: line, Column: col},

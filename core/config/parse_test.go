@@ -206,10 +206,12 @@ func TestParseFormats(t *testing.T) {
 			},
 		},
 		{
-			name: "names are sanitised for display, kept as written in ConfigName",
+			name: "names with hidden characters are marked for display, kept as written in ConfigName",
 			src:  Source{Scope: User, App: "mcptray", Format: MCPServers},
 			data: `{"mcpServers": {"git\u202ehub\n  tools": {"command": "gh"}}}`,
-			want: []Server{{Name: "github tools", ConfigName: "git\u202ehub\n  tools", Transport: Stdio, Command: "gh"}},
+			// Each hidden or changed character shows as '?': a name that
+			// hides something must not read as one that does not.
+			want: []Server{{Name: "git?hub? ?tools", NameHidden: true, ConfigName: "git\u202ehub\n  tools", Transport: Stdio, Command: "gh"}},
 		},
 		{
 			name: "no servers at all",

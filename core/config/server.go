@@ -110,6 +110,11 @@ func (o Origin) String() string {
 type Server struct {
 	// Name is the name the server goes by in mcptray, unique within a Set.
 	Name string
+	// NameHidden says that the name as written holds characters that would
+	// not show (zero-width, bidi controls, line breaks…): Name then shows
+	// each as '?' and never takes the name of a server without them. Front
+	// ends should say "contains hidden characters" next to it.
+	NameHidden bool
 	// ConfigName is the name as written in its file.
 	ConfigName string
 	Scope      Scope
