@@ -38,7 +38,7 @@ func findExecutable(path string, _ []string) (string, bool) {
 
 // startGroup begins watching a child that has just started. It must run
 // before anything could reap the child, so that the pid it watches is still
-// the child's: nothing does until stop calls mcp-go's Close.
+// the child's: nothing does until Stdio.stop calls cmd.Wait.
 func startGroup(p *os.Process, _ *slog.Logger) (*procGroup, error) {
 	exited, err := watchExit(p.Pid)
 	if err != nil {
