@@ -213,7 +213,7 @@ func (s *Stdio) spawn(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	err = cmd.Start()
+	err = startProcess(cmd)
 	s.inR.Close()
 	s.outW.Close()
 	s.errW.Close()

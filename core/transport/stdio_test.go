@@ -48,6 +48,7 @@ func init() {
 //	flood      floodBytes to stderr, then floodEnd, then exit 0
 //	bigline    a line of MaxMessageSize+1 bytes to stdout, unended, then sleep
 //	sleep      sleep for an hour
+//	parent     start a "sleep" child through Stdio, print its pid, sleep for an hour
 func runStdioChild(mode string) int {
 	switch mode {
 	case "mcp":
@@ -66,6 +67,22 @@ func runStdioChild(mode string) int {
 		os.Stdout.WriteString(strings.Repeat("x", MaxMessageSize+1))
 		time.Sleep(time.Hour)
 	case "sleep":
+		time.Sleep(time.Hour)
+	case "parent":
+		exe, err := os.Executable()
+		if err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			return 1
+		}
+		s, err := NewStdio(StdioConfig{Command: exe, Env: map[string]string{stdioChildVar: "sleep"}, BaseEnv: os.Environ()})
+		if err == nil {
+			err = s.Start(context.Background())
+		}
+		if err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			return 1
+		}
+		os.Stdout.WriteString(strconv.Itoa(s.Pid()) + "\n")
 		time.Sleep(time.Hour)
 	default:
 		os.Stderr.WriteString("unknown child mode " + mode + "\n")
