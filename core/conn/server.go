@@ -35,6 +35,9 @@ type serverConn struct {
 	failures int
 	stderr   func() string        // the last session's stderr tail, kept after it ends
 	authErr  *transport.AuthError // the challenge that last moved it to NeedsAuth
+	// listsStarted numbers the re-lists of tools; listShown is the number
+	// of the one whose list tools holds (see relist).
+	listsStarted, listShown uint64
 }
 
 func newServerConn(m *Manager, e config.Entry) *serverConn {
