@@ -47,6 +47,7 @@ type document struct {
 	// would shift the columns counted in data.
 	orig []byte
 	root hujson.Value
+	pos  *positions // over orig
 }
 
 // readSource reads and parses src.File. A file that does not exist is no
@@ -115,7 +116,7 @@ func parseDocument(src Source, data []byte) (*document, *Problem) {
 		return nil, p
 	}
 	root.Standardize() // comments become spaces: offsets are unchanged
-	d := &document{src: src, data: root.Pack(), orig: data, root: root}
+	d := &document{src: src, data: root.Pack(), orig: data, root: root, pos: newPositions(data)}
 	if _, ok := root.Value.(*hujson.Object); !ok {
 		return nil, d.problem(root.StartOffset, "", "must hold a JSON object { … }")
 	}
@@ -151,7 +152,7 @@ func lineOffset(b []byte, line int) int {
 }
 
 func (d *document) problem(offset int, server, msg string) *Problem {
-	line, col := lineColumn(d.orig, offset)
+	line, col := d.pos.at(offset)
 	return &Problem{File: d.src.File, Line: line, Column: col, Server: server, Message: msg}
 }
 
@@ -285,7 +286,7 @@ func (d *document) server(name string, v *hujson.Value, folder string, vars Vars
 			return Server{}, d.problem(m.Value.StartOffset, display, fmt.Sprintf("%q must be %s", key, f.want))
 		}
 	}
-	line, col := lineColumn(d.orig, v.StartOffset)
+	line, col := d.pos.at(v.StartOffset)
 	s := Server{
 		Name:       display,
 		NameHidden: hidden,
