@@ -365,6 +365,10 @@ func TestParseMalformed(t *testing.T) {
 			want: []want{{1, 60, "a", `"oauth" must be an object`}},
 		},
 		{
+			name: "a type only Claude Code can use", data: `{"mcpServers": {"ide": {"type": "sse-ide", "url": "http://127.0.0.1:1234/sse"}}}`,
+			want: []want{{1, 24, "ide", `type "sse-ide" is Claude Code's link to an IDE extension`}},
+		},
+		{
 			name: "unknown type", data: `{"mcpServers": {"a": {"type": "grpc", "command": "x"}, "b": {"command": "b"}}}`,
 			want: []want{{1, 22, "a", `unknown type "grpc"`}}, wantServers: []string{"b"},
 		},
@@ -554,6 +558,18 @@ func TestParseTransport(t *testing.T) {
 	for _, in := range []string{"", "grpc", "in-process", "https", " stdio"} {
 		if got, err := ParseTransport(in); err == nil {
 			t.Errorf("ParseTransport(%q) = %q, want an error", in, got)
+		}
+	}
+	// Types only Claude Code can use say what they are, not "unknown".
+	for in, want := range map[string]string{
+		"sse-ide":        "IDE extension",
+		"ws-ide":         "IDE extension",
+		"sdk":            "Claude Agent SDK",
+		"claudeai-proxy": "claude.ai connector",
+	} {
+		_, err := ParseTransport(in)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "unknown") {
+			t.Errorf("ParseTransport(%q) = %v; want it to say it is about %s", in, err, want)
 		}
 	}
 	for tr, remote := range map[Transport]bool{Stdio: false, HTTP: true, SSE: true, WebSocket: true, InProcess: false} {

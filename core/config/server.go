@@ -33,10 +33,22 @@ var transportAliases = map[string]Transport{
 	"websocket":       WebSocket,
 }
 
+// otherAppsTypes are the types Claude Code writes for connections that only
+// it can make, each with what it is and why mcptray does not run it.
+var otherAppsTypes = map[string]string{
+	"sse-ide":        "is Claude Code's link to an IDE extension over SSE, which the IDE opens for the Claude Code session inside it; mcptray cannot reach it",
+	"ws-ide":         "is Claude Code's link to an IDE extension over WebSocket, which the IDE opens for the Claude Code session inside it; mcptray cannot reach it",
+	"sdk":            "is a server that runs inside a program built with the Claude Agent SDK; only that program can reach it",
+	"claudeai-proxy": "is a claude.ai connector, reached through claude.ai with your claude.ai sign-in; only Claude apps can use it",
+}
+
 // ParseTransport reads a config's "type" field.
 func ParseTransport(s string) (Transport, error) {
 	if t, ok := transportAliases[strings.ToLower(s)]; ok {
 		return t, nil
+	}
+	if why, ok := otherAppsTypes[strings.ToLower(s)]; ok {
+		return "", fmt.Errorf("type %q %s", s, why)
 	}
 	return "", fmt.Errorf("unknown type %q (use stdio, http, sse or ws)", s)
 }
