@@ -348,12 +348,19 @@ func (r *rawServer) build(s *Server, vars Vars, folder, pluginRoot string) error
 		return ex.err
 	}
 	if s.Transport.Remote() {
-		return checkURL(s.Transport, s.URL)
+		advice := `add "type": "ws"`
+		if r.Type != "" {
+			advice = `set "type" to "ws"`
+		}
+		return checkURL(s.Transport, s.URL, advice)
 	}
 	return nil
 }
 
-func checkURL(t Transport, raw string) error {
+// checkURL checks that raw is an address t can connect to. typeAdvice
+// says how to ask for WebSocket in the entry checked: add a "type" or
+// change the one it has.
+func checkURL(t Transport, raw, typeAdvice string) error {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
 		return fmt.Errorf("url %q is not a valid address (it should look like https://example.com/mcp)", raw)
@@ -361,6 +368,8 @@ func checkURL(t Transport, raw string) error {
 	schemes := []string{"http", "https"}
 	if t == WebSocket {
 		schemes = []string{"ws", "wss"}
+	} else if u.Scheme == "ws" || u.Scheme == "wss" {
+		return fmt.Errorf("url %q is a WebSocket address; %s to connect to it", raw, typeAdvice)
 	}
 	for _, s := range schemes {
 		if u.Scheme == s {

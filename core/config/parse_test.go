@@ -397,6 +397,13 @@ func TestParseMalformed(t *testing.T) {
 			want: []want{{1, 22, "a", `must start with http:// or https:// for a http server`}},
 		},
 		{
+			name: "ws url without the ws type", data: `{"mcpServers": {"a": {"url": "wss://a.example/ws"}, "b": {"type": "sse", "url": "ws://b.example/ws"}}}`,
+			want: []want{
+				{1, 22, "a", `url "wss://a.example/ws" is a WebSocket address; add "type": "ws" to connect to it`},
+				{1, 58, "b", `url "ws://b.example/ws" is a WebSocket address; set "type" to "ws" to connect to it`},
+			},
+		},
+		{
 			name: "ws with https url", data: `{"mcpServers": {"a": {"type": "ws", "url": "https://a.example/ws"}}}`,
 			want: []want{{1, 22, "a", `must start with ws:// or wss://`}},
 		},
