@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // pathSeparators are the characters that make a command a path rather than
@@ -86,3 +88,6 @@ func exitStatus(ps *os.ProcessState) (code, signal int) {
 	}
 	return ps.ExitCode(), 0
 }
+
+// signalName is a signal's name: "SIGKILL" for 9, "" if it has none.
+func signalName(sig int) string { return unix.SignalName(syscall.Signal(sig)) }

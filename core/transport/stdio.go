@@ -525,11 +525,20 @@ type ExitError struct {
 	Stopped bool // mcptray was stopping it (Close, or Start's context ended)
 }
 
+// Error says how the process ended as what follows "the server": "exited
+// with status 3", "was killed by signal 9 (SIGKILL)", "stopped by mcptray
+// (exited with status 0)".
 func (e *ExitError) Error() string {
 	var how string
 	switch {
 	case e.Signal != 0:
 		how = fmt.Sprintf("killed by signal %d", e.Signal)
+		if name := signalName(e.Signal); name != "" {
+			how += " (" + name + ")"
+		}
+		if !e.Stopped {
+			return "was " + how // "the server was killed by signal 9 (SIGKILL)"
+		}
 	case e.Code == -1:
 		how = "exited (how is unknown)"
 	case e.Code < 0 || e.Code > 0xffff: // a Windows NTSTATUS, read in hex

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -399,13 +400,17 @@ func TestStdioConfigChecks(t *testing.T) {
 
 func TestStdioExitErrorWords(t *testing.T) {
 	t.Parallel()
+	sigkillName := " (SIGKILL)"
+	if runtime.GOOS == "windows" {
+		sigkillName = ""
+	}
 	ntStatus := uint32(0xC0000005) // negative as an int on 32-bit Windows
 	for _, tc := range []struct {
 		err  ExitError
 		want string
 	}{
 		{ExitError{Code: 3}, "exited with status 3"},
-		{ExitError{Code: -1, Signal: 9}, "killed by signal 9"},
+		{ExitError{Code: -1, Signal: 9}, "was killed by signal 9" + sigkillName},
 		{ExitError{Code: 0, Stopped: true}, "stopped by mcptray (exited with status 0)"},
 		{ExitError{Code: -1}, "exited (how is unknown)"},
 		{ExitError{Code: int(ntStatus)}, "exited with status 0xc0000005"},
