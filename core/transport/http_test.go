@@ -172,6 +172,19 @@ func TestHTTPClientHasNoOverallTimeout(t *testing.T) {
 	}
 }
 
+// TestHTTPPromisedNumbers pins, as literals, the request timeout (60 s)
+// and the SSE transport's wait for an answer, the tool-call bound (about
+// 27.8 h).
+func TestHTTPPromisedNumbers(t *testing.T) {
+	t.Parallel()
+	if DefaultRequestTimeout != 60*time.Second {
+		t.Errorf("DefaultRequestTimeout = %v, want 60s", DefaultRequestTimeout)
+	}
+	if sseResponseTimeout != 27*time.Hour+46*time.Minute+40*time.Second {
+		t.Errorf("sseResponseTimeout = %v, want 27h46m40s", sseResponseTimeout)
+	}
+}
+
 func TestHTTPRPCMethod(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
