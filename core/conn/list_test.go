@@ -73,3 +73,20 @@ func TestNewestRelistWins(t *testing.T) {
 		t.Errorf("tools %q after both re-lists, want the newer list %q", names, want)
 	}
 }
+
+// TestSnapshotShowsHiddenName: a server whose name hides characters is
+// marked in the snapshot front ends draw from.
+func TestSnapshotShowsHiddenName(t *testing.T) {
+	t.Parallel()
+	e := stdioEntry("goo?gle")
+	e.NameHidden = true
+	m := newTestManager(t, testOptions())
+	if err := m.Apply(setOf(e, stdioEntry("google"))); err != nil {
+		t.Fatal(err)
+	}
+	for name, hidden := range map[string]bool{"goo?gle": true, "google": false} {
+		if info, ok := m.Snapshot().Find(name); !ok || info.NameHidden != hidden {
+			t.Errorf("%s: NameHidden = %v (found %v), want %v", name, info.NameHidden, ok, hidden)
+		}
+	}
+}

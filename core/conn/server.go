@@ -87,7 +87,7 @@ func (c *serverConn) info() ServerInfo {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	i := ServerInfo{
-		Name: c.entry.Name, Scope: c.entry.Scope, Transport: c.entry.Transport,
+		Name: c.entry.Name, NameHidden: c.entry.NameHidden, Scope: c.entry.Scope, Transport: c.entry.Transport,
 		Origin: c.entry.Origin, Status: c.status, Failures: c.failures,
 	}
 	if c.status.State == Connected {
