@@ -20,6 +20,9 @@ import (
 //
 // When path is a symbolic link (a dotfile kept in a dotfiles repository),
 // the file it points to is replaced and the link stays.
+//
+// Its errors name path, never the temporary files, which a person has never
+// heard of: "/x/config.json cannot be written: permission denied".
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	if target, err := filepath.EvalSymlinks(path); err == nil {
 		path = target
@@ -30,15 +33,29 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	}
 	if old, err := os.ReadFile(path); err == nil {
 		if err := writeAndRename(path+".bak", old, perm); err != nil {
-			return fmt.Errorf("keeping a backup of %s: %w", path, err)
+			return fmt.Errorf("%s cannot be written: its backup %s cannot be made: %w", path, filepath.Base(path)+".bak", osReason(err))
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("reading %s before replacing it: %w", path, err)
 	}
 	if err := writeAndRename(path, data, perm); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("%s cannot be written: %w", path, osReason(err))
 	}
 	return nil
+}
+
+// osReason is the OS's reason inside a file operation's error ("permission
+// denied"), without the operation and the path it was on.
+func osReason(err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
+	}
+	return err
 }
 
 func writeAndRename(path string, data []byte, perm fs.FileMode) (err error) {

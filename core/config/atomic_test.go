@@ -140,6 +140,23 @@ func TestWriteFileAtomicFails(t *testing.T) {
 			t.Errorf("left behind %q", got)
 		}
 	})
+	t.Run("backup cannot be made", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		path := filepath.Join(dir, "config.json")
+		writeFile(t, path, "old")
+		writeFile(t, filepath.Join(path+".bak", "in-the-way"), "x") // a folder where the backup goes
+		err := WriteFileAtomic(path, []byte("new"), 0o600)
+		if err == nil {
+			t.Fatal("writing with a folder in the backup's place succeeded")
+		}
+		if msg := err.Error(); !strings.HasPrefix(msg, path+" cannot be written: its backup config.json.bak cannot be made: ") || strings.Contains(msg, ".tmp-") {
+			t.Errorf("error %q; want it to name %s and its backup, and no temporary file", msg, path)
+		}
+		if got := readFile(t, path); got != "old" {
+			t.Errorf("file now %q", got)
+		}
+	})
 	t.Run("parent is a file", func(t *testing.T) {
 		t.Parallel()
 		parent := filepath.Join(t.TempDir(), "file")
@@ -160,8 +177,11 @@ func TestWriteFileAtomicFails(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { os.Chmod(dir, 0o700) })
-		if err := WriteFileAtomic(path, []byte("new"), 0o600); err == nil {
+		err := WriteFileAtomic(path, []byte("new"), 0o600)
+		if err == nil {
 			t.Error("writing in a read-only folder succeeded")
+		} else if msg := err.Error(); !strings.HasPrefix(msg, path+" cannot be written") || strings.Contains(msg, ".tmp-") {
+			t.Errorf("error %q; want it to say %s cannot be written, naming no temporary file", msg, path)
 		}
 		if got := readFile(t, path); got != "old" {
 			t.Errorf("file now %q", got)

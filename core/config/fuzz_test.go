@@ -121,8 +121,10 @@ func checkProblem(t *testing.T, file string, data []byte, p Problem) {
 
 func checkServer(t *testing.T, src Source, data []byte, s *Server) {
 	t.Helper()
-	if s.Name == "" || s.Name != sanitize.Line(s.ConfigName) {
-		t.Fatalf("server name %q for %q", s.Name, s.ConfigName)
+	// The name shown is a clean line, marked where the name as written
+	// hides something.
+	if want, hidden := displayName(s.ConfigName); s.Name == "" || s.Name != want || s.NameHidden != hidden || sanitize.Line(s.Name) != s.Name {
+		t.Fatalf("server name %q (hidden %v) for %q", s.Name, s.NameHidden, s.ConfigName)
 	}
 	if s.Scope != src.Scope || s.Origin.File != src.File || s.Origin.App != src.App {
 		t.Fatalf("server %q has origin %+v in scope %s", s.Name, s.Origin, s.Scope)
@@ -145,7 +147,7 @@ func checkServer(t *testing.T, src Source, data []byte, s *Server) {
 		}
 	case HTTP, SSE, WebSocket:
 		u, err := url.Parse(s.URL)
-		if err != nil || u.Host == "" || sig != "url:"+s.URL {
+		if err != nil || u.Host == "" || sig != "url:"+normalURL(s.URL) {
 			t.Fatalf("remote server %q with url %q (%v), signature %s", s.Name, s.URL, err, sig)
 		}
 		want := map[string]bool{"http": s.Transport != WebSocket, "https": s.Transport != WebSocket, "ws": s.Transport == WebSocket, "wss": s.Transport == WebSocket}

@@ -47,6 +47,7 @@ type document struct {
 	// would shift the columns counted in data.
 	orig []byte
 	root hujson.Value
+	pos  *positions // over orig
 }
 
 // readSource reads and parses src.File. A file that does not exist is no
@@ -115,7 +116,7 @@ func parseDocument(src Source, data []byte) (*document, *Problem) {
 		return nil, p
 	}
 	root.Standardize() // comments become spaces: offsets are unchanged
-	d := &document{src: src, data: root.Pack(), orig: data, root: root}
+	d := &document{src: src, data: root.Pack(), orig: data, root: root, pos: newPositions(data)}
 	if _, ok := root.Value.(*hujson.Object); !ok {
 		return nil, d.problem(root.StartOffset, "", "must hold a JSON object { … }")
 	}
@@ -151,7 +152,7 @@ func lineOffset(b []byte, line int) int {
 }
 
 func (d *document) problem(offset int, server, msg string) *Problem {
-	line, col := lineColumn(d.orig, offset)
+	line, col := d.pos.at(offset)
 	return &Problem{File: d.src.File, Line: line, Column: col, Server: server, Message: msg}
 }
 
@@ -261,13 +262,13 @@ func (r *rawServer) fields() map[string]struct {
 }
 
 func (d *document) server(name string, v *hujson.Value, folder string, vars Vars) (Server, *Problem) {
-	display := sanitize.Line(name)
+	display, hidden := displayName(name)
 	obj, ok := v.Value.(*hujson.Object)
 	if !ok {
 		return Server{}, d.problem(v.StartOffset, display, "must be an object with a command or a url")
 	}
-	if display == "" {
-		return Server{}, d.problem(v.StartOffset, display, "has an empty name; give it a name")
+	if sanitize.Line(name) == "" { // nothing a person could see
+		return Server{}, d.problem(v.StartOffset, "", "has an empty name; give it a name")
 	}
 	var raw rawServer
 	fields := raw.fields()
@@ -285,9 +286,10 @@ func (d *document) server(name string, v *hujson.Value, folder string, vars Vars
 			return Server{}, d.problem(m.Value.StartOffset, display, fmt.Sprintf("%q must be %s", key, f.want))
 		}
 	}
-	line, col := lineColumn(d.orig, v.StartOffset)
+	line, col := d.pos.at(v.StartOffset)
 	s := Server{
 		Name:       display,
+		NameHidden: hidden,
 		ConfigName: name,
 		Scope:      d.src.Scope,
 		Origin:     Origin{File: d.src.File, App: d.src.App, Folder: folder, Line: line, Column: col},
@@ -346,12 +348,19 @@ func (r *rawServer) build(s *Server, vars Vars, folder, pluginRoot string) error
 		return ex.err
 	}
 	if s.Transport.Remote() {
-		return checkURL(s.Transport, s.URL)
+		advice := `add "type": "ws"`
+		if r.Type != "" {
+			advice = `set "type" to "ws"`
+		}
+		return checkURL(s.Transport, s.URL, advice)
 	}
 	return nil
 }
 
-func checkURL(t Transport, raw string) error {
+// checkURL checks that raw is an address t can connect to. typeAdvice
+// says how to ask for WebSocket in the entry checked: add a "type" or
+// change the one it has.
+func checkURL(t Transport, raw, typeAdvice string) error {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
 		return fmt.Errorf("url %q is not a valid address (it should look like https://example.com/mcp)", raw)
@@ -359,6 +368,8 @@ func checkURL(t Transport, raw string) error {
 	schemes := []string{"http", "https"}
 	if t == WebSocket {
 		schemes = []string{"ws", "wss"}
+	} else if u.Scheme == "ws" || u.Scheme == "wss" {
+		return fmt.Errorf("url %q is a WebSocket address; %s to connect to it", raw, typeAdvice)
 	}
 	for _, s := range schemes {
 		if u.Scheme == s {

@@ -206,10 +206,12 @@ func TestParseFormats(t *testing.T) {
 			},
 		},
 		{
-			name: "names are sanitised for display, kept as written in ConfigName",
+			name: "names with hidden characters are marked for display, kept as written in ConfigName",
 			src:  Source{Scope: User, App: "mcptray", Format: MCPServers},
 			data: `{"mcpServers": {"git\u202ehub\n  tools": {"command": "gh"}}}`,
-			want: []Server{{Name: "github tools", ConfigName: "git\u202ehub\n  tools", Transport: Stdio, Command: "gh"}},
+			// Each hidden or changed character shows as '?': a name that
+			// hides something must not read as one that does not.
+			want: []Server{{Name: "git?hub? ?tools", NameHidden: true, ConfigName: "git\u202ehub\n  tools", Transport: Stdio, Command: "gh"}},
 		},
 		{
 			name: "no servers at all",
@@ -363,6 +365,10 @@ func TestParseMalformed(t *testing.T) {
 			want: []want{{1, 60, "a", `"oauth" must be an object`}},
 		},
 		{
+			name: "a type only Claude Code can use", data: `{"mcpServers": {"ide": {"type": "sse-ide", "url": "http://127.0.0.1:1234/sse"}}}`,
+			want: []want{{1, 24, "ide", `type "sse-ide" is Claude Code's link to an IDE extension`}},
+		},
+		{
 			name: "unknown type", data: `{"mcpServers": {"a": {"type": "grpc", "command": "x"}, "b": {"command": "b"}}}`,
 			want: []want{{1, 22, "a", `unknown type "grpc"`}}, wantServers: []string{"b"},
 		},
@@ -389,6 +395,13 @@ func TestParseMalformed(t *testing.T) {
 		{
 			name: "ftp url", data: `{"mcpServers": {"a": {"url": "ftp://files.example/mcp"}}}`,
 			want: []want{{1, 22, "a", `must start with http:// or https:// for a http server`}},
+		},
+		{
+			name: "ws url without the ws type", data: `{"mcpServers": {"a": {"url": "wss://a.example/ws"}, "b": {"type": "sse", "url": "ws://b.example/ws"}}}`,
+			want: []want{
+				{1, 22, "a", `url "wss://a.example/ws" is a WebSocket address; add "type": "ws" to connect to it`},
+				{1, 58, "b", `url "ws://b.example/ws" is a WebSocket address; set "type" to "ws" to connect to it`},
+			},
 		},
 		{
 			name: "ws with https url", data: `{"mcpServers": {"a": {"type": "ws", "url": "https://a.example/ws"}}}`,
@@ -552,6 +565,18 @@ func TestParseTransport(t *testing.T) {
 	for _, in := range []string{"", "grpc", "in-process", "https", " stdio"} {
 		if got, err := ParseTransport(in); err == nil {
 			t.Errorf("ParseTransport(%q) = %q, want an error", in, got)
+		}
+	}
+	// Types only Claude Code can use say what they are, not "unknown".
+	for in, want := range map[string]string{
+		"sse-ide":        "IDE extension",
+		"ws-ide":         "IDE extension",
+		"sdk":            "Claude Agent SDK",
+		"claudeai-proxy": "claude.ai connector",
+	} {
+		_, err := ParseTransport(in)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "unknown") {
+			t.Errorf("ParseTransport(%q) = %v; want it to say it is about %s", in, err, want)
 		}
 	}
 	for tr, remote := range map[Transport]bool{Stdio: false, HTTP: true, SSE: true, WebSocket: true, InProcess: false} {

@@ -34,7 +34,8 @@ func (p Problem) Error() string {
 }
 
 // lineColumn turns a byte offset into a 1-based line and a 1-based column
-// counted in characters, as editors count them.
+// counted in characters, as editors count them. It reads b up to offset: for
+// many offsets into one file, use positions.
 func lineColumn(b []byte, offset int) (line, column int) {
 	offset = min(max(offset, 0), len(b))
 	start := bytes.LastIndexByte(b[:offset], '\n') + 1

@@ -33,10 +33,22 @@ var transportAliases = map[string]Transport{
 	"websocket":       WebSocket,
 }
 
+// otherAppsTypes are the types Claude Code writes for connections that only
+// it can make, each with what it is and why mcptray does not run it.
+var otherAppsTypes = map[string]string{
+	"sse-ide":        "is Claude Code's link to an IDE extension over SSE, which the IDE opens for the Claude Code session inside it; mcptray cannot reach it",
+	"ws-ide":         "is Claude Code's link to an IDE extension over WebSocket, which the IDE opens for the Claude Code session inside it; mcptray cannot reach it",
+	"sdk":            "is a server that runs inside a program built with the Claude Agent SDK; only that program can reach it",
+	"claudeai-proxy": "is a claude.ai connector, reached through claude.ai with your claude.ai sign-in; only Claude apps can use it",
+}
+
 // ParseTransport reads a config's "type" field.
 func ParseTransport(s string) (Transport, error) {
 	if t, ok := transportAliases[strings.ToLower(s)]; ok {
 		return t, nil
+	}
+	if why, ok := otherAppsTypes[strings.ToLower(s)]; ok {
+		return "", fmt.Errorf("type %q %s", s, why)
 	}
 	return "", fmt.Errorf("unknown type %q (use stdio, http, sse or ws)", s)
 }
@@ -110,6 +122,11 @@ func (o Origin) String() string {
 type Server struct {
 	// Name is the name the server goes by in mcptray, unique within a Set.
 	Name string
+	// NameHidden says that the name as written holds characters that would
+	// not show (zero-width, bidi controls, line breaks…): Name then shows
+	// each as '?' and never takes the name of a server without them. Front
+	// ends should say "contains hidden characters" next to it.
+	NameHidden bool
 	// ConfigName is the name as written in its file.
 	ConfigName string
 	Scope      Scope
@@ -119,6 +136,8 @@ type Server struct {
 	Command string
 	Args    []string
 	Env     map[string]string
+	// EnvFile is a dotenv file whose variables the server also gets; a
+	// name in Env wins over the same name in the file.
 	EnvFile string
 	// Cwd is the folder a stdio server starts in; for servers from a project
 	// folder or plugin it defaults to that folder.

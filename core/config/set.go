@@ -91,7 +91,7 @@ func merge(all []Server, policy *Policy, decisions map[string]Decision) *Set {
 
 	set := &Set{}
 	winners := map[string]int{} // signature → index in set.Servers
-	names := map[string]bool{}
+	var gaveWay [][2]int        // index in set.Suppressed, index of its winner in set.Servers
 	for _, s := range all {
 		e := Entry{Server: s.clone(), Signature: Signature(&s), ApprovalKey: ApprovalKey(&s), Approval: NotNeeded}
 		if reason := policy.Blocks(&s); reason != "" {
@@ -100,13 +100,10 @@ func merge(all []Server, policy *Policy, decisions map[string]Decision) *Set {
 			continue
 		}
 		if i, dup := winners[e.Signature]; dup {
-			w := &set.Servers[i]
-			e.SuppressedBy = w.Name
-			e.Suppressed = fmt.Sprintf("same server as %q from the %s scope (%s)", w.Name, w.Scope, w.Origin)
 			set.Suppressed = append(set.Suppressed, e)
+			gaveWay = append(gaveWay, [2]int{len(set.Suppressed) - 1, i})
 			continue
 		}
-		e.Name = uniqueName(e.Name, names)
 		if e.Scope.NeedsApproval() {
 			e.Approval = Pending
 			if d, ok := decisions[e.ApprovalKey]; ok {
@@ -115,6 +112,21 @@ func merge(all []Server, policy *Policy, decisions map[string]Decision) *Set {
 		}
 		set.Servers = append(set.Servers, e)
 		winners[e.Signature] = len(set.Servers) - 1
+	}
+	// Names without hidden characters are given out first, so that a
+	// marked name never takes one that a name without them would get.
+	names := map[string]bool{}
+	for _, hidden := range []bool{false, true} {
+		for i := range set.Servers {
+			if e := &set.Servers[i]; e.NameHidden == hidden {
+				e.Name = uniqueName(e.Name, names)
+			}
+		}
+	}
+	for _, g := range gaveWay {
+		e, w := &set.Suppressed[g[0]], &set.Servers[g[1]]
+		e.SuppressedBy = w.Name
+		e.Suppressed = fmt.Sprintf("same server as %q from the %s scope (%s)", w.Name, w.Scope, w.Origin)
 	}
 	return set
 }

@@ -23,6 +23,18 @@ func TestSignature(t *testing.T) {
 		{"ws", Server{Transport: WebSocket, URL: "wss://example.com/ws"}, "url:wss://example.com/ws"},
 		{"headers do not count", Server{Transport: HTTP, URL: "https://example.com/mcp", Headers: map[string]string{"A": "b"}}, "url:https://example.com/mcp"},
 		{"in-process by name", Server{Name: "memory", Transport: InProcess}, "in-process:memory"},
+		{"url: scheme and host case", Server{Transport: HTTP, URL: "HTTPS://Example.COM/MCP"}, "url:https://example.com/MCP"},
+		{"url: trailing slash", Server{Transport: HTTP, URL: "https://example.com/mcp/"}, "url:https://example.com/mcp"},
+		{"url: root slash", Server{Transport: HTTP, URL: "https://example.com/"}, "url:https://example.com"},
+		{"url: :443 for https", Server{Transport: HTTP, URL: "https://example.com:443/mcp"}, "url:https://example.com/mcp"},
+		{"url: :80 for http", Server{Transport: HTTP, URL: "http://example.com:80/mcp"}, "url:http://example.com/mcp"},
+		{"url: :443 for wss", Server{Transport: WebSocket, URL: "wss://example.com:443/ws"}, "url:wss://example.com/ws"},
+		{"url: :80 for ws", Server{Transport: WebSocket, URL: "ws://example.com:80/ws"}, "url:ws://example.com/ws"},
+		{"url: another port stays", Server{Transport: HTTP, URL: "https://example.com:8443/mcp"}, "url:https://example.com:8443/mcp"},
+		{"url: :80 stays for https", Server{Transport: HTTP, URL: "https://example.com:80/mcp"}, "url:https://example.com:80/mcp"},
+		{"url: IPv6", Server{Transport: HTTP, URL: "http://[::1]:80/mcp/"}, "url:http://[::1]/mcp"},
+		{"url: IPv6 with a port", Server{Transport: HTTP, URL: "http://[::1]:3000/mcp"}, "url:http://[::1]:3000/mcp"},
+		{"url: query stays", Server{Transport: HTTP, URL: "https://example.com/mcp/?Key=A"}, "url:https://example.com/mcp?Key=A"},
 	}
 	for _, tt := range tests {
 		if got := Signature(&tt.s); got != tt.want {
@@ -71,5 +83,24 @@ func TestSignatureDoesNotEscapeHTML(t *testing.T) {
 	s := Server{Transport: Stdio, Command: "sh", Args: []string{"-c", "a && b <x>"}}
 	if got, want := Signature(&s), `stdio:["sh","-c","a && b <x>"]`; got != want {
 		t.Errorf("Signature = %s, want %s", got, want)
+	}
+}
+
+// TestOneURLWrittenTwoWaysIsOneServer: a URL that differs only in case,
+// default port or a trailing slash names the server already listed.
+func TestOneURLWrittenTwoWaysIsOneServer(t *testing.T) {
+	t.Parallel()
+	data := `{"mcpServers": {
+  "a": {"url": "https://example.com/mcp"},
+  "b": {"url": "https://Example.com/mcp/"},
+  "c": {"url": "HTTPS://EXAMPLE.COM:443/mcp"}
+}}`
+	servers, problems := parse(Source{Scope: User, App: "mcptray", Format: MCPServers}, Vars{}, data)
+	if len(problems) > 0 {
+		t.Fatal(problemText(problems))
+	}
+	set := merge(servers, nil, nil)
+	if got := names(set.Servers); !reflect.DeepEqual(got, []string{"a"}) {
+		t.Errorf("servers %q, want only a: b and c are the same server", got)
 	}
 }

@@ -16,7 +16,8 @@ import (
 )
 
 // CallTool calls tool on server with args (a JSON object, or empty) and
-// returns its result with every text sanitised.
+// returns its result with every text sanitised. Its errors are in plain
+// words ("cancelled", not mcp-go's "transport error: context canceled").
 //
 // The call is bounded by ctx and by the tool-call timeout. When the server
 // has forgotten the session (it restarted: HTTP 404 or JSON-RPC -32001), the
@@ -55,7 +56,7 @@ func (m *Manager) CallTool(ctx context.Context, server, tool string, args json.R
 	}
 	if err != nil {
 		c.noticeFailure(sess, err)
-		return nil, fmt.Errorf("calling %s on %s: %w", tool, server, c.explain(sess, err))
+		return nil, fmt.Errorf("calling %s on %s: %w", tool, server, readable(c.explain(sess, err)))
 	}
 	tools.SanitizeResult(res)
 	return res, nil
@@ -118,8 +119,11 @@ func (m *Manager) Tools(server string) ([]tools.Tool, error) {
 }
 
 // WaitSettled waits until no server is pending (each is connected, failed,
-// needs sign-in, awaits approval or is disabled), or ctx ends.
+// needs sign-in, awaits approval or is disabled), or ctx ends; its error then
+// says which servers were still starting ("cancelled" if ctx was), and
+// errors.Is finds ctx's error.
 func (m *Manager) WaitSettled(ctx context.Context) error {
+	start := time.Now()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // ends the subscription
 	events := m.Subscribe(ctx)
@@ -136,7 +140,7 @@ func (m *Manager) WaitSettled(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return notSettled(ctx, start, m.Snapshot())
 		case _, ok := <-events:
 			if !ok {
 				return ErrClosed

@@ -42,8 +42,12 @@ func (m *Manager) dial(ctx context.Context, s *config.Server) (*session, error) 
 }
 
 func (m *Manager) dialStdio(ctx context.Context, s *config.Server) (*session, error) {
+	env, err := serverEnv(s)
+	if err != nil {
+		return nil, err
+	}
 	tr, err := transport.NewStdio(transport.StdioConfig{
-		Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Cwd,
+		Command: s.Command, Args: s.Args, Env: env, Dir: s.Cwd,
 		BaseEnv: m.opts.BaseEnv, Grace: m.opts.StdioGrace, Logger: m.opts.Logger.With("server", s.Name),
 	})
 	if err != nil {

@@ -71,26 +71,37 @@ func (c *serverConn) onNotification(n mcp.JSONRPCNotification) {
 	if n.Method != string(mcp.MethodNotificationToolsListChanged) {
 		return
 	}
-	go func() {
-		c.mu.Lock()
-		sess := c.sess
+	c.mu.Lock()
+	sess := c.sess
+	c.mu.Unlock()
+	if sess != nil {
+		go c.relist(sess)
+	}
+}
+
+// relist lists sess's tools again and shows the list, unless the session
+// has ended or a re-list that started later has been shown already. Two
+// notifications in a row start two re-lists whose answers may arrive in
+// either order; the one started last saw the newest tools, so it wins.
+func (c *serverConn) relist(sess *session) {
+	c.mu.Lock()
+	c.listsStarted++
+	n := c.listsStarted
+	c.mu.Unlock()
+	list, err := c.listTools(sess)
+	if err != nil {
+		c.log.Warn("re-listing tools", "err", err)
+		return
+	}
+	c.mu.Lock()
+	// A new session listed its own tools; a newer list is newer.
+	if c.sess != sess || n < c.listShown {
 		c.mu.Unlock()
-		if sess == nil {
-			return
-		}
-		list, err := c.listTools(sess)
-		if err != nil {
-			c.log.Warn("re-listing tools", "err", err)
-			return
-		}
-		c.mu.Lock()
-		if c.sess != sess { // reconnected meanwhile: the new session listed its own
-			c.mu.Unlock()
-			return
-		}
-		c.tools = list
-		st := c.status
-		c.mu.Unlock()
-		c.m.events.publish(Event{Server: c.entry.Name, Status: st})
-	}()
+		return
+	}
+	c.listShown = n
+	c.tools = list
+	st := c.status
+	c.mu.Unlock()
+	c.m.events.publish(Event{Server: c.entry.Name, Status: st})
 }

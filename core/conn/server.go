@@ -35,6 +35,9 @@ type serverConn struct {
 	failures int
 	stderr   func() string        // the last session's stderr tail, kept after it ends
 	authErr  *transport.AuthError // the challenge that last moved it to NeedsAuth
+	// listsStarted numbers the re-lists of tools; listShown is the number
+	// of the one whose list tools holds (see relist).
+	listsStarted, listShown uint64
 }
 
 func newServerConn(m *Manager, e config.Entry) *serverConn {
@@ -84,7 +87,7 @@ func (c *serverConn) info() ServerInfo {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	i := ServerInfo{
-		Name: c.entry.Name, Scope: c.entry.Scope, Transport: c.entry.Transport,
+		Name: c.entry.Name, NameHidden: c.entry.NameHidden, Scope: c.entry.Scope, Transport: c.entry.Transport,
 		Origin: c.entry.Origin, Status: c.status, Failures: c.failures,
 	}
 	if c.status.State == Connected {

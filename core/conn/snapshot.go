@@ -22,6 +22,10 @@ type ServerInfo struct {
 	Stderr string `json:"stderr,omitempty"`
 	// Failures counts failed attempts in a row.
 	Failures int `json:"failures,omitempty"`
+
+	// NameHidden says the name as written holds hidden characters, shown
+	// as '?' in Name; a front end should say so next to it.
+	NameHidden bool `json:"nameHidden,omitempty"`
 }
 
 // Snapshot is every server's state at one moment.

@@ -1,12 +1,9 @@
-// Package conn manages mcptray's connections to MCP servers: their state,
-// and (later) connecting, reconnecting and disconnecting them.
-//
+package conn
+
 // A connection's state changes only through Status.Transition, which checks
 // the one table of allowed transitions below, so every front end can trust
-// that what it shows followed a path the design allows. This package must
-// never import a front end (Fyne, a tray library) and never put a token or
-// other secret into a Status: Err is shown to people.
-package conn
+// that what it shows followed an allowed path. Never put a token or other
+// secret into a Status: Err is shown to people.
 
 import (
 	"errors"

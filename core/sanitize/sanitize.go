@@ -20,10 +20,11 @@ import (
 	"unicode/utf8"
 )
 
-// hidden lists, by code point, the characters named in DESIGN.md §4.5 and
-// the tag block. Most are in Unicode category Cf as well; listing them here
-// keeps them removed whatever Unicode version the standard library carries,
-// and covers the tag block's unassigned code points, which are not Cf.
+// hidden lists, by code point, the characters that hide or reorder text
+// (named below) and the tag block. Most are in Unicode category Cf as well;
+// listing them here keeps them removed whatever Unicode version the standard
+// library carries, and covers the tag block's unassigned code points, which
+// are not Cf.
 var hidden = &unicode.RangeTable{
 	R16: []unicode.Range16{
 		{Lo: 0x00ad, Hi: 0x00ad, Stride: 1}, // soft hyphen

@@ -8,6 +8,10 @@ import (
 
 func TestTruncateDescription(t *testing.T) {
 	t.Parallel()
+	// The promise, as a literal: the table below counts from the constant.
+	if MaxDescription != 2048 {
+		t.Fatalf("MaxDescription = %d, want 2048 characters", MaxDescription)
+	}
 	at := func(n int, r string) string { return strings.Repeat(r, n) }
 	tests := []struct {
 		name, in, want string

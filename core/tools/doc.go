@@ -1,7 +1,7 @@
 // Package tools turns the tools an MCP server lists into what an agent sees
 // through the gateway: a qualified name that every agent accepts, a
 // description of bounded size, and the server's annotation hints read with
-// MCP's defaults (DESIGN.md §4).
+// MCP's defaults.
 //
 // Everything here is a pure function of what a server sent. Server text is
 // untrusted: descriptions and titles are sanitised before anyone reads them,

@@ -33,6 +33,7 @@ type HTTPOptions struct {
 //   - the status of a failed initialize as *StatusError (statusTripper);
 //   - 404 with JSON-RPC -32001 as *SessionExpiredError (sessionTripper);
 //   - the Accept header MCP requires (acceptTripper);
+//   - MaxMessageSize on each message of a response (limitTripper);
 //   - Base.
 //
 // The client has no Timeout: it would cut the long SSE streams that carry a
@@ -53,7 +54,8 @@ func NewHTTPClient(opts HTTPOptions) *http.Client {
 		timeout = DefaultRequestTimeout
 	}
 
-	var rt http.RoundTripper = acceptTripper{next: base}
+	var rt http.RoundTripper = limitTripper{next: base}
+	rt = acceptTripper{next: rt}
 	rt = sessionTripper{next: rt}
 	rt = statusTripper{next: rt}
 	rt = &authTripper{next: rt, tokens: opts.Tokens}

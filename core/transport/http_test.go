@@ -164,11 +164,24 @@ func TestHTTPClientHasNoOverallTimeout(t *testing.T) {
 	if !ok || tt.timeout != DefaultRequestTimeout {
 		t.Errorf("outermost RoundTripper = %T with timeout %v, want the timeout layer with %v", hc.Transport, tt.timeout, DefaultRequestTimeout)
 	}
-	if tt.next.(*authTripper).next.(statusTripper).next.(sessionTripper).next.(acceptTripper).next.(*http.Transport) == http.DefaultTransport {
+	if tt.next.(*authTripper).next.(statusTripper).next.(sessionTripper).next.(acceptTripper).next.(limitTripper).next.(*http.Transport) == http.DefaultTransport {
 		t.Error("the base transport is http.DefaultTransport itself, not a clone")
 	}
 	if NewHTTPClient(HTTPOptions{RequestTimeout: -1}).Transport.(*timeoutTripper).timeout > 0 {
 		t.Error("a negative RequestTimeout did not turn the timeout off")
+	}
+}
+
+// TestHTTPPromisedNumbers pins, as literals, the request timeout (60 s)
+// and the SSE transport's wait for an answer, the tool-call bound (about
+// 27.8 h).
+func TestHTTPPromisedNumbers(t *testing.T) {
+	t.Parallel()
+	if DefaultRequestTimeout != 60*time.Second {
+		t.Errorf("DefaultRequestTimeout = %v, want 60s", DefaultRequestTimeout)
+	}
+	if sseResponseTimeout != 27*time.Hour+46*time.Minute+40*time.Second {
+		t.Errorf("sseResponseTimeout = %v, want 27h46m40s", sseResponseTimeout)
 	}
 }
 

@@ -124,7 +124,7 @@ func envValue(env []string, key string) string {
 
 // procGroup is a started child and everything it starts, as far as the OS
 // lets mcptray reach them: a process group on Unix, a job object on Windows.
-// Nothing in it reaps the child: that is mcp-go's single cmd.Wait.
+// Nothing in it reaps the child: that is Stdio.stop's single cmd.Wait.
 type procGroup struct {
 	pid    int
 	exited <-chan struct{} // closed once the child (the group's leader) has exited

@@ -10,7 +10,7 @@ import (
 
 // watchExit returns a channel closed when the child pid exits, without
 // reaping it: a kqueue NOTE_EXIT event is only news, and the zombie stays for
-// mcp-go's cmd.Wait, the only Wait this process gets. It is registered before
+// Stdio.stop's cmd.Wait, the only Wait this process gets. It is registered before
 // anything could reap the child, so the pid is still the child's; ESRCH then
 // means the child is already a zombie, that is, it exited.
 func watchExit(pid int) (<-chan struct{}, error) {

@@ -10,7 +10,7 @@ import (
 )
 
 // watchExit returns a channel closed when the child pid exits, without
-// reaping it: waitid with WNOWAIT leaves the zombie for mcp-go's cmd.Wait,
+// reaping it: waitid with WNOWAIT leaves the zombie for Stdio.stop's cmd.Wait,
 // the only Wait this process gets. A pidfd names exactly this child even if
 // it is reaped meanwhile; kernels older than 5.3 have none, and then the pid
 // does, which is as good because nothing reaps the child before stop.

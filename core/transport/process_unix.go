@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // pathSeparators are the characters that make a command a path rather than
@@ -38,7 +40,7 @@ func findExecutable(path string, _ []string) (string, bool) {
 
 // startGroup begins watching a child that has just started. It must run
 // before anything could reap the child, so that the pid it watches is still
-// the child's: nothing does until stop calls mcp-go's Close.
+// the child's: nothing does until Stdio.stop calls cmd.Wait.
 func startGroup(p *os.Process, _ *slog.Logger) (*procGroup, error) {
 	exited, err := watchExit(p.Pid)
 	if err != nil {
@@ -86,3 +88,6 @@ func exitStatus(ps *os.ProcessState) (code, signal int) {
 	}
 	return ps.ExitCode(), 0
 }
+
+// signalName is a signal's name: "SIGKILL" for 9, "" if it has none.
+func signalName(sig int) string { return unix.SignalName(syscall.Signal(sig)) }

@@ -194,3 +194,6 @@ func (g *procGroup) release() {
 func exitStatus(ps *os.ProcessState) (code, signal int) {
 	return ps.ExitCode(), 0
 }
+
+// signalName has nothing to name: no signal ends a process on Windows.
+func signalName(int) string { return "" }

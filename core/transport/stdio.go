@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"os"
@@ -47,8 +48,7 @@ type StdioConfig struct {
 	// StderrBytes is how much of the newest stderr to keep; 0 means 64 KiB.
 	StderrBytes int
 	// Grace is how long the server has between SIGTERM and SIGKILL; 0 means
-	// 5 s. mcp-go's own Close kills the child (not its group) 5 s after
-	// closing stdin, so a longer Grace helps only the rest of the group.
+	// 5 s.
 	Grace time.Duration
 	// Logger receives what happens to the process, never its arguments,
 	// environment or output (those may hold secrets); nil means discard.
@@ -56,8 +56,8 @@ type StdioConfig struct {
 }
 
 // Stdio is an MCP transport to a server run as a child process, talking
-// JSON-RPC over its stdin and stdout. It is mcp-go's stdio transport with
-// mcptray's own process handling:
+// JSON-RPC over its stdin and stdout. It is mcp-go's stdio transport over
+// streams (NewIO) with mcptray's own process handling:
 //
 //   - the program is found on the PATH of the child's environment, which is
 //     by default the person's login-shell environment (LoginEnv);
@@ -67,17 +67,19 @@ type StdioConfig struct {
 //   - a child that exits on its own is noticed at once: calls in flight
 //     fail, whatever it left running in its group is stopped the same way,
 //     then Done closes and ExitErr says why;
-//   - the newest StderrBytes of stderr are kept in a ring, for the UI.
+//   - the newest StderrBytes of stderr are kept in a ring, for the UI;
+//   - a line on stdout longer than MaxMessageSize stops the server, and
+//     ExitErr says why (mcp-go would read it into memory however long).
 //
 // # Who waits for the child
 //
-// A process can be waited for (reaped) only once, and mcp-go's Close calls
-// cmd.Wait, so Stdio never does. It learns that the child exited from the
-// OS without reaping it: waitid(WNOWAIT) on a pidfd on Linux, a kqueue
+// A process can be waited for (reaped) only once, and stop is the one place
+// that does. Until then Stdio learns that the child exited from the OS
+// without reaping it: waitid(WNOWAIT) on a pidfd on Linux, a kqueue
 // NOTE_EXIT on macOS and the BSDs, a wait on a process handle on Windows.
 // Nothing reaps the child before that watch is set up, so the pid it
 // watches is the child's. Once the child has exited (or must be stopped),
-// one goroutine calls mcp-go's Close, which reaps it; that goroutine's
+// one goroutine closes mcp-go's side and calls cmd.Wait; that goroutine's
 // return is what makes reading cmd.ProcessState safe. Watching stdout for
 // EOF would not do: a grandchild holding stdout keeps it open after the
 // child has died.
@@ -89,9 +91,16 @@ type Stdio struct {
 	inner  *mcptransport.Stdio
 	stderr *byteRing
 
-	// Written by command, which runs inside inner.Start on Start's
-	// goroutine; read after, by Start and the supervisor it starts.
+	// The child's stdin and stdout as mcp-go sees them; they reach the
+	// child's pipes once Start has made them.
+	stdin  *lateWriter
+	stdout *limitReader
+
+	// Written by command on Start's goroutine; read after, by Start and the
+	// supervisor it starts. inR, outW and errW are the child's ends.
 	cmd        *exec.Cmd
+	inR, inW   *os.File
+	outR, outW *os.File
 	errR, errW *os.File
 
 	mu       sync.Mutex
@@ -99,6 +108,7 @@ type Stdio struct {
 	cancel   context.CancelCauseFunc // ends the life Start began
 	pid      int
 	onLost   func(error)
+	fault    error // why mcptray stopped a misbehaving server, if it did
 	exitErr  error // why the child ended; set before done closes
 	closeErr error // what Close returns; set before done closes
 	done     chan struct{}
@@ -136,10 +146,12 @@ func NewStdio(cfg StdioConfig) (*Stdio, error) {
 	cfg.Args = slices.Clone(cfg.Args)
 	cfg.Env = maps.Clone(cfg.Env)
 	cfg.BaseEnv = slices.Clone(cfg.BaseEnv) // nil stays nil: it means LoginEnv
-	s := &Stdio{cfg: cfg, stderr: newByteRing(cfg.StderrBytes), done: make(chan struct{})}
-	s.inner = mcptransport.NewStdioWithOptions(cfg.Command, nil, cfg.Args,
-		mcptransport.WithCommandFunc(s.command),
-		mcptransport.WithCommandLogger(cfg.Logger))
+	s := &Stdio{cfg: cfg, stderr: newByteRing(cfg.StderrBytes), done: make(chan struct{}), stdin: &lateWriter{}}
+	s.stdout = &limitReader{limit: MaxMessageSize, mode: limitLine, onExceed: s.misbehaved}
+	// mcp-go spawns a process itself only through exec's StdoutPipe, which
+	// leaves no place to bound a line; over streams it reads ours.
+	s.inner = mcptransport.NewIO(s.stdout, s.stdin, nil)
+	mcptransport.WithCommandLogger(cfg.Logger)(s.inner)
 	return s, nil
 }
 
@@ -162,14 +174,8 @@ func (s *Stdio) Start(ctx context.Context) error {
 	s.cancel = cancel
 	s.mu.Unlock()
 
-	err := s.inner.Start(ctx)
-	if s.errW != nil {
-		s.errW.Close() // the child has its own copy, or there is no child
-	}
-	if err != nil {
-		if s.errR != nil {
-			s.errR.Close()
-		}
+	if err := s.spawn(ctx); err != nil {
+		s.closePipes()
 		cancel(nil)
 		err = fmt.Errorf("starting %s: %w", s.cfg.Command, err)
 		s.end(err, nil)
@@ -183,7 +189,8 @@ func (s *Stdio) Start(ctx context.Context) error {
 		// Unwatched, the child could not be looked after: end it now.
 		_ = s.cmd.Process.Kill()
 		_ = s.inner.Close()
-		s.errR.Close()
+		_ = s.cmd.Wait()
+		s.closePipes()
 		cancel(nil)
 		err = fmt.Errorf("starting %s: watching its process: %w", s.cfg.Command, err)
 		s.end(err, nil)
@@ -198,11 +205,47 @@ func (s *Stdio) Start(ctx context.Context) error {
 	return nil
 }
 
-// command builds the child's exec.Cmd for mcp-go, which then adds the stdin
-// and stdout pipes and starts it. stderr goes to a pipe of our own (an
-// *os.File, so exec copies nothing and cmd.Wait waits for no copying), which
-// drain empties into the ring; mcp-go leaves a Cmd's Stderr alone when set.
-func (s *Stdio) command(ctx context.Context, name string, _ []string, args []string) (*exec.Cmd, error) {
+// spawn builds the child's command and starts it, with stdin, stdout and
+// stderr on pipes of our own, closes the child's ends here (the child has
+// its copies, or there is no child), and has mcp-go start reading.
+func (s *Stdio) spawn(ctx context.Context) error {
+	cmd, err := s.command(ctx)
+	if err != nil {
+		return err
+	}
+	err = startProcess(cmd)
+	s.inR.Close()
+	s.outW.Close()
+	s.errW.Close()
+	if err != nil {
+		return err
+	}
+	s.stdout.r = s.outR
+	s.stdin.set(s.inW)
+	if err := s.inner.Start(ctx); err != nil { // over streams it only starts reading
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return err
+	}
+	return nil
+}
+
+// closePipes closes mcptray's ends of the child's pipes (and the child's
+// ends, if spawn did not get to it); closing one twice does no harm.
+func (s *Stdio) closePipes() {
+	for _, f := range []*os.File{s.inR, s.inW, s.outR, s.outW, s.errR, s.errW} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// command builds the child's exec.Cmd, its stdin, stdout and stderr on
+// pipes of our own: *os.Files, so exec copies nothing and cmd.Wait waits for
+// no copying. mcp-go reads stdout, through the line limit; drain empties
+// stderr into the ring.
+func (s *Stdio) command(ctx context.Context) (*exec.Cmd, error) {
+	name, args := s.cfg.Command, s.cfg.Args
 	base := s.cfg.BaseEnv
 	if base == nil {
 		base = LoginEnv(ctx, s.cfg.Logger)
@@ -232,12 +275,15 @@ func (s *Stdio) command(ctx context.Context, name string, _ []string, args []str
 	cmd.Env = env
 	cmd.SysProcAttr = sysProcAttr()
 	wrapScript(cmd, env)
-	r, w, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("making its stderr pipe: %w", err)
+	var err1, err2, err3 error
+	s.inR, s.inW, err1 = os.Pipe()
+	s.outR, s.outW, err2 = os.Pipe()
+	s.errR, s.errW, err3 = os.Pipe()
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return nil, fmt.Errorf("making its pipes: %w", err)
 	}
-	cmd.Stderr = w
-	s.cmd, s.errR, s.errW = cmd, r, w
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.inR, s.outW, s.errW
+	s.cmd = cmd
 	return cmd, nil
 }
 
@@ -264,9 +310,13 @@ func (s *Stdio) supervise(ctx context.Context, g *procGroup, drained <-chan stru
 	}
 	crashed := g.hasExited() // it ended before anyone asked it to
 	reaped, stopErr := s.stop(g)
+	s.outR.Close() // a grandchild may hold stdout open: mcp-go's reader must end
+	fault := s.faultErr()
 
 	var exit error
 	switch {
+	case fault != nil:
+		exit = fault
 	case reaped && s.cmd.ProcessState != nil:
 		code, sig := exitStatus(s.cmd.ProcessState)
 		exit = &ExitError{Code: code, Signal: sig, Stopped: !crashed}
@@ -282,16 +332,19 @@ func (s *Stdio) supervise(ctx context.Context, g *procGroup, drained <-chan stru
 	case <-timer.C:
 	}
 	timer.Stop()
-	s.errR.Close()
+	s.closePipes()
 	g.release()
 
-	if crashed {
+	switch {
+	case crashed:
 		s.cfg.Logger.Warn("stdio server ended by itself", "pid", g.pid, "why", exit)
-	} else {
+	case fault != nil:
+		s.cfg.Logger.Warn("stopped a stdio server that broke the protocol", "pid", g.pid, "why", exit)
+	default:
 		s.cfg.Logger.Info("stopped stdio server", "pid", g.pid, "why", exit)
 	}
 	s.end(exit, stopErr)
-	if crashed {
+	if crashed || fault != nil {
 		s.mu.Lock()
 		onLost := s.onLost
 		s.mu.Unlock()
@@ -305,11 +358,14 @@ func (s *Stdio) supervise(ctx context.Context, g *procGroup, drained <-chan stru
 // the group, Grace, SIGKILL to the group. It reports whether the child was
 // reaped (so cmd.ProcessState may be read), and an error if it would not die.
 func (s *Stdio) stop(g *procGroup) (reaped bool, err error) {
-	// mcp-go's Close closes stdin, fails the calls in flight and waits for
-	// the child: the one cmd.Wait. Its own SIGTERM and SIGKILL reach only the
-	// child, 2 and 5 s after stdin closes; ours reach the group.
-	innerDone := make(chan error, 1)
-	go func() { innerDone <- s.inner.Close() }()
+	// mcp-go's Close fails the calls in flight and closes stdin; then the
+	// one cmd.Wait reaps the child once it has exited.
+	waited := make(chan struct{})
+	go func() {
+		_ = s.inner.Close()
+		_ = s.cmd.Wait()
+		close(waited)
+	}()
 
 	grace := s.cfg.Grace
 	first := min(stdinGrace, grace)
@@ -329,11 +385,33 @@ func (s *Stdio) stop(g *procGroup) (reaped bool, err error) {
 			}
 		}
 	}
-	innerErr := <-innerDone
-	// mcp-go's Close returns before its cmd.Wait has returned only when it
-	// gives up (ErrChildShutdownTimeout): then ProcessState is not ours to read.
-	reaped = g.hasExited() && !errors.Is(innerErr, mcptransport.ErrChildShutdownTimeout)
-	return reaped, err
+	if !g.hasExited() {
+		// Wait would block until it does: leave it to its goroutine, and
+		// ProcessState unread.
+		return false, err
+	}
+	<-waited // prompt: the child is a zombie, and exec copies nothing
+	return true, err
+}
+
+// misbehaved stops a server that broke the protocol in a way mcptray cannot
+// read past (a line over MaxMessageSize); ExitErr then says why.
+func (s *Stdio) misbehaved(err error) {
+	s.mu.Lock()
+	if s.fault == nil {
+		s.fault = err
+	}
+	cancel := s.cancel
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel(err)
+	}
+}
+
+func (s *Stdio) faultErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fault
 }
 
 // end records how the transport ended and closes done.
@@ -375,8 +453,9 @@ func (s *Stdio) Close() error {
 // called before Start.
 func (s *Stdio) Done() <-chan struct{} { return s.done }
 
-// ExitErr says why the child ended, in plain words (an *ExitError, or
-// Start's error); nil until Done is closed.
+// ExitErr says why the child ended, in plain words (an *ExitError, Start's
+// error, or why mcptray stopped a server that broke the protocol, such as a
+// *MessageTooLargeError); nil until Done is closed.
 func (s *Stdio) ExitErr() error {
 	select {
 	case <-s.done:
@@ -400,8 +479,16 @@ func (s *Stdio) Pid() int {
 }
 
 // SendRequest implements mcp-go's transport.Interface.
+// A request cut short because mcptray stopped a misbehaving server fails
+// with the reason, not mcp-go's "transport closed".
 func (s *Stdio) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
-	return s.inner.SendRequest(ctx, req)
+	resp, err := s.inner.SendRequest(ctx, req)
+	if err != nil {
+		if fault := s.faultErr(); fault != nil {
+			return nil, fault
+		}
+	}
+	return resp, err
 }
 
 // SendNotification implements mcp-go's transport.Interface.
@@ -438,11 +525,20 @@ type ExitError struct {
 	Stopped bool // mcptray was stopping it (Close, or Start's context ended)
 }
 
+// Error says how the process ended as what follows "the server": "exited
+// with status 3", "was killed by signal 9 (SIGKILL)", "stopped by mcptray
+// (exited with status 0)".
 func (e *ExitError) Error() string {
 	var how string
 	switch {
 	case e.Signal != 0:
 		how = fmt.Sprintf("killed by signal %d", e.Signal)
+		if name := signalName(e.Signal); name != "" {
+			how += " (" + name + ")"
+		}
+		if !e.Stopped {
+			return "was " + how // "the server was killed by signal 9 (SIGKILL)"
+		}
 	case e.Code == -1:
 		how = "exited (how is unknown)"
 	case e.Code < 0 || e.Code > 0xffff: // a Windows NTSTATUS, read in hex
@@ -454,4 +550,43 @@ func (e *ExitError) Error() string {
 		return "stopped by mcptray (" + how + ")"
 	}
 	return how
+}
+
+// lateWriter is the child's stdin as mcp-go holds it from NewStdio on: it
+// writes nowhere until Start gives it the pipe.
+type lateWriter struct {
+	mu     sync.Mutex
+	w      io.WriteCloser
+	closed bool
+}
+
+func (l *lateWriter) set(w io.WriteCloser) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		w.Close()
+		return
+	}
+	l.w = w
+}
+
+func (l *lateWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	w := l.w
+	l.mu.Unlock()
+	if w == nil {
+		return 0, errors.New("the server is not running")
+	}
+	return w.Write(p)
+}
+
+func (l *lateWriter) Close() error {
+	l.mu.Lock()
+	w := l.w
+	l.closed = true
+	l.mu.Unlock()
+	if w == nil {
+		return nil
+	}
+	return w.Close()
 }

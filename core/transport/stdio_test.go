@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,7 +47,9 @@ func init() {
 //	           stderr too, and answers its pid) and roots (asks the client)
 //	ignoreterm the same server, ignoring SIGTERM and, after stdin closes, living on
 //	flood      floodBytes to stderr, then floodEnd, then exit 0
+//	bigline    a line of MaxMessageSize+1 bytes to stdout, unended, then sleep
 //	sleep      sleep for an hour
+//	parent     start a "sleep" child through Stdio, print its pid, sleep for an hour
 func runStdioChild(mode string) int {
 	switch mode {
 	case "mcp":
@@ -61,7 +64,26 @@ func runStdioChild(mode string) int {
 			os.Stderr.Write(chunk)
 		}
 		os.Stderr.WriteString(floodEnd)
+	case "bigline":
+		os.Stdout.WriteString(strings.Repeat("x", MaxMessageSize+1))
+		time.Sleep(time.Hour)
 	case "sleep":
+		time.Sleep(time.Hour)
+	case "parent":
+		exe, err := os.Executable()
+		if err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			return 1
+		}
+		s, err := NewStdio(StdioConfig{Command: exe, Env: map[string]string{stdioChildVar: "sleep"}, BaseEnv: os.Environ()})
+		if err == nil {
+			err = s.Start(context.Background())
+		}
+		if err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			return 1
+		}
+		os.Stdout.WriteString(strconv.Itoa(s.Pid()) + "\n")
 		time.Sleep(time.Hour)
 	default:
 		os.Stderr.WriteString("unknown child mode " + mode + "\n")
@@ -378,13 +400,17 @@ func TestStdioConfigChecks(t *testing.T) {
 
 func TestStdioExitErrorWords(t *testing.T) {
 	t.Parallel()
+	sigkillName := " (SIGKILL)"
+	if runtime.GOOS == "windows" {
+		sigkillName = ""
+	}
 	ntStatus := uint32(0xC0000005) // negative as an int on 32-bit Windows
 	for _, tc := range []struct {
 		err  ExitError
 		want string
 	}{
 		{ExitError{Code: 3}, "exited with status 3"},
-		{ExitError{Code: -1, Signal: 9}, "killed by signal 9"},
+		{ExitError{Code: -1, Signal: 9}, "was killed by signal 9" + sigkillName},
 		{ExitError{Code: 0, Stopped: true}, "stopped by mcptray (exited with status 0)"},
 		{ExitError{Code: -1}, "exited (how is unknown)"},
 		{ExitError{Code: int(ntStatus)}, "exited with status 0xc0000005"},
@@ -392,5 +418,31 @@ func TestStdioExitErrorWords(t *testing.T) {
 		if got := tc.err.Error(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.err, got, tc.want)
 		}
+	}
+}
+
+// TestStdioLineOverTheLimit: a server that writes a line longer than
+// MaxMessageSize is stopped rather than read into memory, and both ExitErr
+// and the lost-connection handler say why.
+func TestStdioLineOverTheLimit(t *testing.T) {
+	t.Parallel()
+	s := newStdioChild(t, "bigline", nil)
+	lost := make(chan error, 1)
+	s.SetConnectionLostHandler(func(err error) { lost <- err })
+	if err := s.Start(stdioTestCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	waitStdioDone(t, s, 10*time.Second)
+	var tooLarge *MessageTooLargeError
+	if err := s.ExitErr(); !errors.As(err, &tooLarge) || tooLarge.Limit != 32<<20 {
+		t.Fatalf("ExitErr = %v, want a *MessageTooLargeError at 32 MiB", err)
+	}
+	select {
+	case err := <-lost:
+		if !errors.As(err, &tooLarge) {
+			t.Errorf("connection lost with %v, want the *MessageTooLargeError", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the lost-connection handler was not called")
 	}
 }

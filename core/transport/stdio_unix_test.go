@@ -112,7 +112,7 @@ func TestStdioSIGTERMIgnoredMeansSIGKILLAfterGrace(t *testing.T) {
 	if err := s.ExitErr(); !errors.As(err, &ee) || ee.Signal != int(syscall.SIGKILL) {
 		t.Fatalf("ExitErr = %v, want killed by SIGKILL", err)
 	}
-	if got := s.ExitErr().Error(); got != "stopped by mcptray (killed by signal 9)" {
+	if got := s.ExitErr().Error(); got != "stopped by mcptray (killed by signal 9 (SIGKILL))" {
 		t.Errorf("ExitErr says %q", got)
 	}
 }

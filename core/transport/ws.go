@@ -21,8 +21,8 @@ const (
 	wsSubprotocol = "mcp"
 	// wsReadLimit bounds one message from the server. coder/websocket's
 	// default, 32 KiB, is smaller than many a tools/list or a tool's
-	// answer; 16 MiB still stops a server from exhausting memory.
-	wsReadLimit = 16 << 20
+	// answer; MaxMessageSize is the bound every transport shares.
+	wsReadLimit = MaxMessageSize
 	// wsWriteTimeout bounds writing one message. A write that cannot finish
 	// in that time means the connection is stuck; coder/websocket then
 	// closes it, which fails every request waiting on it.
