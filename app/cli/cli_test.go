@@ -194,7 +194,7 @@ func TestApproveDenyFollowContent(t *testing.T) {
 	if !strings.Contains(out, "1 server(s) there wait for your approval") {
 		t.Errorf("folders add: %q", out)
 	}
-	if s, _ := h.list().server("notes"); s.Approval != config.Pending || s.Runnable || s.Cwd != proj {
+	if s, _ := h.list().server("notes"); s.Approval != config.Undecided || s.Runnable || s.Cwd != proj {
 		t.Fatalf("a new local server must await approval and start in its folder: %+v", s)
 	}
 	if out := h.must("list"); !strings.Contains(out, "awaiting approval") || !strings.Contains(out, "mcptray approve NAME") {
@@ -216,7 +216,7 @@ func TestApproveDenyFollowContent(t *testing.T) {
 
 	// Changing what it runs asks again.
 	h.write("proj/.mcp.json", `{"mcpServers": {"notes": {"command": "node", "args": ["notes.js", "--evil"], "env": {"TOKEN": "abc123"}}}}`)
-	if s, _ := h.list().server("notes"); s.Approval != config.Pending {
+	if s, _ := h.list().server("notes"); s.Approval != config.Undecided {
 		t.Fatalf("after a change of args: %+v", s)
 	}
 	h.must("deny", "notes")

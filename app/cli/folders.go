@@ -69,7 +69,7 @@ func (c *cmdContext) addFolder(dir string) error {
 	set := c.loader.Load()
 	n := 0
 	for _, e := range set.Servers {
-		if e.Origin.Folder == dir && e.Approval == config.Pending {
+		if e.Origin.Folder == dir && e.Approval == config.Undecided {
 			n++
 		}
 	}

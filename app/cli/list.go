@@ -143,7 +143,7 @@ func (c *cmdContext) printList(snap service.Snapshot) {
 func countPending(servers []service.Server) int {
 	n := 0
 	for _, e := range servers {
-		if e.Approval == config.Pending {
+		if e.Approval == config.Undecided {
 			n++
 		}
 	}
@@ -157,7 +157,7 @@ func mayRun(e service.Server) string {
 		return "not running"
 	case e.Disabled:
 		return "disabled"
-	case e.Approval == config.Pending:
+	case e.Approval == config.Undecided:
 		return "awaiting approval"
 	case e.Approval == config.Denied:
 		return "denied"

@@ -80,7 +80,7 @@ func checkParse(t *testing.T, src Source, data []byte) {
 			t.Fatalf("name %q or signature %s twice in a Set", e.Name, e.Signature)
 		}
 		seen[e.Name], sigs[e.Signature] = true, true
-		if e.Approval != NotNeeded && !src.Scope.NeedsApproval() || e.Approval != Pending && src.Scope.NeedsApproval() {
+		if e.Approval != NotNeeded && !src.Scope.NeedsApproval() || e.Approval != Undecided && src.Scope.NeedsApproval() {
 			t.Fatalf("%s server %q has approval %s", src.Scope, e.Name, e.Approval)
 		}
 	}

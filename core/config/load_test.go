@@ -54,9 +54,9 @@ func TestLoadEveryApp(t *testing.T) {
 		{"cursor", Imported, "Cursor", filepath.Join(h.paths.Home, ".cursor", "mcp.json"), "", NotNeeded},
 		{"vscode", Imported, "VS Code", filepath.Join(h.paths.UserConfigDir, "Code", "User", "mcp.json"), "", NotNeeded},
 		{"dyn", Dynamic, "", "", "", NotNeeded},
-		{"local", Local, ".mcp.json", filepath.Join(shop, ".mcp.json"), shop, Pending},
-		{"vsproj", Project, "VS Code project", filepath.Join(shop, ".vscode", "mcp.json"), shop, Pending},
-		{"cursorproj", Project, "Cursor project", filepath.Join(shop, ".cursor", "mcp.json"), shop, Pending},
+		{"local", Local, ".mcp.json", filepath.Join(shop, ".mcp.json"), shop, Undecided},
+		{"vsproj", Project, "VS Code project", filepath.Join(shop, ".vscode", "mcp.json"), shop, Undecided},
+		{"cursorproj", Project, "Cursor project", filepath.Join(shop, ".cursor", "mcp.json"), shop, Undecided},
 		{"plugin", Managed, "plugin notes", filepath.Join(plugin, ".mcp.json"), "", NotNeeded},
 	}
 	if len(set.Servers) != len(want) {

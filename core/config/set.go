@@ -37,7 +37,7 @@ func (e *Entry) Status() string {
 		return "not running"
 	case e.Disabled:
 		return "disabled"
-	case e.Approval == Pending:
+	case e.Approval == Undecided:
 		return "awaiting approval"
 	case e.Approval == Denied:
 		return "denied"
@@ -105,7 +105,7 @@ func merge(all []Server, policy *Policy, decisions map[string]Decision) *Set {
 			continue
 		}
 		if e.Scope.NeedsApproval() {
-			e.Approval = Pending
+			e.Approval = Undecided
 			if d, ok := decisions[e.ApprovalKey]; ok {
 				e.Approval = d.Approval
 			}

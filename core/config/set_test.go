@@ -180,12 +180,12 @@ func TestEntryRunnable(t *testing.T) {
 	}{
 		{Entry{Approval: NotNeeded}, true, "ready"},
 		{Entry{Approval: Approved}, true, "ready"},
-		{Entry{Approval: Pending}, false, "awaiting approval"},
+		{Entry{Approval: Undecided}, false, "awaiting approval"},
 		{Entry{Approval: Denied}, false, "denied"},
 		{Entry{Approval: NotNeeded, Suppressed: "blocked"}, false, "not running"},
-		{Entry{Approval: Pending, Suppressed: "blocked"}, false, "not running"},
+		{Entry{Approval: Undecided, Suppressed: "blocked"}, false, "not running"},
 		{Entry{Approval: Approved, Server: Server{Disabled: true}}, false, "disabled"},
-		{Entry{Approval: Pending, Server: Server{Disabled: true}}, false, "disabled"},
+		{Entry{Approval: Undecided, Server: Server{Disabled: true}}, false, "disabled"},
 	}
 	for _, tt := range tests {
 		if got := tt.e.Runnable(); got != tt.want {

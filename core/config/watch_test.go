@@ -130,7 +130,7 @@ func TestWatch(t *testing.T) {
 
 		replace(t, mcp, `{"mcpServers": {"tool": {"command": "node", "args": ["v1.js"]}}}`)
 		u := expectChanges(t, updates, []string{"tool"}, nil, nil)
-		if e := u.Changes.Added[0]; e.Args[0] != "v1.js" || e.Approval != Pending {
+		if e := u.Changes.Added[0]; e.Args[0] != "v1.js" || e.Approval != Undecided {
 			t.Errorf("added %+v", e)
 		}
 

@@ -64,7 +64,7 @@ func TestStatesBeforeConnecting(t *testing.T) {
 	t.Parallel()
 	m := newTestManager(t, testOptions())
 	pending := stdioEntry("pending")
-	pending.Approval = config.Pending
+	pending.Approval = config.Undecided
 	denied := stdioEntry("denied")
 	denied.Approval = config.Denied
 	off := stdioEntry("off")

@@ -105,7 +105,7 @@ func (c *serverConn) run() {
 	defer c.m.wg.Done()
 	defer close(c.done)
 	switch {
-	case c.entry.Approval == config.Pending:
+	case c.entry.Approval == config.Undecided:
 		c.set(AwaitingApproval, "waits for your approval")
 		return
 	case c.entry.Approval == config.Denied:

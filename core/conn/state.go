@@ -169,10 +169,3 @@ func (st Status) Transition(to State, now time.Time, errText string) (Status, er
 	}
 	return next, nil
 }
-
-// AuthExpired reports whether st is a NeedsAuth state older than
-// NeedsAuthTTL at now, so the server may be tried again without a new
-// sign-in.
-func (st Status) AuthExpired(now time.Time) bool {
-	return st.State == NeedsAuth && now.Sub(st.Since) >= NeedsAuthTTL
-}

@@ -248,28 +248,3 @@ func TestStatusTransition(t *testing.T) {
 		})
 	}
 }
-
-func TestAuthExpired(t *testing.T) {
-	t.Parallel()
-	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	tests := []struct {
-		name string
-		st   Status
-		now  time.Time
-		want bool
-	}{
-		{"fresh", Status{State: NeedsAuth, Since: t0}, t0.Add(time.Minute), false},
-		{"just before", Status{State: NeedsAuth, Since: t0}, t0.Add(NeedsAuthTTL - time.Nanosecond), false},
-		{"at the TTL", Status{State: NeedsAuth, Since: t0}, t0.Add(NeedsAuthTTL), true},
-		{"long after", Status{State: NeedsAuth, Since: t0}, t0.Add(time.Hour), true},
-		{"other state", Status{State: Failed, Since: t0}, t0.Add(time.Hour), false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			if got := tt.st.AuthExpired(tt.now); got != tt.want {
-				t.Errorf("AuthExpired = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}

@@ -66,7 +66,7 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 // expectedState is the state a server will take once applied.
 func expectedState(e *config.Entry) conn.State {
 	switch {
-	case e.Approval == config.Pending:
+	case e.Approval == config.Undecided:
 		return conn.AwaitingApproval
 	case e.Approval == config.Denied, e.Disabled:
 		return conn.Disabled

@@ -17,9 +17,11 @@ const (
 	Approved Approval = "approved"
 	// Denied: the person refused exactly what the server runs now.
 	Denied Approval = "denied"
-	// Pending: the server waits for the person's decision, because it is
-	// new or because what it runs has changed since they decided.
-	Pending Approval = "pending"
+	// Undecided: the server waits for the person's decision, because it
+	// is new or because what it runs has changed since they decided. (Its
+	// text stays "pending", which scripts read in list --json; in Go, pending
+	// is a connection state, conn.Pending, and nothing else.)
+	Undecided Approval = "pending"
 )
 
 // ApprovalKey is a hash of everything that decides what a server runs:
