@@ -18,6 +18,7 @@ import (
 // promise to scripts: add fields, never rename or remove one.
 type listedServer struct {
 	Name         string          `json:"name"`
+	NameHidden   bool            `json:"nameHidden,omitempty"`
 	ConfigName   string          `json:"configName"`
 	Scope        config.Scope    `json:"scope"`
 	Origin       config.Origin   `json:"origin"`
@@ -44,7 +45,7 @@ type listing struct {
 
 func listed(e service.Server) listedServer {
 	return listedServer{
-		Name: e.Name, ConfigName: e.ConfigName, Scope: e.Scope, Origin: e.Origin,
+		Name: e.Name, NameHidden: e.NameHidden, ConfigName: e.ConfigName, Scope: e.Scope, Origin: e.Origin,
 		Transport: string(e.Transport), Signature: e.Signature,
 		Command: e.Command, Args: e.Args, Cwd: e.Cwd, EnvNames: e.EnvNames,
 		URL: e.URL, HeaderNames: e.HeaderNames,
@@ -119,7 +120,11 @@ func (c *cmdContext) printList(snap service.Snapshot) {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "NAME\tSCOPE\tSTATUS\tRUNS\tFROM")
 		for _, e := range running {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sanitize.Line(e.Name), e.Scope, mayRun(e), c.runs(e), c.from(e.Origin))
+			name := sanitize.Line(e.Name)
+			if e.NameHidden {
+				name += " (its name hides characters)"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, e.Scope, mayRun(e), c.runs(e), c.from(e.Origin))
 		}
 		tw.Flush()
 	}

@@ -31,6 +31,9 @@ type Snapshot struct {
 // Server is one server as a person sees it.
 type Server struct {
 	Name string `json:"name"`
+	// NameHidden says the name as written holds hidden characters (each
+	// shown as ? in Name), so it cannot pass for another server's.
+	NameHidden bool `json:"nameHidden,omitempty"`
 	// ConfigName is the name as written in its file.
 	ConfigName string           `json:"configName"`
 	Scope      config.Scope     `json:"scope"`

@@ -77,7 +77,7 @@ func expectedState(e *config.Entry) conn.State {
 // fromEntry is what the config says of a server, before its state.
 func fromEntry(e *config.Entry) Server {
 	return Server{
-		Name: e.Name, ConfigName: e.ConfigName, Scope: e.Scope, Origin: e.Origin,
+		Name: e.Name, NameHidden: e.NameHidden, ConfigName: e.ConfigName, Scope: e.Scope, Origin: e.Origin,
 		Transport: e.Transport, Signature: e.Signature,
 		Command: e.Command, Args: e.Args, Cwd: e.Cwd, EnvNames: e.EnvNames(), EnvFile: e.EnvFile,
 		URL: e.URL, HeaderNames: e.HeaderNames(),
