@@ -59,7 +59,7 @@ func init() {
 		{"add", "NAME --url URL [--transport http|sse|ws] [--header K=V]…", "add a remote server", nil},
 		{"remove", "NAME", "remove a server you added", runRemove},
 		{"folders", "add|remove|list [PATH]", "choose the project folders whose servers mcptray reads", runFolders},
-		{"status", "[--json]", "connect to every server and say how each is doing", runStatus},
+		{"status", "[--json]", "connect to every server and say how each is doing; exits 1 when one that should run is not connected", runStatus},
 		{"tools", "SERVER|URL [--json]", "list a server's tools", withSignIn(runTools)},
 		{"call", "SERVER|URL TOOL [JSON]", "call a tool and print what it returns", withSignIn(runCall)},
 		{"login", "[--client-id ID] [--client-secret-file FILE] [--scope S] [--callback-port N] SERVER|URL", "sign in to a remote server in your browser", runLogin},
@@ -161,8 +161,11 @@ func synopsis(name string) string {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "mcptray keeps your MCP servers in one place.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run it without a command to open the app. Commands:")
+	fmt.Fprintln(w, "Run it without a command to start it in the tray (or open its window when it runs).")
+	fmt.Fprintln(w, "While it runs, these commands go through it, so every server runs once. Commands:")
 	for _, c := range commands {
 		fmt.Fprintf(w, "  mcptray %s %s\n      %s\n", c.name, c.args, c.help)
 	}
+	fmt.Fprintln(w, "\nExit codes: 0 done, 1 failed (status: a server is not connected), 2 called wrongly.")
+	fmt.Fprintln(w, "MCPTRAY_DEBUG=1 shows what mcptray does on stderr.")
 }

@@ -13,10 +13,12 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcptray/mcptray/core/config"
 )
 
-// Name is the built-in server's name.
-const Name = "mcptray"
+// Name is the built-in server's name, which the config keeps free for it.
+const Name = config.BuiltinName
 
 // ServerState is what the status tool reports of one server.
 type ServerState struct {

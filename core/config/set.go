@@ -115,7 +115,7 @@ func merge(all []Server, policy *Policy, decisions map[string]Decision) *Set {
 	}
 	// Names without hidden characters are given out first, so that a
 	// marked name never takes one that a name without them would get.
-	names := map[string]bool{}
+	names := map[string]bool{BuiltinName: true}
 	for _, hidden := range []bool{false, true} {
 		for i := range set.Servers {
 			if e := &set.Servers[i]; e.NameHidden == hidden {
@@ -130,6 +130,11 @@ func merge(all []Server, policy *Policy, decisions map[string]Decision) *Set {
 	}
 	return set
 }
+
+// BuiltinName is the name of mcptray's own built-in server, which no
+// configured server may take: one called so is renamed (mcptray-2), as any
+// other name clash is.
+const BuiltinName = "mcptray"
 
 // uniqueName returns name, or name-2, name-3… when it is taken, and marks
 // the result taken. Servers are visited most trusted first, so the most

@@ -210,3 +210,16 @@ func TestMergeCopies(t *testing.T) {
 		t.Errorf("the Set follows its input: %+v", got.Server)
 	}
 }
+
+// TestBuiltinNameIsKept: a configured server called like mcptray's own
+// built-in server is renamed, as any name clash is, so it is neither
+// started and shadowed nor able to pass for the built-in one.
+func TestBuiltinNameIsKept(t *testing.T) {
+	t.Parallel()
+	h := newTestHome(t)
+	writeFile(t, h.paths.UserFile(), `{"mcpServers": {"mcptray": {"command": "impostor"}}}`)
+	set := h.loader(nil).Load()
+	if len(set.Servers) != 1 || set.Servers[0].Name != "mcptray-2" || set.Servers[0].ConfigName != "mcptray" {
+		t.Errorf("servers = %+v; want the configured one as mcptray-2", set.Servers)
+	}
+}

@@ -34,11 +34,11 @@ func (m *Manager) dial(ctx context.Context, s *config.Server) (*session, error) 
 	case config.InProcess:
 		srv := m.opts.Builtin[s.Name]
 		if srv == nil {
-			return nil, fmt.Errorf("mcptray has no built-in server called %q", s.Name)
+			return nil, fmt.Errorf("there is no built-in server called %q", s.Name)
 		}
 		return m.handshake(ctx, s, mcptransport.NewInProcessTransport(srv), nil, nil)
 	}
-	return nil, fmt.Errorf("mcptray cannot connect over %q", s.Transport)
+	return nil, fmt.Errorf("cannot connect over %q", s.Transport)
 }
 
 func (m *Manager) dialStdio(ctx context.Context, s *config.Server) (*session, error) {

@@ -47,7 +47,7 @@ func New(opts Options) *Manager {
 }
 
 // ErrClosed is returned by calls on a closed Manager.
-var ErrClosed = errors.New("mcptray is shutting down")
+var ErrClosed = errors.New("shutting down")
 
 // Apply makes the running connections match set: servers that are new or
 // whose config changed are (re)connected, removed ones are stopped, and the

@@ -215,10 +215,11 @@ func (m *Manager) SignOut(ctx context.Context, s *config.Server) error {
 		return errNoStore
 	}
 	revokeErr := m.revokeStored(ctx, s)
-	err := errors.Join(
-		m.opts.Store.Delete(ctx, tokensKey(s)),
-		m.opts.Store.Delete(ctx, clientKey(s)),
-	)
+	err := m.opts.Store.Delete(ctx, tokensKey(s))
+	if err == nil || !secret.IsUnavailable(err) {
+		// With no keychain the second would only say the same again.
+		err = errors.Join(err, m.opts.Store.Delete(ctx, clientKey(s)))
+	}
 	m.source(s).forget()
 	if err != nil {
 		return fmt.Errorf("forgetting the sign-in: %w", err)

@@ -2,6 +2,7 @@ package service
 
 import (
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -95,13 +96,41 @@ func explainFailure(e *config.Entry, why, stderr string) (string, Fix) {
 				Hint: fmt.Sprintf("Set %s in the server's \"env\" in %s; mcptray starts it again when the file changes.", v, e.Origin.File)}
 		}
 	}
-	if e.Transport.Remote() && (strings.Contains(why, "HTTP 403") || strings.Contains(why, "refused")) {
-		return why, Fix{Action: SignInAction, Label: "Sign in again…"}
+	if e.Transport.Remote() {
+		if reason, ok := networkFailure(e, why); ok {
+			return reason, Fix{Action: RetryAction, Label: "Retry", Hint: "Check the address and your internet connection, then press Retry."}
+		}
+		if strings.Contains(why, "HTTP 403") || strings.Contains(why, "refused access") {
+			return why, Fix{Action: SignInAction, Label: "Sign in again…"}
+		}
 	}
 	if why == "" {
 		why = "it stopped working"
 	}
 	return why, retry
+}
+
+// networkFailure says in plain words why a remote server could not be
+// reached, when the error is one of the network's own.
+func networkFailure(e *config.Entry, why string) (string, bool) {
+	host := e.URL
+	if u, err := url.Parse(e.URL); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	host = sanitize.Line(host)
+	switch {
+	case strings.Contains(why, "no such host"):
+		return fmt.Sprintf("cannot find %s: the name is unknown, or this computer is offline", host), true
+	case strings.Contains(why, "connection refused"):
+		return fmt.Sprintf("nothing answers at %s (the connection was refused): is the server running?", host), true
+	case strings.Contains(why, "network is unreachable"), strings.Contains(why, "no route to host"):
+		return fmt.Sprintf("cannot reach %s: this computer seems to be offline", host), true
+	case strings.Contains(why, "i/o timeout"), strings.Contains(why, "TLS handshake timeout"):
+		return fmt.Sprintf("%s did not answer in time", host), true
+	case strings.Contains(why, "certificate"):
+		return fmt.Sprintf("%s's certificate is not valid for it, so mcptray does not trust the connection", host), true
+	}
+	return "", false
 }
 
 func programName(command string) string {

@@ -7,8 +7,10 @@ import (
 )
 
 // SanitizeResult removes hidden characters from the text a tool returned,
-// in place, before a person or a model reads it. Images, audio and binary
-// resources pass unchanged: they are not read as text.
+// in place, before a person or a model reads it: its text, the MIME types
+// and links it names, and every string in its structured content. The
+// bytes of images, audio and binary resources pass unchanged: they are not
+// read as text.
 func SanitizeResult(r *mcp.CallToolResult) {
 	if r == nil {
 		return
@@ -24,8 +26,42 @@ func SanitizeResult(r *mcp.CallToolResult) {
 			r.Content[i] = sanitizeEmbedded(c)
 		case *mcp.EmbeddedResource:
 			*c = sanitizeEmbedded(*c)
+		case mcp.ImageContent:
+			c.MIMEType = sanitize.Line(c.MIMEType)
+			r.Content[i] = c
+		case *mcp.ImageContent:
+			c.MIMEType = sanitize.Line(c.MIMEType)
+		case mcp.AudioContent:
+			c.MIMEType = sanitize.Line(c.MIMEType)
+			r.Content[i] = c
+		case *mcp.AudioContent:
+			c.MIMEType = sanitize.Line(c.MIMEType)
+		case mcp.ResourceLink:
+			c.URI, c.Name, c.MIMEType = sanitize.Line(c.URI), sanitize.Line(c.Name), sanitize.Line(c.MIMEType)
+			r.Content[i] = c
 		}
 	}
+	r.StructuredContent = sanitizeValue(r.StructuredContent)
+}
+
+// sanitizeValue sanitises every string in a decoded JSON value, keys too.
+func sanitizeValue(v any) any {
+	switch v := v.(type) {
+	case string:
+		return sanitize.String(v)
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[sanitize.Line(k)] = sanitizeValue(x)
+		}
+		return out
+	case []any:
+		for i, x := range v {
+			v[i] = sanitizeValue(x)
+		}
+		return v
+	}
+	return v
 }
 
 func sanitizeEmbedded(e mcp.EmbeddedResource) mcp.EmbeddedResource {
