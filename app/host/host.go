@@ -120,6 +120,7 @@ func Run(ctx context.Context, opts Options) int {
 		},
 		Quit:       quit,
 		WindowOpen: srv.WindowOpen,
+		Dark:       tray.PrefersDark(),
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mcptray: %v\n", err)
