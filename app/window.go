@@ -163,31 +163,35 @@ func (v *window) showSnapshot() {
 	v.sizeRows()
 	v.list.Refresh()
 
+	scroll := false
 	if v.want != "" {
 		if sv, ok := s.Find(v.want); ok {
-			v.sel, v.want = sv.Name, ""
+			v.sel, v.want, scroll = sv.Name, "", true
 		}
 	}
-	v.selectRow()
+	v.selectRow(scroll)
 }
 
 // focus selects the server called name, now or once a Snapshot has it.
 func (v *window) focus(name string) {
 	if sv, ok := v.snap.Find(name); ok {
 		v.sel, v.want = sv.Name, ""
-		v.selectRow()
+		v.selectRow(true)
 		return
 	}
 	v.want = name
 }
 
 // selectRow selects v.sel in the list and shows it in the detail pane, or
-// shows nothing when it is gone.
-func (v *window) selectRow() {
+// shows nothing when it is gone. It scrolls the list to it when asked:
+// not on every change, which would undo the person's scrolling.
+func (v *window) selectRow(scroll bool) {
 	for i, r := range v.rows {
 		if r.header == "" && r.server.Name == v.sel {
 			v.list.Select(i) // no-op when already selected
-			v.list.ScrollTo(i)
+			if scroll {
+				v.list.ScrollTo(i)
+			}
 			v.detail.show(v, r.server)
 			return
 		}
@@ -240,15 +244,23 @@ func (v *window) closeRequested() {
 	d.Show()
 }
 
-// act runs an action off the UI goroutine and shows its error, if any, as
-// "what: error".
+// act runs an action off the UI goroutine and shows its error, if any, in
+// a dialog titled what.
 func (v *window) act(what string, fn func(ctx context.Context) error) {
+	v.actThen(what, fn, nil)
+}
+
+// actThen is act, then runs then (when not nil) on the UI goroutine.
+func (v *window) actThen(what string, fn func(ctx context.Context) error, then func()) {
 	go func() {
 		err := fn(v.ctx)
 		if v.ctx.Err() != nil && errors.Is(err, context.Canceled) {
 			return // the window is closing
 		}
 		fyne.Do(func() {
+			if then != nil {
+				then()
+			}
 			if err != nil {
 				v.showError(what, err)
 			}
@@ -271,11 +283,11 @@ func (v *window) showError(what string, err error) {
 
 // togglePause pauses every server, or resumes them.
 func (v *window) togglePause() {
-	v.pause.Disable()
+	v.pause.Disable() // until it is done: one press, one action
 	if v.snap.Paused {
-		v.act("Could not resume the servers", v.b.ResumeAll)
+		v.actThen("Could not resume the servers", v.b.ResumeAll, v.pause.Enable)
 	} else {
-		v.act("Could not pause the servers", v.b.PauseAll)
+		v.actThen("Could not pause the servers", v.b.PauseAll, v.pause.Enable)
 	}
 }
 

@@ -313,11 +313,15 @@ func TestWindowFollowsChanges(t *testing.T) {
 	if h.v.summary.Text != "Paused — no server runs until you resume" || h.v.pause.Text != "Resume all" {
 		t.Errorf("paused: summary %q, button %q", h.v.summary.Text, h.v.pause.Text)
 	}
+	h.b.fail = errors.New("the running mcptray is stopping")
 	test.Tap(h.v.pause)
 	if c := h.call(); c != "resume" {
 		t.Errorf("Resume all asked the backend to %q", c)
 	}
 	h.wait("action")
+	if h.v.pause.Disabled() || len(h.v.errs) != 1 {
+		t.Errorf("after a failed Resume all: button disabled %v, errors %q", h.v.pause.Disabled(), h.v.errs)
+	}
 }
 
 func TestWindowApprove(t *testing.T) {
@@ -400,6 +404,7 @@ func TestWindowShowsActionErrors(t *testing.T) {
 func TestWindowBanners(t *testing.T) {
 	s := sampleSnapshot()
 	s.Keychain = service.Keychain{Problem: "no keychain service is running", Fix: "Install gnome-keyring or KeePassXC."}
+	s.Problems = []config.Problem{{File: "/home/me/.cursor/mcp.json", Message: "is not valid JSON"}}
 	h := newHarness(t, s, WindowOptions{TrayProblem: "no StatusNotifierWatcher on the session bus"})
 	want := "The tray is not available (no StatusNotifierWatcher on the session bus), so this window is how you use mcptray; closing it quits mcptray."
 	got := labels(h.win.Canvas().Content())
@@ -411,11 +416,15 @@ func TestWindowBanners(t *testing.T) {
 			t.Errorf("the keychain banner does not show %q:\n%q", want, got)
 		}
 	}
+	if !h.v.problems.Visible() || !strings.Contains(h.v.problems.Text, "/home/me/.cursor/mcp.json") {
+		t.Errorf("the config problem does not show: %q", h.v.problems.Text)
+	}
 	s.Keychain = service.Keychain{Available: true}
+	s.Problems = nil
 	h.b.set(s)
 	h.wait("snapshot")
-	if h.v.keyBox.Visible() {
-		t.Error("the keychain banner stays once the keychain works")
+	if h.v.keyBox.Visible() || h.v.problems.Visible() {
+		t.Error("a banner stays once its problem is gone")
 	}
 }
 
