@@ -46,12 +46,14 @@ func scopeHeader(s config.Scope) string {
 
 // rowsOf lists s's servers grouped by scope, most trusted scope first,
 // each group under its header, in the Snapshot's order within a scope.
+// mcptray's own built-in server is left out: it is always there, and tells
+// a person nothing.
 func rowsOf(s service.Snapshot) []row {
 	var rows []row
 	for _, scope := range config.Scopes() {
 		first := true
 		for _, sv := range s.Servers {
-			if sv.Scope != scope {
+			if sv.Scope != scope || sv.Transport == config.InProcess {
 				continue
 			}
 			if first {

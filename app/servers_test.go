@@ -33,6 +33,7 @@ func TestRowsOfGroupsByScope(t *testing.T) {
 	s := service.Snapshot{Servers: []service.Server{
 		{Name: "p", Scope: config.Project}, {Name: "u1", Scope: config.User},
 		{Name: "i", Scope: config.Imported}, {Name: "u2", Scope: config.User},
+		{Name: "mcptray", Scope: config.Dynamic, Transport: config.InProcess}, // built in: not listed
 	}}
 	var got []string
 	for _, r := range rowsOf(s) {
