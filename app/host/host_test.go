@@ -2,6 +2,7 @@ package host
 
 import (
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -26,6 +27,9 @@ func TestFirstLaunch(t *testing.T) {
 // one; with either kind of display there is nothing to say.
 func TestDisplayProblem(t *testing.T) {
 	t.Parallel()
+	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
+		t.Skip("macOS and Windows always have a display")
+	}
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 	if p := DisplayProblem(env(nil)); !strings.Contains(p, "mcptray serve") || strings.Contains(p, "\n") {
 		t.Errorf("with no display: %q", p)
