@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"github.com/mark3labs/mcp-go/mcp"
 	fyneapp "fyne.io/fyne/v2/app"
 
 	"github.com/mcptray/mcptray/assets"
@@ -52,6 +53,16 @@ type Backend interface {
 	SignOut(ctx context.Context, name string) error
 	PauseAll(ctx context.Context) error
 	ResumeAll(ctx context.Context) error
+	Add(ctx context.Context, req service.AddRequest) (service.AddResult, error)
+	Remove(ctx context.Context, name string) (service.RemoveResult, error)
+	AddFolder(ctx context.Context, dir string) (service.FolderResult, error)
+	RemoveFolder(ctx context.Context, dir string) error
+
+	// Questions sends the servers' questions for the person, and a Gone
+	// one when a question waits no longer; it closes when ctx ends.
+	Questions(ctx context.Context) (<-chan control.Question, error)
+	// Answer answers a question: accept with content, decline or cancel.
+	Answer(ctx context.Context, id string, result mcp.ElicitationResult) error
 }
 
 // The window's Backend is, in mcptray, a client of the running service.
@@ -108,7 +119,16 @@ func RunWindow(ctx context.Context, logger *slog.Logger, b Backend, opts WindowO
 		a.Quit()
 	}
 
+	questions, err := b.Questions(ctx)
+	if err != nil {
+		// The window still works; servers' questions get their defaults.
+		logger.Warn("the window will not show servers' questions", "err", err)
+		questions = nil
+	}
 	go v.follow(ctx, notices)
+	if questions != nil {
+		go v.followQuestions(ctx, questions)
+	}
 	if focus != nil {
 		go v.followFocus(ctx, focus)
 	}

@@ -183,14 +183,19 @@ func (v *window) build() {
 	v.list.OnSelected = v.onSelected
 	v.detail = newDetail(v)
 
+	v.addButton = widget.NewButtonWithIcon("Add…", theme.ContentAddIcon(), v.showAdd)
+	v.settingsButton = widget.NewButtonWithIcon("Settings", theme.SettingsIcon(), v.showSettings)
 	top := container.NewVBox(
-		container.NewBorder(nil, nil, nil, v.pause, v.summary),
+		container.NewBorder(nil, nil, nil, container.NewHBox(v.addButton, v.settingsButton, v.pause), v.summary),
 		v.trayBanner, v.keyBox, v.problems,
 		widget.NewSeparator(),
 	)
-	split := container.NewHSplit(v.list, v.detail.content)
-	split.Offset = 0.38
-	v.content = container.NewBorder(top, nil, nil, nil, split)
+	v.split = container.NewHSplit(v.list, v.detail.content)
+	v.split.Offset = 0.38
+	v.welcome = newWelcome(v)
+	v.welcome.box = container.NewVScroll(v.welcome.box)
+	v.welcome.box.Hide()
+	v.content = container.NewBorder(top, nil, nil, nil, container.NewStack(v.split, v.welcome.box))
 }
 
 // trayBannerText explains that without a tray the window is mcptray.
@@ -288,6 +293,9 @@ type detail struct {
 	fix     *widget.Button
 	turn    *widget.Button
 	signOut *widget.Button
+	retry   *widget.Button // Reconnect
+	remove  *widget.Button
+	copy    *widget.Button // Copy diagnostics
 	origin  *widget.Label
 	runs    *widget.Label
 	tools   *fyne.Container
@@ -325,13 +333,16 @@ func newDetail(v *window) *detail {
 	d.fix.Importance = widget.HighImportance
 	d.turn = widget.NewButton("", func() { v.turn(d.server) })
 	d.signOut = widget.NewButton("Sign out", func() { v.signOut(d.server) })
+	d.retry = widget.NewButton("Reconnect", func() { v.reconnect(d.server) })
+	d.remove = widget.NewButton("Remove…", func() { v.confirmRemove(d.server) })
+	d.copy = widget.NewButton("Copy diagnostics", func() { v.copyDiagnostics(d.server) })
 	d.body = container.NewVBox(
 		d.title,
 		container.NewBorder(nil, nil, d.state, nil, d.reason),
 		d.hint,
 		// Indented as far as a label's text, so that the buttons line up
 		// with the words above them.
-		container.New(layout.NewCustomPaddedLayout(0, 0, theme.InnerPadding(), 0), container.NewHBox(d.fix, d.turn, d.signOut)),
+		container.New(layout.NewCustomPaddedLayout(0, 0, theme.InnerPadding(), 0), container.NewVBox(container.NewHBox(d.fix, d.turn, d.retry, d.signOut), container.NewHBox(d.remove, d.copy))),
 		section("Comes from"), d.origin,
 		section("Runs"), d.runs,
 		d.toolsHeader, d.tools,
@@ -411,6 +422,20 @@ func (d *detail) show(v *window, sv service.Server) {
 	} else {
 		d.signOut.Hide()
 	}
+	// Reconnect where Retry is not the fix already: a connected server
+	// that misbehaves, or one that failed for a reason a file holds.
+	if sv.Runnable && sv.Suppressed == "" && sv.Transport != config.InProcess && !v.snap.Paused &&
+		sv.Fix.Action != service.RetryAction &&
+		(sv.State == conn.Connected || sv.State == conn.Failed) {
+		d.retry.Show()
+	} else {
+		d.retry.Hide()
+	}
+	if sv.Transport == config.InProcess {
+		d.remove.Hide()
+	} else {
+		d.remove.Show()
+	}
 
 	d.origin.SetText(originText(sv))
 	d.runs.SetText(runsText(sv))
@@ -482,6 +507,9 @@ func originText(sv service.Server) string {
 	}
 	if sv.Suppressed != "" {
 		lines = append(lines, "Not used: "+sanitize.Line(sv.Suppressed))
+	}
+	if sv.SuppressedBy != "" {
+		lines = append(lines, "It duplicates "+quoteArg(sv.SuppressedBy)+", which runs in its place")
 	}
 	return strings.Join(lines, "\n")
 }

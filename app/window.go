@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -64,6 +65,18 @@ type window struct {
 	denyButton    *widget.Button
 	signInDialog  *dialog.CustomDialog
 	signInCancel  *widget.Button
+
+	addButton      *widget.Button
+	settingsButton *widget.Button
+	welcome        *welcome
+	split          *container.Split
+
+	addDialog  *addDialog
+	signInNext map[string]bool // servers just added, to sign in to once they ask
+	question   *questionForm   // the server's question on show, or nil
+	questions  []control.Question
+	settings   *settingsDialog
+	confirm    *dialog.ConfirmDialog // the last confirmation asked
 }
 
 // newWindow builds the window's content into w and handles its closing.
@@ -170,6 +183,15 @@ func (v *window) showSnapshot() {
 		}
 	}
 	v.selectRow(scroll)
+	for name := range v.signInNext {
+		if sv, ok := s.Find(name); ok {
+			v.signInIfWaiting(sv)
+		}
+	}
+	v.showWelcome()
+	if v.settings != nil {
+		v.settings.refresh(v)
+	}
 }
 
 // focus selects the server called name, now or once a Snapshot has it.

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -13,9 +14,11 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/core/tools"
 )
@@ -23,16 +26,17 @@ import (
 // fakeBackend is a running mcptray as the window sees it: a Snapshot that
 // tests replace, notices they send, and a record of every action asked.
 type fakeBackend struct {
-	mu      sync.Mutex
-	snap    service.Snapshot
-	fail    error // returned by every action but SignIn
-	notices chan struct{}
-	focus   chan string
-	calls   chan string // "approve notes", "sign-in notion", "sign-in ended: …"
+	mu        sync.Mutex
+	snap      service.Snapshot
+	fail      error // returned by every action but SignIn
+	notices   chan struct{}
+	focus     chan string
+	questions chan control.Question
+	calls     chan string // "approve notes", "sign-in notion", "sign-in ended: …"
 }
 
 func newFakeBackend(s service.Snapshot) *fakeBackend {
-	return &fakeBackend{snap: s, notices: make(chan struct{}, 1), focus: make(chan string, 1), calls: make(chan string, 16)}
+	return &fakeBackend{snap: s, notices: make(chan struct{}, 1), focus: make(chan string, 1), questions: make(chan control.Question, 4), calls: make(chan string, 16)}
 }
 
 func (f *fakeBackend) set(s service.Snapshot) {
@@ -71,6 +75,26 @@ func (f *fakeBackend) Disable(_ context.Context, name string) error { return f.c
 func (f *fakeBackend) Retry(_ context.Context, name string) error   { return f.call("retry " + name) }
 func (f *fakeBackend) SignOut(_ context.Context, name string) error {
 	return f.call("sign-out " + name)
+}
+func (f *fakeBackend) Add(_ context.Context, req service.AddRequest) (service.AddResult, error) {
+	err := f.call("add " + req.Name + " " + string(req.Entry))
+	return service.AddResult{Server: service.Server{Name: req.Name, ConfigName: req.Name}}, err
+}
+func (f *fakeBackend) Remove(_ context.Context, name string) (service.RemoveResult, error) {
+	return service.RemoveResult{}, f.call("remove " + name)
+}
+func (f *fakeBackend) AddFolder(_ context.Context, dir string) (service.FolderResult, error) {
+	return service.FolderResult{Folder: dir}, f.call("add-folder " + dir)
+}
+func (f *fakeBackend) RemoveFolder(_ context.Context, dir string) error {
+	return f.call("remove-folder " + dir)
+}
+func (f *fakeBackend) Questions(context.Context) (<-chan control.Question, error) {
+	return f.questions, nil
+}
+func (f *fakeBackend) Answer(_ context.Context, id string, res mcp.ElicitationResult) error {
+	b, _ := json.Marshal(res)
+	return f.call("answer " + id + " " + string(b))
 }
 func (f *fakeBackend) PauseAll(context.Context) error  { return f.call("pause") }
 func (f *fakeBackend) ResumeAll(context.Context) error { return f.call("resume") }
@@ -130,6 +154,7 @@ func newHarness(t *testing.T, s service.Snapshot, opts WindowOptions) *harness {
 	w.Resize(fyne.NewSize(900, 640))
 	go h.v.follow(ctx, h.b.notices)
 	go h.v.followFocus(ctx, h.b.focus)
+	go h.v.followQuestions(ctx, h.b.questions)
 	h.b.notices <- struct{}{} // Subscribe's first notice
 	h.wait("snapshot")
 	return h
