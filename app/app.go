@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"github.com/mark3labs/mcp-go/mcp"
 	fyneapp "fyne.io/fyne/v2/app"
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcptray/mcptray/assets"
 	"github.com/mcptray/mcptray/core/control"

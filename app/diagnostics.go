@@ -27,7 +27,7 @@ var secretPatterns = []*regexp.Regexp{
 // redact takes out of s whatever looks like a secret.
 func redact(s string) string {
 	for _, re := range secretPatterns {
-		s = re.ReplaceAllString(s, "${1}[hidden]")
+		s = re.ReplaceAllString(s, "${1}REDACTED")
 	}
 	return s
 }
@@ -41,13 +41,13 @@ func redactURL(raw string) string {
 	}
 	if u.User != nil {
 		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "hidden")
+			u.User = url.UserPassword(u.User.Username(), "REDACTED")
 		}
 	}
 	if u.RawQuery != "" {
 		q := u.Query()
 		for k := range q {
-			q[k] = []string{"hidden"}
+			q[k] = []string{"REDACTED"}
 		}
 		u.RawQuery = q.Encode()
 	}
@@ -66,7 +66,7 @@ func redactArgs(args []string) []string {
 	for i, a := range args {
 		switch {
 		case hideNext:
-			out[i] = "[hidden]"
+			out[i] = "REDACTED"
 			hideNext = false
 			continue
 		case secretFlag.MatchString(a):
@@ -75,7 +75,7 @@ func redactArgs(args []string) []string {
 			continue
 		}
 		if k, _, ok := strings.Cut(a, "="); ok && secretFlag.MatchString(k) {
-			out[i] = k + "=[hidden]"
+			out[i] = k + "=REDACTED"
 			continue
 		}
 		if strings.Contains(a, "://") {
@@ -121,9 +121,14 @@ func diagnostics(sv service.Server, snap service.Snapshot, now time.Time) string
 	default:
 		line("Transport: %s", sv.Transport)
 	}
-	line("Approval: %s", sv.Approval)
+	if a := string(sv.Approval); a != "" {
+		line("Approval: %s", a)
+	}
 	word, _ := stateWord(sv)
-	state := word + " (" + sv.State.String() + ")"
+	state := word
+	if s := sv.State.String(); s != word {
+		state += " (" + s + ")"
+	}
 	if !sv.Since.IsZero() {
 		state += fmt.Sprintf(" since %s (%s ago)", sv.Since.UTC().Format(time.RFC3339), now.Sub(sv.Since).Round(time.Second))
 	}
@@ -154,6 +159,6 @@ func diagnostics(sv service.Server, snap service.Snapshot, now time.Time) string
 		}
 	}
 	line("")
-	line("(Secrets are left out: environment and header values are never shown, and anything that looks like a token reads [hidden].)")
+	line("(Secrets are left out: environment and header values are never shown, and anything that looks like a token reads REDACTED.)")
 	return b.String()
 }

@@ -356,4 +356,3 @@ func caption(text string) *widget.Label {
 	l.Importance = widget.LowImportance
 	return l
 }
-

@@ -548,3 +548,6 @@ func findButton(o fyne.CanvasObject, text string) *widget.Button {
 	walk(o)
 	return found
 }
+
+// tap taps a button as a person would.
+func tap(b *widget.Button) { test.Tap(b) }
