@@ -189,6 +189,7 @@ type addDialog struct {
 	problem *widget.Label
 	add     *widget.Button
 	servers []pasted
+	offered string // the name last offered for a URL
 }
 
 const pasteHelp = "Paste the JSON snippet from the server's instructions (the part with \"mcpServers\", \"servers\" or the server's name), or the web address of an online server."
@@ -242,8 +243,11 @@ func (a *addDialog) check() {
 	}
 	byURL := !strings.ContainsAny(a.paste.Text, "{}\"")
 	if byURL {
-		if !a.nameBox.Visible() {
-			a.name.SetText(servers[0].name)
+		// Offer the name taken from the host, until the person types
+		// their own.
+		if !a.nameBox.Visible() || a.name.Text == a.offered {
+			a.offered = servers[0].name
+			a.name.SetText(a.offered)
 			a.nameBox.Show()
 		}
 		servers[0].name = strings.TrimSpace(a.name.Text)

@@ -551,3 +551,6 @@ func findButton(o fyne.CanvasObject, text string) *widget.Button {
 
 // tap taps a button as a person would.
 func tap(b *widget.Button) { test.Tap(b) }
+
+// fyneDo runs f on the UI goroutine and waits.
+func fyneDo(f func()) { fyne.DoAndWait(f) }
