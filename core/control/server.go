@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -48,7 +49,9 @@ type Server struct {
 	OpenWindow func(server string) error
 	Logger     *slog.Logger
 
-	focus focusHub
+	focus    focusHub
+	asksOnce sync.Once
+	asks     *questionHub // the servers' questions for the window
 }
 
 // maxBody bounds a request: the largest is a tool call's arguments.
