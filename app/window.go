@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
@@ -177,12 +178,17 @@ func (v *window) showSnapshot() {
 	v.list.Refresh()
 
 	scroll := false
+	var asked *service.Server
 	if v.want != "" {
 		if sv, ok := s.Find(v.want); ok {
 			v.sel, v.want, scroll = sv.Name, "", true
+			asked = &sv
 		}
 	}
 	v.selectRow(scroll)
+	if asked != nil {
+		v.reviewIfWaiting(*asked)
+	}
 	for name := range v.signInNext {
 		if sv, ok := s.Find(name); ok {
 			v.signInIfWaiting(sv)
@@ -199,9 +205,19 @@ func (v *window) focus(name string) {
 	if sv, ok := v.snap.Find(name); ok {
 		v.sel, v.want = sv.Name, ""
 		v.selectRow(true)
+		v.reviewIfWaiting(sv)
 		return
 	}
 	v.want = name
+}
+
+// reviewIfWaiting opens the approval dialog at once for a server the
+// window was asked to show (from the tray's "Review…" or a notification)
+// that waits for approval: approving then takes two clicks from the tray.
+func (v *window) reviewIfWaiting(sv service.Server) {
+	if sv.State == conn.AwaitingApproval && sv.Fix.Action == service.ApproveAction {
+		v.confirmApproval(sv)
+	}
 }
 
 // selectRow selects v.sel in the list and shows it in the detail pane, or

@@ -460,6 +460,17 @@ func TestWindowFocusRequests(t *testing.T) {
 	if h.v.sel != "notes" || h.v.detail.server.Name != "notes" {
 		t.Errorf("a focus request for notes selected %q", h.v.sel)
 	}
+	// notes waits for approval: asked for from the tray, the window opens
+	// its approval dialog at once, so approving takes two clicks.
+	if top := h.win.Canvas().Overlays().Top(); top == nil || findButton(top, "Approve") == nil {
+		t.Error("a focus request for a server waiting for approval does not open its approval dialog")
+	} else {
+		test.Tap(findButton(top, "Approve"))
+		if c := h.call(); c != "approve notes" {
+			t.Errorf("Approve asked the backend to %q", c)
+		}
+		h.wait("action")
+	}
 	// A server not yet in the Snapshot is selected once it is.
 	h.b.focus <- "later"
 	h.wait("focus")
