@@ -61,6 +61,7 @@ type window struct {
 
 	// The dialog open for approval or sign-in, and its buttons.
 	approveDialog *dialog.CustomDialog
+	approveFor    string // the server approveDialog asks about
 
 	approveButton *widget.Button
 	denyButton    *widget.Button
@@ -186,6 +187,7 @@ func (v *window) showSnapshot() {
 		}
 	}
 	v.selectRow(scroll)
+	v.closeStaleApproval(s)
 	if asked != nil {
 		v.reviewIfWaiting(*asked)
 	}
@@ -396,8 +398,22 @@ func (v *window) confirmApproval(sv service.Server) {
 	})
 	d.SetButtons([]fyne.CanvasObject{widget.NewButton("Cancel", d.Hide), v.denyButton, v.approveButton})
 	d.Resize(fyne.NewSize(560, 380))
-	v.approveDialog = d
+	v.approveDialog, v.approveFor = d, name
 	d.Show()
+}
+
+// closeStaleApproval hides the approval dialog once its server no longer
+// waits for approval: approved or denied elsewhere (the command line, the
+// tray), or gone.
+func (v *window) closeStaleApproval(s service.Snapshot) {
+	if v.approveDialog == nil {
+		return
+	}
+	if sv, ok := s.Find(v.approveFor); ok && sv.State == conn.AwaitingApproval {
+		return
+	}
+	v.approveDialog.Hide()
+	v.approveDialog, v.approveFor = nil, ""
 }
 
 // signIn signs in to sv while a dialog waits for the browser; its Cancel

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Writes PNGs of mcptray's window into screenshots/ (git-ignored): the
-# welcome (a home with no servers) and the main window (a home holding the
-# demo project, a server needing sign-in and a failed server). It runs
-# mcptray under Xvfb with a private D-Bus session and a StatusNotifier
-# watcher, so the tray exists, and finds the window with xdotool.
+# welcome (a home with no servers), the main window and the approval dialog
+# (a home holding the demo project, a server needing sign-in and a failed
+# server) and a server's question (the demo's pick_colour tool). It runs
+# mcptray under Xvfb with a private D-Bus session, an unlocked throwaway
+# keyring and a StatusNotifier watcher, so the tray exists, and finds the
+# window with xdotool.
 #
 # Needs: Xvfb, dbus-run-session, xdotool, imagemagick (import).
 set -euo pipefail
@@ -17,6 +19,11 @@ for tool in Xvfb dbus-run-session xdotool import; do
 done
 
 out=$PWD/screenshots
+# The demo server is built with go run under a temporary HOME: keep the
+# person's Go caches, or it downloads and builds everything anew.
+GOMODCACHE=$(go env GOMODCACHE)
+GOCACHE=$(go env GOCACHE)
+export GOMODCACHE GOCACHE
 mkdir -p "$out"
 go build -o bin/mcptray .
 go build -o bin/sniwatcher ./tray/sniwatcher/cmd/sniwatcher
@@ -32,17 +39,24 @@ if [ -z "${MCPTRAY_SCREENSHOTS_INNER:-}" ]; then
 	exit
 fi
 
-# Inside the private session from here on.
-bin/sniwatcher &
+# Inside the private session from here on. A throwaway keyring, unlocked,
+# so that nothing asks for a password.
+keyring=$(mktemp -d)
+mkdir -p "$keyring/data"
+printf screenshots | XDG_DATA_HOME=$keyring/data gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1 || true
+bin/sniwatcher >/dev/null 2>&1 &
 watcher=$!
 pids=("$watcher")
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	rm -rf "$keyring"
+}
 trap cleanup EXIT
 
 # shot NAME: waits for mcptray's window and writes NAME.png.
 shot() {
 	local id=""
-	for _ in $(seq 100); do
+	for _ in $(seq 300); do
 		id=$(xdotool search --onlyvisible --name '^mcptray$' 2>/dev/null | head -1) && [ -n "$id" ] && break
 		sleep 0.1
 	done
@@ -57,8 +71,9 @@ shot() {
 
 # run_home HOME: runs mcptray for that home until the caller kills it.
 run_home() {
-	HOME=$1 XDG_CONFIG_HOME=$1/.config XDG_RUNTIME_DIR=$1/run MCPTRAY_BROWSER=true bin/mcptray &
-	pids+=("$!")
+	# Its output goes to a file: the caller reads this function's output,
+	# which a process that kept it open would never end.
+	HOME=$1 XDG_CONFIG_HOME=$1/.config XDG_RUNTIME_DIR=$1/run MCPTRAY_BROWSER=true bin/mcptray >"$1/mcptray.log" 2>&1 &
 	echo "$!"
 }
 
@@ -66,6 +81,7 @@ run_home() {
 empty=$(mktemp -d)
 mkdir -p "$empty/run" && chmod 700 "$empty/run"
 pid=$(run_home "$empty")
+pids+=("$pid")
 shot welcome
 kill "$pid"; wait "$pid" 2>/dev/null || true
 
@@ -73,7 +89,9 @@ kill "$pid"; wait "$pid" 2>/dev/null || true
 # server.
 home=$(mktemp -d)
 mkdir -p "$home/run" "$home/.config/mcptray" && chmod 700 "$home/run"
-cp -r examples/demo "$home/demo"
+# The demo runs `go run ./server` inside this repository's module, so it is
+# used where it is, not copied.
+demo=$PWD/examples/demo
 python3 - "$home" <<'PY' &
 import http.server, sys, threading
 class H(http.server.BaseHTTPRequestHandler):
@@ -91,7 +109,7 @@ pids+=("$!")
 for _ in $(seq 50); do [ -s "$home/port" ] && break; sleep 0.1; done
 cat >"$home/.config/mcptray/config.json" <<JSON
 {
-  "folders": ["$home/demo"],
+  "folders": ["$demo"],
   "mcpServers": {
     "online-notes": {"url": "http://127.0.0.1:$(cat "$home/port")/mcp"},
     "broken": {"command": "mcp-server-that-is-not-installed", "args": ["--stdio"]}
@@ -100,8 +118,25 @@ cat >"$home/.config/mcptray/config.json" <<JSON
 JSON
 touch "$home/.config/mcptray/launched"
 pid=$(run_home "$home")
-sleep 2
-HOME=$home XDG_CONFIG_HOME=$home/.config XDG_RUNTIME_DIR=$home/run bin/mcptray >/dev/null # opens the window
-shot main 4
+pids+=("$pid")
+as_home() { HOME=$home XDG_CONFIG_HOME=$home/.config XDG_RUNTIME_DIR=$home/run "$@"; }
+as_home bin/mcptray status >/dev/null || true # returns once every server has settled
+as_home bin/mcptray >/dev/null                # a second launch opens the window
+shot main 3
+
+# The approval dialog: asked to show a server waiting for approval (as the
+# tray's "Review…" does), the window opens it at once.
+sock=$(ls "$home"/run/mcptray-*/control.sock)
+curl -s --unix-socket "$sock" -X POST -d '{"server":"demo"}' http://mcptray/v1/window >/dev/null
+shot approval 2
+
+# A server's question: approve the demo, then call its pick_colour tool;
+# the question goes to the window as a form.
+as_home bin/mcptray approve demo >/dev/null # the open dialog closes by itself
+as_home bin/mcptray tools demo >/dev/null    # waits until go run has built and started it
+as_home bin/mcptray call demo pick_colour >/dev/null 2>&1 &
+pids+=("$!")
+shot question 4
+
 kill "$pid"; wait "$pid" 2>/dev/null || true
 rm -rf "$empty" "$home"
