@@ -85,6 +85,8 @@ type testAS struct {
 	refreshes    int
 	issued       []string // every token and code handed out
 	authRequests int
+	// registrations are the bodies of the registration requests.
+	registrations []map[string]any
 
 	// knobs
 	noS256          bool
@@ -150,10 +152,16 @@ func (a *testAS) metadata(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *testAS) register(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var all map[string]any
+	_ = json.Unmarshal(body, &all)
+	a.mu.Lock()
+	a.registrations = append(a.registrations, all)
+	a.mu.Unlock()
 	var req struct {
 		RedirectURIs []string `json:"redirect_uris"`
 	}
-	_ = json.NewDecoder(r.Body).Decode(&req)
+	_ = json.Unmarshal(body, &req)
 	if a.registerRedirec != "" {
 		req.RedirectURIs = []string{a.registerRedirec}
 	}
