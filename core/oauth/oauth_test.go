@@ -97,6 +97,7 @@ type testAS struct {
 	slackErrors     bool   // refresh errors as HTTP 200
 	iss             string // sent back as iss
 	metaIssuer      string // overrides the issuer in the metadata
+	prmAS           string // overrides the PRM's authorization server
 }
 
 func newTestAS(t *testing.T) *testAS {
@@ -126,7 +127,13 @@ func (a *testAS) prm(w http.ResponseWriter, r *http.Request) {
 	if a.prmResource != "" {
 		res = a.prmResource
 	}
-	writeJSON(w, 200, map[string]any{"resource": res, "authorization_servers": []string{a.srv.URL}, "scopes_supported": []string{"mcp:read"}})
+	a.mu.Lock()
+	issuer := a.srv.URL
+	if a.prmAS != "" {
+		issuer = a.prmAS
+	}
+	a.mu.Unlock()
+	writeJSON(w, 200, map[string]any{"resource": res, "authorization_servers": []string{issuer}, "scopes_supported": []string{"mcp:read"}})
 }
 
 func (a *testAS) metadata(w http.ResponseWriter, r *http.Request) {
