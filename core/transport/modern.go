@@ -2,6 +2,9 @@ package transport
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"slices"
 	"sync"
 
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
@@ -50,13 +53,73 @@ func (t *streamableHTTP) SendRequest(ctx context.Context, req mcptransport.JSONR
 			return nil, err
 		}
 	case string(mcp.MethodServerDiscover):
-		resp, err := t.StreamableHTTP.SendRequest(ctx, req)
-		if IsAuthError(err) {
-			t.mu.Lock()
-			t.discoverAE = err
-			t.mu.Unlock()
-		}
-		return resp, err
+		return t.discover(ctx, req)
 	}
 	return t.StreamableHTTP.SendRequest(ctx, req)
+}
+
+// errNotModern says a server answered server/discover without naming a
+// revision from 2026-07-28 on: it answers any method, and is an older one.
+var errNotModern = errors.New("the server's answer to server/discover names no protocol version mcptray can speak without initialize")
+
+// discover sends server/discover, and mends what mcp-go's negotiation
+// would take wrongly:
+//
+//   - an UnsupportedProtocolVersion error (-32022) that lists the very
+//     version asked for as supported is answered by asking once more,
+//     as SEP-2575 tells a client to retry with a supported version (mcp-go
+//     retries only with a different one, and would fall back to
+//     initialize);
+//   - a success that names no 2026-07-28-or-later version is an older
+//     server answering every method alike: an error, so mcp-go falls back
+//     to initialize.
+func (t *streamableHTTP) discover(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
+	resp, err := t.StreamableHTTP.SendRequest(ctx, req)
+	if err == nil && resp != nil && resp.Error != nil && resp.Error.Code == mcp.UNSUPPORTED_PROTOCOL_VERSION &&
+		slices.Contains(supportedVersions(resp.Error.Data), requestVersion(req)) {
+		resp, err = t.StreamableHTTP.SendRequest(ctx, req)
+	}
+	if IsAuthError(err) {
+		t.mu.Lock()
+		t.discoverAE = err
+		t.mu.Unlock()
+	}
+	if err == nil && resp != nil && resp.Error == nil {
+		var result struct {
+			SupportedVersions []string `json:"supportedVersions"`
+		}
+		_ = json.Unmarshal(resp.Result, &result)
+		if !slices.ContainsFunc(result.SupportedVersions, mcp.IsModernProtocol) {
+			return nil, errNotModern
+		}
+	}
+	return resp, err
+}
+
+// supportedVersions reads the versions an UnsupportedProtocolVersion
+// error's data lists.
+func supportedVersions(data any) []string {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return nil
+	}
+	var d struct {
+		Supported []string `json:"supported"`
+	}
+	_ = json.Unmarshal(b, &d)
+	return d.Supported
+}
+
+// requestVersion is the protocol version a request's _meta asks for.
+func requestVersion(req mcptransport.JSONRPCRequest) string {
+	b, err := json.Marshal(req.Params)
+	if err != nil {
+		return ""
+	}
+	var p struct {
+		Meta map[string]any `json:"_meta"`
+	}
+	_ = json.Unmarshal(b, &p)
+	v, _ := p.Meta[mcp.MetaKeyProtocolVersion].(string)
+	return v
 }
