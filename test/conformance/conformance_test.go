@@ -81,15 +81,16 @@ var nextScenarios = []string{
 	"http-invalid-tool-headers",
 	"json-schema-ref-no-deref",
 	"json-schema-2020-12-preservation",
+	// Cross-app access under its new name: the same context, the same grants.
+	"auth/enterprise-managed-authorization",
 }
 
 // nextUnmet are the next suite's client scenarios mcptray does not run: the
 // sep-2640 ones check nothing yet, and the others need what mcptray does
-// not have yet (DPoP; the enterprise-managed and workload identity grants).
+// not have yet (DPoP; the workload identity grant).
 var nextUnmet = []string{
 	"auth/dpop",
 	"auth/dpop-nonce",
-	"auth/enterprise-managed-authorization",
 	"auth/wif-jwt-bearer",
 	"sep-2640-client-no-prefetch",
 	"sep-2640-client-verify-digest",
