@@ -1,0 +1,74 @@
+package config
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestExpandLeavesSecretReferences(t *testing.T) {
+	t.Parallel()
+	v := Vars{Lookup: mapLookup(map[string]string{"TOKEN": "plain", "secret:TOKEN": "leak"})}
+	for in, want := range map[string]string{
+		"${secret:TOKEN}":               "${secret:TOKEN}",
+		"Bearer ${secret:TOKEN}":        "Bearer ${secret:TOKEN}",
+		"${TOKEN}:${secret:GITHUB_PAT}": "plain:${secret:GITHUB_PAT}",
+	} {
+		got, err := v.Expand(in)
+		if err != nil || got != want {
+			t.Errorf("Expand(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"${secret:}", "${secret:A-B}", "${secret:A/B}", "${secret:X:-y}"} {
+		if got, err := v.Expand(bad); err == nil {
+			t.Errorf("Expand(%q) = %q, want an error", bad, got)
+		}
+	}
+}
+
+func TestApprovalKeyCoversTheSecretReference(t *testing.T) {
+	t.Parallel()
+	src := Source{Scope: User, App: "mcptray", File: "/x/config.json"}
+	one, err := ParseServer("gh", []byte(`{"command":"npx","env":{"GITHUB_TOKEN":"${secret:GITHUB_TOKEN}"}}`), src, Vars{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := one.Env["GITHUB_TOKEN"]; got != "${secret:GITHUB_TOKEN}" {
+		t.Fatalf("env value = %q, want the reference kept", got)
+	}
+	other, err := ParseServer("gh", []byte(`{"command":"npx","env":{"GITHUB_TOKEN":"${secret:OTHER}"}}`), src, Vars{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ApprovalKey(&one) == ApprovalKey(&other) {
+		t.Error("a server that refers to another secret must be approved again")
+	}
+	if got := one.SecretNames(); !reflect.DeepEqual(got, []string{"GITHUB_TOKEN"}) {
+		t.Errorf("SecretNames = %q", got)
+	}
+}
+
+func TestReplaceSecretRefs(t *testing.T) {
+	t.Parallel()
+	vals := map[string]string{"A": "1", "B": "2"}
+	get := func(n string) (string, error) {
+		if v, ok := vals[n]; ok {
+			return v, nil
+		}
+		return "", errors.New("needs " + n)
+	}
+	got, err := ReplaceSecretRefs("x${secret:A}y${secret:B}${secret:A}", get)
+	if err != nil || got != "x1y21" {
+		t.Errorf("got %q, %v", got, err)
+	}
+	if _, err := ReplaceSecretRefs("${secret:C}", get); err == nil || !strings.Contains(err.Error(), "needs C") {
+		t.Errorf("a missing secret: %v", err)
+	}
+	if got, _ := ReplaceSecretRefs("${secret:bad-name} $", get); got != "${secret:bad-name} $" {
+		t.Errorf("a malformed reference must stay as it is: %q", got)
+	}
+	if got := SecretRefs("${secret:A} ${secret:} ${secret:B"); !reflect.DeepEqual(got, []string{"A"}) {
+		t.Errorf("SecretRefs = %q", got)
+	}
+}
