@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -70,5 +71,26 @@ func TestReplaceSecretRefs(t *testing.T) {
 	}
 	if got := SecretRefs("${secret:A} ${secret:} ${secret:B"); !reflect.DeepEqual(got, []string{"A"}) {
 		t.Errorf("SecretRefs = %q", got)
+	}
+}
+
+func TestUserFileSetting(t *testing.T) {
+	t.Parallel()
+	path := t.TempDir() + "/config.json"
+	if err := os.WriteFile(path, []byte(`{"registryUrl": "https://reg.example.org", "n": 3}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	u, err := ReadUserFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := u.Setting("registryUrl"); !ok || v != "https://reg.example.org" {
+		t.Errorf("registryUrl = %q, %v", v, ok)
+	}
+	if _, ok := u.Setting("n"); ok {
+		t.Error("a number is not a string setting")
+	}
+	if _, ok := u.Setting("missing"); ok {
+		t.Error("a missing setting")
 	}
 }
