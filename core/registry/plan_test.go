@@ -163,3 +163,21 @@ func mapKeys(m map[string]string) func(func(string) bool) {
 		}
 	}
 }
+
+func TestSummarize(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]registry.Summary{
+		registrytest.NPM:    {Local: true, Runtime: "npx", NeedsKeys: true},
+		registrytest.PyPI:   {Local: true, Runtime: "uvx"},
+		registrytest.OCI:    {Local: true, Runtime: "docker", NeedsKeys: true},
+		registrytest.Remote: {Remote: true, NeedsKeys: true},
+	} {
+		got := registry.Summarize(example(t, name))
+		if got.Local != want.Local || got.Remote != want.Remote || got.Runtime != want.Runtime || got.NeedsKeys != want.NeedsKeys || got.Unusable != "" {
+			t.Errorf("Summarize(%s) = %+v", name, got)
+		}
+	}
+	if got := registry.Summarize(example(t, registrytest.MCPB)); got.Local || !strings.Contains(got.Unusable, "mcpb") {
+		t.Errorf("the bundle: %+v", got)
+	}
+}
