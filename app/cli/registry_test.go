@@ -286,3 +286,26 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestListFlagsPlainTextKeys: an imported server that holds a key in its
+// file is flagged; one that refers to the environment or the keychain is
+// not; the value is never printed.
+func TestListFlagsPlainTextKeys(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.write(".config/Claude/claude_desktop_config.json", `{"mcpServers": {
+		"github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"],
+		           "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_PlainText-0b9d", "LOG_LEVEL": "info"}},
+		"brave": {"command": "npx", "args": ["-y", "brave"], "env": {"BRAVE_API_KEY": "${BRAVE_API_KEY:-none}"}}}}`)
+	out := h.must("list")
+	if !strings.Contains(out, "github (~/.config/Claude/claude_desktop_config.json) holds a key in plain text: GITHUB_PERSONAL_ACCESS_TOKEN") {
+		t.Errorf("list does not flag github's key:\n%s", out)
+	}
+	if strings.Contains(out, "brave (") || strings.Contains(out, "ghp_PlainText") || strings.Contains(out, "LOG_LEVEL") {
+		t.Errorf("list flags too much, or shows the value:\n%s", out)
+	}
+	l := h.list()
+	if s, _ := l.server("github"); len(s.PlainKeys) != 1 || s.PlainKeys[0] != "GITHUB_PERSONAL_ACCESS_TOKEN" {
+		t.Errorf("list --json plainKeys = %q", s.PlainKeys)
+	}
+}

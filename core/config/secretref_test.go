@@ -94,3 +94,21 @@ func TestUserFileSetting(t *testing.T) {
 		t.Error("a missing setting")
 	}
 }
+
+func TestPlainKeys(t *testing.T) {
+	t.Parallel()
+	src := Source{Scope: Imported, App: "Claude Desktop", File: "/x/claude_desktop_config.json"}
+	s, err := ParseServer("gh", []byte(`{"command":"npx","env":{
+		"GITHUB_PERSONAL_ACCESS_TOKEN":"ghp_x","BRAVE_API_KEY":"${BRAVE_API_KEY}","KEPT":"${secret:KEPT}",
+		"LOG_LEVEL":"debug","DB_PASSWORD":"hunter2","EMPTY_TOKEN":""}}`), src, Vars{Lookup: mapLookup(map[string]string{"BRAVE_API_KEY": "b"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"DB_PASSWORD", "GITHUB_PERSONAL_ACCESS_TOKEN"}; !reflect.DeepEqual(s.PlainKeys, want) {
+		t.Errorf("PlainKeys = %q, want %q", s.PlainKeys, want)
+	}
+	r, err := ParseServer("r", []byte(`{"url":"https://example.com/mcp","headers":{"Authorization":"Bearer abc","Accept":"x"}}`), src, Vars{})
+	if err != nil || !reflect.DeepEqual(r.PlainKeys, []string{"Authorization"}) {
+		t.Errorf("headers: %q, %v", r.PlainKeys, err)
+	}
+}

@@ -53,6 +53,10 @@ type Server struct {
 	// SecretNames are the secrets kept in the keychain that its config
 	// refers to as ${secret:NAME} (see Service.Secrets for which are set).
 	SecretNames []string `json:"secretNames,omitempty"`
+	// PlainKeys are env variables or headers whose value, by its name a
+	// key, is written in plain text in the config file (the values are
+	// never here).
+	PlainKeys []string `json:"plainKeys,omitempty"`
 
 	Approval config.Approval `json:"approval"`
 	// Disabled says the person or its config turned it off.
