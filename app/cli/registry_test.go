@@ -154,7 +154,7 @@ func TestInstallEachKind(t *testing.T) {
 	want := map[string]map[string]any{
 		"weather": {"command": "npx", "args": []any{"-y", "@example/weather-mcp@1.0.2", "--units", "imperial"},
 			"env": map[string]any{"WEATHER_API_KEY": "${secret:WEATHER_API_KEY}"}},
-		"time": {"command": "uvx", "args": []any{"mcp-server-time==0.6.2", "--local-timezone", "UTC"}},
+		"time": {"command": "uvx", "args": []any{"mcp-server-time@0.6.2", "--local-timezone", "UTC"}},
 		"gh": {"command": "docker", "args": []any{"run", "-i", "--rm", "--network", "host", "-e", "GITHUB_PERSONAL_ACCESS_TOKEN",
 			"-e", "GITHUB_TOOLSETS", "ghcr.io/github/github-mcp-server:0.9.0", "stdio"},
 			"env": map[string]any{"GITHUB_PERSONAL_ACCESS_TOKEN": "${secret:GITHUB_PERSONAL_ACCESS_TOKEN}", "GITHUB_TOOLSETS": "all"}},

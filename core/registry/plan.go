@@ -248,8 +248,10 @@ func (b *builder) local(p *Package) {
 		args = append(args, b.arguments(p.RuntimeArguments)...)
 		args = append(args, versioned(p.Identifier, "@", p.Version))
 	case "pypi":
+		// uv documents PKG@VERSION for an exact version (PKG==VERSION
+		// only after --from).
 		args = append(args, b.arguments(p.RuntimeArguments)...)
-		args = append(args, versioned(p.Identifier, "==", p.Version))
+		args = append(args, versioned(p.Identifier, "@", p.Version))
 	case "oci":
 		args = append(args, "run", "-i", "--rm")
 		args = append(args, b.arguments(p.RuntimeArguments)...)

@@ -65,7 +65,7 @@ func TestPlanEachKind(t *testing.T) {
 	}
 
 	_, e = plan(t, registrytest.PyPI, registry.PreferAny, nil)
-	if e.Command != "uvx" || !slices.Equal(e.Args, []string{"mcp-server-time==0.6.2", "--local-timezone", "UTC"}) {
+	if e.Command != "uvx" || !slices.Equal(e.Args, []string{"mcp-server-time@0.6.2", "--local-timezone", "UTC"}) {
 		t.Errorf("pypi entry = %+v", e)
 	}
 
