@@ -9,9 +9,6 @@ const (
 	StatusDeleted    = "deleted"
 )
 
-// officialMeta is the key of the registry's own metadata in _meta.
-const officialMeta = "io.modelcontextprotocol.registry/official"
-
 // Response is one entry as the registry serves it: the server's details
 // and the registry's metadata about them.
 type Response struct {
