@@ -19,6 +19,10 @@ import (
 // connection's whole life: a stdio child lives as long as it; only the
 // handshake is bounded by the connect timeout.
 func (m *Manager) dial(ctx context.Context, s *config.Server) (*session, error) {
+	s, err := m.withSecrets(ctx, s)
+	if err != nil {
+		return nil, err
+	}
 	switch s.Transport {
 	case config.Stdio:
 		return m.dialStdio(ctx, s)

@@ -78,6 +78,10 @@ type Options struct {
 	// Tokens returns the sign-in token source for a remote server, or nil
 	// when it has none.
 	Tokens func(s *config.Server) transport.TokenSource
+	// Secrets returns the value of a secret a server's config refers to
+	// as ${secret:NAME}, read just before it starts or is reached; nil
+	// means no secret can be read (such a server fails, needing it).
+	Secrets SecretFunc
 	// Builtin are the in-process servers, by name.
 	Builtin map[string]*server.MCPServer
 

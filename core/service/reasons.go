@@ -95,6 +95,10 @@ func authReason(why string) string {
 // explainFailure recognises the common ways a server fails to start.
 func explainFailure(e *config.Entry, why, stderr string) (string, Fix) {
 	retry := Fix{Action: RetryAction, Label: "Retry"}
+	if name, ok := conn.MissingSecret(why); ok {
+		return "needs " + name, Fix{Action: SetSecretAction, Label: "Enter " + name + "…", Secret: name,
+			Hint: fmt.Sprintf("Enter it in mcptray, or run: mcptray secret set %s %s", commandArg(e.Name), name)}
+	}
 	if e.Transport == config.Stdio && strings.Contains(why, "was not found in any folder on PATH") {
 		prog := programName(e.Command)
 		if hint, ok := installHints[prog]; ok {

@@ -56,6 +56,8 @@ func TestExplain(t *testing.T) {
 			"nothing answers at example.com (the connection was refused): is the server running?", RetryAction, ""},
 		{"awaiting approval", stdio("node"), conn.Status{State: conn.AwaitingApproval}, "",
 			"waits for your approval before it runs", ApproveAction, ""},
+		{"secret missing", stdio("node"), conn.Status{State: conn.Failed, Err: "needs GITHUB_TOKEN, a secret that has not been entered"}, "",
+			"needs GITHUB_TOKEN", SetSecretAction, "mcptray secret set s GITHUB_TOKEN"},
 		{"connected", stdio("node"), conn.Status{State: conn.Connected}, "", "", NoAction, ""},
 	}
 	for _, tt := range tests {
