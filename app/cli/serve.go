@@ -50,15 +50,13 @@ func runServe(ctx context.Context, c *cmdContext, args []string) error {
 	for {
 		select {
 		case <-ctx.Done():
-			fmt.Fprintln(c.Stdout, "Stopping every server…")
-			start := time.Now()
-			stop()
-			<-served
-			svc.Close()
-			fmt.Fprintf(c.Stdout, "Stopped in %s.\n", time.Since(start).Round(time.Millisecond))
-			return nil
+			<-served // it stops with ctx
+			return c.stopServe(svc)
 		case err := <-served:
-			return fmt.Errorf("the control endpoint stopped: %w", err)
+			if ctx.Err() != nil { // it saw ctx end first
+				return c.stopServe(svc)
+			}
+			return fmt.Errorf("the control endpoint stopped: %v", err)
 		case _, ok := <-notices:
 			if !ok {
 				return nil
@@ -72,6 +70,15 @@ func runServe(ctx context.Context, c *cmdContext, args []string) error {
 			last = next
 		}
 	}
+}
+
+// stopServe stops every server and says so.
+func (c *cmdContext) stopServe(svc *service.Service) error {
+	fmt.Fprintln(c.Stdout, "Stopping every server…")
+	start := time.Now()
+	svc.Close()
+	fmt.Fprintf(c.Stdout, "Stopped in %s.\n", time.Since(start).Round(time.Millisecond))
+	return nil
 }
 
 // serverLine is what serve prints of one server.
