@@ -91,38 +91,6 @@ func stateWord(sv service.Server) (string, widget.Importance) {
 	return sanitize.Line(sv.State.String()), widget.MediumImportance
 }
 
-// summary is the one line at the top: how many servers stand where.
-func summary(s service.Snapshot) string {
-	if s.Paused {
-		return "Paused — no server runs until you resume"
-	}
-	n := s.Counts()
-	var parts []string
-	for _, p := range []struct {
-		state            conn.State
-		singular, plural string
-	}{
-		{conn.Connected, "connected", "connected"},
-		{conn.NeedsAuth, "needs sign-in", "need sign-in"},
-		{conn.AwaitingApproval, "waiting for approval", "waiting for approval"},
-		{conn.Failed, "failed", "failed"},
-		{conn.Pending, "starting", "starting"},
-		{conn.Disabled, "off", "off"},
-	} {
-		switch c := n[p.state]; c {
-		case 0:
-		case 1:
-			parts = append(parts, "1 "+p.singular)
-		default:
-			parts = append(parts, fmt.Sprintf("%d %s", c, p.plural))
-		}
-	}
-	if len(parts) == 0 {
-		return "No MCP servers yet"
-	}
-	return strings.Join(parts, " · ")
-}
-
 // problemsText lists the config files and entries that could not be read,
 // or returns "".
 func problemsText(s service.Snapshot) string {

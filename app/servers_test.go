@@ -4,30 +4,9 @@ import (
 	"testing"
 
 	"github.com/mcptray/mcptray/core/config"
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/core/tools"
 )
-
-func TestSummary(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		snap service.Snapshot
-		want string
-	}{
-		{"none", service.Snapshot{}, "No MCP servers yet"},
-		{"paused", service.Snapshot{Paused: true, Servers: []service.Server{{State: conn.Connected}}}, "Paused — no server runs until you resume"},
-		{"counts", service.Snapshot{Servers: []service.Server{
-			{State: conn.Connected}, {State: conn.Connected}, {State: conn.NeedsAuth}, {State: conn.NeedsAuth},
-			{State: conn.AwaitingApproval}, {State: conn.Disabled},
-			{State: conn.Disabled, Suppressed: "gives way to the same server in user scope"},
-		}}, "2 connected · 2 need sign-in · 1 waiting for approval · 1 off"},
-	} {
-		if got := summary(tt.snap); got != tt.want {
-			t.Errorf("%s: summary = %q, want %q", tt.name, got, tt.want)
-		}
-	}
-}
 
 func TestRowsOfGroupsByScope(t *testing.T) {
 	s := service.Snapshot{Servers: []service.Server{

@@ -144,7 +144,7 @@ func (v *window) done(what string) {
 
 func (v *window) showSnapshot() {
 	s := v.snap
-	v.summary.SetText(summary(s))
+	v.summary.SetText(s.Summary()) // the same line as the tray's
 	if s.Paused {
 		v.pause.SetText("Resume all")
 		v.pause.Importance = widget.HighImportance

@@ -335,7 +335,7 @@ func TestWindowFollowsChanges(t *testing.T) {
 	s.Paused = true
 	h.b.set(s)
 	h.wait("snapshot")
-	if h.v.summary.Text != "Paused — no server runs until you resume" || h.v.pause.Text != "Resume all" {
+	if h.v.summary.Text != "Paused" || h.v.pause.Text != "Resume all" {
 		t.Errorf("paused: summary %q, button %q", h.v.summary.Text, h.v.pause.Text)
 	}
 	h.b.fail = errors.New("the running mcptray is stopping")

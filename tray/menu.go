@@ -119,7 +119,7 @@ func Build(s service.Snapshot) Menu {
 			running = append(running, sv)
 		}
 	}
-	summary := Summary(s)
+	summary := s.Summary()
 	m := Menu{
 		Icon:    IconState(s),
 		Tooltip: "mcptray: " + summary,
@@ -188,41 +188,6 @@ func Build(s service.Snapshot) Menu {
 	}
 	add(Item{Label: "Quit", Action: QuitAction})
 	return m
-}
-
-// Summary returns the one line that sums s up, such as "5 connected · 1
-// needs sign-in": "Paused" when paused, "No servers yet" when there is no
-// server to run, and otherwise how many servers are in each state, leaving
-// out the states no server is in.
-func Summary(s service.Snapshot) string {
-	if s.Paused {
-		return "Paused"
-	}
-	n := s.Counts()
-	var parts []string
-	for _, p := range []struct {
-		state            conn.State
-		singular, plural string
-	}{
-		{conn.Connected, "connected", "connected"},
-		{conn.NeedsAuth, "needs sign-in", "need sign-in"},
-		{conn.AwaitingApproval, "waiting for approval", "waiting for approval"},
-		{conn.Failed, "failed", "failed"},
-		{conn.Pending, "starting", "starting"},
-		{conn.Disabled, "off", "off"},
-	} {
-		switch c := n[p.state]; c {
-		case 0:
-		case 1:
-			parts = append(parts, "1 "+p.singular)
-		default:
-			parts = append(parts, fmt.Sprintf("%d %s", c, p.plural))
-		}
-	}
-	if len(parts) == 0 {
-		return "No servers yet"
-	}
-	return strings.Join(parts, " · ")
 }
 
 // serverLine returns a server's menu line: its name and its state in words,

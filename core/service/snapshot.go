@@ -1,6 +1,8 @@
 package service
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mcptray/mcptray/core/config"
@@ -153,4 +155,40 @@ func (s Snapshot) Counts() map[conn.State]int {
 		}
 	}
 	return n
+}
+
+// Summary returns the one line that sums s up, the same in the tray and the
+// window, such as "5 connected · 1 needs sign-in": "Paused" when paused,
+// "No servers yet" when there is no server to run, and otherwise how many
+// servers are in each state (as Counts counts them), leaving out the states
+// no server is in.
+func (s Snapshot) Summary() string {
+	if s.Paused {
+		return "Paused"
+	}
+	n := s.Counts()
+	var parts []string
+	for _, p := range []struct {
+		state            conn.State
+		singular, plural string
+	}{
+		{conn.Connected, "connected", "connected"},
+		{conn.NeedsAuth, "needs sign-in", "need sign-in"},
+		{conn.AwaitingApproval, "waiting for approval", "waiting for approval"},
+		{conn.Failed, "failed", "failed"},
+		{conn.Pending, "starting", "starting"},
+		{conn.Disabled, "off", "off"},
+	} {
+		switch c := n[p.state]; c {
+		case 0:
+		case 1:
+			parts = append(parts, "1 "+p.singular)
+		default:
+			parts = append(parts, fmt.Sprintf("%d %s", c, p.plural))
+		}
+	}
+	if len(parts) == 0 {
+		return "No servers yet"
+	}
+	return strings.Join(parts, " · ")
 }
