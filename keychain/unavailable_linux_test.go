@@ -125,6 +125,9 @@ func TestUnavailable(t *testing.T) {
 			defer cancel()
 			args := append(wrap, os.Args[0], "-test.run=^TestChild$", "-test.v", "-test.count=1")
 			cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+			// A keyring daemon the child's bus started can outlive it and
+			// hold its output open: do not wait for that past the child.
+			cmd.WaitDelay = 10 * time.Second
 			cmd.Env = append(os.Environ(), childMode+"="+tc.mode, childToken+"="+token, childWant+"="+tc.want)
 			for k, v := range env {
 				cmd.Env = append(cmd.Env, k+"="+v)
