@@ -4,9 +4,10 @@
 // The window is a client of the running mcptray (core/service, reached
 // through core/control): it shows the service's Snapshot, follows its change
 // notices and focus requests, and asks it to act. It never wires core
-// together and never reads a config file itself, so closing it, or its
-// crashing, stops no server. Every change that arrives from a goroutine is
-// applied inside fyne.Do.
+// together, so closing it, or its crashing, stops no server. The one config
+// file it reads is another app's, when the person imports a server from it:
+// the entry is copied as written, through the service's Add. Every change
+// that arrives from a goroutine is applied inside fyne.Do.
 package app
 
 import (

@@ -18,6 +18,7 @@ import (
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/oauth"
 	"github.com/mcptray/mcptray/core/secret/secrettest"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/test/mcpserver"
@@ -50,9 +51,28 @@ func testServer(name string) map[string]any {
 	return map[string]any{"command": testServerBin, "args": []string{"-name", name}}
 }
 
+// realOption prepares the temporary home, or the service's options,
+// before the service starts.
+type realOption func(r *real, o *service.Options)
+
+// withBrowser gives the service a browser for sign-ins.
+func withBrowser(b oauth.Browser) realOption {
+	return func(_ *real, o *service.Options) { o.Browser = b }
+}
+
+// following makes the service follow config changes, as the running
+// mcptray does.
+func following(_ *real, o *service.Options) { o.Follow, o.Debounce = true, 50 * time.Millisecond }
+
+// withFile writes v, as JSON, to the file where (given the home's paths)
+// says.
+func withFile(where func(config.Paths) string, v any) realOption {
+	return func(r *real, _ *service.Options) { r.write(where(r.paths), v) }
+}
+
 // newReal starts a service on a temporary home holding userFile (when not
 // nil) and opens the window on it.
-func newReal(t *testing.T, userFile map[string]any) *real {
+func newReal(t *testing.T, userFile map[string]any, opts ...realOption) *real {
 	t.Helper()
 	dir := t.TempDir()
 	p, err := config.NewPaths("linux", func(k string) (string, bool) {
@@ -77,8 +97,12 @@ func newReal(t *testing.T, userFile map[string]any) *real {
 		t.Fatal(err)
 	}
 	r.srv = &control.Server{OpenWindow: func(string) error { return nil }}
-	r.svc, err = service.New(service.Options{Paths: p, Store: secrettest.New(), Elicit: r.srv.Ask,
-		Lookup: func(string) (string, bool) { return "", false }})
+	so := service.Options{Paths: p, Store: secrettest.New(), Elicit: r.srv.Ask,
+		Lookup: func(string) (string, bool) { return "", false }}
+	for _, o := range opts {
+		o(r, &so)
+	}
+	r.svc, err = service.New(so)
 	if err != nil {
 		t.Fatal(err)
 	}

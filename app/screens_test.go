@@ -79,6 +79,7 @@ func TestWindowSuppressedAndButtons(t *testing.T) {
 func TestWindowAddURLSignsIn(t *testing.T) {
 	h := newHarness(t, sampleSnapshot(), WindowOptions{})
 	test.Tap(h.v.addButton)
+	tapMenuItem(t, h.win.Canvas(), "Paste a snippet or address…")
 	a := h.v.addDialog
 	test.Type(a.paste, "https://mcp.linear.app/mcp")
 	if !a.nameBox.Visible() || a.name.Text != "linear" {

@@ -151,7 +151,7 @@ func (v *window) build() {
 	v.list.OnSelected = v.onSelected
 	v.detail = newDetail(v)
 
-	v.addButton = widget.NewButtonWithIcon("Add…", theme.ContentAddIcon(), v.showAdd)
+	v.addButton = widget.NewButtonWithIcon("Add…", theme.ContentAddIcon(), v.showAddMenu)
 	v.settingsButton = widget.NewButtonWithIcon("Settings", theme.SettingsIcon(), v.showSettings)
 	top := container.NewVBox(
 		container.NewBorder(nil, nil, nil, container.NewHBox(v.addButton, v.settingsButton, v.pause), v.summary),
@@ -366,11 +366,15 @@ func (d *detail) show(v *window, sv service.Server) {
 	default:
 		d.fix.SetText(sanitize.Line(sv.Fix.Label))
 		d.fix.Show()
+		d.fix.Enable()
 		if sv.Fix.Action == service.EditConfigAction {
-			// The hint says what to edit; mcptray cannot do it.
-			d.fix.Disable()
-		} else {
-			d.fix.Enable()
+			// The hint beside it says what to change; the button opens
+			// the file to change it in.
+			if sv.Origin.File != "" {
+				d.fix.SetText("Open the file")
+			} else {
+				d.fix.Disable()
+			}
 		}
 	}
 	switch {

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
+	"path/filepath"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -36,6 +39,9 @@ type window struct {
 	opts WindowOptions
 	// quit ends the window's process; tests replace it.
 	quit func()
+	// openURL opens a file or page in the system's default app; tests
+	// replace it.
+	openURL func(*url.URL) error
 	// settled, when set, is called on the UI goroutine once each piece of
 	// background work is done: "snapshot", "focus", "action", "sign-in".
 	// Tests wait on it.
@@ -73,18 +79,21 @@ type window struct {
 	welcome        *welcome
 	split          *container.Split
 
-	addDialog  *addDialog
-	signInNext map[string]bool // servers just added, to sign in to once they ask
-	question   *questionForm   // the server's question on show, or nil
-	questions  []control.Question
-	settings   *settingsDialog
-	confirm    *dialog.ConfirmDialog // the last confirmation asked
+	addDialog    *addDialog
+	addMenu      *fyne.Menu      // the Add… button's menu, once shown
+	importDialog *importDialog   // the last import dialog shown
+	signInNext   map[string]bool // servers just added, to sign in to once they ask
+	question     *questionForm   // the server's question on show, or nil
+	questions    []control.Question
+	settings     *settingsDialog
+	confirm      *dialog.ConfirmDialog // the last confirmation asked
 }
 
 // newWindow builds the window's content into w and handles its closing.
 func newWindow(ctx context.Context, logger *slog.Logger, a fyne.App, w fyne.Window, b Backend, opts WindowOptions) *window {
 	v := &window{ctx: ctx, log: logger, app: a, win: w, b: b, opts: opts, want: opts.Server}
 	v.quit = a.Quit
+	v.openURL = a.OpenURL
 	v.build()
 	w.SetContent(v.content)
 	w.SetCloseIntercept(v.closeRequested)
@@ -347,8 +356,29 @@ func (v *window) fix(sv service.Server) {
 		if v.snap.Paused {
 			v.togglePause()
 		}
+	case service.EditConfigAction:
+		v.openFile(sv.Origin.File)
 	}
-	// EditConfigAction: the hint beside the button says what to edit.
+}
+
+// openFile opens a config file in the app the system opens it with, so
+// that the person can do what the hint beside the button says.
+func (v *window) openFile(path string) {
+	if path == "" {
+		return
+	}
+	if err := v.openURL(fileURL(path)); err != nil {
+		v.showError("Could not open the file", fmt.Errorf("mcptray could not open %s (%s). Open it in a text editor yourself.", path, err))
+	}
+}
+
+// fileURL is the file:// URL of an absolute path.
+func fileURL(path string) *url.URL {
+	p := filepath.ToSlash(path)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // C:/Users/… on Windows
+	}
+	return &url.URL{Scheme: "file", Path: p}
 }
 
 // turn turns sv off, or on again.
