@@ -62,7 +62,7 @@ func withBrowser(b oauth.Browser) realOption {
 
 // following makes the service follow config changes, as the running
 // mcptray does.
-func following(_ *real, o *service.Options) { o.Follow, o.Debounce = true, 50 * time.Millisecond }
+func following(_ *real, o *service.Options) { o.Follow, o.Debounce = true, 50*time.Millisecond }
 
 // withFile writes v, as JSON, to the file where (given the home's paths)
 // says.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -574,3 +575,49 @@ func tap(b *widget.Button) { test.Tap(b) }
 
 // fyneDo runs f on the UI goroutine and waits.
 func fyneDo(f func()) { fyne.DoAndWait(f) }
+
+// TestWindowOpensConfigFile: a server whose fix is in its config file
+// offers "Open the file", which opens that file in the system's default
+// app, beside the hint that says what to change; when it cannot, it says
+// so.
+func TestWindowOpensConfigFile(t *testing.T) {
+	s := sampleSnapshot()
+	s.Servers = append(s.Servers, service.Server{Name: "github", Scope: config.Imported, Transport: config.Stdio, Command: "npx",
+		Origin: config.Origin{File: "/home/me/My Files/mcp.json", App: "Cursor", Line: 4, Column: 5}, State: conn.Failed,
+		Reason: "it needs GITHUB_TOKEN, which is not set",
+		Fix: service.Fix{Action: service.EditConfigAction, Label: "Edit its config",
+			Hint: "Set GITHUB_TOKEN in the env of github in /home/me/My Files/mcp.json"}})
+	h := newHarness(t, s, WindowOptions{Server: "github"})
+	opened := make(chan string, 2)
+	var fail error
+	h.v.openURL = func(u *url.URL) error {
+		opened <- u.String()
+		return fail
+	}
+	d := h.v.detail
+	if !d.fix.Visible() || d.fix.Disabled() || d.fix.Text != "Open the file" {
+		t.Fatalf("the fix button: %q, shown %v, disabled %v", d.fix.Text, d.fix.Visible(), d.fix.Disabled())
+	}
+	if !d.hint.Visible() || d.hint.Text != s.Servers[len(s.Servers)-1].Fix.Hint {
+		t.Errorf("the hint shows %q (visible %v)", d.hint.Text, d.hint.Visible())
+	}
+	test.Tap(d.fix)
+	select {
+	case u := <-opened:
+		if u != "file:///home/me/My%20Files/mcp.json" {
+			t.Errorf("opened %q", u)
+		}
+	default:
+		t.Fatal("Open the file opened nothing")
+	}
+	if len(h.v.errs) != 0 {
+		t.Errorf("errors shown: %q", h.v.errs)
+	}
+
+	fail = errors.New("no application knows how to open it")
+	test.Tap(d.fix)
+	<-opened
+	if len(h.v.errs) != 1 || !strings.Contains(h.v.errs[0], "/home/me/My Files/mcp.json") {
+		t.Errorf("a file that did not open: errors %q", h.v.errs)
+	}
+}
