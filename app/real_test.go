@@ -352,3 +352,32 @@ func TestRealFoldersApprovalAndRemove(t *testing.T) {
 	}
 	r.until("mine to go", func() bool { _, ok := r.v.snap.Find("mine"); return !ok })
 }
+
+// TestRealSpoofedName: a server whose name in its config file holds a bidi
+// override and a zero-width space is listed, and shown in the detail pane,
+// with each hidden character as ?, and a note says why.
+func TestRealSpoofedName(t *testing.T) {
+	const written = "notes\u202Eexe.txt\u200B"
+	r := newReal(t, map[string]any{"mcpServers": map[string]any{written: testServer("spoof")}})
+	const shown = "notes?exe.txt?"
+	r.until("the spoofed server to connect", func() bool { return r.shows(shown, conn.Connected) })
+	fyne.DoAndWait(func() { r.v.focus(shown) })
+	var list, pane []string
+	fyne.DoAndWait(func() {
+		list, pane = labels(r.v.list), labels(r.v.detail.content)
+	})
+	for _, l := range append(append([]string{}, list...), pane...) {
+		if strings.ContainsAny(l, "\u202E\u200B") {
+			t.Errorf("the window shows a hidden character in %q", l)
+		}
+	}
+	if indexOf(list, shown) < 0 {
+		t.Errorf("the list does not show %q: %q", shown, list)
+	}
+	text := strings.Join(pane, "\n")
+	for _, want := range []string{shown, "Its name as written holds hidden characters, each shown as ?", `Named "notes\u202eexe.txt\u200b" in that file`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the detail pane lacks %q:\n%s", want, text)
+		}
+	}
+}
