@@ -26,7 +26,14 @@ const (
 	// IdPTokens are the person's sign-in at their identity provider, which
 	// Cross-App Access exchanges for servers' tokens.
 	IdPTokens Kind = "idp-tokens"
+	// GatewayToken is the bearer token that apps send to the gateway's
+	// HTTP face, kept under the Server key GatewayServer.
+	GatewayToken Kind = "gateway-token"
 )
+
+// GatewayServer is the Key.Server under which the gateway's token is kept:
+// it belongs to mcptray itself, not to one of the person's servers.
+const GatewayServer = "gateway"
 
 // Key names one secret: one kind, for one server. Server is a stable id of
 // the server (a hash of its signature), never a token or a URL with

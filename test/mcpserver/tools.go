@@ -20,6 +20,12 @@ import (
 // encoding/json would rewrite.
 const RawSchema = `{"type":"object","properties":{"path":{"type":"string"},"url":{"type":"string","format":"uri"}},"anyOf":[{"required":["path"]},{"required":["url"]}],"additionalProperties":false,"$comment":"either path or url","x-vendor":{"keep":[1,2,3]}}`
 
+// ComplexSchema is the inputSchema of the complex_schema tool: a top-level
+// anyOf, $defs with a $ref into them, and a oneOf, the shapes a proxy that
+// decodes schemas into a struct loses. Compact and free of <, > and &, like
+// RawSchema.
+const ComplexSchema = `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"point":{"type":"object","properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"]}},"properties":{"at":{"$ref":"#/$defs/point"},"shape":{"oneOf":[{"const":"circle"},{"type":"object","properties":{"sides":{"type":"integer","minimum":3}},"required":["sides"]}]},"label":{"type":"string"}},"anyOf":[{"required":["at"]},{"required":["label"]}],"oneOf":[{"required":["shape"]},{"not":{"required":["shape"]},"properties":{"label":{"minLength":1}}}]}`
+
 // askSchema is what the ask tool asks the user for, defaults included, so a
 // client can show a prefilled form or accept the defaults unseen.
 var askSchema = map[string]any{
@@ -145,6 +151,10 @@ func standardTools(s *server.MCPServer, opts Options) []server.ServerTool {
 		},
 		{
 			Tool:    mcp.NewToolWithRawSchema("raw_schema", "Takes a path or a url; its inputSchema must reach clients unchanged.", json.RawMessage(RawSchema)),
+			Handler: echoArguments,
+		},
+		{
+			Tool:    mcp.NewToolWithRawSchema("complex_schema", "Takes a point or a label; its inputSchema (anyOf, $defs, oneOf) must reach clients unchanged.", json.RawMessage(ComplexSchema)),
 			Handler: echoArguments,
 		},
 	}
