@@ -1,58 +1,140 @@
-// Package app is mcptray's desktop face: the Fyne application and its
-// windows. The command line lives in app/cli.
+// Package app is mcptray's window: the Fyne process that `mcptray window`
+// runs. The command line lives in app/cli.
 //
-// app reaches core through the small Source interface below, and applies
-// every change that arrives from a goroutine inside fyne.Do.
+// The window is a client of the running mcptray (core/service, reached
+// through core/control): it shows the service's Snapshot, follows its change
+// notices and focus requests, and asks it to act. It never wires core
+// together and never reads a config file itself, so closing it, or its
+// crashing, stops no server. Every change that arrives from a goroutine is
+// applied inside fyne.Do.
 package app
 
 import (
 	"context"
 	"log/slog"
+	"os"
+	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcptray/mcptray/assets"
-	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/service"
 )
 
-// Source is what the app needs from core: the servers now, and word of
-// every change.
-type Source interface {
-	Load() *config.Set
-	Watch(ctx context.Context, logger *slog.Logger, current *config.Set, debounce time.Duration) (<-chan config.Update, error)
-}
+// quitGrace is how long the window may take to close before its process
+// exits without it.
+const quitGrace = 5 * time.Second
 
 // ID is the application's unique id (FyneApp.toml says the same).
 const ID = "dev.mcptray.mcptray"
 
-// Run opens the main window and returns when the person closes it or ctx
-// ends.
-func Run(ctx context.Context, logger *slog.Logger, src Source) int {
+// Backend is what the window needs of the running mcptray. A
+// *control.Client is one.
+type Backend interface {
+	// Snapshot returns everything the running mcptray shows, now.
+	Snapshot(ctx context.Context) (service.Snapshot, error)
+	// Subscribe sends a notice whenever the Snapshot may have changed, the
+	// first at once, and closes when ctx ends or the service goes away.
+	Subscribe(ctx context.Context) (<-chan struct{}, error)
+	// FocusRequests sends the server to show ("" for none) each time the
+	// service wants the window to come forward.
+	FocusRequests(ctx context.Context) (<-chan string, error)
+
+	Approve(ctx context.Context, name string) (service.Server, error)
+	Deny(ctx context.Context, name string) (service.Server, error)
+	Enable(ctx context.Context, name string) error
+	Disable(ctx context.Context, name string) error
+	Retry(ctx context.Context, name string) error
+	SignIn(ctx context.Context, name string, opts service.SignInOptions) error
+	SignOut(ctx context.Context, name string) error
+	PauseAll(ctx context.Context) error
+	ResumeAll(ctx context.Context) error
+	Add(ctx context.Context, req service.AddRequest) (service.AddResult, error)
+	Remove(ctx context.Context, name string) (service.RemoveResult, error)
+	AddFolder(ctx context.Context, dir string) (service.FolderResult, error)
+	RemoveFolder(ctx context.Context, dir string) error
+
+	// Questions sends the servers' questions for the person, and a Gone
+	// one when a question waits no longer; it closes when ctx ends.
+	Questions(ctx context.Context) (<-chan control.Question, error)
+	// Answer answers a question: accept with content, decline or cancel.
+	Answer(ctx context.Context, id string, result mcp.ElicitationResult) error
+}
+
+// The window's Backend is, in mcptray, a client of the running service.
+var _ Backend = (*control.Client)(nil)
+
+// WindowOptions are what RunWindow needs besides its Backend. Every field
+// may be left zero.
+type WindowOptions struct {
+	// Server is the server to show first ("" for none).
+	Server string
+	// TrayProblem, when not "", says there is no tray, and why: the window
+	// is then the only way to use mcptray, and closing it quits mcptray.
+	TrayProblem string
+	// Quit asks the running mcptray to stop. It is called, off the UI
+	// goroutine, when the window closes while there is no tray; it may
+	// block until the service has stopped.
+	Quit func()
+}
+
+// RunWindow opens the window and returns when the person closes it, ctx
+// ends, or the running mcptray goes away. It returns the process's exit
+// code: 1 when the running mcptray could not be reached at all.
+func RunWindow(ctx context.Context, logger *slog.Logger, b Backend, opts WindowOptions) int {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	notices, err := b.Subscribe(ctx)
+	if err != nil {
+		logger.Error("the window cannot follow the running mcptray", "err", err)
+		return 1
+	}
+	focus, err := b.FocusRequests(ctx)
+	if err != nil {
+		// The window still works; a second launch just cannot bring it
+		// forward.
+		logger.Warn("the window will not come forward when asked", "err", err)
+		focus = nil
+	}
+
 	a := fyneapp.NewWithID(ID)
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.AppIcon()))
 	w := a.NewWindow("mcptray")
-	set := src.Load()
-	view := newServersView(set)
-	w.SetContent(view.content)
-	w.Resize(fyne.NewSize(720, 440))
+	v := newWindow(ctx, logger, a, w, b, opts)
+	w.Resize(fyne.NewSize(960, 620))
+	var once sync.Once
+	v.quit = func() {
+		// Fyne can hang while it shuts down when an event arrives at that
+		// moment; closing the window must end this process all the same.
+		once.Do(func() {
+			time.AfterFunc(quitGrace, func() {
+				logger.Warn("the window did not close in time; exiting")
+				os.Exit(0)
+			})
+		})
+		a.Quit()
+	}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	updates, err := src.Watch(ctx, logger, set, config.DefaultDebounce)
+	questions, err := b.Questions(ctx)
 	if err != nil {
-		logger.Warn("config changes will show after a restart", "err", err)
-	} else {
-		go func() {
-			for u := range updates {
-				fyne.Do(func() { view.show(u.Set) })
-			}
-		}()
+		// The window still works; servers' questions get their defaults.
+		logger.Warn("the window will not show servers' questions", "err", err)
+		questions = nil
+	}
+	go v.follow(ctx, notices)
+	if questions != nil {
+		go v.followQuestions(ctx, questions)
+	}
+	if focus != nil {
+		go v.followFocus(ctx, focus)
 	}
 	go func() {
 		<-ctx.Done()
-		fyne.Do(a.Quit)
+		fyne.Do(v.quit)
 	}()
 	w.ShowAndRun()
 	return 0

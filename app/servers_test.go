@@ -3,44 +3,91 @@ package app
 import (
 	"testing"
 
-	"fyne.io/fyne/v2/test"
-
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/service"
+	"github.com/mcptray/mcptray/core/tools"
 )
 
-func TestServersView(t *testing.T) {
-	test.NewTempApp(t)
-	set := &config.Set{
-		Servers: []config.Entry{
-			{Server: config.Server{Name: "files", Scope: config.User}, Approval: config.NotNeeded},
-			{Server: config.Server{Name: "no\u202etes", Scope: config.Local}, Approval: config.Pending},
-		},
-		Problems: []config.Problem{{File: "x.json", Message: "is not valid JSON"}},
-	}
-	v := newServersView(set)
-	w := test.NewWindow(v.content)
-	defer w.Close()
-
-	if got, want := v.summary.Text, "2 servers · 1 awaiting approval · 1 config problem"; got != want {
-		t.Errorf("summary = %q, want %q", got, want)
-	}
-	want := []string{"files — user — ready", "notes — local — awaiting approval"}
-	if len(v.rows) != len(want) {
-		t.Fatalf("rows = %q, want %q", v.rows, want)
-	}
-	for i := range want {
-		if v.rows[i] != want[i] {
-			t.Errorf("row %d = %q, want %q (names must be sanitised)", i, v.rows[i], want[i])
+func TestSummary(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		snap service.Snapshot
+		want string
+	}{
+		{"none", service.Snapshot{}, "No MCP servers yet"},
+		{"paused", service.Snapshot{Paused: true, Servers: []service.Server{{State: conn.Connected}}}, "Paused — no server runs until you resume"},
+		{"counts", service.Snapshot{Servers: []service.Server{
+			{State: conn.Connected}, {State: conn.Connected}, {State: conn.NeedsAuth}, {State: conn.NeedsAuth},
+			{State: conn.AwaitingApproval}, {State: conn.Disabled},
+			{State: conn.Disabled, Suppressed: "gives way to the same server in user scope"},
+		}}, "2 connected · 2 need sign-in · 1 waiting for approval · 1 off"},
+	} {
+		if got := summary(tt.snap); got != tt.want {
+			t.Errorf("%s: summary = %q, want %q", tt.name, got, tt.want)
 		}
 	}
-	// The list really renders the rows.
-	item := test.WidgetRenderer(v.list).Objects()
-	if len(item) == 0 {
-		t.Fatal("the list rendered nothing")
-	}
+}
 
-	v.show(&config.Set{})
-	if v.summary.Text != "No MCP servers yet." || v.list.Length() != 0 {
-		t.Errorf("after an empty set: summary %q, %d rows", v.summary.Text, v.list.Length())
+func TestRowsOfGroupsByScope(t *testing.T) {
+	s := service.Snapshot{Servers: []service.Server{
+		{Name: "p", Scope: config.Project}, {Name: "u1", Scope: config.User},
+		{Name: "i", Scope: config.Imported}, {Name: "u2", Scope: config.User},
+		{Name: "mcptray", Scope: config.Dynamic, Transport: config.InProcess}, // built in: not listed
+	}}
+	var got []string
+	for _, r := range rowsOf(s) {
+		if r.header != "" {
+			got = append(got, "# "+r.header)
+		} else {
+			got = append(got, r.server.Name)
+		}
+	}
+	want := []string{
+		"# " + scopeHeader(config.User), "u1", "u2",
+		"# " + scopeHeader(config.Imported), "i",
+		"# " + scopeHeader(config.Project), "p",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("rows = %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("row %d = %q, want %q", i, got[i], want[i])
+		}
+	}
+}
+
+func TestCommandLine(t *testing.T) {
+	for _, tt := range []struct {
+		cmd  string
+		args []string
+		want string
+	}{
+		{"npx", []string{"-y", "@scope/pkg@1.2", "--root=/a/b"}, "npx -y @scope/pkg@1.2 --root=/a/b"},
+		{"/Program Files/x", []string{"a  b", "", "it's"}, `"/Program Files/x" "a  b" "" "it's"`},
+		{"sh", []string{"-c", "rm -rf ~; echo\nhi"}, `sh -c "rm -rf ~; echo\nhi"`},
+		{"run", []string{"x\u202ey", "\u00a0"}, `run "x\u202ey" "\u00a0"`}, // hidden characters shown, not hidden
+		{"café", []string{"naïve"}, "café naïve"},
+	} {
+		if got := commandLine(tt.cmd, tt.args); got != tt.want {
+			t.Errorf("commandLine(%q, %q) = %s, want %s", tt.cmd, tt.args, got, tt.want)
+		}
+	}
+}
+
+func TestHintsText(t *testing.T) {
+	for _, tt := range []struct {
+		h    tools.Hints
+		want string
+	}{
+		{tools.Hints{}, "may change things"},
+		{tools.Hints{ReadOnly: tools.HintTrue, OpenWorld: tools.HintFalse}, "read-only · closed world"},
+		{tools.Hints{ReadOnly: tools.HintTrue, Destructive: tools.HintTrue}, "destructive"},
+		{tools.Hints{Destructive: tools.HintFalse, Idempotent: tools.HintTrue, OpenWorld: tools.HintTrue}, "changes things, not destructive · idempotent · reaches outside"},
+	} {
+		if got := hintsText(tt.h); got != tt.want {
+			t.Errorf("hintsText(%+v) = %q, want %q", tt.h, got, tt.want)
+		}
 	}
 }

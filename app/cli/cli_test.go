@@ -177,8 +177,20 @@ func TestAddRefusesBadInput(t *testing.T) {
 		{[]string{"add", "x", "--header", "A=b", "--", "cmd"}, 2, "for remote servers"},
 		{[]string{"add", "x\u202e", "--", "cmd"}, 1, "invisible or control characters"},
 		{[]string{"add", "x", "--", "cmd", "${NOT_SET}"}, 1, "NOT_SET is not set"},
+		{[]string{"add", "x", "--url", "https://example.com/" + strings.Repeat("a", 100_000)}, 1, "the URL is 100020 characters long; a server's address has at most 2048"},
+		{[]string{"add", "x", "--url", "https://example.com:99999/mcp"}, 1, "port 99999 is not a port (use 1 to 65535)"},
+		{[]string{"add", "x", "--url", "https://me:hunter2@example.com/mcp"}, 1, "the URL holds a user name or password"},
 	} {
 		h.fails(tc.code, tc.want, tc.args...)
+	}
+	// A refused URL is not echoed back whole, and a password in one is
+	// never printed.
+	code, out, errOut := h.run("add", "x", "--url", "https://me:hunter2@example.com/mcp")
+	if code != 1 || strings.Contains(out+errOut, "hunter2") {
+		t.Errorf("add with a password in the URL: exit %d, printed %q %q", code, out, errOut)
+	}
+	if _, _, errOut := h.run("add", "x", "--url", "https://example.com/"+strings.Repeat("a", 100_000)); len(errOut) > 300 {
+		t.Errorf("a refused long URL is echoed back: %d bytes", len(errOut))
 	}
 	if _, err := os.Stat(h.paths.UserFile()); !os.IsNotExist(err) {
 		t.Errorf("a refused add wrote the config file (err %v)", err)
@@ -351,5 +363,17 @@ func TestHiddenCharactersInNames(t *testing.T) {
 	}
 	if spoof.Name != "goo?gle" || spoof.Approval != "pending" {
 		t.Errorf("the spoof is %+v; want goo?gle, still pending", spoof)
+	}
+}
+
+// TestAddWebSocketURL: a ws:// or wss:// URL needs no --transport flag.
+func TestAddWebSocketURL(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.must("add", "sock", "--url", "wss://example.com/mcp")
+	for _, s := range h.list().Servers {
+		if s.Name == "sock" && s.Transport != "ws" {
+			t.Errorf("a wss:// URL was added as %q, want ws", s.Transport)
+		}
 	}
 }

@@ -66,6 +66,10 @@ func Run(ctx context.Context, opts Options) int {
 
 	so := opts.Service
 	so.Paths, so.Store, so.Logger, so.Follow = opts.Paths, opts.Store, log, true
+	questions := &asker{}
+	if so.Elicit == nil {
+		so.Elicit = questions.ask // the window asks the person
+	}
 	svc, err := service.New(so)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mcptray: %v\n", err)
@@ -89,6 +93,7 @@ func Run(ctx context.Context, opts Options) int {
 		return win.open(server)
 	}}
 	win.focus = srv.Focus
+	questions.serve(srv)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, ln) }()
 	defer func() {
@@ -120,6 +125,7 @@ func Run(ctx context.Context, opts Options) int {
 		},
 		Quit:       quit,
 		WindowOpen: srv.WindowOpen,
+		Dark:       tray.PrefersDark(),
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mcptray: %v\n", err)

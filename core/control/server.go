@@ -125,6 +125,7 @@ func (s *Server) handler() http.Handler {
 	})
 	mux.HandleFunc("GET /v1/events", s.events)
 	mux.HandleFunc("GET /v1/focus", s.focusStream)
+	s.windowRoutes(mux)
 	handle(mux, "approve", b.Approve)
 	handle(mux, "deny", b.Deny)
 	handleNone(mux, "enable", b.Enable)

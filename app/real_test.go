@@ -1,0 +1,330 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/secret/secrettest"
+	"github.com/mcptray/mcptray/core/service"
+	"github.com/mcptray/mcptray/test/mcpserver"
+)
+
+var testServerBin string
+
+func TestMain(m *testing.M) { os.Exit(mcpserver.RunTests(m, &testServerBin)) }
+
+// realDeadline bounds every wait on the real service; starting the test
+// server takes well under a second.
+const realDeadline = 20 * time.Second
+
+// real is a window on the test driver, a client of a real service over a
+// real control endpoint, as `mcptray window` is.
+type real struct {
+	t      *testing.T
+	dir    string
+	paths  config.Paths
+	svc    *service.Service
+	srv    *control.Server
+	cl     *control.Client
+	v      *window
+	win    fyne.Window
+	events chan string
+}
+
+// testServer is a config entry that runs the in-repo test server.
+func testServer(name string) map[string]any {
+	return map[string]any{"command": testServerBin, "args": []string{"-name", name}}
+}
+
+// newReal starts a service on a temporary home holding userFile (when not
+// nil) and opens the window on it.
+func newReal(t *testing.T, userFile map[string]any) *real {
+	t.Helper()
+	dir := t.TempDir()
+	p, err := config.NewPaths("linux", func(k string) (string, bool) {
+		switch k {
+		case "HOME":
+			return dir, true
+		case "XDG_RUNTIME_DIR":
+			return filepath.Join(dir, "run"), true
+		}
+		return "", false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Enterprise = filepath.Join(dir, "managed.json")
+	r := &real{t: t, dir: dir, paths: p, events: make(chan string, 256)}
+	if userFile != nil {
+		r.write(p.UserFile(), userFile)
+	}
+	ln, err := control.Listen(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.srv = &control.Server{OpenWindow: func(string) error { return nil }}
+	r.svc, err = service.New(service.Options{Paths: p, Store: secrettest.New(), Elicit: r.srv.Ask,
+		Lookup: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.srv.Backend = r.svc
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := r.svc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- r.srv.Serve(ctx, ln) }()
+	r.cl, err = control.Dial(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := test.NewTempApp(t)
+	r.win = test.NewWindow(nil)
+	r.v = newWindow(ctx, slog.New(slog.NewTextHandler(io.Discard, nil)), a, r.win, r.cl, WindowOptions{})
+	r.v.settled = func(what string) {
+		select {
+		case r.events <- what:
+		default: // nobody waits that far behind
+		}
+	}
+	r.v.quit = func() {}
+	r.win.Resize(fyne.NewSize(900, 640))
+	notices, err := r.cl.Subscribe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	questions, err := r.cl.Questions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go r.v.follow(ctx, notices)
+	go r.v.followQuestions(ctx, questions)
+	t.Cleanup(func() {
+		r.win.Close()
+		r.cl.Close()
+		cancel()
+		<-served
+		ln.Close()
+		r.svc.Close()
+	})
+	return r
+}
+
+func (r *real) write(path string, v any) {
+	r.t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// until waits until ok holds, checked on the UI goroutine each time the
+// window settles some work.
+func (r *real) until(what string, ok func() bool) {
+	r.t.Helper()
+	deadline := time.After(realDeadline)
+	for {
+		var done bool
+		fyne.DoAndWait(func() { done = ok() })
+		if done {
+			return
+		}
+		select {
+		case <-r.events:
+		case <-deadline:
+			r.t.Fatalf("waited %s for %s", realDeadline, what)
+		}
+	}
+}
+
+// shows reports whether the window's snapshot has name in state st.
+func (r *real) shows(name string, st conn.State) bool {
+	sv, ok := r.v.snap.Find(name)
+	return ok && sv.State == st
+}
+
+// TestRealAddByPaste: a bad snippet is refused in plain words; a good one
+// reaches the service's config and the list.
+func TestRealAddByPaste(t *testing.T) {
+	r := newReal(t, nil)
+	r.until("the welcome", func() bool { return r.v.welcome.box.Visible() })
+	test.Tap(r.v.welcome.add)
+	a := r.v.addDialog
+	if a == nil {
+		t.Fatal("the welcome's Add button opened no dialog")
+	}
+	test.Type(a.paste, `{"command": "x"}`)
+	if !a.problem.Visible() || !strings.Contains(a.problem.Text, "without its name") || !a.add.Disabled() {
+		t.Errorf("a snippet without a name: problem %q (shown %v), Add disabled %v", a.problem.Text, a.problem.Visible(), a.add.Disabled())
+	}
+	a.paste.SetText("")
+	snippet := `{"mcpServers": {"echo": {"command": "` + testServerBin + `", "args": ["-name", "echo"],},}}`
+	test.Type(a.paste, snippet)
+	if a.problem.Visible() || a.add.Disabled() || !strings.Contains(a.preview.Text, "echo\n  runs "+testServerBin+" -name echo") {
+		t.Fatalf("the snippet was not understood: problem %q, preview %q", a.problem.Text, a.preview.Text)
+	}
+	test.Tap(a.add)
+	r.until("echo to connect", func() bool { return r.shows("echo", conn.Connected) })
+	u, err := config.ReadUserFile(r.paths.UserFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := u.MCPServers["echo"]; !ok {
+		t.Errorf("echo is not in mcptray's config: %v", u.MCPServers)
+	}
+	r.until("echo to be selected and the welcome gone", func() bool {
+		return r.v.detail.server.Name == "echo" && !r.v.welcome.box.Visible()
+	})
+}
+
+// TestRealQuestion: a server's question, asked during a real tool call, is
+// answered by filling in the form; the answer reaches the server. A second
+// is declined.
+func TestRealQuestion(t *testing.T) {
+	r := newReal(t, map[string]any{"mcpServers": map[string]any{"asker": testServer("asker")}})
+	r.until("asker to connect", func() bool { return r.shows("asker", conn.Connected) })
+
+	type result struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	call := func() <-chan result {
+		out := make(chan result, 1)
+		go func() {
+			res, err := r.cl.Call(context.Background(), service.CallRequest{Server: "asker", Tool: "ask"})
+			out <- result{res, err}
+		}()
+		return out
+	}
+	answered := call()
+	r.until("the question's form", func() bool { return r.v.question != nil })
+	f := r.v.question
+	if f.q.Server != "asker" || len(f.fields) != 2 || f.fields[0].key != "name" || f.fields[0].entry.Text != "Ada" || f.fields[1].entry.Text != "36" {
+		t.Fatalf("the form: server %q, fields %+v", f.q.Server, f.fields)
+	}
+	// The name is needed: an empty one is refused.
+	f.fields[0].entry.SetText("")
+	test.Tap(f.accept)
+	if !f.problem.Visible() || !strings.Contains(f.problem.Text, "Fill in name") {
+		t.Errorf("an empty needed field: problem %q", f.problem.Text)
+	}
+	test.Type(f.fields[0].entry, "Grace")
+	f.fields[1].entry.SetText("")
+	test.Type(f.fields[1].entry, "x")
+	test.Tap(f.accept)
+	if !strings.Contains(f.problem.Text, "whole number") {
+		t.Errorf("a word for an integer: problem %q", f.problem.Text)
+	}
+	f.fields[1].entry.SetText("")
+	test.Type(f.fields[1].entry, "85")
+	test.Tap(f.accept)
+
+	var got result
+	select {
+	case got = <-answered:
+	case <-time.After(realDeadline):
+		t.Fatal("the tool call did not end after the answer")
+	}
+	if got.err != nil {
+		t.Fatal(got.err)
+	}
+	text := toolText(got.res)
+	if !strings.Contains(text, `"action":"accept"`) || !strings.Contains(text, `"name":"Grace"`) || !strings.Contains(text, `"age":85`) {
+		t.Errorf("the server got %s, want Grace, 85, accepted", text)
+	}
+
+	declined := call()
+	r.until("the second question", func() bool { return r.v.question != nil && r.v.question != f })
+	test.Tap(r.v.question.decline)
+	select {
+	case got = <-declined:
+	case <-time.After(realDeadline):
+		t.Fatal("the tool call did not end after Decline")
+	}
+	if text := toolText(got.res); got.err != nil || !strings.Contains(text, `"action":"decline"`) || strings.Contains(text, "Ada") {
+		t.Errorf("after Decline the server got %s, %v", text, got.err)
+	}
+}
+
+func toolText(res *mcp.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
+	var parts []string
+	for _, c := range res.Content {
+		if t, ok := c.(mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// TestRealFoldersApprovalAndRemove: a folder added from the window brings
+// its server in waiting for approval; approving it records the decision;
+// Settings removes the folder; Remove… takes one's own server out.
+func TestRealFoldersApprovalAndRemove(t *testing.T) {
+	r := newReal(t, map[string]any{"mcpServers": map[string]any{"mine": testServer("mine")}})
+	proj := filepath.Join(r.dir, "proj")
+	r.write(filepath.Join(proj, ".mcp.json"), map[string]any{"mcpServers": map[string]any{"theirs": testServer("theirs")}})
+	r.until("mine to connect", func() bool { return r.shows("mine", conn.Connected) })
+
+	fyne.DoAndWait(func() { r.v.addFolder(proj) })
+	r.until("theirs to wait for approval", func() bool { return r.shows("theirs", conn.AwaitingApproval) })
+	fyne.DoAndWait(func() { r.v.focus("theirs") })
+	test.Tap(r.v.detail.fix)
+	test.Tap(r.v.approveButton)
+	r.until("theirs to connect", func() bool { return r.shows("theirs", conn.Connected) })
+	decisions, err := config.NewLoader(r.paths).Approvals.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	approved := false
+	for _, d := range decisions {
+		approved = approved || (d.Name == "theirs" && d.Approval == config.Approved)
+	}
+	if !approved {
+		t.Errorf("the approval store holds no approval of theirs: %+v", decisions)
+	}
+
+	test.Tap(r.v.settingsButton)
+	s := r.v.settings
+	if s == nil || s.remove[proj] == nil {
+		t.Fatalf("Settings does not list %s", proj)
+	}
+	test.Tap(s.remove[proj])
+	r.until("the folder to go", func() bool { _, ok := r.v.snap.Find("theirs"); return !ok && len(s.remove) == 0 })
+	s.d.Hide()
+
+	fyne.DoAndWait(func() { r.v.focus("mine") })
+	test.Tap(r.v.detail.remove)
+	if r.v.confirm == nil {
+		t.Fatal("Remove… asked nothing")
+	}
+	if b := findButton(r.win.Canvas().Overlays().Top(), "Remove"); b == nil {
+		t.Fatal("the confirmation has no Remove button")
+	} else {
+		test.Tap(b)
+	}
+	r.until("mine to go", func() bool { _, ok := r.v.snap.Find("mine"); return !ok })
+}

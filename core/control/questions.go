@@ -1,0 +1,331 @@
+package control
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service"
+)
+
+// DefaultAskTimeout is how long Ask waits for the person to answer a
+// server's question before it answers with the question's defaults.
+const DefaultAskTimeout = 5 * time.Minute
+
+// Question is a server's question for the person (an MCP elicitation), as
+// the window receives it over GET /v1/questions.
+type Question struct {
+	// ID names the question in Answer.
+	ID string `json:"id"`
+	// Server is the name of the server that asks.
+	Server string `json:"server"`
+	// Params are the question: its message (sanitised) and the JSON schema
+	// of the answer.
+	Params mcp.ElicitationParams `json:"params"`
+	// Gone says the question waits no longer (it was answered, it timed
+	// out, or the server gave up): a form showing it should close.
+	Gone bool `json:"gone,omitempty"`
+}
+
+// Folders is what the project-folder routes need of a Backend;
+// *service.Service has it.
+type Folders interface {
+	AddFolder(ctx context.Context, dir string) (service.FolderResult, error)
+	RemoveFolder(ctx context.Context, dir string) error
+}
+
+type answerRequest struct {
+	ID     string                `json:"id"`
+	Result mcp.ElicitationResult `json:"result"`
+}
+
+type folderRequest struct {
+	Folder string `json:"folder"`
+}
+
+// questionHub holds the questions waiting for an answer and the windows
+// that follow them.
+type questionHub struct {
+	mu      sync.Mutex
+	next    int
+	timeout time.Duration
+	pending map[string]*pendingQuestion
+	order   []string // pending ids, oldest first
+	subs    map[chan Question]struct{}
+}
+
+type pendingQuestion struct {
+	q      Question
+	answer chan mcp.ElicitationResult
+}
+
+// hubs holds each Server's questions. (A Server is used by pointer and
+// lives as long as its process, so an entry is never removed.)
+var hubs sync.Map // *Server → *questionHub
+
+func (s *Server) questions() *questionHub {
+	v, _ := hubs.LoadOrStore(s, &questionHub{
+		timeout: DefaultAskTimeout,
+		pending: map[string]*pendingQuestion{},
+		subs:    map[chan Question]struct{}{},
+	})
+	return v.(*questionHub)
+}
+
+// SetAskTimeout changes how long Ask waits for an answer (tests).
+func (s *Server) SetAskTimeout(d time.Duration) {
+	h := s.questions()
+	h.mu.Lock()
+	h.timeout = d
+	h.mu.Unlock()
+}
+
+// Ask hands a server's question to the window and waits for the person's
+// answer. It is a conn.ElicitFunc for the service's Options.Elicit. With
+// no window following the questions it opens the window at that server;
+// when nobody answers within the timeout (DefaultAskTimeout), or no
+// window can be opened, it answers with the question's defaults, as the
+// command line does when nobody is at the terminal. A URL-mode question
+// is declined: the window does not open pages for servers.
+func (s *Server) Ask(ctx context.Context, server string, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	if req.Params.Mode == mcp.ElicitationModeURL {
+		return conn.AcceptDefaults(req), nil
+	}
+	h := s.questions()
+	p, followed, timeout := h.add(server, req.Params)
+	defer h.remove(p.q.ID)
+	if !followed {
+		if s.OpenWindow == nil {
+			return conn.AcceptDefaults(req), nil
+		}
+		if err := s.OpenWindow(server); err != nil {
+			s.logger().Warn("no window to ask a server's question in; answering with its defaults", "server", sanitize.Line(server), "err", err)
+			return conn.AcceptDefaults(req), nil
+		}
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case res := <-p.answer:
+		return &res, nil
+	case <-t.C:
+		s.logger().Info("nobody answered a server's question; answering with its defaults", "server", sanitize.Line(server))
+		return conn.AcceptDefaults(req), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (s *Server) logger() *slog.Logger {
+	if s.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return s.Logger
+}
+
+// add makes a question pending and sends it to every follower. It reports
+// whether any follows, and the timeout.
+func (h *questionHub) add(server string, params mcp.ElicitationParams) (*pendingQuestion, bool, time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.next++
+	p := &pendingQuestion{
+		q:      Question{ID: strconv.Itoa(h.next), Server: server, Params: params},
+		answer: make(chan mcp.ElicitationResult, 1),
+	}
+	p.q.Params.Message = sanitize.String(p.q.Params.Message)
+	h.pending[p.q.ID] = p
+	h.order = append(h.order, p.q.ID)
+	h.sendLocked(p.q)
+	return p, len(h.subs) > 0, h.timeout
+}
+
+// remove forgets a question and tells the followers it is gone.
+func (h *questionHub) remove(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p, ok := h.pending[id]
+	if !ok {
+		return
+	}
+	delete(h.pending, id)
+	for i, x := range h.order {
+		if x == id {
+			h.order = append(h.order[:i], h.order[i+1:]...)
+			break
+		}
+	}
+	gone := p.q
+	gone.Gone = true
+	h.sendLocked(gone)
+}
+
+func (h *questionHub) sendLocked(q Question) {
+	for ch := range h.subs {
+		select {
+		case ch <- q:
+		default: // a follower this far behind has stopped reading
+		}
+	}
+}
+
+// answer delivers the person's answer to a pending question.
+func (h *questionHub) answer(id string, res mcp.ElicitationResult) error {
+	switch res.Action {
+	case mcp.ElicitationResponseActionAccept, mcp.ElicitationResponseActionDecline, mcp.ElicitationResponseActionCancel:
+	default:
+		return &service.Error{Code: service.Invalid, Msg: "an answer must accept, decline or cancel"}
+	}
+	h.mu.Lock()
+	p, ok := h.pending[id]
+	h.mu.Unlock()
+	if !ok {
+		return &service.Error{Code: service.NotFound, Msg: "the question waits no longer: it was answered, or its server stopped asking"}
+	}
+	select {
+	case p.answer <- res:
+		return nil
+	default:
+		return &service.Error{Code: service.NotAllowed, Msg: "the question has been answered already"}
+	}
+}
+
+// windowRoutes serves what only the window uses: the questions, their
+// answers, and the project folders.
+func (s *Server) windowRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /v1/questions", s.questionStream)
+	mux.HandleFunc("POST /v1/answer", func(w http.ResponseWriter, r *http.Request) {
+		var req answerRequest
+		if !decode(w, r, &req) {
+			return
+		}
+		reply(w, struct{}{}, s.questions().answer(req.ID, req.Result))
+	})
+	folders, _ := s.Backend.(Folders)
+	mux.HandleFunc("POST /v1/folders/add", func(w http.ResponseWriter, r *http.Request) {
+		var req folderRequest
+		if !decode(w, r, &req) {
+			return
+		}
+		if folders == nil {
+			reply(w, nil, &service.Error{Code: service.NotAllowed, Msg: "this mcptray cannot edit project folders"})
+			return
+		}
+		res, err := folders.AddFolder(r.Context(), req.Folder)
+		reply(w, res, err)
+	})
+	mux.HandleFunc("POST /v1/folders/remove", func(w http.ResponseWriter, r *http.Request) {
+		var req folderRequest
+		if !decode(w, r, &req) {
+			return
+		}
+		if folders == nil {
+			reply(w, nil, &service.Error{Code: service.NotAllowed, Msg: "this mcptray cannot edit project folders"})
+			return
+		}
+		reply(w, struct{}{}, folders.RemoveFolder(r.Context(), req.Folder))
+	})
+}
+
+// questionStream sends the pending questions, then each new one and each
+// that goes, one JSON line each.
+func (s *Server) questionStream(w http.ResponseWriter, r *http.Request) {
+	h := s.questions()
+	ch := make(chan Question, 64)
+	h.mu.Lock()
+	for _, id := range h.order {
+		ch <- h.pending[id].q
+	}
+	h.subs[ch] = struct{}{}
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.subs, ch)
+		h.mu.Unlock()
+	}()
+	flusher, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	if flusher != nil {
+		flusher.Flush()
+	}
+	enc := json.NewEncoder(w)
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case q := <-ch:
+			if enc.Encode(q) != nil {
+				return
+			}
+			if flusher != nil {
+				flusher.Flush()
+			}
+		}
+	}
+}
+
+// Questions follows the servers' questions for the person: those waiting
+// now, then each new one, and each that goes (Gone). The channel closes
+// when ctx ends or the running mcptray goes away.
+func (c *Client) Questions(ctx context.Context) (<-chan Question, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://mcptray/v1/questions", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, &service.Error{Code: service.Failed, Msg: "the running mcptray answered " + resp.Status + "; it may be older than this window"}
+	}
+	out := make(chan Question, 8)
+	go func() {
+		defer close(out)
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, maxBody)
+		for sc.Scan() {
+			var q Question
+			if json.Unmarshal(sc.Bytes(), &q) != nil {
+				continue
+			}
+			select {
+			case out <- q:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out, nil
+}
+
+// Answer answers the question called id: accept (with its content),
+// decline or cancel, as MCP defines them.
+func (c *Client) Answer(ctx context.Context, id string, result mcp.ElicitationResult) error {
+	return c.do(ctx, http.MethodPost, "answer", answerRequest{ID: id, Result: result}, nil)
+}
+
+// AddFolder adds a project folder (a full path) whose configs mcptray
+// reads.
+func (c *Client) AddFolder(ctx context.Context, dir string) (service.FolderResult, error) {
+	var r service.FolderResult
+	err := c.do(ctx, http.MethodPost, "folders/add", folderRequest{Folder: dir}, &r)
+	return r, err
+}
+
+// RemoveFolder stops reading a project folder's configs.
+func (c *Client) RemoveFolder(ctx context.Context, dir string) error {
+	return c.do(ctx, http.MethodPost, "folders/remove", folderRequest{Folder: dir}, nil)
+}
