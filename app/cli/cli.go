@@ -67,7 +67,9 @@ func init() {
 		{"login", "--idp", "sign in to your identity provider (\"identityProvider\" in config.json), for servers with Cross-App Access", nil},
 		{"logout", "SERVER|URL", "forget the sign-in to a remote server", runLogout},
 		{"logout", "--idp", "forget the sign-in to your identity provider", nil},
-		{"serve", "", "run every server without a window until Ctrl-C", runServe},
+		{"serve", "[--gateway-addr 127.0.0.1:PORT] [--gateway-no-auth]", "run every server without a window until Ctrl-C, with the gateway for your apps", runServe},
+		{"gateway", "[--json] [--show-token]", "say where apps reach your servers through mcptray, and how they authenticate", runGateway},
+		{"stdio", "", "be an MCP server on stdin and stdout for an app: every server mcptray runs, through the running mcptray (started when none runs)", runStdio},
 	}
 }
 

@@ -526,7 +526,9 @@ func TestTokenAndAddrKept(t *testing.T) {
 
 type stubService struct{}
 
-func (stubService) Snapshot(context.Context) (service.Snapshot, error) { return service.Snapshot{}, nil }
+func (stubService) Snapshot(context.Context) (service.Snapshot, error) {
+	return service.Snapshot{}, nil
+}
 func (stubService) Subscribe(ctx context.Context) (<-chan struct{}, error) {
 	return make(chan struct{}), nil
 }
