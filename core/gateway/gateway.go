@@ -75,6 +75,8 @@ func New(svc Service, opts Options) *Gateway {
 	g.mcp = server.NewMCPServer(Name, opts.Version,
 		server.WithToolCapabilities(true),
 		server.WithRecovery(),
+		// Apps may set a level; servers' log messages are not passed on yet.
+		server.WithLogging(),
 		server.WithInstructions("mcptray's gateway: the tools of every MCP server this person runs in mcptray, each named mcp__SERVER__TOOL."),
 	)
 	// An empty list still says "tools" in the capabilities, so that apps
