@@ -40,7 +40,7 @@ const legacy = "2025-11-25"
 // rig is a running service with the test server as "a" (and any other
 // servers given), a gateway following it, and its HTTP face.
 type rig struct {
-	t     *testing.T
+	t     testing.TB
 	paths config.Paths
 	store *secrettest.Store
 	svc   *service.Service
@@ -49,7 +49,7 @@ type rig struct {
 	token string
 }
 
-func newRig(t *testing.T, servers map[string]any) *rig {
+func newRig(t testing.TB, servers map[string]any) *rig {
 	t.Helper()
 	dir := t.TempDir()
 	env := map[string]string{"HOME": dir}
