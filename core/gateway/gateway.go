@@ -52,9 +52,12 @@ type Gateway struct {
 	log *slog.Logger
 	mcp *server.MCPServer
 
-	mu      sync.Mutex
-	last    []byte       // the tool set last given to mcp, encoded; nil before the first
-	handler http.Handler // made by the first Handler call
+	mu            sync.Mutex
+	last          []byte             // the tool set last given to mcp, encoded; nil before the first
+	lastResources []byte             // the same for resources
+	lastPrompts   []byte             // and prompts
+	listed        map[string]*listed // each offered server's resources and prompts, by name
+	handler       http.Handler       // made by the first Handler call
 }
 
 // route is where a qualified name's calls go.
@@ -74,14 +77,18 @@ func New(svc Service, opts Options) *Gateway {
 	g := &Gateway{svc: svc, log: opts.Logger}
 	g.mcp = server.NewMCPServer(Name, opts.Version,
 		server.WithToolCapabilities(true),
+		server.WithResourceCapabilities(false, true),
+		server.WithPromptCapabilities(true),
 		server.WithRecovery(),
 		// Apps may set a level; servers' log messages are not passed on yet.
 		server.WithLogging(),
 		server.WithInstructions("mcptray's gateway: the tools of every MCP server this person runs in mcptray, each named mcp__SERVER__TOOL."),
 	)
-	// An empty list still says "tools" in the capabilities, so that apps
-	// ask again when list_changed comes.
+	// Empty lists still say "tools", "resources" and "prompts" in the
+	// capabilities, so that apps ask again when list_changed comes.
 	g.mcp.SetTools()
+	g.mcp.SetResources()
+	g.mcp.SetPrompts()
 	return g
 }
 
@@ -136,6 +143,7 @@ func (g *Gateway) Sync(ctx context.Context) error {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.syncContent(ctx, snap)
 	if g.last != nil && bytes.Equal(enc, g.last) {
 		return nil
 	}
@@ -238,16 +246,17 @@ func (g *Gateway) call(r route) server.ToolHandlerFunc {
 		if ctx.Err() != nil {
 			return nil, ctx.Err() // the app cancelled: it reads no answer
 		}
-		return mcp.NewToolResultError(g.explain(ctx, r, err)), nil
+		return mcp.NewToolResultError(g.explain(ctx, r.server, "the tool "+sanitize.Line(r.tool), err)), nil
 	}
 }
 
-// explain says in plain words why a call failed: the server is unavailable
-// (and why, in the snapshot's words), or the tool itself failed.
-func (g *Gateway) explain(ctx context.Context, r route, err error) string {
-	name := sanitize.Line(r.server)
+// explain says in plain words why a request failed: the server is
+// unavailable (and why, in the snapshot's words), or what was asked for
+// ("the tool echo") failed.
+func (g *Gateway) explain(ctx context.Context, srv, what string, err error) string {
+	name := sanitize.Line(srv)
 	if snap, serr := g.svc.Snapshot(ctx); serr == nil {
-		sv, ok := snap.Find(r.server)
+		sv, ok := snap.Find(srv)
 		switch {
 		case !ok:
 			return fmt.Sprintf("the server %s is unavailable: it is no longer set up in mcptray", name)
@@ -266,5 +275,5 @@ func (g *Gateway) explain(ctx context.Context, r route, err error) string {
 	if errors.Is(err, conn.ErrClosed) {
 		return "mcptray is shutting down; try again once it runs"
 	}
-	return fmt.Sprintf("the tool %s of %s failed: %s", sanitize.Line(r.tool), name, sanitize.Line(err.Error()))
+	return fmt.Sprintf("%s of %s failed: %s", what, name, sanitize.Line(err.Error()))
 }

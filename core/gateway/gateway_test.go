@@ -535,3 +535,54 @@ func (stubService) Subscribe(ctx context.Context) (<-chan struct{}, error) {
 func (stubService) Call(context.Context, service.CallRequest) (*mcp.CallToolResult, error) {
 	return nil, fmt.Errorf("no servers")
 }
+
+// TestGatewayResourcesAndPrompts: servers' resources keep their URIs (the
+// first server in the config keeps one two servers share) and say their
+// server; prompts are named like tools; both reach their server.
+func TestGatewayResourcesAndPrompts(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, map[string]any{"b": map[string]any{"command": testServerBin, "args": []string{"-name", "b"}}})
+	r.waitTool("mcp__b__echo")
+	c := r.client()
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+
+	res, err := c.ListResources(ctx, mcp.ListResourcesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Resources) != 1 || res.Resources[0].URI != "test://greeting" || res.Resources[0].Title != "a: greeting" {
+		t.Fatalf("resources/list through the gateway = %+v, want test://greeting once, from a", res.Resources)
+	}
+	read := mcp.ReadResourceRequest{}
+	read.Params.URI = "test://greeting"
+	got, err := c.ReadResource(ctx, read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Contents) != 1 || got.Contents[0].(mcp.TextResourceContents).Text != "hello from a" {
+		t.Errorf("resources/read = %+v", got.Contents)
+	}
+
+	prompts, err := c.ListPrompts(ctx, mcp.ListPromptsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range prompts.Prompts {
+		names = append(names, p.Name)
+	}
+	if strings.Join(names, " ") != "mcp__a__greet mcp__b__greet" && strings.Join(names, " ") != "mcp__b__greet mcp__a__greet" {
+		t.Fatalf("prompts/list through the gateway = %q", names)
+	}
+	get := mcp.GetPromptRequest{}
+	get.Params.Name = "mcp__b__greet"
+	get.Params.Arguments = map[string]string{"who": "Ada"}
+	p, err := c.GetPrompt(ctx, get)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Messages) != 1 || p.Messages[0].Content.(mcp.TextContent).Text != "Hello, Ada!" {
+		t.Errorf("prompts/get = %+v", p.Messages)
+	}
+}

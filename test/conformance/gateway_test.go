@@ -24,6 +24,8 @@ var serverScenarios = []string{
 	"ping",
 	"tools-list",
 	"server-sse-multiple-streams",
+	"resources-list",
+	"prompts-list",
 	"dns-rebinding-protection",
 }
 

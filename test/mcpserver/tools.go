@@ -46,6 +46,19 @@ func New(opts Options) *server.MCPServer {
 		server.WithHooks(hooks),
 	)
 	s.AddTools(standardTools(s, opts)...)
+	// One resource and one prompt, for clients that pass them through.
+	s.AddResource(mcp.NewResource("test://greeting", "greeting",
+		mcp.WithResourceDescription("A greeting from the server, by its name."), mcp.WithMIMEType("text/plain")),
+		func(_ context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/plain", Text: "hello from " + opts.name()}}, nil
+		})
+	s.AddPrompt(mcp.NewPrompt("greet", mcp.WithPromptDescription("Greets someone."),
+		mcp.WithArgument("who", mcp.RequiredArgument())),
+		func(_ context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return mcp.NewGetPromptResult("A greeting", []mcp.PromptMessage{
+				mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("Hello, "+req.Params.Arguments["who"]+"!")),
+			}), nil
+		})
 	misbehave(s, hooks, opts)
 	return s
 }
