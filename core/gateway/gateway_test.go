@@ -421,6 +421,7 @@ func TestHTTPFaceRefuses(t *testing.T) {
 		{"a foreign Origin", func(q *http.Request) { q.Header.Set("Origin", "https://evil.example") }, http.StatusForbidden},
 		{"a foreign Host", func(q *http.Request) { q.Host = "evil.example:" + port }, http.StatusForbidden},
 		{"a loopback Host with another port", func(q *http.Request) { q.Host = "127.0.0.1:1" }, http.StatusForbidden},
+		{"the scheme in lower case", func(q *http.Request) { q.Header.Set("Authorization", "bearer "+r.token) }, http.StatusOK},
 		{"a loopback Origin", func(q *http.Request) { q.Header.Set("Origin", "http://localhost:3000") }, http.StatusOK},
 		{"localhost as Host", func(q *http.Request) { q.Host = "localhost:" + port }, http.StatusOK},
 	}

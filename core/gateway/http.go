@@ -24,22 +24,25 @@ import (
 // endpoint.
 const Path = "/mcp"
 
+// sessionIdle is how long a session may go unused before it is forgotten.
+const sessionIdle = 24 * time.Hour
+
 // sessionHeader is streamable HTTP's session header.
 const sessionHeader = "Mcp-Session-Id"
 
 // sessions issues session ids from crypto/rand and knows every live one,
-// so that an id the gateway did not issue, or one already ended, is
-// answered 404 (mcp-go's default accepts any well-formed id).
+// so that an id the gateway did not issue, or one that has ended, is
+// answered 404 (mcp-go's default accepts any well-formed id). Ended ids are
+// forgotten: they are as unknown as any other.
 type sessions struct {
-	mu    sync.Mutex
-	live  map[string]struct{}
-	ended map[string]struct{}
+	mu   sync.Mutex
+	live map[string]struct{}
 }
 
 var _ server.SessionIdManager = (*sessions)(nil)
 
 func newSessions() *sessions {
-	return &sessions{live: map[string]struct{}{}, ended: map[string]struct{}{}}
+	return &sessions{live: map[string]struct{}{}}
 }
 
 // Generate returns a new session id.
@@ -55,25 +58,17 @@ func (s *sessions) Generate() string {
 
 // Validate says whether id was issued here and has not ended.
 func (s *sessions) Validate(id string) (terminated bool, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.live[id]; ok {
-		return false, nil
+	if !s.known(id) {
+		return false, errors.New("unknown session")
 	}
-	if _, ok := s.ended[id]; ok {
-		return true, nil
-	}
-	return false, errors.New("unknown session")
+	return false, nil
 }
 
 // Terminate ends a session.
 func (s *sessions) Terminate(id string) (notAllowed bool, err error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.live[id]; ok {
-		delete(s.live, id)
-		s.ended[id] = struct{}{}
-	}
+	delete(s.live, id)
+	s.mu.Unlock()
 	return false, nil
 }
 
@@ -99,6 +94,9 @@ func (g *Gateway) Handler() http.Handler {
 			server.WithSessionIdManager(ids),
 			server.WithStreamableHTTPLogger(g.log),
 			server.WithHeartbeatInterval(30*time.Second),
+			// Apps on the HTTP face that go away without ending their
+			// session are forgotten after a day.
+			server.WithSessionIdleTTL(sessionIdle),
 		)
 		g.handler = strictSessions(ids, h)
 	}
@@ -159,8 +157,14 @@ func Protect(next http.Handler, opts ProtectOptions) http.Handler {
 			return
 		}
 		if !opts.NoAuth {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			sum := sha256.Sum256([]byte(strings.TrimSpace(got)))
+			// The scheme's name is case-insensitive (RFC 9110).
+			auth := r.Header.Get("Authorization")
+			ok := len(auth) > len("Bearer ") && strings.EqualFold(auth[:len("Bearer ")], "Bearer ")
+			got := ""
+			if ok {
+				got = strings.TrimSpace(auth[len("Bearer "):])
+			}
+			sum := sha256.Sum256([]byte(got))
 			// Hashing first makes the comparison's time independent of
 			// the lengths too.
 			if !ok || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
