@@ -587,3 +587,47 @@ func TestGatewayResourcesAndPrompts(t *testing.T) {
 		t.Errorf("prompts/get = %+v", p.Messages)
 	}
 }
+
+// TestGatewayCancellation: an app cancelling a call through the gateway
+// (notifications/cancelled) cancels it at the server.
+func TestGatewayCancellation(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil)
+	sess := r.initialize(t, http.StatusOK)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req := r.request(t, sess, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"mcp__a__sleep","arguments":{"ms":600000}}}`)
+	go func() {
+		if resp, err := http.DefaultClient.Do(req.WithContext(ctx)); err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+	r.waitStderr(t, "a", "mcp-testserver: sleeping 600000ms")
+	r.post(t, sess, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"the person stopped it"}}`, http.StatusAccepted)
+	r.waitStderr(t, "a", "mcp-testserver: sleep cancelled")
+}
+
+// waitStderr waits until a server's error output holds line.
+func (r *rig) waitStderr(t *testing.T, server, line string) {
+	t.Helper()
+	// There is no notice for new error output: look again briefly.
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	timeout := time.After(deadline)
+	for {
+		snap, err := r.svc.Snapshot(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sv, _ := snap.Find(server)
+		if strings.Contains(sv.Stderr, line) {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-timeout:
+			t.Fatalf("waited %s for %q in %s's error output:\n%s", deadline, line, server, sv.Stderr)
+		}
+	}
+}

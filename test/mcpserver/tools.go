@@ -118,10 +118,14 @@ func standardTools(s *server.MCPServer, opts Options) []server.ServerTool {
 				ms := req.GetFloat("ms", 0)
 				timer := time.NewTimer(time.Duration(ms * float64(time.Millisecond)))
 				defer timer.Stop()
+				// Said on stderr, so that a test can see a cancellation
+				// reach the server.
+				fmt.Fprintf(opts.stderr(), "mcp-testserver: sleeping %gms\n", ms)
 				select {
 				case <-timer.C:
 					return mcp.NewToolResultText("slept"), nil
 				case <-ctx.Done():
+					fmt.Fprintln(opts.stderr(), "mcp-testserver: sleep cancelled")
 					return nil, ctx.Err()
 				}
 			},
