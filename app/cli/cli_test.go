@@ -377,3 +377,37 @@ func TestAddWebSocketURL(t *testing.T) {
 		}
 	}
 }
+
+// TestConnectDisconnect: connect writes the gateway into an app's config,
+// keeping the rest, and mcptray does not then list its own gateway as a
+// server; disconnect takes it out again.
+func TestConnectDisconnect(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	file := h.write(".cursor/mcp.json", `{"mcpServers": {"files": {"command": "files-mcp"}}}`)
+	out := h.must("connect", "cursor")
+	if !strings.Contains(out, "Connected Cursor") || !strings.Contains(out, "~/.cursor/mcp.json") {
+		t.Errorf("connect printed %q", out)
+	}
+	b, _ := os.ReadFile(file)
+	if !strings.Contains(string(b), `"stdio"`) || !strings.Contains(string(b), `"files-mcp"`) {
+		t.Errorf("after connect:\n%s", b)
+	}
+	l := h.list()
+	if _, ok := l.server("files"); !ok {
+		t.Errorf("Cursor's own server is no longer listed: %+v", l.Servers)
+	}
+	if _, ok := l.server("mcptray"); ok {
+		t.Errorf("mcptray lists its own gateway as a server: %+v", l.Servers)
+	}
+	if out := h.must("disconnect", "cursor"); !strings.Contains(out, "Disconnected Cursor") {
+		t.Errorf("disconnect printed %q", out)
+	}
+	if b, _ := os.ReadFile(file); strings.Contains(string(b), "stdio") {
+		t.Errorf("after disconnect:\n%s", b)
+	}
+	if out := h.must("disconnect", "cursor"); !strings.Contains(out, "was not connected") {
+		t.Errorf("a second disconnect printed %q", out)
+	}
+	h.fails(2, "does not know the app", "connect", "notepad")
+}

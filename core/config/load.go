@@ -34,6 +34,10 @@ func (l *Loader) Load() *Set {
 	var all []Server
 	var problems []Problem
 	add := func(s []Server, p []Problem) {
+		// mcptray's own gateway, written into an app's config by
+		// mcptray connect, is not a server for mcptray to run: it would
+		// be mcptray calling itself.
+		s = slices.DeleteFunc(s, func(sv Server) bool { return IsGateway(&sv) })
 		all, problems = append(all, s...), append(problems, p...)
 	}
 
