@@ -71,6 +71,9 @@ func init() {
 		{"gateway", "[--json] [--show-token]", "say where apps reach your servers through mcptray, and how they authenticate", runGateway},
 		{"connect", "APP", "make an app (claude-desktop, claude-code, cursor, vs-code) use mcptray's gateway: writes mcptray stdio into its config, with a backup", runConnect},
 		{"disconnect", "APP", "take mcptray's gateway out of an app's config again", runDisconnect},
+		{"permissions", "[list] | allow|ask|block|reset TOOL", "what the gateway does when an app calls a tool (mcp__SERVER__TOOL)", runPermissions},
+		{"hide", "TOOL|SERVER", "keep a tool, or every tool of a server, from the apps", runHide},
+		{"unhide", "TOOL|SERVER", "offer a hidden tool or server to the apps again", runUnhide},
 		{"stdio", "", "be an MCP server on stdin and stdout for an app: every server mcptray runs, through the running mcptray (started when none runs)", runStdio},
 	}
 }

@@ -411,3 +411,32 @@ func TestConnectDisconnect(t *testing.T) {
 	}
 	h.fails(2, "does not know the app", "connect", "notepad")
 }
+
+// TestPermissionsAndHide: the gateway's rules are kept in mcptray's config
+// and read back as the gateway reads them.
+func TestPermissionsAndHide(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.must("permissions", "allow", "mcp__notes__write")
+	h.must("permissions", "block", "mcp__notes__delete")
+	h.must("hide", "weather")
+	h.must("hide", "weather")
+	out := h.must("permissions")
+	for _, want := range []string{"mcp__notes__write: allow", "mcp__notes__delete: block", "weather: hidden"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("permissions printed %q, want %q", out, want)
+		}
+	}
+	set := config.NewLoader(h.paths).Load()
+	if set.Gateway.Permissions["mcp__notes__write"] != config.Allow || !set.Gateway.Hides("weather", "mcp__weather__now") || len(set.Gateway.Hidden) != 1 {
+		t.Errorf("the loader reads %+v", set.Gateway)
+	}
+	h.must("permissions", "reset", "mcp__notes__write")
+	h.must("unhide", "weather")
+	set = config.NewLoader(h.paths).Load()
+	if _, ok := set.Gateway.Permissions["mcp__notes__write"]; ok || len(set.Gateway.Hidden) != 0 {
+		t.Errorf("after reset and unhide the loader reads %+v", set.Gateway)
+	}
+	h.fails(2, "is not allow, ask, block or reset", "permissions", "maybe", "mcp__notes__write")
+	h.fails(2, "mcp__SERVER__TOOL", "permissions", "allow", "write")
+}

@@ -54,6 +54,7 @@ func (l *Loader) Load() *Set {
 
 	user, p := readSource(Source{Scope: User, App: "mcptray", File: l.Paths.UserFile(), Format: MCPServers})
 	var folders, turnedOff []string
+	var rules GatewayRules
 	var idp *IdentityProvider
 	if p != nil {
 		problems = append(problems, *p)
@@ -65,6 +66,10 @@ func (l *Loader) Load() *Set {
 			problems = append(problems, *fp)
 		}
 		turnedOff, fp = user.turnedOff()
+		if fp != nil {
+			problems = append(problems, *fp)
+		}
+		rules, fp = user.gatewayRules()
 		if fp != nil {
 			problems = append(problems, *fp)
 		}
@@ -103,6 +108,7 @@ func (l *Loader) Load() *Set {
 	set := merge(all, policy, decisions)
 	set.turnOff(turnedOff)
 	set.IdentityProvider = idp
+	set.Gateway = rules
 	set.Problems = problems
 	set.Folders = folders
 	return set

@@ -142,24 +142,5 @@ func (u *UserFile) GatewayAddr() (string, error) {
 // SetGatewayAddr keeps addr as the gateway's address, leaving any other
 // key of the gateway's settings as it was.
 func (u *UserFile) SetGatewayAddr(addr string) error {
-	g := map[string]json.RawMessage{}
-	if raw, ok := u.rest[gatewayKey]; ok {
-		if err := json.Unmarshal(raw, &g); err != nil || g == nil {
-			return fmt.Errorf("%q must be an object such as {\"addr\": \"127.0.0.1:PORT\"}", gatewayKey)
-		}
-	}
-	v, err := json.Marshal(addr)
-	if err != nil {
-		return err
-	}
-	g["addr"] = v
-	out, err := json.Marshal(g)
-	if err != nil {
-		return err
-	}
-	if u.rest == nil {
-		u.rest = map[string]json.RawMessage{}
-	}
-	u.rest[gatewayKey] = out
-	return nil
+	return u.setGatewayKeys(map[string]any{"addr": addr})
 }

@@ -11,10 +11,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
@@ -40,6 +43,13 @@ type Options struct {
 	// Version is what the gateway says it is in initialize; "" means
 	// service.Version.
 	Version string
+	// Ask asks the person about a call of a tool whose permission is Ask;
+	// nil means there is no window to ask in, and such calls are refused
+	// with a message that says how to allow the tool.
+	Ask AskFunc
+	// AskTimeout bounds the wait for an answer; zero means
+	// DefaultAskTimeout.
+	AskTimeout time.Duration
 }
 
 // Name is the gateway's server name in initialize.
@@ -48,9 +58,12 @@ const Name = "mcptray"
 // Gateway is the one MCP server that stands for every server mcptray runs.
 // It is safe for concurrent use.
 type Gateway struct {
-	svc Service
-	log *slog.Logger
-	mcp *server.MCPServer
+	svc        Service
+	log        *slog.Logger
+	mcp        *server.MCPServer
+	ask        AskFunc
+	askTimeout time.Duration
+	rules      atomic.Pointer[config.GatewayRules] // the person's permissions, from the last snapshot
 
 	mu            sync.Mutex
 	last          []byte             // the tool set last given to mcp, encoded; nil before the first
@@ -63,6 +76,8 @@ type Gateway struct {
 // route is where a qualified name's calls go.
 type route struct {
 	server, tool string
+	qualified    string
+	readOnly     bool // the server's claim
 }
 
 // New returns a Gateway for svc with no tools yet: Run (or Sync) gives it
@@ -74,7 +89,10 @@ func New(svc Service, opts Options) *Gateway {
 	if opts.Version == "" {
 		opts.Version = service.Version
 	}
-	g := &Gateway{svc: svc, log: opts.Logger}
+	if opts.AskTimeout == 0 {
+		opts.AskTimeout = DefaultAskTimeout
+	}
+	g := &Gateway{svc: svc, log: opts.Logger, ask: opts.Ask, askTimeout: opts.AskTimeout}
 	g.mcp = server.NewMCPServer(Name, opts.Version,
 		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(false, true),
@@ -128,6 +146,8 @@ func (g *Gateway) Sync(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	rules := snap.Gateway
+	g.rules.Store(&rules)
 	list, routes := g.serverTools(snap)
 	type entry struct {
 		Tool  mcp.Tool
@@ -173,7 +193,7 @@ func (g *Gateway) serverTools(snap service.Snapshot) ([]server.ServerTool, []rou
 			continue
 		}
 		for _, t := range sv.Tools {
-			if t.QualifiedName == "" {
+			if t.QualifiedName == "" || snap.Gateway.Hides(sv.Name, t.QualifiedName) {
 				continue
 			}
 			tool := toMCP(t)
@@ -183,7 +203,7 @@ func (g *Gateway) serverTools(snap service.Snapshot) ([]server.ServerTool, []rou
 				g.log.Warn("gateway: leaving out a tool", "tool", t.QualifiedName, "err", err)
 				continue
 			}
-			r := route{server: sv.Name, tool: t.Name}
+			r := route{server: sv.Name, tool: t.Name, qualified: t.QualifiedName, readOnly: t.Hints.ReadOnly == tools.HintTrue}
 			all = append(all, routed{server.ServerTool{Tool: tool, Handler: g.call(r)}, r})
 		}
 	}
@@ -238,6 +258,12 @@ func (g *Gateway) call(r route) server.ToolHandlerFunc {
 				return mcp.NewToolResultError(fmt.Sprintf("the arguments could not be read: %v", err)), nil
 			}
 			args = b
+		}
+		if why := g.check(ctx, r, args); why != "" {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return mcp.NewToolResultError(why), nil
 		}
 		res, err := g.svc.Call(ctx, service.CallRequest{Server: r.server, Tool: r.tool, Arguments: args})
 		if err == nil {

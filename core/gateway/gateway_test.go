@@ -51,6 +51,12 @@ type rig struct {
 
 func newRig(t testing.TB, servers map[string]any) *rig {
 	t.Helper()
+	return newRigWith(t, servers, map[string]any{"permissions": map[string]string{"mcp__a__notify_tools_changed": "allow"}})
+}
+
+// newRigWith is newRig with the gateway's settings in the config.
+func newRigWith(t testing.TB, servers map[string]any, gateway map[string]any) *rig {
+	t.Helper()
 	dir := t.TempDir()
 	env := map[string]string{"HOME": dir}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
@@ -63,7 +69,7 @@ func newRig(t testing.TB, servers map[string]any) *rig {
 	for k, v := range servers {
 		all[k] = v
 	}
-	b, _ := json.Marshal(map[string]any{"mcpServers": all})
+	b, _ := json.Marshal(map[string]any{"mcpServers": all, "gateway": gateway})
 	if err := os.MkdirAll(paths.Dir(), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -319,8 +325,8 @@ func TestGatewayErrors(t *testing.T) {
 		want   string
 		reason string
 	}{
-		{"unavailable", route{"b", "anything"}, "the server b is unavailable: ", b.Reason},
-		{"tool failed", route{"a", "no_such_tool"}, "the tool no_such_tool of a failed: ", ""},
+		{"unavailable", route{server: "b", tool: "anything", qualified: "mcp__b__anything", readOnly: true}, "the server b is unavailable: ", b.Reason},
+		{"tool failed", route{server: "a", tool: "no_such_tool", qualified: "mcp__a__no_such_tool", readOnly: true}, "the tool no_such_tool of a failed: ", ""},
 	}
 	for _, tt := range tests {
 		res, err := r.gw.call(tt.route)(ctx, mcp.CallToolRequest{})
@@ -628,6 +634,114 @@ func (r *rig) waitStderr(t *testing.T, server, line string) {
 		case <-tick.C:
 		case <-timeout:
 			t.Fatalf("waited %s for %q in %s's error output:\n%s", deadline, line, server, sv.Stderr)
+		}
+	}
+}
+
+// TestGatewayPermissions: Block refuses, Ask waits for the person and goes
+// ahead on yes, fails on no and on no answer, and without anyone to ask
+// says how to allow the tool; hidden tools are not offered; a tool its
+// server says only reads is allowed unless the person chose otherwise.
+func TestGatewayPermissions(t *testing.T) {
+	t.Parallel()
+	r := newRigWith(t, nil, map[string]any{
+		"permissions": map[string]string{"mcp__a__echo": "block", "mcp__a__add": "ask"},
+		"hidden":      []string{"mcp__a__crash"},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	answers := make(chan bool, 1)
+	var asked []Question
+	g := New(r.svc, Options{AskTimeout: 300 * time.Millisecond, Ask: func(ctx context.Context, q Question) (bool, error) {
+		asked = append(asked, q)
+		select {
+		case ok := <-answers:
+			return ok, nil
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}})
+	if err := g.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	call := func(g *Gateway, tool string, args map[string]any) (string, bool) {
+		t.Helper()
+		st := g.MCPServer().GetTool(tool)
+		if st == nil {
+			t.Fatalf("the gateway does not offer %s", tool)
+		}
+		req := mcp.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = tool, args
+		res, err := st.Handler(ctx, req)
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		return res.Content[0].(mcp.TextContent).Text, res.IsError
+	}
+	expect := func(what, got string, isErr bool, want string, wantErr bool) {
+		t.Helper()
+		if !strings.Contains(got, want) || isErr != wantErr {
+			t.Errorf("%s: %q (error %v), want %q (error %v)", what, got, isErr, want, wantErr)
+		}
+	}
+
+	got, isErr := call(g, "mcp__a__echo", map[string]any{"text": "x"})
+	expect("a blocked tool", got, isErr, "mcptray blocks mcp__a__echo; to let it run: mcptray permissions allow mcp__a__echo", true)
+
+	answers <- true
+	got, isErr = call(g, "mcp__a__add", map[string]any{"a": 2, "b": 3})
+	expect("an Ask tool the person allows", got, isErr, "5", false)
+	if len(asked) != 1 || asked[0].Tool != "mcp__a__add" || asked[0].ServerTool != "add" || string(asked[0].Arguments) != `{"a":2,"b":3}` || !asked[0].ReadOnly {
+		t.Errorf("the question: %+v", asked)
+	}
+	answers <- false
+	got, isErr = call(g, "mcp__a__add", map[string]any{"a": 2, "b": 3})
+	expect("an Ask tool the person declines", got, isErr, "you declined mcp__a__add", true)
+	got, isErr = call(g, "mcp__a__add", map[string]any{"a": 2, "b": 3})
+	expect("an Ask tool nobody answers", got, isErr, "nobody answered mcptray's question about mcp__a__add within 300ms", true)
+
+	// The rig's own gateway has no window to ask in.
+	got, isErr = call(r.gw, "mcp__a__roots", nil)
+	expect("a tool that may write, with no window", got, isErr, "there is no mcptray window to ask in; to let it run every time: mcptray permissions allow mcp__a__roots", true)
+	got, isErr = call(r.gw, "mcp__a__echo", map[string]any{"text": "x"})
+	expect("a read-only tool the person blocked", got, isErr, "blocks", true)
+	if got, isErr = call(r.gw, "mcp__a__pid", nil); isErr {
+		t.Errorf("a read-only tool with no choice made: %q", got)
+	}
+	for _, gw := range []*Gateway{g, r.gw} {
+		if gw.MCPServer().GetTool("mcp__a__crash") != nil {
+			t.Error("a hidden tool is offered")
+		}
+	}
+}
+
+// TestGatewayFollowsRules: hiding a tool in mcptray's config takes it from
+// the running gateway.
+func TestGatewayFollowsRules(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	notices, _ := r.svc.Subscribe(ctx)
+	err := config.ModifyUserFile(r.paths.UserFile(), func(u *config.UserFile) error {
+		rules, err := u.GatewayRules()
+		rules.Hidden = append(rules.Hidden, "mcp__a__echo")
+		if err == nil {
+			err = u.SetGatewayRules(rules)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r.gw.MCPServer().GetTool("mcp__a__echo") != nil {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the gateway still offers a tool hidden %s ago", deadline)
+		case <-notices:
+			if err := r.gw.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }
