@@ -218,7 +218,7 @@ func ListenLoopback(addr string) (net.Listener, error) {
 	return ln, nil
 }
 
-// ServeHTTP serves h on ln until ctx ends, then closes ln.
+// serveHTTP serves h on ln until ctx ends, then closes ln.
 func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger) error {
 	hs := &http.Server{
 		Handler:           h,
