@@ -13,7 +13,7 @@ export GOTESTFLAGS
 # first installs what is missing, then the app); go parallelises inside each step.
 .NOTPARALLEL:
 
-.PHONY: all deps build run test conformance fuzz bench
+.PHONY: all deps build run test conformance fuzz bench screenshots
 
 all: build
 
@@ -53,3 +53,9 @@ fuzz: deps
 
 bench: deps
 	$(GO) test -run='^$$' -bench=. ./...
+
+# PNGs of the window, its approval dialog, a server's question and the
+# welcome, in screenshots/ (git-ignored): look at them as a newcomer would.
+# Needs Xvfb, xdotool and imagemagick.
+screenshots: deps
+	@bash scripts/screenshots.sh

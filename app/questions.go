@@ -126,7 +126,11 @@ func (v *window) newQuestionForm(q control.Question) *questionForm {
 	}
 	body.Add(f.problem)
 	body.Add(intro)
-	f.d = dialog.NewCustomWithoutButtons(server+" asks", container.NewVScroll(body), v.win)
+	// The form shows whole, up to a height where it scrolls: a scroll
+	// with no minimum would shrink it to one line.
+	scroll := container.NewVScroll(body)
+	scroll.SetMinSize(fyne.NewSize(480, min(body.MinSize().Height, 380)))
+	f.d = dialog.NewCustomWithoutButtons(server+" asks", scroll, v.win)
 	f.accept = widget.NewButton("Accept", func() { v.answer(f, mcp.ElicitationResponseActionAccept) })
 	f.accept.Importance = widget.HighImportance
 	f.decline = widget.NewButton("Decline", func() { v.answer(f, mcp.ElicitationResponseActionDecline) })

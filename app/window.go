@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
@@ -60,6 +61,7 @@ type window struct {
 
 	// The dialog open for approval or sign-in, and its buttons.
 	approveDialog *dialog.CustomDialog
+	approveFor    string // the server approveDialog asks about
 
 	approveButton *widget.Button
 	denyButton    *widget.Button
@@ -177,12 +179,18 @@ func (v *window) showSnapshot() {
 	v.list.Refresh()
 
 	scroll := false
+	var asked *service.Server
 	if v.want != "" {
 		if sv, ok := s.Find(v.want); ok {
 			v.sel, v.want, scroll = sv.Name, "", true
+			asked = &sv
 		}
 	}
 	v.selectRow(scroll)
+	v.closeStaleApproval(s)
+	if asked != nil {
+		v.reviewIfWaiting(*asked)
+	}
 	for name := range v.signInNext {
 		if sv, ok := s.Find(name); ok {
 			v.signInIfWaiting(sv)
@@ -199,9 +207,19 @@ func (v *window) focus(name string) {
 	if sv, ok := v.snap.Find(name); ok {
 		v.sel, v.want = sv.Name, ""
 		v.selectRow(true)
+		v.reviewIfWaiting(sv)
 		return
 	}
 	v.want = name
+}
+
+// reviewIfWaiting opens the approval dialog at once for a server the
+// window was asked to show (from the tray's "Review…" or a notification)
+// that waits for approval: approving then takes two clicks from the tray.
+func (v *window) reviewIfWaiting(sv service.Server) {
+	if sv.State == conn.AwaitingApproval && sv.Fix.Action == service.ApproveAction {
+		v.confirmApproval(sv)
+	}
 }
 
 // selectRow selects v.sel in the list and shows it in the detail pane, or
@@ -380,8 +398,22 @@ func (v *window) confirmApproval(sv service.Server) {
 	})
 	d.SetButtons([]fyne.CanvasObject{widget.NewButton("Cancel", d.Hide), v.denyButton, v.approveButton})
 	d.Resize(fyne.NewSize(560, 380))
-	v.approveDialog = d
+	v.approveDialog, v.approveFor = d, name
 	d.Show()
+}
+
+// closeStaleApproval hides the approval dialog once its server no longer
+// waits for approval: approved or denied elsewhere (the command line, the
+// tray), or gone.
+func (v *window) closeStaleApproval(s service.Snapshot) {
+	if v.approveDialog == nil {
+		return
+	}
+	if sv, ok := s.Find(v.approveFor); ok && sv.State == conn.AwaitingApproval {
+		return
+	}
+	v.approveDialog.Hide()
+	v.approveDialog, v.approveFor = nil, ""
 }
 
 // signIn signs in to sv while a dialog waits for the browser; its Cancel

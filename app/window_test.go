@@ -460,6 +460,26 @@ func TestWindowFocusRequests(t *testing.T) {
 	if h.v.sel != "notes" || h.v.detail.server.Name != "notes" {
 		t.Errorf("a focus request for notes selected %q", h.v.sel)
 	}
+	// notes waits for approval: asked for from the tray, the window opens
+	// its approval dialog at once, so approving takes two clicks.
+	if top := h.win.Canvas().Overlays().Top(); top == nil || findButton(top, "Approve") == nil {
+		t.Error("a focus request for a server waiting for approval does not open its approval dialog")
+	} else {
+		// Approved elsewhere (the command line): the dialog goes away.
+		s := sampleSnapshot()
+		for i := range s.Servers {
+			if s.Servers[i].Name == "notes" {
+				s.Servers[i].State, s.Servers[i].Fix = conn.Connected, service.Fix{}
+			}
+		}
+		h.b.set(s)
+		h.wait("snapshot")
+		if top := h.win.Canvas().Overlays().Top(); top != nil && findButton(top, "Approve") != nil {
+			t.Error("the approval dialog stays open after the server was approved elsewhere")
+		}
+		h.b.set(sampleSnapshot())
+		h.wait("snapshot")
+	}
 	// A server not yet in the Snapshot is selected once it is.
 	h.b.focus <- "later"
 	h.wait("focus")

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Runs the official MCP conformance suite against mcptray and prints the
-# suite's summaries: its client scenarios against mcptray as a client
-# (through test/conformance/client), then its server scenarios against
-# mcptray's gateway (mcptray serve --gateway-no-auth) with server-everything
-# behind it (the suite's active scenarios). Server scenarios that do not
-# apply to a proxy are listed, with why, in
-# test/conformance/gateway-baseline.yml; every other must pass.
+# Runs the official MCP conformance suite's client scenarios against mcptray
+# (through test/conformance/client) and prints each suite's summary. Two
+# versions of the suite are installed in test/peers: the release (0.1.16) and
+# the next one (conformance-next, 0.2.0-alpha.12, for the 2026-07-28 spec).
+# Then the release suite's server scenarios run against mcptray's gateway
+# (mcptray serve --gateway-no-auth) with server-everything behind it; those
+# that cannot apply to a proxy are listed, with why, in
+# test/conformance/gateway-baseline.yml, and every other must pass.
 #
-#   scripts/conformance.sh                 every client and server scenario
+#   scripts/conformance.sh                 every client scenario of both suites, and the server scenarios
 #   scripts/conformance.sh initialize ...  only these client scenarios
+#   SUITE=next scripts/conformance.sh      only one suite (release or next)
 #
 # The suite needs Node >= 22: test/peers installs node@22 beside it.
 set -euo pipefail
@@ -16,8 +18,19 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 
 node=$root/test/peers/node_modules/.bin/node
-suite=$root/test/peers/node_modules/@modelcontextprotocol/conformance/dist/index.js
-[ -x "$node" ] && [ -f "$suite" ] || { echo "conformance: run make deps first (test/peers is not installed)" >&2; exit 1; }
+declare -A suites=(
+	[release]=$root/test/peers/node_modules/@modelcontextprotocol/conformance/dist/index.js
+	[next]=$root/test/peers/node_modules/conformance-next/dist/index.js
+)
+names=(release next)
+case "${SUITE:-}" in
+'') ;;
+release | next) names=("$SUITE") ;;
+*) echo "conformance: SUITE is release or next, not '$SUITE'" >&2; exit 2 ;;
+esac
+for name in "${names[@]}"; do
+	[ -x "$node" ] && [ -f "${suites[$name]}" ] || { echo "conformance: run make deps first (test/peers is not installed)" >&2; exit 1; }
+done
 
 go build -o bin/mcptray .
 export MCPTRAY_BIN=$root/bin/mcptray
@@ -26,38 +39,48 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/mcptray-conformance.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 
 server_mode=0
-if [ $# -eq 0 ]; then
-	server_mode=1
-	set -- $("$node" "$suite" list --client | sed -n 's/^[[:space:]]*[-*]\{0,1\}[[:space:]]*\([a-z0-9_/.-]*\).*/\1/p' | grep -v '^$')
-fi
-
-passed=0 failed=0 failures=""
-for scenario in "$@"; do
-	log=$out/$(echo "$scenario" | tr / _).log
-	if "$node" "$suite" client --command "$root/test/conformance/client" --scenario "$scenario" -o "$out/results" >"$log" 2>&1 &&
-		grep -q 'SUCCESS' "$log"; then
-		passed=$((passed + 1))
-		echo "PASS  $scenario ($(grep -o 'Passed: [0-9]*/[0-9]*' "$log" | tail -1))"
+[ $# -gt 0 ] || [ "${SUITE:-release}" != release ] || server_mode=1
+summaries="" status=0
+for name in "${names[@]}"; do
+	suite=${suites[$name]}
+	version=$("$node" "$suite" --version)
+	if [ $# -eq 0 ]; then
+		set -- $("$node" "$suite" list --client | sed -n 's/^[[:space:]]*[-*]\{0,1\}[[:space:]]*\([a-z0-9_/.-]*\).*/\1/p' | grep -v '^$')
+		listed=1
 	else
-		failed=$((failed + 1))
-		failures="$failures $scenario"
-		echo "FAIL  $scenario ($(grep -o 'Passed: [0-9]*/[0-9]*' "$log" | tail -1))"
-		[ -n "${VERBOSE:-}" ] && cat "$log"
+		listed=0
 	fi
+	echo "conformance $version ($name):"
+	passed=0 failed=0 failures=""
+	for scenario in "$@"; do
+		log=$out/$name-$(echo "$scenario" | tr / _).log
+		if "$node" "$suite" client --command "$root/test/conformance/client" --scenario "$scenario" -o "$out/results-$name" >"$log" 2>&1 &&
+			grep -q 'SUCCESS' "$log" && ! grep -qE '\] (FAILURE|WARNING)' "$log"; then
+			passed=$((passed + 1))
+			echo "PASS  $scenario ($(grep -o 'Passed: [0-9]*/[0-9]*.*warnings' "$log" | tail -1))"
+		else
+			failed=$((failed + 1))
+			failures="$failures $scenario"
+			echo "FAIL  $scenario ($(grep -o 'Passed: [0-9]*/[0-9]*.*warnings' "$log" | tail -1))"
+			[ -n "${VERBOSE:-}" ] && cat "$log"
+		fi
+	done
+	[ "$listed" -eq 0 ] || set --
+	line="conformance $version ($name): $passed passed, $failed failed"
+	[ -z "$failures" ] || line="$line; failed:$failures"
+	summaries="$summaries$line"$'\n'
+	[ "$failed" -eq 0 ] || status=1
+	echo
 done
-echo
-echo "conformance (client): $passed passed, $failed failed"
-[ -z "$failures" ] || echo "failed:$failures"
-status=0
-[ "$failed" -eq 0 ] || status=1
-[ "$server_mode" -eq 1 ] || exit "$status"
+printf '%s' "$summaries"
+[ "$server_mode" -eq 1 ] || exit $status
 
-# The server scenarios, against the gateway of an mcptray serve in a
-# throwaway home with server-everything as its one server.
+# The release suite's server scenarios, against the gateway of an mcptray
+# serve in a throwaway home with server-everything as its one server.
+suite=${suites[release]}
 everything=$root/test/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js
-home=$out/home
-mkdir -p "$home" && mkdir -m 700 "$out/run"
-export HOME=$home XDG_RUNTIME_DIR=$out/run
+mkdir -p "$out/home" && mkdir -m 700 "$out/run"
+export HOME=$out/home XDG_RUNTIME_DIR=$out/run
 "$MCPTRAY_BIN" add everything -- "$node" "$everything" stdio >/dev/null
 "$MCPTRAY_BIN" serve --gateway-no-auth --gateway-addr 127.0.0.1:0 >"$out/serve.log" 2>&1 &
 serve=$!
@@ -75,7 +98,7 @@ if [ -z "$url" ] || ! grep -q '^everything: connected' "$out/serve.log"; then
 	exit 1
 fi
 echo
-echo "server scenarios against the gateway at $url (server-everything behind it):"
+echo "conformance $("$node" "$suite" --version) server scenarios against the gateway at $url (server-everything behind it):"
 "$node" "$suite" server --url "$url" --suite active \
 	--expected-failures "$root/test/conformance/gateway-baseline.yml" -o "$out/server-results" >"$out/server.log" 2>&1 || status=1
 sed 's/\x1b\[[0-9;]*m//g' "$out/server.log" | sed -n '/=== SUMMARY ===/,$p'
@@ -83,5 +106,6 @@ sed 's/\x1b\[[0-9;]*m//g' "$out/server.log" | sed -n '/=== SUMMARY ===/,$p'
 applies=$(sed 's/\x1b\[[0-9;]*m//g' "$out/server.log" | grep -c '^✓' || true)
 na=$(sed 's/\x1b\[[0-9;]*m//g' "$out/server.log" | grep -c '^  ~ ' || true)
 echo
+printf '%s' "$summaries"
 echo "conformance (server, through the gateway): $applies passed, $na do not apply to a proxy (test/conformance/gateway-baseline.yml)"
-exit "$status"
+exit $status

@@ -79,7 +79,9 @@ const (
 //     waiting for the person: both need them (the menu offers Retry and
 //     Sign in side by side), but a failure is something that used to work
 //     and broke, which is what the icon must not hide.
-//  3. assets.StateAttention when any server waits for approval or a sign-in.
+//  3. assets.StateAttention when any server waits for approval or a sign-in,
+//     or failed only because it needs a secret the person has not entered
+//     (like a sign-in, it waits for them; nothing broke).
 //  4. assets.StateOK otherwise, including when there are no servers.
 //
 // Suppressed servers do not count: they never run.
@@ -88,10 +90,16 @@ func IconState(s service.Snapshot) string {
 		return assets.StatePaused
 	}
 	n := s.Counts()
+	needSecret := 0
+	for _, sv := range s.Servers {
+		if sv.Suppressed == "" && sv.State == conn.Failed && sv.Fix.Action == service.SetSecretAction {
+			needSecret++
+		}
+	}
 	switch {
-	case n[conn.Failed] > 0:
+	case n[conn.Failed] > needSecret:
 		return assets.StateFailing
-	case n[conn.AwaitingApproval] > 0 || n[conn.NeedsAuth] > 0:
+	case n[conn.AwaitingApproval] > 0 || n[conn.NeedsAuth] > 0 || needSecret > 0:
 		return assets.StateAttention
 	}
 	return assets.StateOK

@@ -266,3 +266,19 @@ func dump(items []Item) string {
 	}
 	return b.String()
 }
+
+// TestIconStateNeedsSecret: a server that only waits for a secret asks for
+// the person, like a sign-in; another failure still shows as failing.
+func TestIconStateNeedsSecret(t *testing.T) {
+	t.Parallel()
+	needs := sv("gh", conn.Failed, "needs GITHUB_TOKEN")
+	needs.Fix = service.Fix{Action: service.SetSecretAction, Label: "Enter GITHUB_TOKEN…", Secret: "GITHUB_TOKEN"}
+	s := service.Snapshot{Servers: []service.Server{sv("a", conn.Connected, ""), needs}}
+	if got := IconState(s); got != assets.StateAttention {
+		t.Errorf("a server needing a secret: %q, want %q", got, assets.StateAttention)
+	}
+	s.Servers = append(s.Servers, sv("b", conn.Failed, "it crashed"))
+	if got := IconState(s); got != assets.StateFailing {
+		t.Errorf("with another failure: %q, want %q", got, assets.StateFailing)
+	}
+}

@@ -11,9 +11,44 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
+
+// names is a repeatable flag of variable names, in the order given. A
+// mistake is kept in err rather than returned, since the flag package
+// would quote the whole argument, which may be a pasted secret.
+type names struct {
+	list []string
+	err  error
+}
+
+func (n *names) String() string { return "" }
+
+func (n *names) Set(s string) error {
+	switch {
+	case n.err != nil:
+	case strings.Contains(s, "="):
+		n.err = usagef("--secret-env takes a name only (%s); its value is read from stdin, or asked for, never from the command line",
+			sanitize.Line(strings.SplitN(s, "=", 2)[0]))
+	case !isVarName(s):
+		n.err = usagef("--secret-env %q is not a variable name (letters, digits and _)", sanitize.Line(s))
+	default:
+		n.list = append(n.list, s)
+	}
+	return nil
+}
+
+// isVarName reports whether s is an environment variable's name.
+func isVarName(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' && i > 0) {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // pairs is a repeatable K=V flag.
 type pairs map[string]string
@@ -42,10 +77,15 @@ func runAdd(ctx context.Context, c *cmdContext, args []string) error {
 	url := fs.String("url", "", "")
 	transport := fs.String("transport", "", "")
 	env, headers := pairs{}, pairs{}
+	var secretEnv names
 	fs.Var(env, "env", "")
 	fs.Var(headers, "header", "")
+	fs.Var(&secretEnv, "secret-env", "")
 	if err := fs.Parse(args[1:]); err != nil {
 		return usagef("%v", err)
+	}
+	if secretEnv.err != nil {
+		return secretEnv.err
 	}
 	command := fs.Args()
 
@@ -54,8 +94,8 @@ func runAdd(ctx context.Context, c *cmdContext, args []string) error {
 	case *url != "" && len(command) > 0:
 		return usagef("give either --url or a command after --, not both")
 	case *url != "":
-		if len(env) > 0 {
-			return usagef("--env is for programs; remote servers take --header")
+		if len(env) > 0 || len(secretEnv.list) > 0 {
+			return usagef("--env and --secret-env are for programs; remote servers take --header")
 		}
 		kind, err := checkURL(*url)
 		if err != nil {
@@ -77,6 +117,12 @@ func runAdd(ctx context.Context, c *cmdContext, args []string) error {
 		if len(command) > 1 {
 			entry["args"] = command[1:]
 		}
+		for _, k := range secretEnv.list {
+			if _, ok := env[k]; ok {
+				return usagef("%s is given both as --env and as --secret-env; keep one", k)
+			}
+			env[k] = config.SecretRef(k)
+		}
 		if len(env) > 0 {
 			entry["env"] = map[string]string(env)
 		}
@@ -87,12 +133,24 @@ func runAdd(ctx context.Context, c *cmdContext, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Read before anything is written: a missing value changes nothing.
+	var secrets map[string]string
+	for _, k := range secretEnv.list {
+		v, err := c.readSecret(k)
+		if err != nil {
+			return err
+		}
+		if secrets == nil {
+			secrets = map[string]string{}
+		}
+		secrets[k] = v
+	}
 	b, done, err := c.backend(ctx, connectNone)
 	if err != nil {
 		return err
 	}
 	defer done()
-	res, err := b.Add(ctx, service.AddRequest{Name: name, Entry: raw})
+	res, err := b.Add(ctx, service.AddRequest{Name: name, Entry: raw, Secrets: secrets})
 	if err != nil {
 		return err
 	}

@@ -33,6 +33,7 @@ type backend interface {
 	Remove(ctx context.Context, name string) (service.RemoveResult, error)
 	Tools(ctx context.Context, target string) ([]tools.Tool, error)
 	Call(ctx context.Context, req service.CallRequest) (*mcp.CallToolResult, error)
+	secretBackend
 }
 
 var (

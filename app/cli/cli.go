@@ -8,6 +8,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -55,9 +56,12 @@ func init() {
 		{"list", "[--json]", "show every server, where it came from and whether it may run", runList},
 		{"approve", "NAME", "let a project server run exactly what it runs now", runApprove},
 		{"deny", "NAME", "keep a project server from running", runDeny},
-		{"add", "NAME [--env K=V]… -- COMMAND ARGS…", "add a program to your servers", runAdd},
+		{"add", "NAME [--env K=V]… [--secret-env K]… -- COMMAND ARGS…", "add a program to your servers; --secret-env keeps K in your keychain (its value is read from stdin, or asked for)", runAdd},
 		{"add", "NAME --url URL [--transport http|sse|ws] [--header K=V]…", "add a remote server", nil},
 		{"remove", "NAME", "remove a server you added", runRemove},
+		{"secret", "set|unset|list SERVER [NAME]", "keep a server's secret (an API key) in your keychain; set reads it from stdin, or asks without showing it", runSecret},
+		{"search", "WORDS… [--json]", "find servers in the MCP Registry", runSearch},
+		{"install", "REGISTRY-NAME [--as NAME] [--local|--remote] [--set K=V]…", "add a server from the MCP Registry; asks for what it needs (secrets from the terminal or stdin, never --set)", runInstall},
 		{"folders", "add|remove|list [PATH]", "choose the project folders whose servers mcptray reads", runFolders},
 		{"status", "[--json]", "connect to every server and say how each is doing; exits 1 when one that should run is not connected", runStatus},
 		{"tools", "SERVER|URL [--json]", "list a server's tools", withSignIn(runTools)},
@@ -95,6 +99,8 @@ type cmdContext struct {
 	// signingIn names the server a sign-in is for, for the line that says
 	// the browser opens.
 	signingIn string
+	// lines reads stdin a line at a time, for secrets and answers.
+	lines *bufio.Reader
 }
 
 // Run runs the command in args (without the program name) and returns the

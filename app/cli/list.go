@@ -35,6 +35,10 @@ type listedServer struct {
 	Runnable     bool            `json:"runnable"`
 	Suppressed   string          `json:"suppressed,omitempty"`
 	SuppressedBy string          `json:"suppressedBy,omitempty"`
+	// SecretNames are the secrets kept in the keychain it refers to;
+	// PlainKeys the keys written in plain text in its file.
+	SecretNames []string `json:"secretNames,omitempty"`
+	PlainKeys   []string `json:"plainKeys,omitempty"`
 }
 
 type listing struct {
@@ -51,6 +55,7 @@ func listed(e service.Server) listedServer {
 		URL: e.URL, HeaderNames: e.HeaderNames,
 		Approval: e.Approval, Disabled: e.Disabled, Runnable: e.Runnable,
 		Suppressed: e.Suppressed, SuppressedBy: e.SuppressedBy,
+		SecretNames: e.SecretNames, PlainKeys: e.PlainKeys,
 	}
 }
 
@@ -127,6 +132,18 @@ func (c *cmdContext) printList(snap service.Snapshot) {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, e.Scope, mayRun(e), c.runs(e), c.from(e.Origin))
 		}
 		tw.Flush()
+	}
+	var plain []service.Server
+	for _, e := range running {
+		if len(e.PlainKeys) > 0 {
+			plain = append(plain, e)
+		}
+	}
+	if len(plain) > 0 {
+		fmt.Fprintln(w, "\nKeys in plain text (anyone who can read the file can use them):")
+		for _, e := range plain {
+			fmt.Fprintf(w, "  %s (%s) holds a key in plain text: %s\n", sanitize.Line(e.Name), c.from(e.Origin), sanitize.Line(strings.Join(e.PlainKeys, ", ")))
+		}
 	}
 	if len(suppressed) > 0 {
 		fmt.Fprintln(w, "\nNot running:")

@@ -69,18 +69,17 @@ func runServe(ctx context.Context, c *cmdContext, args []string) error {
 	for {
 		select {
 		case <-ctx.Done():
-			fmt.Fprintln(c.Stdout, "Stopping every server…")
-			start := time.Now()
-			stop()
-			<-served
-			gw.Wait()
-			svc.Close()
-			fmt.Fprintf(c.Stdout, "Stopped in %s.\n", time.Since(start).Round(time.Millisecond))
-			return nil
+			<-served  // it stops with ctx
+			gw.Wait() // and so does the gateway
+			return c.stopServe(svc)
 		case err := <-served:
+			if ctx.Err() != nil { // it saw ctx end first
+				gw.Wait()
+				return c.stopServe(svc)
+			}
 			stop()
 			gw.Wait()
-			return fmt.Errorf("the control endpoint stopped: %w", err)
+			return fmt.Errorf("the control endpoint stopped: %v", err)
 		case _, ok := <-notices:
 			if !ok {
 				return nil
@@ -94,6 +93,15 @@ func runServe(ctx context.Context, c *cmdContext, args []string) error {
 			last = next
 		}
 	}
+}
+
+// stopServe stops every server and says so.
+func (c *cmdContext) stopServe(svc *service.Service) error {
+	fmt.Fprintln(c.Stdout, "Stopping every server…")
+	start := time.Now()
+	svc.Close()
+	fmt.Fprintf(c.Stdout, "Stopped in %s.\n", time.Since(start).Round(time.Millisecond))
+	return nil
 }
 
 // serverLine is what serve prints of one server.

@@ -24,6 +24,10 @@ type Vars struct {
 // Expand replaces ${NAME}, ${NAME:-default}, ${env:NAME}, ${workspaceFolder},
 // ${userHome} and the plugin root in s.
 //
+// ${secret:NAME}, a secret kept in the keychain (see SecretRef), is left as
+// it is: the approval key covers the reference, not the value, and the
+// value is read only when the server starts or is reached.
+//
 // As in a POSIX shell, the default applies when NAME is unset or empty. A
 // variable that is unset and has no default is an error, and so is
 // ${input:…}: VS Code prompts for those, and mcptray cannot yet. So is a
@@ -80,6 +84,11 @@ func (v Vars) resolve(ref string) (string, error) {
 		}
 	case strings.HasPrefix(name, "env:"):
 		name = strings.TrimPrefix(name, "env:")
+	case strings.HasPrefix(name, "secret:"):
+		if !validVarName(strings.TrimPrefix(name, "secret:")) {
+			return "", fmt.Errorf("%q does not name a secret (write ${secret:NAME}, NAME in letters, digits and _)", "${"+ref+"}")
+		}
+		return "${" + ref + "}", nil
 	case strings.HasPrefix(name, "input:"):
 		return "", fmt.Errorf("%q asks for input that mcptray cannot prompt for yet; put the value in the config instead", "${"+ref+"}")
 	}

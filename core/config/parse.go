@@ -334,6 +334,7 @@ func (r *rawServer) build(s *Server, vars Vars, folder, pluginRoot string) error
 		s.Command = ex.str(r.Command)
 		s.Args = ex.list(r.Args)
 		s.Env = ex.dict(r.Env)
+		s.PlainKeys = plainKeys(r.Env)
 		base := cmp.Or(folder, pluginRoot)
 		s.EnvFile = ex.path(r.EnvFile, base)
 		s.Cwd = cmp.Or(ex.path(r.Cwd, base), base)
@@ -343,6 +344,7 @@ func (r *rawServer) build(s *Server, vars Vars, folder, pluginRoot string) error
 	} else {
 		s.URL = ex.str(r.URL)
 		s.Headers = ex.dict(r.Headers)
+		s.PlainKeys = plainKeys(r.Headers)
 	}
 	if ex.err != nil {
 		return ex.err

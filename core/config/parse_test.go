@@ -48,7 +48,7 @@ func TestParseFormats(t *testing.T) {
 }}`,
 			want: []Server{
 				{Name: "linear", ConfigName: "linear", Transport: HTTP, URL: "https://mcp.linear.app/mcp",
-					Headers: map[string]string{"Authorization": "Bearer xyz"}},
+					Headers: map[string]string{"Authorization": "Bearer xyz"}, PlainKeys: []string{"Authorization"}},
 				{Name: "legacy", ConfigName: "legacy", Transport: SSE, URL: "http://localhost:8080/sse"},
 			},
 		},

@@ -147,6 +147,11 @@ type Server struct {
 	Headers map[string]string
 	OAuth   *OAuth
 
+	// PlainKeys are the env variables or headers whose value, by its name a
+	// key, is written out in the config file itself (not ${…}): a key kept
+	// in plain text, which the person may want in the keychain instead.
+	PlainKeys []string
+
 	// Disabled servers are listed but never started.
 	Disabled bool
 }
@@ -167,6 +172,7 @@ func (s Server) clone() Server {
 	s.Args = slices.Clone(s.Args)
 	s.Env = maps.Clone(s.Env)
 	s.Headers = maps.Clone(s.Headers)
+	s.PlainKeys = slices.Clone(s.PlainKeys)
 	if s.OAuth != nil {
 		o := *s.OAuth
 		o.Scopes = slices.Clone(o.Scopes)

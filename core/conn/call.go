@@ -46,12 +46,14 @@ func (m *Manager) CallTool(ctx context.Context, server, tool string, args json.R
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = arguments
+	req.Header = sess.paramHeaders(c.tool(tool), arguments)
 	res, err := sess.client.CallTool(ctx, req)
 	if transport.IsSessionExpired(err) {
 		c.log.Info("session expired; reconnecting and trying once more")
 		if sess, err = c.reconnect(ctx); err != nil {
 			return nil, fmt.Errorf("%s restarted and reconnecting failed: %w", server, err)
 		}
+		req.Header = sess.paramHeaders(c.tool(tool), arguments)
 		res, err = sess.client.CallTool(ctx, req)
 	}
 	if err != nil {
@@ -160,6 +162,19 @@ func (m *Manager) Retry(name string) error {
 	select {
 	case c.kick <- struct{}{}:
 	default: // already asked
+	}
+	return nil
+}
+
+// tool returns the listed tool called name, or nil.
+func (c *serverConn) tool(name string) *tools.Tool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range c.tools {
+		if c.tools[i].Name == name {
+			t := c.tools[i]
+			return &t
+		}
 	}
 	return nil
 }

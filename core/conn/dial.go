@@ -19,6 +19,10 @@ import (
 // connection's whole life: a stdio child lives as long as it; only the
 // handshake is bounded by the connect timeout.
 func (m *Manager) dial(ctx context.Context, s *config.Server) (*session, error) {
+	s, err := m.withSecrets(ctx, s)
+	if err != nil {
+		return nil, err
+	}
 	switch s.Transport {
 	case config.Stdio:
 		return m.dialStdio(ctx, s)
@@ -128,11 +132,20 @@ func (m *Manager) handshakeLosable(ctx context.Context, s *config.Server, tr mcp
 // handshake starts a client on tr and initializes it. lost, when not nil,
 // closes when the connection is gone, and lostErr then says why.
 func (m *Manager) handshake(ctx context.Context, s *config.Server, tr mcptransport.Interface, lost <-chan struct{}, lostErr func() error) (*session, error) {
-	opts := []client.ClientOption{client.WithProtocolVersion(ProtocolVersion)}
+	version := ProtocolVersion
+	if lr, ok := tr.(legacyRequirer); ok && !lr.RequiresLegacyProtocol() {
+		version = ModernProtocolVersion
+	}
+	opts := []client.ClientOption{client.WithProtocolVersion(version)}
 	// Offer to answer the server's questions only over a transport that
 	// can carry them: mcp-go's SSE client cannot, and a server that asks
 	// anyway would wait for an answer that never comes.
+	var caps mcp.ClientCapabilities
 	if _, ok := tr.(mcptransport.BidirectionalInterface); ok {
+		caps.Elicitation = &mcp.ElicitationCapability{}
+		caps.Roots = &struct {
+			ListChanged bool `json:"listChanged,omitempty"`
+		}{ListChanged: true}
 		opts = append(opts,
 			client.WithElicitationHandler(elicitHandler{m: m, server: s.Name}),
 			client.WithRootsHandler(rootsHandler{server: s}))
@@ -145,7 +158,7 @@ func (m *Manager) handshake(ctx context.Context, s *config.Server, tr mcptranspo
 	initCtx, cancel := context.WithTimeout(ctx, m.opts.ConnectTimeout)
 	defer cancel()
 	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = ProtocolVersion
+	req.Params.ProtocolVersion = version
 	req.Params.ClientInfo = mcp.Implementation{Name: "mcptray", Version: Version}
 	if _, err := cl.Initialize(initCtx, req); err != nil {
 		cl.Close()
@@ -160,7 +173,27 @@ func (m *Manager) handshake(ctx context.Context, s *config.Server, tr mcptranspo
 	if lostErr == nil {
 		lostErr = func() error { return nil }
 	}
-	return &session{client: cl, lost: lost, lostErr: lostErr, close: cl.Close}, nil
+	sess := &session{client: cl, lost: lost, lostErr: lostErr, close: cl.Close, caps: caps, info: req.Params.ClientInfo}
+	if mcp.IsModernProtocol(cl.ProtocolVersion()) {
+		_, sess.http = tr.(mcptransport.HTTPConnection)
+		sess.modern = true
+		// 2026-07-28 has no GET stream: a server tells of changed tools
+		// only on a subscriptions/listen stream the client opens.
+		log := m.opts.Logger.With("server", s.Name)
+		stop, err := cl.ListenAsync(ctx, mcp.SubscriptionFilter{ToolsListChanged: true}, func(err error) {
+			log.Debug("the server's notification stream ended", "err", err)
+		})
+		if err == nil {
+			sess.close = func() error { stop(); return cl.Close() }
+		}
+	}
+	return sess, nil
+}
+
+// legacyRequirer is a transport that says whether it can speak only the
+// revisions before 2026-07-28 (mcp-go's own interface for it is unexported).
+type legacyRequirer interface {
+	RequiresLegacyProtocol() bool
 }
 
 // Version is mcptray's version as servers see it in initialize.

@@ -26,16 +26,18 @@ func (c *serverConn) listTools(sess *session) ([]tools.Tool, error) {
 		if page == 1000 {
 			return nil, fmt.Errorf("more than 1000 pages of tools")
 		}
-		var params any
+		var cursorParams map[string]any
 		if cursor != "" {
-			params = map[string]string{"cursor": cursor}
+			cursorParams = map[string]any{"cursor": cursor}
 		}
+		params, header := sess.rawParams(string(mcp.MethodToolsList), cursorParams)
 		ctx, cancel := context.WithTimeout(c.ctx, c.m.opts.RequestTimeout)
 		resp, err := sess.client.GetTransport().SendRequest(ctx, mcptransport.JSONRPCRequest{
 			JSONRPC: mcp.JSONRPC_VERSION,
 			ID:      mcp.NewRequestId(fmt.Sprintf("mcptray-%d", rawIDs.Add(1))),
 			Method:  string(mcp.MethodToolsList),
 			Params:  params,
+			Header:  header,
 		})
 		cancel()
 		if err != nil {
@@ -52,6 +54,10 @@ func (c *serverConn) listTools(sess *session) ([]tools.Tool, error) {
 			return nil, fmt.Errorf("reading tools/list: %w", err)
 		}
 		for _, raw := range result.Tools {
+			if err := sess.headerToolOK(raw); err != nil {
+				c.log.Warn("skipping a tool whose header annotations are invalid", "err", err)
+				continue
+			}
 			t, err := tools.Parse(c.entry.Name, raw)
 			if err != nil {
 				c.log.Warn("skipping a tool", "err", err)

@@ -25,10 +25,18 @@ const (
 	DefaultToolCallTimeout = 100_000_000 * time.Millisecond
 )
 
-// ProtocolVersion is the MCP revision mcptray asks for. It is pinned on
-// purpose: with no pin mcp-go first probes server/discover (2026-07-28) and
-// waits 5 s for every server that predates it, which is nearly all of them.
+// ProtocolVersion is the MCP revision mcptray asks for over stdio,
+// WebSocket, SSE and in-process. It is pinned on purpose: with no pin
+// mcp-go first probes server/discover (2026-07-28) and waits 5 s for every
+// server that predates it and ignores the unknown method, which over stdio
+// is nearly all of them.
 const ProtocolVersion = "2025-11-25"
+
+// ModernProtocolVersion is the revision mcptray offers first over
+// streamable HTTP, where the probe costs one round trip: a server that
+// predates it answers server/discover at once with an error (HTTP always
+// answers), and mcptray then falls back to ProtocolVersion's handshake.
+const ModernProtocolVersion = "2026-07-28"
 
 // ElicitFunc answers a server's request for information from the person.
 // Front ends provide it: a dialog, a terminal prompt, or the schema's
@@ -70,6 +78,10 @@ type Options struct {
 	// Tokens returns the sign-in token source for a remote server, or nil
 	// when it has none.
 	Tokens func(s *config.Server) transport.TokenSource
+	// Secrets returns the value of a secret a server's config refers to
+	// as ${secret:NAME}, read just before it starts or is reached; nil
+	// means no secret can be read (such a server fails, needing it).
+	Secrets SecretFunc
 	// Builtin are the in-process servers, by name.
 	Builtin map[string]*server.MCPServer
 

@@ -69,7 +69,10 @@ func (r *restartable) restart() {
 	// Stateful, as deployed servers are: mcp-go's default accepts any
 	// well-formed session id and would never notice a restart.
 	r.h = server.NewStreamableHTTPServer(mcpserver.New(mcpserver.Options{}),
-		server.WithSessionIdManager(&server.InsecureStatefulSessionIdManager{}))
+		server.WithSessionIdManager(&server.InsecureStatefulSessionIdManager{}),
+		// A 2025-11-25 server: sessions, which these tests are about,
+		// are gone in 2026-07-28.
+		server.WithStreamableHTTPProtocolVersions("2025-11-25"))
 }
 
 func (r *restartable) ServeHTTP(w http.ResponseWriter, req *http.Request) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/tools"
@@ -232,7 +233,14 @@ func (c *serverConn) watch() error {
 func (c *serverConn) ping(sess *session) error {
 	ctx, cancel := context.WithTimeout(c.ctx, c.m.opts.RequestTimeout)
 	defer cancel()
-	err := sess.client.Ping(ctx)
+	var err error
+	if sess.modern {
+		// 2026-07-28 has no ping (mcp-go's Ping does nothing there);
+		// server/discover is the cheapest request every such server answers.
+		_, err = sess.client.Discover(ctx, mcp.DiscoverRequest{})
+	} else {
+		err = sess.client.Ping(ctx)
+	}
 	var terr *mcptransport.Error
 	if err == nil || c.ctx.Err() != nil || !errors.As(err, &terr) {
 		return nil
@@ -334,7 +342,12 @@ type session struct {
 	client  *client.Client
 	lost    <-chan struct{} // closed when the connection is gone
 	lostErr func() error
-	stderr  func() string // nil for servers without a process
-	pid     int           // the child's process id, for stdio servers
-	close   func() error
+	// modern is a connection in revision 2026-07-28 or later, http one
+	// over streamable HTTP; caps and info are what the client declared.
+	modern, http bool
+	caps         mcp.ClientCapabilities
+	info         mcp.Implementation
+	stderr       func() string // nil for servers without a process
+	pid          int           // the child's process id, for stdio servers
+	close        func() error
 }

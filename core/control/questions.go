@@ -68,17 +68,17 @@ type pendingQuestion struct {
 	answer chan mcp.ElicitationResult
 }
 
-// hubs holds each Server's questions. (A Server is used by pointer and
-// lives as long as its process, so an entry is never removed.)
-var hubs sync.Map // *Server → *questionHub
-
+// questions returns the Server's waiting questions, made on first use so
+// that a Server needs no constructor.
 func (s *Server) questions() *questionHub {
-	v, _ := hubs.LoadOrStore(s, &questionHub{
-		timeout: DefaultAskTimeout,
-		pending: map[string]*pendingQuestion{},
-		subs:    map[chan Question]struct{}{},
+	s.asksOnce.Do(func() {
+		s.asks = &questionHub{
+			timeout: DefaultAskTimeout,
+			pending: map[string]*pendingQuestion{},
+			subs:    map[chan Question]struct{}{},
+		}
 	})
-	return v.(*questionHub)
+	return s.asks
 }
 
 // SetAskTimeout changes how long Ask waits for an answer (tests).

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -55,7 +56,9 @@ type Server struct {
 	// Gateway, when set, says how the gateway's HTTP face is doing.
 	Gateway func() gateway.Status
 
-	focus focusHub
+	focus    focusHub
+	asksOnce sync.Once
+	asks     *questionHub // the servers' questions for the window
 }
 
 // maxBody bounds a request: the largest is a tool call's arguments.
@@ -133,6 +136,7 @@ func (s *Server) handler() http.Handler {
 	mux.HandleFunc("GET /v1/events", s.events)
 	mux.HandleFunc("GET /v1/focus", s.focusStream)
 	s.windowRoutes(mux)
+	s.secretRoutes(mux)
 	handle(mux, "approve", b.Approve)
 	handle(mux, "deny", b.Deny)
 	handleNone(mux, "enable", b.Enable)

@@ -103,11 +103,17 @@ func (m *Manager) resolveClient(ctx context.Context, s *config.Server, d *discov
 	return m.register(ctx, d, redirectURI)
 }
 
+// applicationNative is the OpenID Connect registration application_type
+// of a client that runs on the person's computer and is redirected to a
+// loopback address (SEP-837): what mcptray is.
+const applicationNative = "native"
+
 // register runs Dynamic Client Registration (RFC 7591).
 func (m *Manager) register(ctx context.Context, d *discovery, redirectURI string) (*storedClient, error) {
 	method := chooseAuthMethod(d.meta.TokenEndpointAuthMethodsSupported, false)
 	req := map[string]any{
 		"client_name":                ClientName,
+		"application_type":           applicationNative,
 		"redirect_uris":              []string{redirectURI},
 		"grant_types":                []string{"authorization_code", "refresh_token"},
 		"response_types":             []string{"code"},

@@ -85,6 +85,8 @@ type testAS struct {
 	refreshes    int
 	issued       []string // every token and code handed out
 	authRequests int
+	// registrations are the bodies of the registration requests.
+	registrations []map[string]any
 
 	// knobs
 	noS256          bool
@@ -95,6 +97,7 @@ type testAS struct {
 	slackErrors     bool   // refresh errors as HTTP 200
 	iss             string // sent back as iss
 	metaIssuer      string // overrides the issuer in the metadata
+	prmAS           string // overrides the PRM's authorization server
 }
 
 func newTestAS(t *testing.T) *testAS {
@@ -124,7 +127,13 @@ func (a *testAS) prm(w http.ResponseWriter, r *http.Request) {
 	if a.prmResource != "" {
 		res = a.prmResource
 	}
-	writeJSON(w, 200, map[string]any{"resource": res, "authorization_servers": []string{a.srv.URL}, "scopes_supported": []string{"mcp:read"}})
+	a.mu.Lock()
+	issuer := a.srv.URL
+	if a.prmAS != "" {
+		issuer = a.prmAS
+	}
+	a.mu.Unlock()
+	writeJSON(w, 200, map[string]any{"resource": res, "authorization_servers": []string{issuer}, "scopes_supported": []string{"mcp:read"}})
 }
 
 func (a *testAS) metadata(w http.ResponseWriter, r *http.Request) {
@@ -150,10 +159,16 @@ func (a *testAS) metadata(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *testAS) register(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var all map[string]any
+	_ = json.Unmarshal(body, &all)
+	a.mu.Lock()
+	a.registrations = append(a.registrations, all)
+	a.mu.Unlock()
 	var req struct {
 		RedirectURIs []string `json:"redirect_uris"`
 	}
-	_ = json.NewDecoder(r.Body).Decode(&req)
+	_ = json.Unmarshal(body, &req)
 	if a.registerRedirec != "" {
 		req.RedirectURIs = []string{a.registerRedirec}
 	}

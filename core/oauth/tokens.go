@@ -207,11 +207,46 @@ func (ts *tokenSource) renewLocked(ctx context.Context, stale *storedTokens) (st
 
 var errNoRefresh = errors.New("the sign-in expired and cannot be renewed without you")
 
+// ErrAuthServerMoved says the server now names another authorization server
+// than the one its sign-in came from (SEP-2352): that sign-in, and the
+// client registered there, are of no use with it; only a new sign-in is.
+var ErrAuthServerMoved = errors.New("the server now signs in with another authorization server")
+
+// checkAuthServer asks the server's protected resource metadata whether the
+// authorization server the stored client belongs to is still one it names.
+// Only a definite "no" is an error (ErrAuthServerMoved): a server without
+// the metadata, or one that cannot be reached, leaves the sign-in as it is.
+func (m *Manager) checkAuthServer(ctx context.Context, s *config.Server) error {
+	c, err := m.loadClient(ctx, s)
+	if err != nil || c == nil || c.Issuer == "" || m.opts.Settings(s).AuthServerMetadataURL != "" {
+		return nil
+	}
+	su, err := url.Parse(httpURL(s.URL))
+	if err != nil || su.Host == "" {
+		return nil
+	}
+	var prm resourceMetadata
+	if found, _ := m.firstFound(ctx, "protected resource metadata", prmCandidates(su, nil), nil, &prm); !found || len(prm.AuthorizationServers) == 0 {
+		return nil
+	}
+	for _, as := range prm.AuthorizationServers {
+		if sameIssuer(as, c.Issuer) {
+			return nil
+		}
+	}
+	m.log.Info("the server moved to another authorization server; signing in there", "server", s.Name,
+		"from", redact(c.Issuer), "to", redact(prm.AuthorizationServers[0]))
+	return ErrAuthServerMoved
+}
+
 // RefreshNow renews a server's sign-in at once, whatever its saved expiry
 // says: for a server that rejected a token mcptray still thought good (an
 // early revocation, clocks that disagree). It runs under the same
 // cross-process lock as any refresh. An error means the person has to sign
-// in again; after invalid_grant the dead sign-in is deleted.
+// in again; after invalid_grant the dead sign-in is deleted. A server whose
+// protected resource metadata now names another authorization server is
+// not refreshed at the old one: the error is then ErrAuthServerMoved, and
+// SignIn registers with the new one.
 func (m *Manager) RefreshNow(ctx context.Context, s *config.Server) error {
 	ts := m.source(s)
 	ts.mu.Lock()
@@ -222,6 +257,9 @@ func (m *Manager) RefreshNow(ctx context.Context, s *config.Server) error {
 	}
 	if tok == nil || tok.RefreshToken == "" {
 		return errNoRefresh
+	}
+	if err := m.checkAuthServer(ctx, s); err != nil {
+		return err
 	}
 	stale := *tok
 	stale.Expiry = time.Unix(1, 0) // what the server says, not what we saved

@@ -1,5 +1,6 @@
 // Package secret is the contract for where mcptray keeps secrets: OAuth
-// tokens and registered OAuth clients. core defines it; keychain/
+// tokens, registered OAuth clients and servers' secret variables and
+// headers. core defines it; keychain/
 // implements it on the operating system's keychain.
 //
 // There is no implementation that writes a file, and there must never be
@@ -34,6 +35,13 @@ const (
 // GatewayServer is the Key.Server under which the gateway's token is kept:
 // it belongs to mcptray itself, not to one of the person's servers.
 const GatewayServer = "gateway"
+
+// Var is the Kind of a server's secret variable or header kept under
+// name (letters, digits and _): the value its config refers to as
+// ${secret:NAME}. Unlike the kinds above, these are per server and per
+// name, so the keychain cannot know them in advance: whoever removes the
+// server removes them (core/service does).
+func Var(name string) Kind { return Kind("var:" + name) }
 
 // Key names one secret: one kind, for one server. Server is a stable id of
 // the server (a hash of its signature), never a token or a URL with

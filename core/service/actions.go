@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sanitize"
@@ -135,6 +136,9 @@ func (s *Service) ResumeAll(ctx context.Context) error {
 type AddRequest struct {
 	Name  string          `json:"name"`
 	Entry json.RawMessage `json:"entry"`
+	// Secrets are values to keep in the keychain, by the name Entry
+	// refers to them with (${secret:NAME}); Entry never holds them.
+	Secrets map[string]string `json:"secrets,omitempty"`
 }
 
 // AddResult is what Add did.
@@ -147,7 +151,9 @@ type AddResult struct {
 	Note string `json:"note,omitempty"`
 }
 
-// Add writes a new server into mcptray's own config file and starts it.
+// Add writes a new server into mcptray's own config file, keeps its
+// secrets in the keychain, and starts it. When it fails, neither the file
+// nor the keychain has changed.
 func (s *Service) Add(ctx context.Context, req AddRequest) (AddResult, error) {
 	if err := s.checkOpen(); err != nil {
 		return AddResult{}, err
@@ -162,14 +168,23 @@ func (s *Service) Add(ctx context.Context, req AddRequest) (AddResult, error) {
 	if err != nil {
 		return AddResult{}, newError(Invalid, "%s %v", sanitize.Line(req.Name), err)
 	}
+	undo := func() {}
 	err = config.ModifyUserFile(file, func(u *config.UserFile) error {
 		if _, ok := u.MCPServers[req.Name]; ok {
 			return newError(Invalid, "you already have a server called %q; remove it first or choose another name", req.Name)
+		}
+		if len(req.Secrets) > 0 {
+			stored, err := s.putSecrets(ctx, &sv, req.Secrets)
+			if err != nil {
+				return err
+			}
+			undo = stored
 		}
 		u.MCPServers[req.Name] = req.Entry
 		return nil
 	})
 	if err != nil {
+		undo()
 		return AddResult{}, wrapError(err)
 	}
 	set := s.reload()
@@ -233,9 +248,13 @@ func (s *Service) Remove(ctx context.Context, name string) (RemoveResult, error)
 	if err == nil {
 		after := s.reload()
 		res := RemoveResult{File: file}
-		if werr := s.forgetSignIn(ctx, before, after, name); werr != nil {
-			res.Warning = werr.Error()
+		var warnings []string
+		for _, werr := range []error{s.forgetSignIn(ctx, before, after, name), s.forgetSecrets(ctx, before, name)} {
+			if werr != nil {
+				warnings = append(warnings, werr.Error())
+			}
 		}
+		res.Warning = strings.Join(warnings, "; ")
 		return res, nil
 	}
 	if !errors.Is(err, errUnchanged) {

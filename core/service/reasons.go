@@ -54,11 +54,7 @@ func explain(e *config.Entry, st conn.Status, stderr string) (string, Fix) {
 	case conn.AwaitingApproval:
 		return "waits for your approval before it runs", Fix{Action: ApproveAction, Label: "Review…"}
 	case conn.NeedsAuth:
-		reason := st.Err
-		if reason == "" || reason == "sign-in needed" {
-			reason = "needs you to sign in"
-		}
-		return reason, Fix{Action: SignInAction, Label: "Sign in…"}
+		return authReason(st.Err), Fix{Action: SignInAction, Label: "Sign in…"}
 	case conn.Disabled:
 		switch {
 		case e.Approval == config.Denied:
@@ -75,9 +71,34 @@ func explain(e *config.Entry, st conn.Status, stderr string) (string, Fix) {
 	return st.Err, Fix{}
 }
 
+// authPhrases begin the sentences a sign-in challenge is told in (see
+// transport.AuthError); what the HTTP client wrapped around them (the
+// method, the URL) is not for a person.
+var authPhrases = []string{
+	"the server needs more permissions",
+	"the server no longer accepts this sign-in",
+	"the server refused access",
+	"the server needs you to sign in",
+	"the sign-in expired",
+}
+
+// authReason is why a server wants a sign-in, in the challenge's own words.
+func authReason(why string) string {
+	for _, p := range authPhrases {
+		if i := strings.Index(why, p); i >= 0 {
+			return why[i:]
+		}
+	}
+	return "needs you to sign in"
+}
+
 // explainFailure recognises the common ways a server fails to start.
 func explainFailure(e *config.Entry, why, stderr string) (string, Fix) {
 	retry := Fix{Action: RetryAction, Label: "Retry"}
+	if name, ok := conn.MissingSecret(why); ok {
+		return "needs " + name, Fix{Action: SetSecretAction, Label: "Enter " + name + "…", Secret: name,
+			Hint: fmt.Sprintf("Enter it in mcptray, or run: mcptray secret set %s %s", commandArg(e.Name), name)}
+	}
 	if e.Transport == config.Stdio && strings.Contains(why, "was not found in any folder on PATH") {
 		prog := programName(e.Command)
 		if hint, ok := installHints[prog]; ok {

@@ -44,8 +44,10 @@ func TestExplain(t *testing.T) {
 			"fatal: missing BRAVE_API_KEY\n", "it needs BRAVE_API_KEY, which is not set", EditConfigAction, "BRAVE_API_KEY"},
 		{"plain crash", stdio("node"), conn.Status{State: conn.Failed, Err: "the server exited with status 1"}, "Segmentation fault\n",
 			"the server exited with status 1", RetryAction, ""},
-		{"sign-in needed", remote, conn.Status{State: conn.NeedsAuth, Err: "the server needs you to sign in (HTTP 401)"}, "",
+		{"sign-in needed", remote, conn.Status{State: conn.NeedsAuth, Err: `failed to send request: Post "http://127.0.0.1:1/mcp": the server needs you to sign in (HTTP 401)`}, "",
 			"the server needs you to sign in (HTTP 401)", SignInAction, ""},
+		{"sign-in with no words", remote, conn.Status{State: conn.NeedsAuth, Err: "sign-in needed"}, "",
+			"needs you to sign in", SignInAction, ""},
 		{"sign-in refused", remote, conn.Status{State: conn.Failed, Err: "the server refused access (HTTP 403): sign in with an account that may use it"}, "",
 			"the server refused access (HTTP 403): sign in with an account that may use it", SignInAction, ""},
 		{"unknown host", remote, conn.Status{State: conn.Failed, Err: `failed to send request: Post "https://example.com/mcp": dial tcp: lookup example.com on 10.0.0.53:53: no such host`}, "",
@@ -54,6 +56,8 @@ func TestExplain(t *testing.T) {
 			"nothing answers at example.com (the connection was refused): is the server running?", RetryAction, ""},
 		{"awaiting approval", stdio("node"), conn.Status{State: conn.AwaitingApproval}, "",
 			"waits for your approval before it runs", ApproveAction, ""},
+		{"secret missing", stdio("node"), conn.Status{State: conn.Failed, Err: "needs GITHUB_TOKEN, a secret that has not been entered"}, "",
+			"needs GITHUB_TOKEN", SetSecretAction, "mcptray secret set s GITHUB_TOKEN"},
 		{"connected", stdio("node"), conn.Status{State: conn.Connected}, "", "", NoAction, ""},
 	}
 	for _, tt := range tests {

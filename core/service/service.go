@@ -143,6 +143,7 @@ func (s *Service) newConns(logger *slog.Logger) *conn.Manager {
 		}
 		return s.auth.TokenSource(sv)
 	}
+	o.Secrets = s.readSecret
 	o.Builtin = map[string]*server.MCPServer{
 		builtin.Name: builtin.New(Version, s.builtinStates),
 	}

@@ -53,6 +53,13 @@ type Server struct {
 	EnvFile     string   `json:"envFile,omitempty"`
 	URL         string   `json:"url,omitempty"`
 	HeaderNames []string `json:"headerNames,omitempty"`
+	// SecretNames are the secrets kept in the keychain that its config
+	// refers to as ${secret:NAME} (see Service.Secrets for which are set).
+	SecretNames []string `json:"secretNames,omitempty"`
+	// PlainKeys are env variables or headers whose value, by its name a
+	// key, is written in plain text in the config file (the values are
+	// never here).
+	PlainKeys []string `json:"plainKeys,omitempty"`
 
 	Approval config.Approval `json:"approval"`
 	// Disabled says the person or its config turned it off.
@@ -105,6 +112,8 @@ type Fix struct {
 	Label string `json:"label,omitempty"`
 	// Hint says what to do first, in plain words, or "".
 	Hint string `json:"hint,omitempty"`
+	// Secret names the secret to enter, for SetSecretAction.
+	Secret string `json:"secret,omitempty"`
 }
 
 // Keychain is whether mcptray can keep sign-ins, and if not, what to do.

@@ -81,7 +81,7 @@ func fromEntry(e *config.Entry) Server {
 		Name: e.Name, NameHidden: e.NameHidden, ConfigName: e.ConfigName, Scope: e.Scope, Origin: e.Origin,
 		Transport: e.Transport, Signature: e.Signature,
 		Command: e.Command, Args: e.Args, Cwd: e.Cwd, EnvNames: e.EnvNames(), EnvFile: e.EnvFile,
-		URL: e.URL, HeaderNames: e.HeaderNames(),
+		URL: e.URL, HeaderNames: e.HeaderNames(), SecretNames: e.SecretNames(), PlainKeys: e.PlainKeys,
 		Approval: e.Approval, Disabled: e.Disabled, Runnable: e.Runnable(),
 		Suppressed: e.Suppressed, SuppressedBy: e.SuppressedBy,
 	}

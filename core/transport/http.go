@@ -87,7 +87,9 @@ const sseResponseTimeout = 100_000_000 * time.Millisecond
 // every request. logger may be nil.
 //
 // It keeps the GET stream open (continuous listening), because that is where
-// a server sends notifications such as tools/list_changed between requests.
+// a server before revision 2026-07-28 sends notifications such as
+// tools/list_changed between requests; it can still speak 2026-07-28 (see
+// streamableHTTP), where they come on a subscriptions/listen stream.
 func NewStreamableHTTP(url string, headers map[string]string, hc *http.Client, logger *slog.Logger) (mcptransport.Interface, error) {
 	if hc == nil {
 		hc = NewHTTPClient(HTTPOptions{})
@@ -104,7 +106,7 @@ func NewStreamableHTTP(url string, headers map[string]string, hc *http.Client, l
 	if err != nil {
 		return nil, fmt.Errorf("streamable HTTP: %w", err)
 	}
-	return tr, nil
+	return &streamableHTTP{StreamableHTTP: tr}, nil
 }
 
 // NewSSE returns mcp-go's legacy SSE transport for url, like

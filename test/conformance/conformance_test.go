@@ -24,7 +24,7 @@ import (
 	"time"
 )
 
-// scenarios are the client scenarios mcptray passes.
+// scenarios are the client scenarios mcptray passes, in both suites.
 var scenarios = []string{
 	"initialize",
 	"tools_call",
@@ -62,20 +62,81 @@ var authScenarios = []string{
 	"auth/cross-app-access-complete-flow",
 }
 
+// nextScenarios are the client scenarios of the next suite (0.2.0-alpha.12,
+// installed as conformance-next) that mcptray passes beyond those above:
+// revision 2026-07-28 and its authorization changes.
+var nextScenarios = []string{
+	"request-metadata",
+	"auth/authorization-server-migration",
+	"auth/iss-supported",
+	"auth/iss-not-advertised",
+	"auth/iss-supported-missing",
+	"auth/iss-wrong-issuer",
+	"auth/iss-unexpected",
+	"auth/iss-normalized",
+	"auth/metadata-issuer-mismatch",
+	"sep-2322-client-request-state",
+	"http-standard-headers",
+	"http-custom-headers",
+	"http-invalid-tool-headers",
+	"json-schema-ref-no-deref",
+	"json-schema-2020-12-preservation",
+	// Cross-app access under its new name: the same context, the same grants.
+	"auth/enterprise-managed-authorization",
+}
+
+// nextUnmet are the next suite's client scenarios mcptray does not run: the
+// sep-2640 ones check nothing yet, and the others need what mcptray does
+// not have yet (DPoP; the workload identity grant).
+var nextUnmet = []string{
+	"auth/dpop",
+	"auth/dpop-nonce",
+	"auth/wif-jwt-bearer",
+	"sep-2640-client-no-prefetch",
+	"sep-2640-client-verify-digest",
+	"sep-2640-client-verify-size",
+	"sep-2640-client-verify-frontmatter",
+}
+
+// The two suites: the release, and the next one.
+const (
+	release = "@modelcontextprotocol/conformance"
+	next    = "conformance-next"
+)
+
+// runs returns the scenarios mcptray runs with each suite: the next one
+// runs every scenario the release does (those it still lists) besides its own.
+func runs(suite string) []string {
+	if suite == release {
+		return slices.Concat(scenarios, authScenarios)
+	}
+	var out []string
+	for _, s := range slices.Concat(scenarios, authScenarios) {
+		if !slices.Contains(releaseOnly, s) {
+			out = append(out, s)
+		}
+	}
+	return append(out, nextScenarios...)
+}
+
+// releaseOnly are the release's scenarios the next suite no longer lists
+// (cross-app access became enterprise-managed authorization).
+var releaseOnly = []string{"auth/cross-app-access-complete-flow"}
+
 // scenarioTimeout bounds one scenario, the suite's own 30 s limit for the
 // client included; a passing one takes about a second.
 const scenarioTimeout = 90 * time.Second
 
 // suite returns node and the suite's entry point. Without test/peers the
 // test is skipped, or fails under CI, where make deps must have run.
-func suite(t *testing.T) (node, main string) {
+func suite(t *testing.T, name string) (node, main string) {
 	t.Helper()
 	peers, err := filepath.Abs(filepath.Join("..", "peers", "node_modules"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	node = filepath.Join(peers, ".bin", "node")
-	main = filepath.Join(peers, "@modelcontextprotocol", "conformance", "dist", "index.js")
+	main = filepath.Join(peers, filepath.FromSlash(name), "dist", "index.js")
 	for _, f := range []string{node, main} {
 		if _, err := os.Stat(f); err != nil {
 			if os.Getenv("CI") == "" {
@@ -106,13 +167,23 @@ func buildMcptray(t *testing.T, dir string) string {
 
 func TestClientScenarios(t *testing.T) {
 	t.Parallel()
-	node, main := suite(t)
+	testClientScenarios(t, release)
+}
+
+// TestNextClientScenarios runs the next suite (revision 2026-07-28).
+func TestNextClientScenarios(t *testing.T) {
+	t.Parallel()
+	testClientScenarios(t, next)
+}
+
+func testClientScenarios(t *testing.T, name string) {
+	node, main := suite(t, name)
 	adapter, err := filepath.Abs("client")
 	if err != nil {
 		t.Fatal(err)
 	}
 	bin := buildMcptray(t, t.TempDir())
-	for _, scenario := range slices.Concat(scenarios, authScenarios) {
+	for _, scenario := range runs(name) {
 		t.Run(scenario, func(t *testing.T) {
 			// Each run has its own server on a port of its own and its
 			// own output folder: runs do not meet.
@@ -129,20 +200,25 @@ func TestClientScenarios(t *testing.T) {
 // waits for sign-in, so that a newer suite's new scenarios are not missed.
 func TestScenarioList(t *testing.T) {
 	t.Parallel()
-	node, main := suite(t)
-	out, err := runSuite(t, node, main, "", "list", "--client")
-	if err != nil {
-		t.Fatalf("list --client: %v\n%s", err, out)
-	}
-	var listed []string
-	for _, m := range regexp.MustCompile(`(?m)^\s*- (\S+)`).FindAllStringSubmatch(out, -1) {
-		listed = append(listed, m[1])
-	}
-	known := slices.Concat(scenarios, authScenarios)
-	slices.Sort(listed)
-	slices.Sort(known)
-	if !slices.Equal(listed, known) {
-		t.Errorf("the suite's client scenarios changed:\n got %q\nwant %q", listed, known)
+	for _, name := range []string{release, next} {
+		node, main := suite(t, name)
+		out, err := runSuite(t, node, main, "", "list", "--client")
+		if err != nil {
+			t.Fatalf("%s list --client: %v\n%s", name, err, out)
+		}
+		var listed []string
+		for _, m := range regexp.MustCompile(`(?m)^\s*- (\S+)`).FindAllStringSubmatch(out, -1) {
+			listed = append(listed, m[1])
+		}
+		known := runs(name)
+		if name == next {
+			known = slices.Concat(known, nextUnmet)
+		}
+		slices.Sort(listed)
+		slices.Sort(known)
+		if !slices.Equal(listed, known) {
+			t.Errorf("%s: the suite's client scenarios changed:\n got %q\nwant %q", name, listed, known)
+		}
 	}
 }
 

@@ -39,7 +39,7 @@ const gatewayDeadline = 60 * time.Second
 // (dns-rebinding-protection).
 func TestServerScenarios(t *testing.T) {
 	t.Parallel()
-	node, main := suite(t)
+	node, main := suite(t, release)
 	everything := filepath.Join(filepath.Dir(filepath.Dir(main)), "..", "server-everything", "dist", "index.js")
 	if _, err := os.Stat(everything); err != nil {
 		t.Skipf("server-everything is not installed (make deps installs it): %v", err)
@@ -63,7 +63,7 @@ func TestServerScenarios(t *testing.T) {
 // or said not to apply, so that a newer suite's new ones are not missed.
 func TestServerScenarioList(t *testing.T) {
 	t.Parallel()
-	node, main := suite(t)
+	node, main := suite(t, release)
 	out, err := runSuite(t, node, main, "", "list", "--server")
 	if err != nil {
 		t.Fatalf("list --server: %v\n%s", err, out)

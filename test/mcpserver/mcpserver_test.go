@@ -122,6 +122,7 @@ func TestTools(t *testing.T) {
 		{"add", map[string]any{"a": 2, "b": 3.5}, "5.5"},
 		{"sleep", map[string]any{"ms": 10}, "slept"},
 		{"raw_schema", map[string]any{"path": "/tmp/x"}, `{"path":"/tmp/x"}`},
+		{"env", map[string]any{"name": "PATH"}, os.Getenv("PATH")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {

@@ -95,6 +95,25 @@ func standardTools(s *server.MCPServer, opts Options) []server.ServerTool {
 			},
 		},
 		{
+			// env tells a test what reached the server's environment: a
+			// secret mcptray read from the keychain, say.
+			Tool: mcp.NewTool("env", with(
+				mcp.WithDescription("Returns the value of the environment variable name, or an error when it is not set."),
+				mcp.WithString("name", mcp.Required()),
+			)...),
+			Handler: func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				name, err := req.RequireString("name")
+				if err != nil {
+					return mcp.NewToolResultError(err.Error()), nil
+				}
+				v, ok := os.LookupEnv(name)
+				if !ok {
+					return mcp.NewToolResultError(name + " is not set"), nil
+				}
+				return mcp.NewToolResultText(v), nil
+			},
+		},
+		{
 			Tool: mcp.NewTool("add", with(
 				mcp.WithDescription("Returns a + b."),
 				mcp.WithNumber("a", mcp.Required()),

@@ -1,0 +1,209 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/mcptray/mcptray/core/registry"
+	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service"
+)
+
+// installHints say what to install for each runtime.
+var installHints = map[string]string{
+	"npx":    "install Node.js (it includes npx) from nodejs.org or your package manager",
+	"uvx":    "install uv (it includes uvx) from docs.astral.sh/uv",
+	"docker": "install Docker Desktop or Docker Engine, and make sure it is running",
+	"dnx":    "install the .NET 10 SDK (it includes dnx) from dot.net",
+}
+
+func runInstall(ctx context.Context, c *cmdContext, args []string) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return usagef("name the server as the registry does, for example io.github.user/weather (mcptray search finds names)")
+	}
+	regName := args[0]
+	fs := flag.NewFlagSet("install", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	as := fs.String("as", "", "")
+	local := fs.Bool("local", false, "")
+	remote := fs.Bool("remote", false, "")
+	set := pairs{}
+	fs.Var(set, "set", "")
+	if err := fs.Parse(args[1:]); err != nil {
+		// Not %v of err: it would quote a --set value, perhaps a secret.
+		return usagef("%s", flagProblem(err))
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected %q", fs.Arg(0))
+	}
+	prefer := registry.PreferAny
+	switch {
+	case *local && *remote:
+		return usagef("choose --local or --remote, not both")
+	case *local:
+		prefer = registry.PreferLocal
+	case *remote:
+		prefer = registry.PreferRemote
+	}
+
+	cat, err := c.catalogue()
+	if err != nil {
+		return err
+	}
+	entry, err := cat.Get(ctx, regName)
+	if err != nil {
+		return err
+	}
+	d := &entry.Server
+	fields, err := registry.Fields(d, prefer)
+	if err != nil {
+		return err
+	}
+	for k := range set {
+		i := slices.IndexFunc(fields, func(f registry.Field) bool { return f.Key == k })
+		switch {
+		case i < 0:
+			return usagef("%s does not ask for %s; it asks for %s", sanitize.Line(regName), sanitize.Line(k), fieldKeys(fields))
+		case fields[i].Secret:
+			return usagef("%s is a secret: it is read from stdin, or asked for, never from the command line (where your shell's history keeps it)", k)
+		}
+	}
+	values := map[string]string(set)
+	plan, err := registry.MakePlan(d, prefer, values)
+	var missing *registry.MissingError
+	if errors.As(err, &missing) {
+		for _, f := range missing.Fields {
+			v, err := c.ask(f)
+			if err != nil {
+				return err
+			}
+			values[f.Key] = v
+		}
+		plan, err = registry.MakePlan(d, prefer, values)
+	}
+	if err != nil {
+		return err
+	}
+	name := plan.Name()
+	if *as != "" {
+		name = *as
+	}
+	if err := checkName(name); err != nil {
+		return err
+	}
+
+	c.showPlan(plan, name)
+	if plan.Runtime != "" && !c.installed(plan.Runtime) {
+		fmt.Fprintf(c.Stdout, "Note: %s is not installed here; %s, or the server will not start.\n", plan.Runtime, installHints[plan.Runtime])
+	}
+	if c.Interactive {
+		fmt.Fprint(c.Stderr, "Add it? [Y/n] ")
+		if answer, _ := c.readLine(); strings.HasPrefix(strings.ToLower(strings.TrimSpace(answer)), "n") {
+			fmt.Fprintln(c.Stdout, "Nothing was added.")
+			return nil
+		}
+	}
+	b, done, err := c.backend(ctx, connectNone)
+	if err != nil {
+		return err
+	}
+	defer done()
+	res, err := b.Add(ctx, service.AddRequest{Name: name, Entry: plan.Entry(), Secrets: plan.Secrets})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.Stdout, "Added %s to %s.\n", name, c.home(res.File))
+	if res.Note != "" {
+		fmt.Fprintf(c.Stdout, "Note: it will not run on its own: %s.\n", sanitize.Line(c.home(res.Note)))
+	}
+	return nil
+}
+
+// flagProblem says what is wrong with the flags without quoting a value.
+func flagProblem(err error) string {
+	msg := err.Error()
+	if strings.Contains(msg, "invalid value") {
+		return "a --set is not NAME=value"
+	}
+	return msg
+}
+
+func fieldKeys(fields []registry.Field) string {
+	if len(fields) == 0 {
+		return "nothing"
+	}
+	var keys []string
+	for _, f := range fields {
+		keys = append(keys, f.Key)
+	}
+	return strings.Join(keys, ", ")
+}
+
+// ask gets a required value: a secret without echo on a terminal, anything
+// else with its description, choices and default; without a terminal, the
+// next line of stdin.
+func (c *cmdContext) ask(f registry.Field) (string, error) {
+	if f.Secret {
+		if c.Interactive && f.Description != "" {
+			fmt.Fprintf(c.Stderr, "%s: %s\n", sanitize.Line(f.Key), sanitize.Line(f.Description))
+		}
+		return c.readSecret(f.Key)
+	}
+	if c.Interactive {
+		fmt.Fprintf(c.Stderr, "%s", sanitize.Line(f.Key))
+		if f.Description != "" {
+			fmt.Fprintf(c.Stderr, " (%s)", sanitize.Line(f.Description))
+		}
+		if len(f.Choices) > 0 {
+			fmt.Fprintf(c.Stderr, " [%s]", sanitize.Line(strings.Join(f.Choices, "/")))
+		}
+		fmt.Fprint(c.Stderr, ": ")
+	}
+	line, err := c.readLine()
+	if err != nil || line == "" {
+		return "", fmt.Errorf("%s needs %s (%s%s); give it with --set %s=…, or on stdin",
+			"the server", f.Key, f.Where, describeField(f), f.Key)
+	}
+	if err := registry.CheckValue(f, line); err != nil {
+		return "", err
+	}
+	return line, nil
+}
+
+func describeField(f registry.Field) string {
+	if f.Description == "" {
+		return ""
+	}
+	return ": " + sanitize.Line(f.Description)
+}
+
+// showPlan prints what installing will add, before it is added: what runs
+// or where it connects, and the names of its variables, headers and
+// secrets, never their values.
+func (c *cmdContext) showPlan(p *registry.Plan, name string) {
+	w := c.Stdout
+	title := ""
+	if p.Title != "" {
+		title = " (" + sanitize.Line(p.Title) + ")"
+	}
+	fmt.Fprintf(w, "Installing %s %s%s as %s:\n", sanitize.Line(p.Registry), sanitize.Line(p.Version), title, sanitize.Line(name))
+	if p.Remote {
+		fmt.Fprintf(w, "  connects to: %s (%s)\n", sanitize.Line(p.URL), p.Transport)
+		if len(p.HeaderNames) > 0 {
+			fmt.Fprintf(w, "  headers:     %s\n", sanitize.Line(strings.Join(p.HeaderNames, ", ")))
+		}
+	} else {
+		fmt.Fprintf(w, "  runs:        %s\n", sanitize.Line(strings.Join(append([]string{p.Command}, p.Args...), " ")))
+		if len(p.EnvNames) > 0 {
+			fmt.Fprintf(w, "  environment: %s\n", sanitize.Line(strings.Join(p.EnvNames, ", ")))
+		}
+	}
+	if len(p.SecretNames) > 0 {
+		fmt.Fprintf(w, "  in your keychain: %s\n", sanitize.Line(strings.Join(p.SecretNames, ", ")))
+	}
+}

@@ -1,0 +1,64 @@
+package control
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/mcptray/mcptray/core/service"
+)
+
+// SecretBackend is what the secrets' routes need from the service. Values
+// travel to the service over the private socket and are kept in the
+// keychain; no route ever returns one.
+type SecretBackend interface {
+	SetSecret(ctx context.Context, req service.SecretRequest) error
+	UnsetSecret(ctx context.Context, req service.SecretRequest) error
+	Secrets(ctx context.Context, server string) ([]service.SecretInfo, error)
+}
+
+var _ SecretBackend = (*service.Service)(nil)
+
+type secretsResponse struct {
+	Secrets []service.SecretInfo `json:"secrets"`
+}
+
+// secretRoutes serves POST /v1/secrets/set, /v1/secrets/unset and
+// /v1/secrets (the names a server refers to, and which are set).
+func (s *Server) secretRoutes(mux *http.ServeMux) {
+	sb, ok := s.Backend.(SecretBackend)
+	if !ok {
+		return
+	}
+	for path, fn := range map[string]func(context.Context, service.SecretRequest) error{
+		"secrets/set": sb.SetSecret, "secrets/unset": sb.UnsetSecret,
+	} {
+		mux.HandleFunc("POST /v1/"+path, func(w http.ResponseWriter, r *http.Request) {
+			var req service.SecretRequest
+			if !decode(w, r, &req) {
+				return
+			}
+			reply(w, struct{}{}, fn(r.Context(), req))
+		})
+	}
+	handle(mux, "secrets", func(ctx context.Context, name string) (secretsResponse, error) {
+		list, err := sb.Secrets(ctx, name)
+		return secretsResponse{Secrets: list}, err
+	})
+}
+
+// SetSecret keeps a server's secret in the running mcptray's keychain.
+func (c *Client) SetSecret(ctx context.Context, req service.SecretRequest) error {
+	return c.do(ctx, http.MethodPost, "secrets/set", req, nil)
+}
+
+// UnsetSecret removes a server's secret from the keychain.
+func (c *Client) UnsetSecret(ctx context.Context, req service.SecretRequest) error {
+	return c.do(ctx, http.MethodPost, "secrets/unset", req, nil)
+}
+
+// Secrets lists the secrets a server refers to, and which are set.
+func (c *Client) Secrets(ctx context.Context, server string) ([]service.SecretInfo, error) {
+	var r secretsResponse
+	err := c.do(ctx, http.MethodPost, "secrets", nameRequest{server}, &r)
+	return r.Secrets, err
+}

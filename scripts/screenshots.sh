@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Writes PNGs of mcptray's window into screenshots/ (git-ignored): the
+# welcome (a home with no servers), the main window and the approval dialog
+# (a home holding the demo project, a server needing sign-in and a failed
+# server) and a server's question (the demo's pick_colour tool). It runs
+# mcptray under Xvfb with a private D-Bus session, an unlocked throwaway
+# keyring and a StatusNotifier watcher, so the tray exists, and finds the
+# window with xdotool.
+#
+# Needs: Xvfb, dbus-run-session, xdotool, imagemagick (import).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+for tool in Xvfb dbus-run-session xdotool import; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "screenshots: $tool is missing; on Debian/Ubuntu: sudo apt-get install xvfb dbus xdotool imagemagick" >&2
+		exit 1
+	fi
+done
+
+out=$PWD/screenshots
+# The demo server is built with go run under a temporary HOME: keep the
+# person's Go caches, or it downloads and builds everything anew.
+GOMODCACHE=$(go env GOMODCACHE)
+GOCACHE=$(go env GOCACHE)
+export GOMODCACHE GOCACHE
+mkdir -p "$out"
+go build -o bin/mcptray .
+go build -o bin/sniwatcher ./tray/sniwatcher/cmd/sniwatcher
+
+if [ -z "${MCPTRAY_SCREENSHOTS_INNER:-}" ]; then
+	export MCPTRAY_SCREENSHOTS_INNER=1
+	display=:$((90 + RANDOM % 9))
+	Xvfb "$display" -screen 0 1280x800x24 -nolisten tcp &
+	xvfb=$!
+	trap 'kill $xvfb 2>/dev/null || true' EXIT
+	for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X${display#:}" ] && break; sleep 0.1; done
+	DISPLAY=$display dbus-run-session -- bash "$0"
+	exit
+fi
+
+# Inside the private session from here on. A throwaway keyring, unlocked,
+# so that nothing asks for a password.
+keyring=$(mktemp -d)
+mkdir -p "$keyring/data"
+printf screenshots | XDG_DATA_HOME=$keyring/data gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1 || true
+bin/sniwatcher >/dev/null 2>&1 &
+watcher=$!
+pids=("$watcher")
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	rm -rf "$keyring"
+}
+trap cleanup EXIT
+
+# shot NAME: waits for mcptray's window and writes NAME.png.
+shot() {
+	local id=""
+	for _ in $(seq 300); do
+		id=$(xdotool search --onlyvisible --name '^mcptray$' 2>/dev/null | head -1) && [ -n "$id" ] && break
+		sleep 0.1
+	done
+	if [ -z "$id" ]; then
+		echo "screenshots: the window did not show for $1" >&2
+		return 1
+	fi
+	sleep "${2:-2}" # let it draw the snapshot
+	import -window "$id" "$out/$1.png"
+	echo "screenshots: wrote screenshots/$1.png"
+}
+
+# run_home HOME: runs mcptray for that home until the caller kills it.
+run_home() {
+	# Its output goes to a file: the caller reads this function's output,
+	# which a process that kept it open would never end.
+	HOME=$1 XDG_CONFIG_HOME=$1/.config XDG_RUNTIME_DIR=$1/run MCPTRAY_BROWSER=true bin/mcptray >"$1/mcptray.log" 2>&1 &
+	echo "$!"
+}
+
+# The welcome: a home with nothing in it (the first launch opens the window).
+empty=$(mktemp -d)
+mkdir -p "$empty/run" && chmod 700 "$empty/run"
+pid=$(run_home "$empty")
+pids+=("$pid")
+shot welcome
+kill "$pid"; wait "$pid" 2>/dev/null || true
+
+# The main window: the demo project, a remote that answers 401, a failed
+# server.
+home=$(mktemp -d)
+mkdir -p "$home/run" "$home/.config/mcptray" && chmod 700 "$home/run"
+# The demo runs `go run ./server` inside this repository's module, so it is
+# used where it is, not copied.
+demo=$PWD/examples/demo
+python3 - "$home" <<'PY' &
+import http.server, sys, threading
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.send_response(401)
+        self.send_header("WWW-Authenticate", 'Bearer resource_metadata="http://127.0.0.1:%d/.well-known/oauth-protected-resource"' % self.server.server_port)
+        self.end_headers()
+    do_GET = do_POST
+    def log_message(self, *a): pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+open(sys.argv[1] + "/port", "w").write(str(s.server_port))
+s.serve_forever()
+PY
+pids+=("$!")
+for _ in $(seq 50); do [ -s "$home/port" ] && break; sleep 0.1; done
+cat >"$home/.config/mcptray/config.json" <<JSON
+{
+  "folders": ["$demo"],
+  "mcpServers": {
+    "online-notes": {"url": "http://127.0.0.1:$(cat "$home/port")/mcp"},
+    "broken": {"command": "mcp-server-that-is-not-installed", "args": ["--stdio"]}
+  }
+}
+JSON
+touch "$home/.config/mcptray/launched"
+pid=$(run_home "$home")
+pids+=("$pid")
+as_home() { HOME=$home XDG_CONFIG_HOME=$home/.config XDG_RUNTIME_DIR=$home/run "$@"; }
+as_home bin/mcptray status >/dev/null || true # returns once every server has settled
+as_home bin/mcptray >/dev/null                # a second launch opens the window
+shot main 3
+
+# The approval dialog: asked to show a server waiting for approval (as the
+# tray's "Review…" does), the window opens it at once.
+sock=$(ls "$home"/run/mcptray-*/control.sock)
+curl -s --unix-socket "$sock" -X POST -d '{"server":"demo"}' http://mcptray/v1/window >/dev/null
+shot approval 2
+
+# A server's question: approve the demo, then call its pick_colour tool;
+# the question goes to the window as a form.
+as_home bin/mcptray approve demo >/dev/null # the open dialog closes by itself
+as_home bin/mcptray tools demo >/dev/null    # waits until go run has built and started it
+as_home bin/mcptray call demo pick_colour >/dev/null 2>&1 &
+pids+=("$!")
+shot question 4
+
+kill "$pid"; wait "$pid" 2>/dev/null || true
+rm -rf "$empty" "$home"
