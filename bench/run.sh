@@ -18,3 +18,8 @@ else
 	grep Benchmark "$out/call.txt"
 	echo "(go install golang.org/x/perf/cmd/benchstat@latest for a comparison table)"
 fi
+
+echo
+echo "== tools/call through the gateway's faces vs straight to the server (p50/p99)"
+go test -run '^$' -bench 'GatewayCall' -benchtime 3000x -count "${COUNT:-3}" . | grep Benchmark
+go test -run '^$' -bench 'CallLayers' -benchtime 3000x -count "${COUNT:-3}" ./core/gateway/ | grep Benchmark

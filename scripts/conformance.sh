@@ -3,9 +3,13 @@
 # (through test/conformance/client) and prints each suite's summary. Two
 # versions of the suite are installed in test/peers: the release (0.1.16) and
 # the next one (conformance-next, 0.2.0-alpha.12, for the 2026-07-28 spec).
+# Then the release suite's server scenarios run against mcptray's gateway
+# (mcptray serve --gateway-no-auth) with server-everything behind it; those
+# that cannot apply to a proxy are listed, with why, in
+# test/conformance/gateway-baseline.yml, and every other must pass.
 #
-#   scripts/conformance.sh                 every client scenario of both suites
-#   scripts/conformance.sh initialize ...  only these
+#   scripts/conformance.sh                 every client scenario of both suites, and the server scenarios
+#   scripts/conformance.sh initialize ...  only these client scenarios
 #   SUITE=next scripts/conformance.sh      only one suite (release or next)
 #
 # The suite needs Node >= 22: test/peers installs node@22 beside it.
@@ -34,6 +38,8 @@ export MCPTRAY_BIN=$root/bin/mcptray
 out=$(mktemp -d "${TMPDIR:-/tmp}/mcptray-conformance.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 
+server_mode=0
+[ $# -gt 0 ] || [ "${SUITE:-release}" != release ] || server_mode=1
 summaries="" status=0
 for name in "${names[@]}"; do
 	suite=${suites[$name]}
@@ -67,4 +73,39 @@ for name in "${names[@]}"; do
 	echo
 done
 printf '%s' "$summaries"
+[ "$server_mode" -eq 1 ] || exit $status
+
+# The release suite's server scenarios, against the gateway of an mcptray
+# serve in a throwaway home with server-everything as its one server.
+suite=${suites[release]}
+everything=$root/test/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+mkdir -p "$out/home" && mkdir -m 700 "$out/run"
+export HOME=$out/home XDG_RUNTIME_DIR=$out/run
+"$MCPTRAY_BIN" add everything -- "$node" "$everything" stdio >/dev/null
+"$MCPTRAY_BIN" serve --gateway-no-auth --gateway-addr 127.0.0.1:0 >"$out/serve.log" 2>&1 &
+serve=$!
+trap 'kill "$serve" 2>/dev/null; wait "$serve" 2>/dev/null; rm -rf "$out"' EXIT
+url=""
+for _ in $(seq 600); do # up to 60 s for serve and server-everything
+	url=$(sed -n 's|^Gateway: \(http://127\.0\.0\.1:[0-9]*/mcp\).*|\1|p' "$out/serve.log")
+	[ -n "$url" ] && grep -q '^everything: connected' "$out/serve.log" && break
+	kill -0 "$serve" 2>/dev/null || break
+	sleep 0.1
+done
+if [ -z "$url" ] || ! grep -q '^everything: connected' "$out/serve.log"; then
+	echo "conformance (server): mcptray serve did not get ready:" >&2
+	cat "$out/serve.log" >&2
+	exit 1
+fi
+echo
+echo "conformance $("$node" "$suite" --version) server scenarios against the gateway at $url (server-everything behind it):"
+"$node" "$suite" server --url "$url" --suite active \
+	--expected-failures "$root/test/conformance/gateway-baseline.yml" -o "$out/server-results" >"$out/server.log" 2>&1 || status=1
+sed 's/\x1b\[[0-9;]*m//g' "$out/server.log" | sed -n '/=== SUMMARY ===/,$p'
+[ -z "${VERBOSE:-}" ] || cat "$out/server.log"
+applies=$(sed 's/\x1b\[[0-9;]*m//g' "$out/server.log" | grep -c '^✓' || true)
+na=$(sed 's/\x1b\[[0-9;]*m//g' "$out/server.log" | grep -c '^  ~ ' || true)
+echo
+printf '%s' "$summaries"
+echo "conformance (server, through the gateway): $applies passed, $na do not apply to a proxy (test/conformance/gateway-baseline.yml)"
 exit $status

@@ -71,7 +71,14 @@ func init() {
 		{"login", "--idp", "sign in to your identity provider (\"identityProvider\" in config.json), for servers with Cross-App Access", nil},
 		{"logout", "SERVER|URL", "forget the sign-in to a remote server", runLogout},
 		{"logout", "--idp", "forget the sign-in to your identity provider", nil},
-		{"serve", "", "run every server without a window until Ctrl-C", runServe},
+		{"serve", "[--gateway-addr 127.0.0.1:PORT] [--gateway-no-auth]", "run every server without a window until Ctrl-C, with the gateway for your apps", runServe},
+		{"gateway", "[--json] [--show-token]", "say where apps reach your servers through mcptray, and how they authenticate", runGateway},
+		{"connect", "APP", "make an app (claude-desktop, claude-code, cursor, vs-code) use mcptray's gateway: writes mcptray stdio into its config, with a backup", runConnect},
+		{"disconnect", "APP", "take mcptray's gateway out of an app's config again", runDisconnect},
+		{"permissions", "[list] | allow|ask|block|reset TOOL", "what the gateway does when an app calls a tool (mcp__SERVER__TOOL)", runPermissions},
+		{"hide", "TOOL|SERVER", "keep a tool, or every tool of a server, from the apps", runHide},
+		{"unhide", "TOOL|SERVER", "offer a hidden tool or server to the apps again", runUnhide},
+		{"stdio", "", "be an MCP server on stdin and stdout for an app: every server mcptray runs, through the running mcptray (started when none runs)", runStdio},
 	}
 }
 

@@ -377,3 +377,66 @@ func TestAddWebSocketURL(t *testing.T) {
 		}
 	}
 }
+
+// TestConnectDisconnect: connect writes the gateway into an app's config,
+// keeping the rest, and mcptray does not then list its own gateway as a
+// server; disconnect takes it out again.
+func TestConnectDisconnect(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	file := h.write(".cursor/mcp.json", `{"mcpServers": {"files": {"command": "files-mcp"}}}`)
+	out := h.must("connect", "cursor")
+	if !strings.Contains(out, "Connected Cursor") || !strings.Contains(out, "~/.cursor/mcp.json") {
+		t.Errorf("connect printed %q", out)
+	}
+	b, _ := os.ReadFile(file)
+	if !strings.Contains(string(b), `"stdio"`) || !strings.Contains(string(b), `"files-mcp"`) {
+		t.Errorf("after connect:\n%s", b)
+	}
+	l := h.list()
+	if _, ok := l.server("files"); !ok {
+		t.Errorf("Cursor's own server is no longer listed: %+v", l.Servers)
+	}
+	if _, ok := l.server("mcptray"); ok {
+		t.Errorf("mcptray lists its own gateway as a server: %+v", l.Servers)
+	}
+	if out := h.must("disconnect", "cursor"); !strings.Contains(out, "Disconnected Cursor") {
+		t.Errorf("disconnect printed %q", out)
+	}
+	if b, _ := os.ReadFile(file); strings.Contains(string(b), "stdio") {
+		t.Errorf("after disconnect:\n%s", b)
+	}
+	if out := h.must("disconnect", "cursor"); !strings.Contains(out, "was not connected") {
+		t.Errorf("a second disconnect printed %q", out)
+	}
+	h.fails(2, "does not know the app", "connect", "notepad")
+}
+
+// TestPermissionsAndHide: the gateway's rules are kept in mcptray's config
+// and read back as the gateway reads them.
+func TestPermissionsAndHide(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.must("permissions", "allow", "mcp__notes__write")
+	h.must("permissions", "block", "mcp__notes__delete")
+	h.must("hide", "weather")
+	h.must("hide", "weather")
+	out := h.must("permissions")
+	for _, want := range []string{"mcp__notes__write: allow", "mcp__notes__delete: block", "weather: hidden"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("permissions printed %q, want %q", out, want)
+		}
+	}
+	set := config.NewLoader(h.paths).Load()
+	if set.Gateway.Permissions["mcp__notes__write"] != config.Allow || !set.Gateway.Hides("weather", "mcp__weather__now") || len(set.Gateway.Hidden) != 1 {
+		t.Errorf("the loader reads %+v", set.Gateway)
+	}
+	h.must("permissions", "reset", "mcp__notes__write")
+	h.must("unhide", "weather")
+	set = config.NewLoader(h.paths).Load()
+	if _, ok := set.Gateway.Permissions["mcp__notes__write"]; ok || len(set.Gateway.Hidden) != 0 {
+		t.Errorf("after reset and unhide the loader reads %+v", set.Gateway)
+	}
+	h.fails(2, "is not allow, ask, block or reset", "permissions", "maybe", "mcp__notes__write")
+	h.fails(2, "mcp__SERVER__TOOL", "permissions", "allow", "write")
+}

@@ -3,12 +3,15 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"time"
 
 	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -18,7 +21,14 @@ import (
 // commands over the control endpoint. Then it stops every server it
 // started.
 func runServe(ctx context.Context, c *cmdContext, args []string) error {
-	if len(args) > 0 {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	addr := fs.String("gateway-addr", "", "")
+	noAuth := fs.Bool("gateway-no-auth", false, "")
+	if err := fs.Parse(args); err != nil {
+		return usagef("%v", err)
+	}
+	if fs.NArg() > 0 {
 		return usagef("serve takes no arguments")
 	}
 	ln, err := control.Listen(c.paths)
@@ -39,23 +49,36 @@ func runServe(ctx context.Context, c *cmdContext, args []string) error {
 	}
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
-	srv := &control.Server{Backend: svc, Logger: c.logger()}
+	if *noAuth {
+		fmt.Fprintln(c.Stderr, "mcptray serve: WARNING: the gateway's HTTP face takes requests WITHOUT a token (--gateway-no-auth):")
+		fmt.Fprintln(c.Stderr, "mcptray serve: WARNING: every program on this computer can call every tool of your servers.")
+	}
+	gw := gateway.Start(sctx, svc, gateway.StartOptions{
+		Options: gateway.Options{Logger: c.logger()},
+		HTTP:    gateway.HTTPOptions{Paths: c.paths, Store: c.Store, Addr: *addr, NoAuth: *noAuth},
+	})
+	srv := &control.Server{Backend: svc, Logger: c.logger(), MCP: gw.Handler(), Gateway: gw.Status}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(sctx, ln) }()
 
 	snap, _ := svc.Snapshot(ctx)
 	fmt.Fprintf(c.Stdout, "mcptray is running %d servers; press Ctrl-C to stop.\n", len(configured(snap)))
+	printGateway(c, gw.Status())
 	notices, _ := svc.Subscribe(ctx)
 	last := states(snap)
 	for {
 		select {
 		case <-ctx.Done():
-			<-served // it stops with ctx
+			<-served  // it stops with ctx
+			gw.Wait() // and so does the gateway
 			return c.stopServe(svc)
 		case err := <-served:
 			if ctx.Err() != nil { // it saw ctx end first
+				gw.Wait()
 				return c.stopServe(svc)
 			}
+			stop()
+			gw.Wait()
 			return fmt.Errorf("the control endpoint stopped: %v", err)
 		case _, ok := <-notices:
 			if !ok {
@@ -137,4 +160,17 @@ func sortedNames(m map[string]serverLine) []string {
 	names := slices.Collect(maps.Keys(m))
 	slices.Sort(names)
 	return names
+}
+
+// printGateway says where apps reach the gateway, or why its HTTP face does
+// not run. It never prints the token.
+func printGateway(c *cmdContext, st gateway.Status) {
+	switch {
+	case st.Problem != "":
+		fmt.Fprintf(c.Stdout, "Gateway: apps connect with the command mcptray stdio; its HTTP face does not run: %s\n", st.Problem)
+	case st.Auth == "none":
+		fmt.Fprintf(c.Stdout, "Gateway: %s (no token), or the command mcptray stdio\n", st.URL)
+	default:
+		fmt.Fprintf(c.Stdout, "Gateway: %s (with its token: mcptray gateway says how), or the command mcptray stdio\n", st.URL)
+	}
 }

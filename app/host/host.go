@@ -1,5 +1,6 @@
 // Package host is the running mcptray's own process: the service, its
-// control endpoint, the tray and the launcher of the window.
+// control endpoint, the gateway for the person's apps, the tray and the
+// launcher of the window.
 //
 // It imports no Fyne: the window is a process of its own (mcptray window),
 // started here and reached through the control endpoint, so the process
@@ -19,6 +20,7 @@ import (
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/secret"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/tray"
@@ -89,9 +91,15 @@ func Run(ctx context.Context, opts Options) int {
 		win.noTray = plainTrayProblem(trayErr)
 		win.onExit = quit // the window is the only way in: closing it quits
 	}
+	// The gateway for the person's apps: its HTTP face, and mcptray stdio
+	// through the control endpoint.
+	gw := gateway.Start(ctx, svc, gateway.StartOptions{
+		Options: gateway.Options{Logger: log},
+		HTTP:    gateway.HTTPOptions{Paths: opts.Paths, Store: opts.Store},
+	})
 	srv := &control.Server{Backend: svc, Logger: log, OpenWindow: func(server string) error {
 		return win.open(server)
-	}}
+	}, MCP: gw.Handler(), Gateway: gw.Status}
 	win.focus = srv.Focus
 	questions.serve(srv)
 	served := make(chan error, 1)
@@ -99,6 +107,7 @@ func Run(ctx context.Context, opts Options) int {
 	defer func() {
 		quit()
 		<-served
+		gw.Wait()
 		win.close()
 	}()
 

@@ -34,6 +34,10 @@ func (l *Loader) Load() *Set {
 	var all []Server
 	var problems []Problem
 	add := func(s []Server, p []Problem) {
+		// mcptray's own gateway, written into an app's config by
+		// mcptray connect, is not a server for mcptray to run: it would
+		// be mcptray calling itself.
+		s = slices.DeleteFunc(s, func(sv Server) bool { return IsGateway(&sv) })
 		all, problems = append(all, s...), append(problems, p...)
 	}
 
@@ -50,6 +54,7 @@ func (l *Loader) Load() *Set {
 
 	user, p := readSource(Source{Scope: User, App: "mcptray", File: l.Paths.UserFile(), Format: MCPServers})
 	var folders, turnedOff []string
+	var rules GatewayRules
 	var idp *IdentityProvider
 	if p != nil {
 		problems = append(problems, *p)
@@ -61,6 +66,10 @@ func (l *Loader) Load() *Set {
 			problems = append(problems, *fp)
 		}
 		turnedOff, fp = user.turnedOff()
+		if fp != nil {
+			problems = append(problems, *fp)
+		}
+		rules, fp = user.gatewayRules()
 		if fp != nil {
 			problems = append(problems, *fp)
 		}
@@ -99,6 +108,7 @@ func (l *Loader) Load() *Set {
 	set := merge(all, policy, decisions)
 	set.turnOff(turnedOff)
 	set.IdentityProvider = idp
+	set.Gateway = rules
 	set.Problems = problems
 	set.Folders = folders
 	return set

@@ -60,6 +60,9 @@ type Set struct {
 	// IdentityProvider is the person's identity provider for Cross-App
 	// Access, or nil.
 	IdentityProvider *IdentityProvider
+	// Gateway are the person's permissions and hidden tools for the
+	// gateway.
+	Gateway GatewayRules
 }
 
 // Find returns the server called name: first by its name in mcptray, then

@@ -117,3 +117,30 @@ func ModifyUserFile(path string, fn func(*UserFile) error) error {
 	}
 	return WriteFileAtomic(path, append(data, '\n'), 0o600)
 }
+
+// gatewayKey is the user file's top-level key for the gateway's settings:
+// {"gateway": {"addr": "127.0.0.1:PORT"}}. Other keys in that object are
+// kept as written.
+const gatewayKey = "gateway"
+
+// GatewayAddr returns the address the gateway's HTTP face was given
+// ("127.0.0.1:PORT"), or "" when none was chosen yet.
+func (u *UserFile) GatewayAddr() (string, error) {
+	raw, ok := u.rest[gatewayKey]
+	if !ok {
+		return "", nil
+	}
+	var g struct {
+		Addr string `json:"addr"`
+	}
+	if err := json.Unmarshal(raw, &g); err != nil {
+		return "", fmt.Errorf("%q must be an object such as {\"addr\": \"127.0.0.1:PORT\"}", gatewayKey)
+	}
+	return g.Addr, nil
+}
+
+// SetGatewayAddr keeps addr as the gateway's address, leaving any other
+// key of the gateway's settings as it was.
+func (u *UserFile) SetGatewayAddr(addr string) error {
+	return u.setGatewayKeys(map[string]any{"addr": addr})
+}

@@ -163,3 +163,49 @@ func TestModifyUserFileSerialises(t *testing.T) {
 		t.Errorf("after 20 concurrent edits: %d servers, %v", len(u.MCPServers), err)
 	}
 }
+
+// TestGatewayAddr: the gateway's address is kept in the user file beside
+// whatever else its settings hold.
+func TestGatewayAddr(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "mcptray", "config.json")
+	writeFile(t, path, `{"gateway": {"port": 8123}, "theme": "dark"}`)
+	u, err := ReadUserFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if addr, err := u.GatewayAddr(); addr != "" || err != nil {
+		t.Errorf("GatewayAddr before one was set = %q, %v; want none", addr, err)
+	}
+	if err := ModifyUserFile(path, func(u *UserFile) error { return u.SetGatewayAddr("127.0.0.1:4567") }); err != nil {
+		t.Fatal(err)
+	}
+	u, err = ReadUserFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if addr, err := u.GatewayAddr(); addr != "127.0.0.1:4567" || err != nil {
+		t.Errorf("GatewayAddr = %q, %v; want 127.0.0.1:4567", addr, err)
+	}
+	var after struct {
+		Theme   string
+		Gateway map[string]any
+	}
+	if err := json.Unmarshal([]byte(readFile(t, path)), &after); err != nil {
+		t.Fatal(err)
+	}
+	if after.Theme != "dark" || after.Gateway["port"] != 8123.0 {
+		t.Errorf("other settings lost: %+v", after)
+	}
+
+	writeFile(t, path, `{"gateway": "127.0.0.1:1"}`)
+	if u, err = ReadUserFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.GatewayAddr(); err == nil {
+		t.Error("a gateway setting that is not an object was read without an error")
+	}
+	if err := u.SetGatewayAddr("127.0.0.1:2"); err == nil {
+		t.Error("a gateway setting that is not an object was replaced")
+	}
+}

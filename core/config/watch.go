@@ -102,7 +102,8 @@ func sameExtras(a, b *Set) bool {
 	return reflect.DeepEqual(a.Suppressed, b.Suppressed) &&
 		reflect.DeepEqual(a.Problems, b.Problems) &&
 		reflect.DeepEqual(a.Folders, b.Folders) &&
-		reflect.DeepEqual(a.IdentityProvider, b.IdentityProvider)
+		reflect.DeepEqual(a.IdentityProvider, b.IdentityProvider) &&
+		reflect.DeepEqual(a.Gateway, b.Gateway)
 }
 
 // track watches the nearest existing folder of every target, and stops

@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/core/tools"
 )
@@ -47,6 +48,22 @@ func Dial(ctx context.Context, p config.Paths) (*Client, error) {
 	cl.PID = h.PID
 	return cl, nil
 }
+
+// GatewayStatus says how the running mcptray's gateway is doing.
+func (c *Client) GatewayStatus(ctx context.Context) (gateway.Status, error) {
+	var st gateway.Status
+	err := c.do(ctx, http.MethodGet, "gateway", nil, &st)
+	return st, err
+}
+
+// MCPURL is the gateway's endpoint on the control socket, for requests
+// sent with HTTPClient.
+const MCPURL = "http://mcptray" + gateway.Path
+
+// HTTPClient is the client that reaches the running mcptray over its
+// socket, for the gateway's streams (mcptray stdio). It has no timeout of
+// its own: bound each request with its context.
+func (c *Client) HTTPClient() *http.Client { return c.hc }
 
 // Close lets the client's idle connections go.
 func (c *Client) Close() { c.hc.CloseIdleConnections() }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/core/tools"
 )
@@ -48,6 +49,12 @@ type Server struct {
 	// for none); nil means this instance has no window to open.
 	OpenWindow func(server string) error
 	Logger     *slog.Logger
+	// MCP, when set, is the gateway's handler, served at gateway.Path for
+	// mcptray stdio: the socket's owner check stands in for the HTTP
+	// face's token.
+	MCP http.Handler
+	// Gateway, when set, says how the gateway's HTTP face is doing.
+	Gateway func() gateway.Status
 
 	focus    focusHub
 	asksOnce sync.Once
@@ -184,6 +191,16 @@ func (s *Server) handler() http.Handler {
 		}
 		res, err := b.Call(r.Context(), req)
 		reply(w, res, err)
+	})
+	if s.MCP != nil {
+		mux.Handle(gateway.Path, s.MCP)
+	}
+	mux.HandleFunc("GET /v1/gateway", func(w http.ResponseWriter, r *http.Request) {
+		if s.Gateway == nil {
+			reply(w, nil, &service.Error{Code: service.NotFound, Msg: "this mcptray runs no gateway"})
+			return
+		}
+		reply(w, s.Gateway(), nil)
 	})
 	mux.HandleFunc("POST /v1/window", func(w http.ResponseWriter, r *http.Request) {
 		var req windowRequest

@@ -27,7 +27,14 @@ const (
 	// IdPTokens are the person's sign-in at their identity provider, which
 	// Cross-App Access exchanges for servers' tokens.
 	IdPTokens Kind = "idp-tokens"
+	// GatewayToken is the bearer token that apps send to the gateway's
+	// HTTP face, kept under the Server key GatewayServer.
+	GatewayToken Kind = "gateway-token"
 )
+
+// GatewayServer is the Key.Server under which the gateway's token is kept:
+// it belongs to mcptray itself, not to one of the person's servers.
+const GatewayServer = "gateway"
 
 // Var is the Kind of a server's secret variable or header kept under
 // name (letters, digits and _): the value its config refers to as

@@ -28,6 +28,9 @@ type Snapshot struct {
 	Paused bool `json:"paused"`
 	// Version is the running mcptray's version.
 	Version string `json:"version"`
+	// Gateway are the person's permissions and hidden tools for the
+	// gateway.
+	Gateway config.GatewayRules `json:"gateway"`
 }
 
 // Server is one server as a person sees it.

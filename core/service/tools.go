@@ -151,3 +151,49 @@ func (s *Service) isPaused() bool {
 	defer s.mu.Unlock()
 	return s.paused
 }
+
+// Resources lists a connected server's resources. Servers that have none
+// may answer with an error.
+func (s *Service) Resources(ctx context.Context, server string) ([]mcp.Resource, error) {
+	var out []mcp.Resource
+	err := s.withServer(ctx, server, func(m *conn.Manager, name string) error {
+		var err error
+		out, err = m.Resources(ctx, name)
+		return err
+	})
+	return out, err
+}
+
+// ReadResource reads one of a server's resources.
+func (s *Service) ReadResource(ctx context.Context, server, uri string) (*mcp.ReadResourceResult, error) {
+	var out *mcp.ReadResourceResult
+	err := s.withServer(ctx, server, func(m *conn.Manager, name string) error {
+		var err error
+		out, err = m.ReadResource(ctx, name, uri)
+		return err
+	})
+	return out, err
+}
+
+// Prompts lists a connected server's prompts. Servers that have none may
+// answer with an error.
+func (s *Service) Prompts(ctx context.Context, server string) ([]mcp.Prompt, error) {
+	var out []mcp.Prompt
+	err := s.withServer(ctx, server, func(m *conn.Manager, name string) error {
+		var err error
+		out, err = m.Prompts(ctx, name)
+		return err
+	})
+	return out, err
+}
+
+// GetPrompt gets one of a server's prompts with its arguments.
+func (s *Service) GetPrompt(ctx context.Context, server, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+	var out *mcp.GetPromptResult
+	err := s.withServer(ctx, server, func(m *conn.Manager, n string) error {
+		var err error
+		out, err = m.GetPrompt(ctx, n, name, args)
+		return err
+	})
+	return out, err
+}

@@ -21,6 +21,7 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 		Keychain: kc,
 		Paused:   paused,
 		Version:  Version,
+		Gateway:  set.Gateway,
 	}
 	for i := range set.Servers {
 		e := &set.Servers[i]

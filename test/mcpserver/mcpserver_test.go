@@ -367,6 +367,9 @@ func TestRawSchema(t *testing.T) {
 	if got := rawInputSchema(t, wire, "raw_schema"); got != mcpserver.RawSchema {
 		t.Errorf("inputSchema on the wire:\n%s\nwant\n%s", got, mcpserver.RawSchema)
 	}
+	if got := rawInputSchema(t, wire, "complex_schema"); got != mcpserver.ComplexSchema {
+		t.Errorf("complex_schema's inputSchema on the wire:\n%s\nwant\n%s", got, mcpserver.ComplexSchema)
+	}
 }
 
 // rawInputSchema picks a tool's inputSchema out of a tools/list response

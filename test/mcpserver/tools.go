@@ -20,6 +20,12 @@ import (
 // encoding/json would rewrite.
 const RawSchema = `{"type":"object","properties":{"path":{"type":"string"},"url":{"type":"string","format":"uri"}},"anyOf":[{"required":["path"]},{"required":["url"]}],"additionalProperties":false,"$comment":"either path or url","x-vendor":{"keep":[1,2,3]}}`
 
+// ComplexSchema is the inputSchema of the complex_schema tool: a top-level
+// anyOf, $defs with a $ref into them, and a oneOf, the shapes a proxy that
+// decodes schemas into a struct loses. Compact and free of <, > and &, like
+// RawSchema.
+const ComplexSchema = `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"point":{"type":"object","properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"]}},"properties":{"at":{"$ref":"#/$defs/point"},"shape":{"oneOf":[{"const":"circle"},{"type":"object","properties":{"sides":{"type":"integer","minimum":3}},"required":["sides"]}]},"label":{"type":"string"}},"anyOf":[{"required":["at"]},{"required":["label"]}],"oneOf":[{"required":["shape"]},{"not":{"required":["shape"]},"properties":{"label":{"minLength":1}}}]}`
+
 // askSchema is what the ask tool asks the user for, defaults included, so a
 // client can show a prefilled form or accept the defaults unseen.
 var askSchema = map[string]any{
@@ -40,6 +46,19 @@ func New(opts Options) *server.MCPServer {
 		server.WithHooks(hooks),
 	)
 	s.AddTools(standardTools(s, opts)...)
+	// One resource and one prompt, for clients that pass them through.
+	s.AddResource(mcp.NewResource("test://greeting", "greeting",
+		mcp.WithResourceDescription("A greeting from the server, by its name."), mcp.WithMIMEType("text/plain")),
+		func(_ context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/plain", Text: "hello from " + opts.name()}}, nil
+		})
+	s.AddPrompt(mcp.NewPrompt("greet", mcp.WithPromptDescription("Greets someone."),
+		mcp.WithArgument("who", mcp.RequiredArgument())),
+		func(_ context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return mcp.NewGetPromptResult("A greeting", []mcp.PromptMessage{
+				mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("Hello, "+req.Params.Arguments["who"]+"!")),
+			}), nil
+		})
 	misbehave(s, hooks, opts)
 	return s
 }
@@ -118,10 +137,14 @@ func standardTools(s *server.MCPServer, opts Options) []server.ServerTool {
 				ms := req.GetFloat("ms", 0)
 				timer := time.NewTimer(time.Duration(ms * float64(time.Millisecond)))
 				defer timer.Stop()
+				// Said on stderr, so that a test can see a cancellation
+				// reach the server.
+				fmt.Fprintf(opts.stderr(), "mcp-testserver: sleeping %gms\n", ms)
 				select {
 				case <-timer.C:
 					return mcp.NewToolResultText("slept"), nil
 				case <-ctx.Done():
+					fmt.Fprintln(opts.stderr(), "mcp-testserver: sleep cancelled")
 					return nil, ctx.Err()
 				}
 			},
@@ -164,6 +187,10 @@ func standardTools(s *server.MCPServer, opts Options) []server.ServerTool {
 		},
 		{
 			Tool:    mcp.NewToolWithRawSchema("raw_schema", "Takes a path or a url; its inputSchema must reach clients unchanged.", json.RawMessage(RawSchema)),
+			Handler: echoArguments,
+		},
+		{
+			Tool:    mcp.NewToolWithRawSchema("complex_schema", "Takes a point or a label; its inputSchema (anyOf, $defs, oneOf) must reach clients unchanged.", json.RawMessage(ComplexSchema)),
 			Handler: echoArguments,
 		},
 	}

@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/sanitize"
+)
+
+// runPermissions shows or sets what the gateway does when an app calls a
+// tool: allow, ask or block.
+func runPermissions(_ context.Context, c *cmdContext, args []string) error {
+	if len(args) == 0 || (len(args) == 1 && args[0] == "list") {
+		u, err := config.ReadUserFile(c.paths.UserFile())
+		if err != nil {
+			return err
+		}
+		r, err := u.GatewayRules()
+		if err != nil {
+			return err
+		}
+		if len(r.Permissions) == 0 {
+			fmt.Fprintln(c.Stdout, "No tool has a permission of its own: tools their server says only read are allowed, the others ask.")
+		}
+		for _, tool := range slices.Sorted(maps.Keys(r.Permissions)) {
+			fmt.Fprintf(c.Stdout, "%s: %s\n", sanitize.Line(tool), r.Permissions[tool])
+		}
+		for _, h := range r.Hidden {
+			fmt.Fprintf(c.Stdout, "%s: hidden\n", sanitize.Line(h))
+		}
+		return nil
+	}
+	if len(args) != 2 {
+		return usagef("permissions takes allow, ask, block or reset and one tool")
+	}
+	p, tool := config.Permission(args[0]), args[1]
+	if !p.Valid() && args[0] != "reset" {
+		return usagef("%q is not allow, ask, block or reset", sanitize.Line(args[0]))
+	}
+	if !strings.HasPrefix(tool, "mcp__") {
+		return usagef("a tool is named as apps see it, mcp__SERVER__TOOL (mcptray tools SERVER --json shows each one's qualifiedName)")
+	}
+	err := c.modifyRules(func(r *config.GatewayRules) {
+		if args[0] == "reset" {
+			delete(r.Permissions, tool)
+			return
+		}
+		if r.Permissions == nil {
+			r.Permissions = map[string]config.Permission{}
+		}
+		r.Permissions[tool] = p
+	})
+	if err != nil {
+		return err
+	}
+	if args[0] == "reset" {
+		fmt.Fprintf(c.Stdout, "%s: back to the default (allowed when its server says it only reads, asked otherwise).\n", sanitize.Line(tool))
+	} else {
+		fmt.Fprintf(c.Stdout, "%s: %s.\n", sanitize.Line(tool), p)
+	}
+	return nil
+}
+
+// runHide hides a tool, or every tool of a server, from the apps.
+func runHide(_ context.Context, c *cmdContext, args []string) error {
+	if len(args) != 1 {
+		return usagef("hide takes one tool (mcp__SERVER__TOOL) or server")
+	}
+	err := c.modifyRules(func(r *config.GatewayRules) {
+		if !slices.Contains(r.Hidden, args[0]) {
+			r.Hidden = append(r.Hidden, args[0])
+		}
+	})
+	if err == nil {
+		fmt.Fprintf(c.Stdout, "Apps no longer see %s.\n", sanitize.Line(args[0]))
+	}
+	return err
+}
+
+// runUnhide offers a hidden tool or server to the apps again.
+func runUnhide(_ context.Context, c *cmdContext, args []string) error {
+	if len(args) != 1 {
+		return usagef("unhide takes one tool (mcp__SERVER__TOOL) or server")
+	}
+	err := c.modifyRules(func(r *config.GatewayRules) {
+		r.Hidden = slices.DeleteFunc(r.Hidden, func(h string) bool { return h == args[0] })
+	})
+	if err == nil {
+		fmt.Fprintf(c.Stdout, "Apps see %s again.\n", sanitize.Line(args[0]))
+	}
+	return err
+}
+
+// modifyRules changes the gateway's rules in mcptray's config; a running
+// mcptray follows the change.
+func (c *cmdContext) modifyRules(fn func(*config.GatewayRules)) error {
+	return config.ModifyUserFile(c.paths.UserFile(), func(u *config.UserFile) error {
+		r, err := u.GatewayRules()
+		if err != nil {
+			return err
+		}
+		fn(&r)
+		return u.SetGatewayRules(r)
+	})
+}

@@ -1,0 +1,115 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcptray/mcptray/core/service"
+)
+
+// BenchmarkCallLayers splits a tools/call through the gateway into its
+// layers, in one process: an mcp-go client straight to the test server over
+// stdio (via=mcp-go), the service's Call (via=service: the connection
+// manager's client to the same kind of server), the gateway's MCP server
+// in front of that without a transport (via=gateway-in-process), and the
+// gateway's HTTP face (via=http-face). It reports each one's p50 and p99.
+//
+//	go test -run '^$' -bench CallLayers -benchtime 3000x ./core/gateway
+func BenchmarkCallLayers(b *testing.B) {
+	r := newRig(b, nil)
+	b.Run("via=mcp-go", func(b *testing.B) {
+		c, err := client.NewStdioMCPClient(testServerBin, nil, "-name", "direct")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		req := mcp.InitializeRequest{}
+		req.Params.ProtocolVersion = legacy
+		if _, err := c.Initialize(context.Background(), req); err != nil {
+			b.Fatal(err)
+		}
+		call := mcp.CallToolRequest{}
+		call.Params.Name = "echo"
+		call.Params.Arguments = map[string]any{"text": "hi"}
+		measureCalls(b, func() error { _, err := c.CallTool(context.Background(), call); return err })
+	})
+	b.Run("via=service", func(b *testing.B) {
+		req := service.CallRequest{Server: "a", Tool: "echo", Arguments: json.RawMessage(`{"text":"hi"}`)}
+		measureCalls(b, func() error { _, err := r.svc.Call(context.Background(), req); return err })
+	})
+	b.Run("via=gateway-in-process", func(b *testing.B) {
+		msg := json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mcp__a__echo","arguments":{"text":"hi"}}}`)
+		measureCalls(b, func() error {
+			out, err := json.Marshal(r.gw.MCPServer().HandleMessage(context.Background(), msg))
+			if err == nil && !strings.Contains(string(out), `"hi"`) {
+				err = fmt.Errorf("answered %s", out)
+			}
+			return err
+		})
+	})
+	b.Run("via=http-face", func(b *testing.B) {
+		url := r.face.Status().URL
+		hc := &http.Client{}
+		post := func(session, body string) (string, error) {
+			req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Authorization", "Bearer "+r.token)
+			if session != "" {
+				req.Header.Set("Mcp-Session-Id", session)
+				req.Header.Set("Mcp-Protocol-Version", legacy)
+			}
+			resp, err := hc.Do(req)
+			if err != nil {
+				return "", err
+			}
+			defer resp.Body.Close()
+			out, _ := io.ReadAll(resp.Body)
+			if !strings.Contains(string(out), `"hi"`) && session != "" && strings.Contains(body, "tools/call") {
+				return "", fmt.Errorf("answered %s", out)
+			}
+			return resp.Header.Get("Mcp-Session-Id"), nil
+		}
+		sess, err := post("", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+legacy+`","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+		if err != nil {
+			b.Fatal(err)
+		}
+		post(sess, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		measureCalls(b, func() error {
+			_, err := post(sess, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mcp__a__echo","arguments":{"text":"hi"}}}`)
+			return err
+		})
+	})
+}
+
+func measureCalls(b *testing.B, fn func() error) {
+	for range 50 {
+		if err := fn(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	took := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		if err := fn(); err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(took)
+	at := func(q float64) float64 { return float64(took[int(q*float64(len(took)-1))].Nanoseconds()) / 1e3 }
+	b.ReportMetric(at(0.50), "p50-µs")
+	b.ReportMetric(at(0.99), "p99-µs")
+}

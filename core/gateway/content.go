@@ -1,0 +1,171 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service"
+	"github.com/mcptray/mcptray/core/tools"
+)
+
+// Content is what the gateway needs to pass servers' resources and prompts
+// through. A Service that has these methods gets them passed; *service.Service
+// does.
+type Content interface {
+	Resources(ctx context.Context, server string) ([]mcp.Resource, error)
+	ReadResource(ctx context.Context, server, uri string) (*mcp.ReadResourceResult, error)
+	Prompts(ctx context.Context, server string) ([]mcp.Prompt, error)
+	GetPrompt(ctx context.Context, server, name string, args map[string]string) (*mcp.GetPromptResult, error)
+}
+
+var _ Content = (*service.Service)(nil)
+
+// listWait bounds listing one server's resources or prompts.
+const listWait = 10 * time.Second
+
+// listed is what one connection of one server offers besides tools. It is
+// read once a connection: servers' own list_changed notices are not
+// followed yet.
+type listed struct {
+	key       string // the server's name, signature and connection time
+	resources []mcp.Resource
+	prompts   []mcp.Prompt
+}
+
+// syncContent gives the gateway the resources and prompts of the offered
+// servers, listing those of new connections. Called with g.mu held.
+func (g *Gateway) syncContent(ctx context.Context, snap service.Snapshot) {
+	content, ok := g.svc.(Content)
+	if !ok {
+		return
+	}
+	next := map[string]*listed{}
+	var order []*listed
+	var servers []string
+	for i := range snap.Servers {
+		sv := &snap.Servers[i]
+		if !offered(sv) {
+			continue
+		}
+		key := sv.Name + "\x00" + sv.Signature + "\x00" + sv.Since.String()
+		l := g.listed[sv.Name]
+		if l == nil || l.key != key {
+			l = &listed{key: key}
+			lctx, cancel := context.WithTimeout(ctx, listWait)
+			// A server without resources or prompts answers with an
+			// error: that is an empty list.
+			var err error
+			if l.resources, err = content.Resources(lctx, sv.Name); err != nil {
+				g.log.Debug("gateway: no resources", "server", sv.Name, "err", err)
+			}
+			if l.prompts, err = content.Prompts(lctx, sv.Name); err != nil {
+				g.log.Debug("gateway: no prompts", "server", sv.Name, "err", err)
+			}
+			cancel()
+		}
+		next[sv.Name] = l
+		order = append(order, l)
+		servers = append(servers, sv.Name)
+	}
+	g.listed = next
+
+	// Resources keep their URIs, which tool results and apps refer to; the
+	// first server in the config's order keeps a URI two servers share.
+	var resources []server.ServerResource
+	seen := map[string]bool{}
+	for i, l := range order {
+		for _, r := range l.resources {
+			if r.URI == "" || seen[r.URI] {
+				continue
+			}
+			seen[r.URI] = true
+			r.Name = sanitize.Line(r.Name)
+			r.Title = sanitize.Line(servers[i] + ": " + firstOf(r.Title, r.Name))
+			r.Description = tools.TruncateDescription(r.Description)
+			resources = append(resources, server.ServerResource{Resource: r, Handler: g.read(servers[i])})
+		}
+	}
+	// Prompts are named like tools: mcp__SERVER__PROMPT.
+	var refs []tools.Ref
+	for i, l := range order {
+		for _, p := range l.prompts {
+			refs = append(refs, tools.Ref{Server: servers[i], Tool: p.Name})
+		}
+	}
+	names := tools.AssignNames(refs)
+	var prompts []server.ServerPrompt
+	n := 0
+	for i, l := range order {
+		for _, p := range l.prompts {
+			own := p.Name
+			p.Name = names[n]
+			n++
+			p.Title = sanitize.Line(servers[i] + ": " + firstOf(p.Title, own))
+			p.Description = tools.TruncateDescription(p.Description)
+			prompts = append(prompts, server.ServerPrompt{Prompt: p, Handler: g.prompt(servers[i], own)})
+		}
+	}
+
+	if enc := encode(resources, func(r server.ServerResource) any { return r.Resource }); !bytes.Equal(enc, g.lastResources) || g.lastResources == nil {
+		g.lastResources = enc
+		g.mcp.SetResources(resources...) // sends resources/list_changed
+	}
+	if enc := encode(prompts, func(p server.ServerPrompt) any { return p.Prompt }); !bytes.Equal(enc, g.lastPrompts) || g.lastPrompts == nil {
+		g.lastPrompts = enc
+		g.mcp.SetPrompts(prompts...) // sends prompts/list_changed
+	}
+}
+
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// encode is a list as JSON, to tell whether it changed; its handlers are
+// named by what is encoded (a resource's server is in its title).
+func encode[T any](list []T, f func(T) any) []byte {
+	out := make([]any, len(list))
+	for i, x := range list {
+		out[i] = f(x)
+	}
+	b, _ := json.Marshal(out)
+	return b
+}
+
+// read forwards resources/read to the server that has the resource.
+func (g *Gateway) read(srv string) server.ResourceHandlerFunc {
+	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		res, err := g.svc.(Content).ReadResource(ctx, srv, req.Params.URI)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("%s", g.explain(ctx, srv, "the resource "+sanitize.Line(req.Params.URI), err))
+		}
+		return res.Contents, nil
+	}
+}
+
+// prompt forwards prompts/get to the server that has the prompt, by its
+// own name for it.
+func (g *Gateway) prompt(srv, name string) server.PromptHandlerFunc {
+	return func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		res, err := g.svc.(Content).GetPrompt(ctx, srv, name, req.Params.Arguments)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("%s", g.explain(ctx, srv, "the prompt "+sanitize.Line(name), err))
+		}
+		return res, nil
+	}
+}

@@ -1,0 +1,16 @@
+// Package gateway is mcptray's one MCP endpoint for every AI app on the
+// computer: a single MCP server that offers the tools of every connected,
+// approved server under their qualified names (mcp__server__tool), with
+// their schemas as the servers sent them, and forwards each call to the
+// running service. K apps then share N server processes and one set of
+// sign-ins.
+//
+// It has two faces. The HTTP face is streamable HTTP on 127.0.0.1 at a port
+// chosen once and kept in mcptray's config, behind a bearer token kept in
+// the keychain, Host and Origin checks and strict sessions. The stdio face
+// (mcptray stdio) reaches the same handler through the control endpoint,
+// where the socket's owner check stands in for the token.
+//
+// The gateway must never log or print its token, never keep it anywhere but
+// the keychain, and never listen beyond the loopback interface.
+package gateway

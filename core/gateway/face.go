@@ -1,0 +1,139 @@
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/secret"
+)
+
+// tokenKey is where the HTTP face's token is kept in the keychain.
+var tokenKey = secret.Key{Server: secret.GatewayServer, Kind: secret.GatewayToken}
+
+// Token returns the HTTP face's bearer token from store, making and keeping
+// one the first time. It is never written anywhere else.
+func Token(ctx context.Context, store secret.Store) (string, error) {
+	v, err := store.Get(ctx, tokenKey)
+	if err == nil && len(v) > 0 {
+		return string(v), nil
+	}
+	if err != nil && !errors.Is(err, secret.ErrNotFound) {
+		return "", fmt.Errorf("reading the gateway's token: %w", err)
+	}
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	tok := base64.RawURLEncoding.EncodeToString(b)
+	if err := store.Set(ctx, tokenKey, []byte(tok)); err != nil {
+		return "", fmt.Errorf("keeping the gateway's token: %w", err)
+	}
+	return tok, nil
+}
+
+// KeptAddr returns the HTTP face's address as kept in mcptray's config,
+// or "" when none was chosen yet.
+func KeptAddr(p config.Paths) (string, error) {
+	u, err := config.ReadUserFile(p.UserFile())
+	if err != nil {
+		return "", err
+	}
+	return u.GatewayAddr()
+}
+
+// URL is the HTTP face's endpoint for addr.
+func URL(addr string) string { return "http://" + addr + Path }
+
+// HTTPOptions configure the HTTP face.
+type HTTPOptions struct {
+	// Paths are where mcptray's config keeps the face's address.
+	Paths config.Paths
+	// Store keeps the token.
+	Store secret.Store
+	// Addr, when set, is where to listen this time ("127.0.0.1:PORT");
+	// it is not kept. Otherwise the kept address is used, or a free port
+	// is chosen and kept.
+	Addr string
+	// NoAuth turns the token off (test suites that cannot send one).
+	NoAuth bool
+}
+
+// Status is how the HTTP face is doing, for mcptray gateway and the window.
+// It never holds the token.
+type Status struct {
+	// URL is the endpoint apps connect to; "" when the face is not running.
+	URL string `json:"url,omitempty"`
+	// Auth is "bearer" (send Authorization: Bearer TOKEN) or "none".
+	Auth string `json:"auth,omitempty"`
+	// Problem says why the face is not running, in plain words.
+	Problem string `json:"problem,omitempty"`
+}
+
+// Face is the gateway's HTTP face, listening.
+type Face struct {
+	g      *Gateway
+	ln     net.Listener
+	h      http.Handler
+	status Status
+}
+
+// OpenHTTP gets the token and listens for the HTTP face. Its errors say in
+// plain words why the face cannot run; the rest of mcptray runs on.
+func (g *Gateway) OpenHTTP(ctx context.Context, opts HTTPOptions) (*Face, error) {
+	var token string
+	if !opts.NoAuth {
+		var err error
+		if token, err = Token(ctx, opts.Store); err != nil {
+			return nil, fmt.Errorf("the gateway's HTTP face needs its token from your keychain: %w", err)
+		}
+	}
+	addr, keep := opts.Addr, false
+	if addr == "" {
+		kept, err := KeptAddr(opts.Paths)
+		if err != nil {
+			return nil, fmt.Errorf("reading the gateway's address: %w", err)
+		}
+		addr, keep = kept, kept == ""
+		if keep {
+			addr = "127.0.0.1:0"
+		}
+	}
+	ln, err := ListenLoopback(addr)
+	if err != nil {
+		return nil, fmt.Errorf("the gateway's HTTP face cannot listen: %w", err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	bound := fmt.Sprintf("127.0.0.1:%d", port)
+	if keep {
+		err := config.ModifyUserFile(opts.Paths.UserFile(), func(u *config.UserFile) error {
+			if kept, err := u.GatewayAddr(); err != nil || kept != "" {
+				return err // another mcptray chose one meanwhile: this run still works
+			}
+			return u.SetGatewayAddr(bound)
+		})
+		if err != nil {
+			g.log.Warn("gateway: keeping its address", "err", err)
+		}
+	}
+	f := &Face{g: g, ln: ln, status: Status{URL: URL(bound), Auth: "bearer"}}
+	if opts.NoAuth {
+		f.status.Auth = "none"
+	}
+	f.h = Protect(g.Handler(), ProtectOptions{Token: token, NoAuth: opts.NoAuth, Port: port})
+	return f, nil
+}
+
+// Status says where the face listens and how to authenticate.
+func (f *Face) Status() Status { return f.status }
+
+// Serve answers requests until ctx ends, then closes the listener.
+func (f *Face) Serve(ctx context.Context) error {
+	return serveHTTP(ctx, f.ln, f.h, f.g.log)
+}
+
+// Close stops listening; for a Face that is not served.
+func (f *Face) Close() error { return f.ln.Close() }

@@ -1,0 +1,305 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service"
+	"github.com/mcptray/mcptray/core/tools"
+)
+
+// Service is what the gateway needs of the running mcptray.
+type Service interface {
+	// Snapshot says which servers are connected, with their tools.
+	Snapshot(ctx context.Context) (service.Snapshot, error)
+	// Subscribe gives a notice whenever the Snapshot may have changed.
+	Subscribe(ctx context.Context) (<-chan struct{}, error)
+	// Call calls a tool by its server's name and the server's own name
+	// for the tool.
+	Call(ctx context.Context, req service.CallRequest) (*mcp.CallToolResult, error)
+}
+
+var _ Service = (*service.Service)(nil)
+
+// Options configure a Gateway.
+type Options struct {
+	Logger *slog.Logger
+	// Version is what the gateway says it is in initialize; "" means
+	// service.Version.
+	Version string
+	// Ask asks the person about a call of a tool whose permission is Ask;
+	// nil means there is no window to ask in, and such calls are refused
+	// with a message that says how to allow the tool.
+	Ask AskFunc
+	// AskTimeout bounds the wait for an answer; zero means
+	// DefaultAskTimeout.
+	AskTimeout time.Duration
+}
+
+// Name is the gateway's server name in initialize.
+const Name = "mcptray"
+
+// Gateway is the one MCP server that stands for every server mcptray runs.
+// It is safe for concurrent use.
+type Gateway struct {
+	svc        Service
+	log        *slog.Logger
+	mcp        *server.MCPServer
+	ask        AskFunc
+	askTimeout time.Duration
+	rules      atomic.Pointer[config.GatewayRules] // the person's permissions, from the last snapshot
+
+	mu            sync.Mutex
+	last          []byte             // the tool set last given to mcp, encoded; nil before the first
+	lastResources []byte             // the same for resources
+	lastPrompts   []byte             // and prompts
+	listed        map[string]*listed // each offered server's resources and prompts, by name
+	handler       http.Handler       // made by the first Handler call
+}
+
+// route is where a qualified name's calls go.
+type route struct {
+	server, tool string
+	qualified    string
+	readOnly     bool // the server's claim
+}
+
+// New returns a Gateway for svc with no tools yet: Run (or Sync) gives it
+// the service's.
+func New(svc Service, opts Options) *Gateway {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Version == "" {
+		opts.Version = service.Version
+	}
+	if opts.AskTimeout == 0 {
+		opts.AskTimeout = DefaultAskTimeout
+	}
+	g := &Gateway{svc: svc, log: opts.Logger, ask: opts.Ask, askTimeout: opts.AskTimeout}
+	g.mcp = server.NewMCPServer(Name, opts.Version,
+		server.WithToolCapabilities(true),
+		server.WithResourceCapabilities(false, true),
+		server.WithPromptCapabilities(true),
+		server.WithRecovery(),
+		// Apps may set a level; servers' log messages are not passed on yet.
+		server.WithLogging(),
+		server.WithInstructions("mcptray's gateway: the tools of every MCP server this person runs in mcptray, each named mcp__SERVER__TOOL."),
+	)
+	// Empty lists still say "tools", "resources" and "prompts" in the
+	// capabilities, so that apps ask again when list_changed comes.
+	g.mcp.SetTools()
+	g.mcp.SetResources()
+	g.mcp.SetPrompts()
+	return g
+}
+
+// MCPServer is the gateway's MCP server, for a transport to serve.
+func (g *Gateway) MCPServer() *server.MCPServer { return g.mcp }
+
+// Run keeps the gateway's tools those of the service until ctx ends,
+// taking them anew on every change notice; each change reaches the apps as
+// notifications/tools/list_changed.
+func (g *Gateway) Run(ctx context.Context) error {
+	notices, err := g.svc.Subscribe(ctx)
+	if err != nil {
+		return fmt.Errorf("following the servers: %w", err)
+	}
+	if err := g.Sync(ctx); err != nil {
+		g.log.Warn("gateway: reading the servers", "err", err)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case _, ok := <-notices:
+			if !ok {
+				return nil
+			}
+			if err := g.Sync(ctx); err != nil && ctx.Err() == nil {
+				g.log.Warn("gateway: reading the servers", "err", err)
+			}
+		}
+	}
+}
+
+// Sync gives the gateway the service's tools now. When they are the same
+// as before nothing happens, so apps are not told of a change that is none.
+func (g *Gateway) Sync(ctx context.Context) error {
+	snap, err := g.svc.Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	rules := snap.Gateway
+	g.rules.Store(&rules)
+	list, routes := g.serverTools(snap)
+	type entry struct {
+		Tool  mcp.Tool
+		Route [2]string
+	}
+	entries := make([]entry, len(list))
+	for i := range list {
+		entries[i] = entry{list[i].Tool, [2]string{routes[i].server, routes[i].tool}}
+	}
+	enc, err := json.Marshal(entries)
+	if err != nil {
+		return fmt.Errorf("encoding the tools: %w", err)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.syncContent(ctx, snap)
+	if g.last != nil && bytes.Equal(enc, g.last) {
+		return nil
+	}
+	g.last = enc
+	g.mcp.SetTools(list...) // sends tools/list_changed to every session
+	g.log.Debug("gateway: tools changed", "tools", len(list))
+	return nil
+}
+
+// offered reports whether a server's tools are offered: it is connected
+// and may run (approved, enabled, not given way to another).
+func offered(sv *service.Server) bool {
+	return sv.State == conn.Connected && sv.Runnable && sv.Suppressed == ""
+}
+
+// serverTools turns the snapshot into the gateway's tools, sorted by name,
+// and where each one's calls go.
+func (g *Gateway) serverTools(snap service.Snapshot) ([]server.ServerTool, []route) {
+	type routed struct {
+		st server.ServerTool
+		r  route
+	}
+	var all []routed
+	for i := range snap.Servers {
+		sv := &snap.Servers[i]
+		if !offered(sv) {
+			continue
+		}
+		for _, t := range sv.Tools {
+			if t.QualifiedName == "" || snap.Gateway.Hides(sv.Name, t.QualifiedName) {
+				continue
+			}
+			tool := toMCP(t)
+			if err := mcp.ValidateParamHeaderAnnotations(&tool); err != nil {
+				// mcp-go refuses such a tool outright; leave it out
+				// rather than lose every other.
+				g.log.Warn("gateway: leaving out a tool", "tool", t.QualifiedName, "err", err)
+				continue
+			}
+			r := route{server: sv.Name, tool: t.Name, qualified: t.QualifiedName, readOnly: t.Hints.ReadOnly == tools.HintTrue}
+			all = append(all, routed{server.ServerTool{Tool: tool, Handler: g.call(r)}, r})
+		}
+	}
+	slices.SortFunc(all, func(a, b routed) int { return strings.Compare(a.st.Tool.Name, b.st.Tool.Name) })
+	list, routes := make([]server.ServerTool, len(all)), make([]route, len(all))
+	for i, x := range all {
+		list[i], routes[i] = x.st, x.r
+	}
+	return list, routes
+}
+
+// toMCP is t as the gateway lists it: its schemas are the server's bytes.
+func toMCP(t tools.Tool) mcp.Tool {
+	tool := mcp.Tool{
+		Name:            t.QualifiedName,
+		Title:           t.Title,
+		Description:     t.Description,
+		RawInputSchema:  t.InputSchema,
+		RawOutputSchema: t.OutputSchema,
+		Annotations: mcp.ToolAnnotation{
+			Title:           t.Hints.Title,
+			ReadOnlyHint:    hint(t.Hints.ReadOnly),
+			DestructiveHint: hint(t.Hints.Destructive),
+			IdempotentHint:  hint(t.Hints.Idempotent),
+			OpenWorldHint:   hint(t.Hints.OpenWorld),
+		},
+	}
+	if len(tool.RawOutputSchema) == 0 || string(tool.RawOutputSchema) == "null" {
+		tool.RawOutputSchema = nil
+	}
+	return tool
+}
+
+// hint is h as mcp-go spells it: absent stays absent.
+func hint(h tools.Hint) *bool {
+	switch h {
+	case tools.HintTrue:
+		return mcp.ToBoolPtr(true)
+	case tools.HintFalse:
+		return mcp.ToBoolPtr(false)
+	}
+	return nil
+}
+
+// call forwards a call of one tool to its server.
+func (g *Gateway) call(r route) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var args json.RawMessage
+		if raw := req.GetRawArguments(); raw != nil {
+			b, err := json.Marshal(raw)
+			if err != nil {
+				return mcp.NewToolResultError(fmt.Sprintf("the arguments could not be read: %v", err)), nil
+			}
+			args = b
+		}
+		if why := g.check(ctx, r, args); why != "" {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return mcp.NewToolResultError(why), nil
+		}
+		res, err := g.svc.Call(ctx, service.CallRequest{Server: r.server, Tool: r.tool, Arguments: args})
+		if err == nil {
+			return res, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err() // the app cancelled: it reads no answer
+		}
+		return mcp.NewToolResultError(g.explain(ctx, r.server, "the tool "+sanitize.Line(r.tool), err)), nil
+	}
+}
+
+// explain says in plain words why a request failed: the server is
+// unavailable (and why, in the snapshot's words), or what was asked for
+// ("the tool echo") failed.
+func (g *Gateway) explain(ctx context.Context, srv, what string, err error) string {
+	name := sanitize.Line(srv)
+	if snap, serr := g.svc.Snapshot(ctx); serr == nil {
+		sv, ok := snap.Find(srv)
+		switch {
+		case !ok:
+			return fmt.Sprintf("the server %s is unavailable: it is no longer set up in mcptray", name)
+		case sv.State != conn.Connected:
+			why := sv.Reason
+			if why == "" {
+				why = sv.State.String()
+			}
+			msg := fmt.Sprintf("the server %s is unavailable: %s", name, sanitize.Line(why))
+			if sv.Fix.Label != "" {
+				msg += fmt.Sprintf(" (in mcptray: %s)", sanitize.Line(sv.Fix.Label))
+			}
+			return msg
+		}
+	}
+	if errors.Is(err, conn.ErrClosed) {
+		return "mcptray is shutting down; try again once it runs"
+	}
+	return fmt.Sprintf("%s of %s failed: %s", what, name, sanitize.Line(err.Error()))
+}

@@ -1,0 +1,241 @@
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Path is where the gateway answers, on the HTTP face and on the control
+// endpoint.
+const Path = "/mcp"
+
+// sessionIdle is how long a session may go unused before it is forgotten.
+const sessionIdle = 24 * time.Hour
+
+// sessionHeader is streamable HTTP's session header.
+const sessionHeader = "Mcp-Session-Id"
+
+// sessions issues session ids from crypto/rand and knows every live one,
+// so that an id the gateway did not issue, or one that has ended, is
+// answered 404 (mcp-go's default accepts any well-formed id). Ended ids are
+// forgotten: they are as unknown as any other.
+type sessions struct {
+	mu   sync.Mutex
+	live map[string]struct{}
+}
+
+var _ server.SessionIdManager = (*sessions)(nil)
+
+func newSessions() *sessions {
+	return &sessions{live: map[string]struct{}{}}
+}
+
+// Generate returns a new session id.
+func (s *sessions) Generate() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // never fails (crypto/rand panics rather)
+	id := "mcptray-" + hex.EncodeToString(b)
+	s.mu.Lock()
+	s.live[id] = struct{}{}
+	s.mu.Unlock()
+	return id
+}
+
+// Validate says whether id was issued here and has not ended.
+func (s *sessions) Validate(id string) (terminated bool, err error) {
+	if !s.known(id) {
+		return false, errors.New("unknown session")
+	}
+	return false, nil
+}
+
+// Terminate ends a session.
+func (s *sessions) Terminate(id string) (notAllowed bool, err error) {
+	s.mu.Lock()
+	delete(s.live, id)
+	s.mu.Unlock()
+	return false, nil
+}
+
+// known reports whether id names a live session.
+func (s *sessions) known(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.live[id]
+	return ok
+}
+
+// Handler returns the gateway's streamable HTTP handler with strict
+// sessions, with no token and no Host check of its own: for the control
+// endpoint, whose socket checks who connects. The HTTP face wraps it with
+// Protect.
+func (g *Gateway) Handler() http.Handler {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.handler == nil {
+		ids := newSessions()
+		h := server.NewStreamableHTTPServer(g.mcp,
+			server.WithEndpointPath(Path),
+			server.WithSessionIdManager(ids),
+			server.WithStreamableHTTPLogger(g.log),
+			server.WithHeartbeatInterval(30*time.Second),
+			// Apps on the HTTP face that go away without ending their
+			// session are forgotten after a day.
+			server.WithSessionIdleTTL(sessionIdle),
+		)
+		g.handler = strictSessions(ids, h)
+	}
+	return g.handler
+}
+
+// strictSessions answers 404 to a GET or DELETE whose session is unknown:
+// mcp-go checks the session of POSTs only, and would open a listening
+// stream for any id.
+func strictSessions(ids *sessions, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != Path {
+			http.NotFound(w, r)
+			return
+		}
+		if r.Method == http.MethodGet || r.Method == http.MethodDelete {
+			id := r.Header.Get(sessionHeader)
+			switch {
+			case id == "":
+				http.Error(w, "Bad Request: the Mcp-Session-Id header is missing", http.StatusBadRequest)
+				return
+			case !ids.known(id):
+				http.Error(w, "Not Found: no such session", http.StatusNotFound)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// ProtectOptions say what the HTTP face lets in.
+type ProtectOptions struct {
+	// Token is the bearer token every request must carry.
+	Token string
+	// NoAuth lets requests in without a token (test suites that cannot
+	// send one); Host and Origin are checked all the same.
+	NoAuth bool
+	// Port is the port the face listens on: the Host header must name it.
+	Port int
+}
+
+// Protect wraps the gateway's handler for the HTTP face: a foreign Host
+// (DNS rebinding) or Origin (a web page) is answered 403, a missing or
+// wrong token 401. The token is compared in constant time.
+func Protect(next http.Handler, opts ProtectOptions) http.Handler {
+	want := sha256.Sum256([]byte(opts.Token))
+	hosts := map[string]bool{
+		fmt.Sprintf("127.0.0.1:%d", opts.Port): true,
+		fmt.Sprintf("localhost:%d", opts.Port): true,
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !hosts[strings.ToLower(r.Host)] {
+			http.Error(w, "Forbidden: the Host header must be 127.0.0.1 or localhost with the gateway's port", http.StatusForbidden)
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && !loopbackOrigin(o) {
+			http.Error(w, "Forbidden: requests from web pages are not accepted", http.StatusForbidden)
+			return
+		}
+		if !opts.NoAuth {
+			// The scheme's name is case-insensitive (RFC 9110).
+			auth := r.Header.Get("Authorization")
+			ok := len(auth) > len("Bearer ") && strings.EqualFold(auth[:len("Bearer ")], "Bearer ")
+			got := ""
+			if ok {
+				got = strings.TrimSpace(auth[len("Bearer "):])
+			}
+			sum := sha256.Sum256([]byte(got))
+			// Hashing first makes the comparison's time independent of
+			// the lengths too.
+			if !ok || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="mcptray"`)
+				http.Error(w, "Unauthorized: send the gateway's token as Authorization: Bearer TOKEN (mcptray gateway says how)", http.StatusUnauthorized)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// loopbackOrigin reports whether an Origin header names this computer.
+func loopbackOrigin(o string) bool {
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	return loopbackHost(u.Hostname())
+}
+
+func loopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(h)
+	return err == nil && ip.IsLoopback()
+}
+
+// ErrNotLoopback says that an address for the HTTP face is not on the
+// loopback interface.
+var ErrNotLoopback = errors.New("the gateway listens on 127.0.0.1 only")
+
+// ListenLoopback listens on addr ("127.0.0.1:PORT", or "127.0.0.1:0" for
+// a free port). Any other host is refused.
+func ListenLoopback(addr string) (net.Listener, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("reading the gateway address %q: %w", addr, err)
+	}
+	if host == "localhost" {
+		host = "127.0.0.1"
+	}
+	if ip, err := netip.ParseAddr(host); err != nil || !ip.Is4() || !ip.IsLoopback() {
+		return nil, fmt.Errorf("%q: %w", addr, ErrNotLoopback)
+	}
+	ln, err := net.Listen("tcp4", net.JoinHostPort(host, port))
+	if err != nil {
+		return nil, fmt.Errorf("listening on %s: %w", addr, err)
+	}
+	return ln, nil
+}
+
+// serveHTTP serves h on ln until ctx ends, then closes ln.
+func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger) error {
+	hs := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(shutdown)
+		hs.Close() // listening streams do not end by themselves
+	}()
+	err := hs.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}

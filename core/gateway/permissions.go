@@ -1,0 +1,76 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mcptray/mcptray/core/config"
+)
+
+// Question is what the gateway asks the person before a call of a tool whose
+// permission is Ask.
+type Question struct {
+	// Tool is the tool's qualified name; Server and ServerTool say whose
+	// it is and what the server calls it.
+	Tool, Server, ServerTool string
+	// Arguments are the call's arguments as the app sent them: sanitise
+	// them before showing them.
+	Arguments json.RawMessage
+	// ReadOnly is what the server claims (readOnlyHint): show it, never
+	// let it decide.
+	ReadOnly bool
+}
+
+// AskFunc asks the person whether a call may go ahead, and returns when they
+// answered or ctx ended. Remembering "allow always" is its business.
+type AskFunc func(ctx context.Context, q Question) (allowed bool, err error)
+
+// DefaultAskTimeout is how long a call waits for the person's answer.
+const DefaultAskTimeout = 2 * time.Minute
+
+// permission is the tool's permission: the person's choice, or Allow for a
+// tool its server says only reads and Ask for any other.
+func permission(rules *config.GatewayRules, tool string, readOnly bool) config.Permission {
+	if rules != nil {
+		if p, ok := rules.Permissions[tool]; ok {
+			return p
+		}
+	}
+	if readOnly {
+		return config.Allow
+	}
+	return config.Ask
+}
+
+// allowCommand is how a person allows a tool from the command line.
+func allowCommand(tool string) string { return "mcptray permissions allow " + tool }
+
+// check says why a call may not go ahead, or "" when it may.
+func (g *Gateway) check(ctx context.Context, r route, args json.RawMessage) string {
+	switch permission(g.rules.Load(), r.qualified, r.readOnly) {
+	case config.Allow:
+		return ""
+	case config.Block:
+		return fmt.Sprintf("mcptray blocks %s; to let it run: %s", r.qualified, allowCommand(r.qualified))
+	}
+	if g.ask == nil {
+		return fmt.Sprintf("%s needs your OK in mcptray, and there is no mcptray window to ask in; to let it run every time: %s", r.qualified, allowCommand(r.qualified))
+	}
+	actx, cancel := context.WithTimeout(ctx, g.askTimeout)
+	defer cancel()
+	ok, err := g.ask(actx, Question{Tool: r.qualified, Server: r.server, ServerTool: r.tool, Arguments: args, ReadOnly: r.readOnly})
+	switch {
+	case ctx.Err() != nil:
+		return "cancelled"
+	case errors.Is(err, context.DeadlineExceeded) || actx.Err() != nil:
+		return fmt.Sprintf("nobody answered mcptray's question about %s within %s; to let it run every time: %s", r.qualified, g.askTimeout, allowCommand(r.qualified))
+	case err != nil:
+		return fmt.Sprintf("mcptray could not ask about %s: %v; to let it run every time: %s", r.qualified, err, allowCommand(r.qualified))
+	case !ok:
+		return fmt.Sprintf("you declined %s in mcptray", r.qualified)
+	}
+	return ""
+}

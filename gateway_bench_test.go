@@ -1,0 +1,225 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// BenchmarkGatewayCall measures a tools/call round trip (echo on the in-repo
+// test server over stdio) three ways: straight to the server (via=direct),
+// through mcptray stdio (via=stdio-face: the bridge process, the control
+// socket, the gateway, the service, the server) and through the HTTP face
+// (via=http-face), and reports each one's p50 and p99. The HTTP face runs
+// without its token (serve --gateway-no-auth), which saves one SHA-256 of
+// the header per call.
+//
+//	go test -run '^$' -bench GatewayCall -benchtime 3000x .
+func BenchmarkGatewayCall(b *testing.B) {
+	dir := b.TempDir()
+	mcptray := filepath.Join(dir, "mcptray")
+	testServer := filepath.Join(dir, "mcp-testserver")
+	for bin, pkg := range map[string]string{mcptray: ".", testServer: "./test/mcpserver/cmd/mcp-testserver"} {
+		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+			b.Fatalf("go build %s: %v\n%s", pkg, err, out)
+		}
+	}
+	run := filepath.Join(dir, "run")
+	if err := os.MkdirAll(run, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	env := []string{"HOME=" + filepath.Join(dir, "home"), "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH"), "XDG_RUNTIME_DIR=" + run}
+	add := exec.Command(mcptray, "add", "a", "--", testServer, "-name", "a")
+	add.Env = env
+	if out, err := add.CombinedOutput(); err != nil {
+		b.Fatalf("mcptray add: %v\n%s", err, out)
+	}
+	url := benchServe(b, mcptray, env)
+
+	b.Run("via=direct", func(b *testing.B) {
+		c := startLines(b, exec.Command(testServer, "-name", "direct"), nil)
+		c.handshake(b)
+		measure(b, func() { c.call(b, "echo") })
+	})
+	b.Run("via=stdio-face", func(b *testing.B) {
+		c := startLines(b, exec.Command(mcptray, "stdio"), env)
+		c.handshake(b)
+		measure(b, func() { c.call(b, "mcp__a__echo") })
+	})
+	b.Run("via=http-face", func(b *testing.B) {
+		h := &httpApp{url: url, hc: &http.Client{}}
+		h.handshake(b)
+		measure(b, func() { h.call(b, "mcp__a__echo") })
+	})
+}
+
+// measure runs fn b.N times and reports the p50 and p99 of one run.
+func measure(b *testing.B, fn func()) {
+	for range 50 { // warm up: connections, the scheduler
+		fn()
+	}
+	took := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		fn()
+		took = append(took, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(took)
+	at := func(q float64) float64 { return float64(took[int(q*float64(len(took)-1))].Nanoseconds()) / 1e3 }
+	b.ReportMetric(at(0.50), "p50-µs")
+	b.ReportMetric(at(0.99), "p99-µs")
+}
+
+// benchServe runs mcptray serve until the benchmark ends and returns the
+// gateway's URL once server a is connected.
+func benchServe(b *testing.B, mcptray string, env []string) string {
+	cmd := exec.Command(mcptray, "serve", "--gateway-no-auth", "--gateway-addr", "127.0.0.1:0")
+	cmd.Env = env
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() })
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	re := regexp.MustCompile(`^Gateway: (http://\S+)`)
+	url, connected := "", false
+	timer := time.NewTimer(serveDeadline)
+	defer timer.Stop()
+	for url == "" || !connected {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				b.Fatal("mcptray serve ended")
+			}
+			if m := re.FindStringSubmatch(l); m != nil {
+				url = m[1]
+			}
+			connected = connected || l == "a: connected"
+		case <-timer.C:
+			b.Fatal("mcptray serve did not get ready")
+		}
+	}
+	go func() {
+		for range lines {
+		}
+	}()
+	return url
+}
+
+// lines is an MCP client over a child's stdin and stdout, one JSON-RPC
+// message a line.
+type lines struct {
+	w  io.Writer
+	r  *bufio.Reader
+	id int
+}
+
+func startLines(b *testing.B, cmd *exec.Cmd, env []string) *lines {
+	cmd.Env = env
+	w, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { w.Close(); cmd.Wait() })
+	return &lines{w: w, r: bufio.NewReaderSize(r, 1<<20)}
+}
+
+func (c *lines) request(b *testing.B, method, params string) []byte {
+	c.id++
+	fmt.Fprintf(c.w, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", c.id, method, params)
+	want := fmt.Sprintf(`%d`, c.id)
+	for {
+		line, err := c.r.ReadBytes('\n')
+		if err != nil {
+			b.Fatalf("reading the answer to %s: %v", method, err)
+		}
+		var m struct{ ID json.RawMessage }
+		if json.Unmarshal(line, &m) == nil && string(m.ID) == want {
+			return line
+		}
+	}
+}
+
+func (c *lines) handshake(b *testing.B) {
+	c.request(b, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}`)
+	io.WriteString(c.w, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+}
+
+func (c *lines) call(b *testing.B, tool string) {
+	if line := c.request(b, "tools/call", `{"name":"`+tool+`","arguments":{"text":"hi"}}`); !bytes.Contains(line, []byte(`"text":"hi"`)) {
+		b.Fatalf("%s answered %s", tool, line)
+	}
+}
+
+// httpApp is an MCP client of the HTTP face.
+type httpApp struct {
+	url, session string
+	hc           *http.Client
+	id           int
+}
+
+func (h *httpApp) post(b *testing.B, body string) []byte {
+	req, _ := http.NewRequest(http.MethodPost, h.url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if h.session != "" {
+		req.Header.Set("Mcp-Session-Id", h.session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	}
+	resp, err := h.hc.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	if h.session == "" {
+		h.session = resp.Header.Get("Mcp-Session-Id")
+	}
+	return out
+}
+
+func (h *httpApp) handshake(b *testing.B) {
+	h.post(b, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	h.post(b, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+func (h *httpApp) call(b *testing.B, tool string) {
+	h.id++
+	out := h.post(b, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{"text":"hi"}}}`, h.id, tool))
+	if !bytes.Contains(out, []byte(`"text":"hi"`)) {
+		b.Fatalf("%s answered %s", tool, out)
+	}
+}
