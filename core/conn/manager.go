@@ -175,3 +175,15 @@ func (m *Manager) conn(name string) (*serverConn, error) {
 	}
 	return nil, fmt.Errorf("there is no server called %q", sanitize.Line(name))
 }
+
+// Status returns one server's status, without building a whole Snapshot:
+// what a call checks before it is made.
+func (m *Manager) Status(name string) (Status, bool) {
+	c, err := m.conn(name)
+	if err != nil {
+		return Status{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.status, true
+}

@@ -116,11 +116,17 @@ func (s *Service) withURL(ctx context.Context, sv *config.Server, fn func(m *con
 // waitConnected waits until the server has settled, and says in plain words
 // why when it is not connected.
 func (s *Service) waitConnected(ctx context.Context, m *conn.Manager, name string) error {
+	// The usual case, a connected server, costs one look and no
+	// subscription: it is on every tool call's path.
+	if st, ok := m.Status(name); ok && st.State == conn.Connected {
+		return nil
+	}
 	wctx, cancel := context.WithTimeout(ctx, settleWait)
 	defer cancel()
 	events := m.Subscribe(wctx)
 	for {
-		info, ok := m.Snapshot().Find(name)
+		st, ok := m.Status(name)
+		info := conn.ServerInfo{Status: st}
 		switch {
 		case !ok:
 			if s.isPaused() {
