@@ -10,7 +10,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/tailscale/hujson"
 
@@ -22,8 +21,9 @@ import (
 // importHelp explains, in the import dialog, what importing does.
 const importHelp = "These servers are set up in your other apps. mcptray already runs them, " +
 	"reading those apps' files: if an app removes or changes a server, it changes here too.\n\n" +
-	"Importing copies a server, exactly as that app wrote it, into mcptray's own config. " +
-	"It then keeps running from mcptray whatever the other app does; the app keeps its own copy."
+	"Importing copies a server, exactly as that app wrote it (with the values of its " +
+	"environment variables and headers), into mcptray's own config. It then keeps running " +
+	"from mcptray whatever the other app does; the app keeps its own copy."
 
 // importNone is what the import dialog says when there is nothing to import.
 const importNone = "No server to import. mcptray looks in the settings of Claude Desktop, " +
@@ -86,8 +86,7 @@ func (v *window) showImport() {
 		r.check = widget.NewCheck(sanitize.Line(configName(sv))+" — from "+sanitize.Line(sv.Origin.App), func(bool) { a.count() })
 		r.check.SetChecked(true)
 		what := widget.NewLabelWithStyle(importWhat(sv), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-		what.Truncation = fyne.TextTruncateEllipsis
-		what.SizeName = theme.SizeNameCaptionText
+		what.Wrapping = fyne.TextWrapBreak // truncating clips the underscores of env names
 		list.Add(container.NewVBox(r.check, indent(what)))
 		a.rows = append(a.rows, r)
 	}
@@ -108,12 +107,22 @@ func indent(o fyne.CanvasObject) fyne.CanvasObject {
 	return container.NewBorder(nil, nil, widget.NewLabel(""), nil, o)
 }
 
-// importWhat says in one line what sv runs or where it connects.
+// importWhat says in one line what sv runs or where it connects, and the
+// names of the environment variables or headers whose values are copied
+// with it.
 func importWhat(sv service.Server) string {
 	if sv.Transport.Remote() {
-		return "connects to " + sanitize.Line(sv.URL)
+		what := "connects to " + sanitize.Line(sv.URL)
+		if len(sv.HeaderNames) > 0 {
+			what += " · headers " + names(sv.HeaderNames)
+		}
+		return what
 	}
-	return "runs " + commandLine(sv.Command, sv.Args)
+	what := "runs " + commandLine(sv.Command, sv.Args)
+	if len(sv.EnvNames) > 0 {
+		what += " · with " + names(sv.EnvNames)
+	}
+	return what
 }
 
 // count names the Import button after the servers checked, and disables it

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Writes PNGs of mcptray's window into screenshots/ (git-ignored): the
-# welcome (a home with no servers), the main window and the approval dialog
-# (a home holding the demo project, a server needing sign-in and a failed
-# server) and a server's question (the demo's pick_colour tool). It runs
+# welcome (a home with no servers), the main window, the sign-in dialog, the
+# import dialog and the approval dialog (a home holding the demo project, a
+# server needing sign-in, a failed server, and servers in Claude Desktop's
+# and Cursor's configs) and a server's question (the demo's pick_colour
+# tool). It runs
 # mcptray under Xvfb with a private D-Bus session, an unlocked throwaway
 # keyring and a StatusNotifier watcher, so the tray exists, and finds the
 # window with xdotool.
@@ -27,6 +29,7 @@ export GOMODCACHE GOCACHE
 mkdir -p "$out"
 go build -o bin/mcptray .
 go build -o bin/sniwatcher ./tray/sniwatcher/cmd/sniwatcher
+go build -o bin/mcp-testserver ./test/mcpserver/cmd/mcp-testserver
 
 if [ -z "${MCPTRAY_SCREENSHOTS_INNER:-}" ]; then
 	export MCPTRAY_SCREENSHOTS_INNER=1
@@ -69,6 +72,16 @@ shot() {
 	echo "screenshots: wrote screenshots/$1.png"
 }
 
+# click X Y: clicks at X, Y in mcptray's window. Fyne draws its widgets
+# itself, so xdotool finds a button only by where it is in the window
+# (960×620, set by the window itself).
+click() {
+	local id
+	id=$(xdotool search --onlyvisible --name '^mcptray$' | head -1)
+	xdotool mousemove --window "$id" "$1" "$2" click 1
+	sleep 0.5
+}
+
 # run_home HOME: runs mcptray for that home until the caller kills it.
 run_home() {
 	# Its output goes to a file: the caller reads this function's output,
@@ -93,13 +106,40 @@ mkdir -p "$home/run" "$home/.config/mcptray" && chmod 700 "$home/run"
 # used where it is, not copied.
 demo=$PWD/examples/demo
 python3 - "$home" <<'PY' &
-import http.server, sys, threading
+# A remote MCP server that needs a sign-in, with just enough of an
+# authorization server that mcptray gets as far as opening the browser.
+import http.server, json, sys
 class H(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        self.send_response(401)
-        self.send_header("WWW-Authenticate", 'Bearer resource_metadata="http://127.0.0.1:%d/.well-known/oauth-protected-resource"' % self.server.server_port)
+    def base(self):
+        return "http://127.0.0.1:%d" % self.server.server_port
+    def answer(self, status, body):
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
         self.end_headers()
-    do_GET = do_POST
+        self.wfile.write(data)
+    def do_GET(self):
+        b = self.base()
+        if self.path.startswith("/.well-known/oauth-protected-resource"):
+            return self.answer(200, {"resource": b + "/mcp", "authorization_servers": [b]})
+        if self.path.startswith("/.well-known/oauth-authorization-server"):
+            return self.answer(200, {"issuer": b, "authorization_endpoint": b + "/authorize",
+                "token_endpoint": b + "/token", "registration_endpoint": b + "/register",
+                "response_types_supported": ["code"], "code_challenge_methods_supported": ["S256"],
+                "grant_types_supported": ["authorization_code", "refresh_token"]})
+        if self.path.startswith("/mcp"):
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Bearer resource_metadata="%s/.well-known/oauth-protected-resource"' % b)
+            self.end_headers()
+            return
+        self.answer(404, {})
+    def do_POST(self):
+        if self.path == "/register":
+            req = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+            req["client_id"] = "screenshots"
+            return self.answer(201, req)
+        self.do_GET()
     def log_message(self, *a): pass
 s = http.server.HTTPServer(("127.0.0.1", 0), H)
 open(sys.argv[1] + "/port", "w").write(str(s.server_port))
@@ -116,6 +156,19 @@ cat >"$home/.config/mcptray/config.json" <<JSON
   }
 }
 JSON
+# Servers set up in two other apps, for the import dialog.
+mkdir -p "$home/.config/Claude" "$home/.cursor"
+cat >"$home/.config/Claude/claude_desktop_config.json" <<JSON
+{
+  "mcpServers": {
+    "calendar": {"command": "$PWD/bin/mcp-testserver", "args": ["-name", "calendar"]},
+    "weather": {"command": "$PWD/bin/mcp-testserver", "args": ["-name", "weather", "-tools", "2"], "env": {"WEATHER_API_KEY": "not-a-real-key"}}
+  }
+}
+JSON
+cat >"$home/.cursor/mcp.json" <<JSON
+{"mcpServers": {"git-history": {"command": "$PWD/bin/mcp-testserver", "args": ["-name", "git-history"]}}}
+JSON
 touch "$home/.config/mcptray/launched"
 pid=$(run_home "$home")
 pids+=("$pid")
@@ -124,9 +177,26 @@ as_home bin/mcptray status >/dev/null || true # returns once every server has se
 as_home bin/mcptray >/dev/null                # a second launch opens the window
 shot main 3
 
+sock=$(ls "$home"/run/mcptray-*/control.sock)
+
+# The sign-in dialog: asked to show online-notes, the window selects it;
+# its Sign in… button opens the dialog that waits for the browser (here
+# one that never comes back). Cancel closes it.
+curl -s --unix-socket "$sock" -X POST -d '{"server":"online-notes"}' http://mcptray/v1/window >/dev/null
+sleep 1
+click 415 150
+shot signin 1
+click 480 360
+
+# The import dialog, from the Add… menu.
+click 732 21
+shot add-menu 1
+click 800 97
+shot import 1
+click 411 531
+
 # The approval dialog: asked to show a server waiting for approval (as the
 # tray's "Review…" does), the window opens it at once.
-sock=$(ls "$home"/run/mcptray-*/control.sock)
 curl -s --unix-socket "$sock" -X POST -d '{"server":"demo"}' http://mcptray/v1/window >/dev/null
 shot approval 2
 
