@@ -126,7 +126,10 @@ func (m *Manager) register(ctx context.Context, d *discovery, redirectURI string
 		RedirectURIs []string `json:"redirect_uris"`
 	}
 	if err := m.postJSON(ctx, d.meta.RegistrationEndpoint, req, &resp); err != nil {
-		return nil, fmt.Errorf("registering mcptray with the authorization server: %w", err)
+		// Most servers that refuse to register a new client want one an
+		// administrator registered: say where its id goes.
+		return nil, fmt.Errorf("the authorization server would not register mcptray as a new app (%w); "+
+			"it may need a client id from its administrator, set as \"oauth\": {\"clientId\": …} in the server's config", err)
 	}
 	if resp.ClientID == "" {
 		return nil, errors.New("registering mcptray with the authorization server: it gave no client id")
