@@ -140,14 +140,17 @@ func Build(s service.Snapshot) Menu {
 	}
 	sep()
 
-	var waiting, signIn, failed []service.Server
+	var waiting, signIn, secrets, failed []service.Server
 	for _, sv := range running {
-		switch sv.State {
-		case conn.AwaitingApproval:
+		switch {
+		case sv.State == conn.AwaitingApproval:
 			waiting = append(waiting, sv)
-		case conn.NeedsAuth:
+		case sv.State == conn.NeedsAuth:
 			signIn = append(signIn, sv)
-		case conn.Failed:
+		case sv.State == conn.Failed && sv.Fix.Action == service.SetSecretAction:
+			// Retrying would fail the same way: the window asks for it.
+			secrets = append(secrets, sv)
+		case sv.State == conn.Failed:
 			failed = append(failed, sv)
 		}
 	}
@@ -166,6 +169,13 @@ func Build(s service.Snapshot) Menu {
 		for _, sv := range signIn {
 			add(Item{Label: "Sign in to " + name(sv) + "…", Action: SignInAction, Server: sv.Name})
 		}
+	}
+	for _, sv := range secrets {
+		what := "a secret"
+		if sv.Fix.Secret != "" {
+			what = sanitize.Line(sv.Fix.Secret)
+		}
+		add(Item{Label: "Enter " + what + " for " + name(sv) + "…", Action: OpenAction, Server: sv.Name})
 	}
 	if len(failed) > maxFixItems {
 		add(Item{

@@ -282,3 +282,27 @@ func TestIconStateNeedsSecret(t *testing.T) {
 		t.Errorf("with another failure: %q, want %q", got, assets.StateFailing)
 	}
 }
+
+// TestMenuNeedsSecret: a server that waits for a secret is offered as
+// "Enter NAME for server…", which opens the window there, not as Retry.
+func TestMenuNeedsSecret(t *testing.T) {
+	t.Parallel()
+	needs := sv("gh", conn.Failed, "needs GITHUB_TOKEN")
+	needs.Fix = service.Fix{Action: service.SetSecretAction, Label: "Enter GITHUB_TOKEN…", Secret: "GITHUB_TOKEN"}
+	m := Build(service.Snapshot{Servers: []service.Server{needs}})
+	var found bool
+	for _, it := range m.Items {
+		if it.Label == "Retry gh" {
+			t.Errorf("a server waiting for a secret is offered a retry")
+		}
+		if it.Label == "Enter GITHUB_TOKEN for gh…" {
+			found = true
+			if it.Action != OpenAction || it.Server != "gh" {
+				t.Errorf("the item does %v at %q, want to open the window at gh", it.Action, it.Server)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no item asks for the secret: %+v", m.Items)
+	}
+}
