@@ -58,6 +58,8 @@ type Backend interface {
 	Remove(ctx context.Context, name string) (service.RemoveResult, error)
 	AddFolder(ctx context.Context, dir string) (service.FolderResult, error)
 	RemoveFolder(ctx context.Context, dir string) error
+	// SetSecret keeps a server's secret in the keychain.
+	SetSecret(ctx context.Context, req service.SecretRequest) error
 
 	// Questions sends the servers' questions for the person, and a Gone
 	// one when a question waits no longer; it closes when ctx ends.

@@ -68,6 +68,8 @@ type window struct {
 	// The dialog open for approval or sign-in, and its buttons.
 	approveDialog *dialog.CustomDialog
 	approveFor    string // the server approveDialog asks about
+	secretDialog  dialog.Dialog
+	secretEntry   *widget.Entry
 
 	approveButton *widget.Button
 	denyButton    *widget.Button
@@ -358,6 +360,8 @@ func (v *window) fix(sv service.Server) {
 		}
 	case service.EditConfigAction:
 		v.openFile(sv.Origin.File)
+	case service.SetSecretAction:
+		v.askSecret(sv)
 	}
 }
 

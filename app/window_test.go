@@ -74,6 +74,9 @@ func (f *fakeBackend) Deny(_ context.Context, name string) (service.Server, erro
 func (f *fakeBackend) Enable(_ context.Context, name string) error  { return f.call("enable " + name) }
 func (f *fakeBackend) Disable(_ context.Context, name string) error { return f.call("disable " + name) }
 func (f *fakeBackend) Retry(_ context.Context, name string) error   { return f.call("retry " + name) }
+func (f *fakeBackend) SetSecret(_ context.Context, req service.SecretRequest) error {
+	return f.call("set-secret " + req.Server + " " + req.Name + "=" + req.Value)
+}
 func (f *fakeBackend) SignOut(_ context.Context, name string) error {
 	return f.call("sign-out " + name)
 }
@@ -620,4 +623,28 @@ func TestWindowOpensConfigFile(t *testing.T) {
 	if len(h.v.errs) != 1 || !strings.Contains(h.v.errs[0], "/home/me/My Files/mcp.json") {
 		t.Errorf("a file that did not open: errors %q", h.v.errs)
 	}
+}
+
+// TestWindowAsksForSecret: a server waiting for a secret gets a hidden
+// entry, and what is typed goes to the service for the keychain.
+func TestWindowAsksForSecret(t *testing.T) {
+	s := sampleSnapshot()
+	s.Servers = append(s.Servers, service.Server{Name: "gh", Scope: config.User, State: conn.Failed,
+		Reason: "needs GITHUB_TOKEN", Fix: service.Fix{Action: service.SetSecretAction, Label: "Enter GITHUB_TOKEN…", Secret: "GITHUB_TOKEN"}})
+	h := newHarness(t, s, WindowOptions{Server: "gh"})
+	h.v.fix(h.v.detail.server)
+	if h.v.secretEntry == nil || !h.v.secretEntry.Password {
+		t.Fatal("no hidden entry asks for the secret")
+	}
+	test.Type(h.v.secretEntry, "ghp_example")
+	top := h.win.Canvas().Overlays().Top()
+	keep := findButton(top, "Keep it")
+	if keep == nil {
+		t.Fatal("the secret dialog has no Keep it button")
+	}
+	test.Tap(keep)
+	if c := h.call(); c != "set-secret gh GITHUB_TOKEN=ghp_example" {
+		t.Errorf("the backend was asked to %q", c)
+	}
+	h.wait("action")
 }
