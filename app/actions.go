@@ -56,6 +56,6 @@ func (v *window) copyDiagnostics(sv service.Server) {
 	v.detail.copy.SetText("Copied")
 	v.detail.copy.Refresh()
 	time.AfterFunc(2*time.Second, func() {
-		fyne.Do(func() { v.detail.copy.SetText("Copy diagnostics") })
+		v.do(func() { v.detail.copy.SetText("Copy diagnostics") })
 	})
 }

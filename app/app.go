@@ -137,7 +137,7 @@ func RunWindow(ctx context.Context, logger *slog.Logger, b Backend, opts WindowO
 	}
 	go func() {
 		<-ctx.Done()
-		fyne.Do(v.quit)
+		v.do(v.quit)
 	}()
 	w.ShowAndRun()
 	return 0

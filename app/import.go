@@ -176,7 +176,7 @@ func (v *window) importChecked(a *importDialog) {
 		if v.ctx.Err() != nil {
 			return
 		}
-		fyne.Do(func() {
+		v.do(func() {
 			for _, r := range a.rows {
 				if imported[r.server.Name] {
 					r.check.SetText(r.check.Text + " (imported)")

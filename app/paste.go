@@ -294,7 +294,7 @@ func (v *window) addPasted(a *addDialog) {
 		if v.ctx.Err() != nil {
 			return
 		}
-		fyne.Do(func() {
+		v.do(func() {
 			if len(failed) > 0 {
 				a.problem.SetText("Not added — " + strings.Join(failed, "\n") + "\nChange the snippet and press Add again.")
 				a.problem.Show()

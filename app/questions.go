@@ -52,7 +52,7 @@ func (v *window) followQuestions(ctx context.Context, qs <-chan control.Question
 		if ctx.Err() != nil {
 			return
 		}
-		fyne.Do(func() {
+		v.do(func() {
 			v.onQuestion(q)
 			v.done("question")
 		})

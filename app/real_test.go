@@ -120,6 +120,7 @@ func newReal(t *testing.T, userFile map[string]any, opts ...realOption) *real {
 	a := test.NewTempApp(t)
 	r.win = test.NewWindow(nil)
 	r.v = newWindow(ctx, slog.New(slog.NewTextHandler(io.Discard, nil)), a, r.win, r.cl, WindowOptions{})
+	r.v.do = serialDo()
 	r.v.settled = func(what string) {
 		select {
 		case r.events <- what:
@@ -170,7 +171,7 @@ func (r *real) until(what string, ok func() bool) {
 	deadline := time.After(realDeadline)
 	for {
 		var done bool
-		fyne.DoAndWait(func() { done = ok() })
+		r.v.do(func() { done = ok() })
 		if done {
 			return
 		}

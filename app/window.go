@@ -42,6 +42,10 @@ type window struct {
 	// openURL opens a file or page in the system's default app; tests
 	// replace it.
 	openURL func(*url.URL) error
+	// do runs a UI update from another goroutine: fyne.Do. Fyne's test
+	// driver runs those at once on the calling goroutine, so tests give
+	// one that lets a single update run at a time, as the real loop does.
+	do func(func())
 	// settled, when set, is called on the UI goroutine once each piece of
 	// background work is done: "snapshot", "focus", "action", "sign-in".
 	// Tests wait on it.
@@ -96,6 +100,7 @@ func newWindow(ctx context.Context, logger *slog.Logger, a fyne.App, w fyne.Wind
 	v := &window{ctx: ctx, log: logger, app: a, win: w, b: b, opts: opts, want: opts.Server}
 	v.quit = a.Quit
 	v.openURL = a.OpenURL
+	v.do = fyne.Do
 	v.build()
 	w.SetContent(v.content)
 	w.SetCloseIntercept(v.closeRequested)
@@ -110,20 +115,20 @@ func (v *window) follow(ctx context.Context, notices <-chan struct{}) {
 		if ctx.Err() != nil {
 			return
 		}
-		fyne.Do(func() { v.show(snap, err) })
+		v.do(func() { v.show(snap, err) })
 	}
 	if ctx.Err() != nil {
 		return
 	}
 	v.log.Info("the running mcptray stopped; closing the window")
-	fyne.Do(v.quit)
+	v.do(v.quit)
 }
 
 // followFocus brings the window forward, at a server, whenever the running
 // mcptray asks.
 func (v *window) followFocus(ctx context.Context, requests <-chan string) {
 	for name := range requests {
-		fyne.Do(func() {
+		v.do(func() {
 			v.win.Show()
 			v.win.RequestFocus()
 			if name != "" {
@@ -280,7 +285,7 @@ func (v *window) closeRequested() {
 			if v.opts.Quit != nil {
 				v.opts.Quit()
 			}
-			fyne.Do(v.quit)
+			v.do(v.quit)
 		}()
 		return
 	}
@@ -308,7 +313,7 @@ func (v *window) actThen(what string, fn func(ctx context.Context) error, then f
 		if v.ctx.Err() != nil && errors.Is(err, context.Canceled) {
 			return // the window is closing
 		}
-		fyne.Do(func() {
+		v.do(func() {
 			if then != nil {
 				then()
 			}
@@ -467,7 +472,7 @@ func (v *window) signIn(sv service.Server) {
 		defer cancel()
 		err := v.b.SignIn(ctx, name, service.SignInOptions{})
 		cancelled := ctx.Err() != nil
-		fyne.Do(func() {
+		v.do(func() {
 			d.Hide()
 			if err != nil && !cancelled {
 				v.showError("Could not sign in to "+sanitize.Line(name), err)

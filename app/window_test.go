@@ -153,6 +153,7 @@ func newHarness(t *testing.T, s service.Snapshot, opts WindowOptions) *harness {
 	t.Cleanup(cancel)
 	h := &harness{t: t, b: newFakeBackend(s), win: w, events: make(chan string, 16), quits: make(chan struct{}, 4)}
 	h.v = newWindow(ctx, slog.New(slog.NewTextHandler(io.Discard, nil)), a, w, h.b, opts)
+	h.v.do = serialDo()
 	h.v.settled = func(what string) { h.events <- what }
 	h.v.quit = func() { h.quits <- struct{}{} }
 	w.Resize(fyne.NewSize(900, 640))
@@ -162,6 +163,18 @@ func newHarness(t *testing.T, s service.Snapshot, opts WindowOptions) *harness {
 	h.b.notices <- struct{}{} // Subscribe's first notice
 	h.wait("snapshot")
 	return h
+}
+
+// serialDo returns a do for the window that runs one UI update at a time,
+// as Fyne's real event loop does; its test driver would run updates from
+// two goroutines at once.
+func serialDo() func(func()) {
+	var mu sync.Mutex
+	return func(f func()) {
+		mu.Lock()
+		defer mu.Unlock()
+		f()
+	}
 }
 
 // wait waits for the window to settle after the background work what.
