@@ -101,7 +101,12 @@ func (m *Manager) signInBrowser(ctx context.Context, s *config.Server, d *discov
 	if err != nil {
 		return err
 	}
-	tok, err := conf.Exchange(m.oauthContext(ctx, nil), code,
+	client.DPoP = d.meta.offersDPoP()
+	key, err := m.clientDPoPKey(ctx, s, client)
+	if err != nil {
+		return err
+	}
+	tok, err := conf.Exchange(m.tokenContext(ctx, nil, key), code,
 		oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", d.resource))
 	if err != nil {
 		return tokenError("getting the sign-in token", err)

@@ -141,6 +141,10 @@ type Manager struct {
 	sources map[string]*tokenSource // by server key
 
 	idpMu sync.Mutex // one identity provider refresh at a time
+
+	nonceMu sync.Mutex
+	// nonces are the DPoP nonces authorization servers gave, by origin.
+	nonces map[string]string
 }
 
 // New returns a Manager.
@@ -217,8 +221,8 @@ func (m *Manager) SignOut(ctx context.Context, s *config.Server) error {
 	revokeErr := m.revokeStored(ctx, s)
 	err := m.opts.Store.Delete(ctx, tokensKey(s))
 	if err == nil || !secret.IsUnavailable(err) {
-		// With no keychain the second would only say the same again.
-		err = errors.Join(err, m.opts.Store.Delete(ctx, clientKey(s)))
+		// With no keychain the others would only say the same again.
+		err = errors.Join(err, m.opts.Store.Delete(ctx, clientKey(s)), m.opts.Store.Delete(ctx, dpopKeyKey(s)))
 	}
 	m.source(s).forget()
 	if err != nil {
