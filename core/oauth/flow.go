@@ -45,6 +45,8 @@ func (m *Manager) SignIn(ctx context.Context, s *config.Server, ch *transport.Au
 		return m.signInClientCredentials(ctx, s, d, st, ch)
 	case CrossAppAccess:
 		return m.signInXAA(ctx, s, d, st, ch)
+	case JWTBearer:
+		return m.signInJWTBearer(ctx, s, d, st, ch)
 	}
 	return m.signInBrowser(ctx, s, d, st, ch)
 }

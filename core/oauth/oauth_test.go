@@ -106,6 +106,8 @@ type testAS struct {
 	dpopProofs int
 	proofSeen  bool // some token request carried a DPoP header
 	jkt        string
+	// assertions are those of the JWT bearer grants, in order.
+	assertions []string
 }
 
 func newTestAS(t *testing.T) *testAS {
@@ -269,6 +271,12 @@ func (a *testAS) token(w http.ResponseWriter, r *http.Request) {
 		}
 		a.used[rt] = true
 		delete(a.live, rt)
+	case grantJWTBearer:
+		a.assertions = append(a.assertions, r.Form.Get("assertion"))
+		if r.Form.Get("assertion") != "workload-jwt" || r.Form.Get("client_id") != "workload" || r.Form.Get("resource") == "" {
+			writeJSON(w, 400, map[string]any{"error": "invalid_grant", "error_description": "bad assertion"})
+			return
+		}
 	default:
 		writeJSON(w, 400, map[string]any{"error": "unsupported_grant_type"})
 		return

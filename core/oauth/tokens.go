@@ -181,7 +181,7 @@ func (ts *tokenSource) current(ctx context.Context) (*storedTokens, error) {
 	ts.cached, ts.loadedAt = tok, now
 	if tok == nil {
 		c, _ := ts.m.loadClient(ctx, ts.server)
-		if c != nil && (c.Grant == ClientCredentials || c.Grant == CrossAppAccess) {
+		if c != nil && (c.Grant == ClientCredentials || c.Grant == CrossAppAccess || c.Grant == JWTBearer) {
 			// A machine identity needs no person: get a token now.
 			return ts.renewLocked(ctx, nil)
 		}
@@ -324,6 +324,8 @@ func (m *Manager) renew(ctx context.Context, s *config.Server, old *storedTokens
 		return m.clientCredentialsToken(ctx, s, c)
 	case CrossAppAccess:
 		return m.xaaToken(ctx, s, c)
+	case JWTBearer:
+		return m.jwtBearerToken(ctx, s, c, c.Assertion, "presenting the workload's token")
 	}
 	if old == nil || old.RefreshToken == "" {
 		return nil, errNoRefresh

@@ -125,6 +125,10 @@ func (m *Manager) jwtBearerToken(ctx context.Context, s *config.Server, c *store
 		AuthStyle:      c.authStyle(),
 		EndpointParams: url.Values{"grant_type": {grantJWTBearer}, "assertion": {assertion}},
 	}
+	if c.Grant == JWTBearer && c.Resource != "" {
+		// RFC 8707; Cross-App Access names the resource in the ID-JAG.
+		bearer.EndpointParams.Set("resource", c.Resource)
+	}
 	key, err := m.clientDPoPKey(ctx, s, c)
 	if err != nil {
 		return nil, err
