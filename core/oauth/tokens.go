@@ -136,7 +136,7 @@ func (ts *tokenSource) Token(ctx context.Context) (string, error) {
 // and target with the server's nonce in it (RFC 9449 §7).
 func (ts *tokenSource) Authorization(ctx context.Context, method, target, nonce string) (authorization, proof string, err error) {
 	t, err := ts.current(ctx)
-	if t == nil || err != nil {
+	if t == nil || t.AccessToken == "" || err != nil {
 		return "", "", err
 	}
 	if !isDPoP(t.TokenType) {
