@@ -16,7 +16,7 @@ var _ secret.Store = (*Keychain)(nil)
 
 // kinds are the kinds DeleteServer removes. The keychain cannot list a
 // server's items, so a new secret.Kind must be added here (a test checks).
-var kinds = []secret.Kind{secret.Tokens, secret.Client, secret.IdPTokens, secret.GatewayToken}
+var kinds = []secret.Kind{secret.Tokens, secret.Client, secret.IdPTokens, secret.GatewayToken, secret.DPoPKey}
 
 // lockStripes is how many locks guard the accounts: enough that unrelated
 // servers rarely wait on each other.

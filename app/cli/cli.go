@@ -68,6 +68,7 @@ func init() {
 		{"call", "SERVER|URL TOOL [JSON]", "call a tool and print what it returns", withSignIn(runCall)},
 		{"login", "[--client-id ID] [--client-secret-file FILE] [--scope S] [--callback-port N] SERVER|URL", "sign in to a remote server in your browser", runLogin},
 		{"login", "--client-credentials --client-id ID (--client-secret-file FILE | --private-key-file FILE) SERVER|URL", "sign in as a machine, without a browser", nil},
+		{"login", "--jwt-bearer-assertion-file FILE [--client-id ID] SERVER|URL", "sign in as a workload with the JWT its platform gave it (RFC 7523)", nil},
 		{"login", "--idp", "sign in to your identity provider (\"identityProvider\" in config.json), for servers with Cross-App Access", nil},
 		{"logout", "SERVER|URL", "forget the sign-in to a remote server", runLogout},
 		{"logout", "--idp", "forget the sign-in to your identity provider", nil},

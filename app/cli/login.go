@@ -22,7 +22,7 @@ func runLogin(ctx context.Context, c *cmdContext, args []string) error {
 	fs := flag.NewFlagSet("login", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var st oauth.Settings
-	var secretFile, keyFile, idTokenFile, scope string
+	var secretFile, keyFile, idTokenFile, assertionFile, scope string
 	var clientCredentials, xaa bool
 	fs.StringVar(&st.ClientID, "client-id", "", "")
 	fs.StringVar(&secretFile, "client-secret-file", "", "")
@@ -36,6 +36,7 @@ func runLogin(ctx context.Context, c *cmdContext, args []string) error {
 	fs.StringVar(&st.IdPTokenURL, "idp-token-url", "", "")
 	fs.StringVar(&st.IdPClientID, "idp-client-id", "", "")
 	fs.StringVar(&idTokenFile, "idp-id-token-file", "", "")
+	fs.StringVar(&assertionFile, "jwt-bearer-assertion-file", "", "")
 	idp := fs.Bool("idp", false, "")
 	if err := fs.Parse(args); err != nil {
 		return usagef("%v", err)
@@ -49,8 +50,8 @@ func runLogin(ctx context.Context, c *cmdContext, args []string) error {
 	if fs.NArg() != 1 {
 		return usagef("name one server, or give its URL")
 	}
-	if clientCredentials && xaa {
-		return usagef("choose --client-credentials or --xaa, not both")
+	if n := countTrue(clientCredentials, xaa, assertionFile != ""); n > 1 {
+		return usagef("choose one of --client-credentials, --xaa and --jwt-bearer-assertion-file")
 	}
 	// Secrets come from files (or - for stdin), never from the command
 	// line, where every user of the computer can read them.
@@ -64,12 +65,17 @@ func runLogin(ctx context.Context, c *cmdContext, args []string) error {
 	if st.IdPIDToken, err = readSecretFile(c, idTokenFile); err != nil {
 		return err
 	}
+	if st.Assertion, err = readSecretFile(c, assertionFile); err != nil {
+		return err
+	}
 	st.Scopes = strings.Fields(scope)
 	switch {
 	case clientCredentials:
 		st.Grant = oauth.ClientCredentials
 	case xaa:
 		st.Grant = oauth.CrossAppAccess
+	case assertionFile != "":
+		st.Grant = oauth.JWTBearer
 	}
 	target := fs.Arg(0)
 	b, done, err := c.backend(ctx, connectNone)
@@ -106,6 +112,17 @@ func runLogout(ctx context.Context, c *cmdContext, args []string) error {
 	}
 	fmt.Fprintf(c.Stdout, "Signed out of %s.\n", sanitize.Line(displayName(args[0])))
 	return nil
+}
+
+// countTrue returns how many of bs are true.
+func countTrue(bs ...bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }
 
 func readSecretFile(c *cmdContext, path string) (string, error) {

@@ -2,9 +2,14 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcptray/mcptray/core/builtin"
@@ -290,4 +295,50 @@ func TestLoginIdentityProvider(t *testing.T) {
 		t.Errorf("the servers saw %+v; want one browser sign-in (the identity provider's), one exchange, one JWT bearer grant", st)
 	}
 	h.must("logout", "--idp")
+}
+
+// TestLoginJWTBearer: a workload signs in with the JWT its platform gave
+// it, read from a file, and calls use the token without a browser.
+func TestLoginJWTBearer(t *testing.T) {
+	t.Parallel()
+	var srv *httptest.Server
+	var mu sync.Mutex
+	var grants []string
+	mux := http.NewServeMux()
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+srv.URL+`/.well-known/oauth-protected-resource/mcp"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	})
+	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]any{"resource": srv.URL + "/mcp", "authorization_servers": []string{srv.URL}})
+	})
+	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]any{"issuer": srv.URL, "token_endpoint": srv.URL + "/token",
+			"grant_types_supported": []string{"urn:ietf:params:oauth:grant-type:jwt-bearer"}, "token_endpoint_auth_methods_supported": []string{"none"}})
+	})
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		mu.Lock()
+		grants = append(grants, r.Form.Get("grant_type")+" "+r.Form.Get("assertion")+" "+r.Form.Get("client_id"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"access_token":"workload-access","token_type":"Bearer","expires_in":3600}`))
+	})
+	srv = httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	h := newHome(t)
+	h.must("add", "remote", "--url", srv.URL+"/mcp")
+	jwtFile := h.write("workload.jwt", "the-workload-jwt\n")
+	h.fails(2, "choose one of", "login", "--xaa", "--jwt-bearer-assertion-file", jwtFile, "remote")
+	if out := h.must("login", "--jwt-bearer-assertion-file", jwtFile, "--client-id", "workload", "remote"); !strings.Contains(out, "Signed in") {
+		t.Errorf("login said %q", out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"urn:ietf:params:oauth:grant-type:jwt-bearer the-workload-jwt workload"}; !slices.Equal(grants, want) {
+		t.Errorf("token requests %q; want %q", grants, want)
+	}
+	if !signedIn(t, h, srv.URL+"/mcp") {
+		t.Error("no sign-in in the keychain after login")
+	}
 }

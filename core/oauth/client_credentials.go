@@ -48,7 +48,8 @@ func (m *Manager) signInClientCredentials(ctx context.Context, s *config.Server,
 	} else {
 		c.AuthMethod = chooseAuthMethod(d.meta.TokenEndpointAuthMethodsSupported, true)
 	}
-	tok, err := m.clientCredentialsToken(ctx, c)
+	c.DPoP = d.meta.offersDPoP()
+	tok, err := m.clientCredentialsToken(ctx, s, c)
 	if err != nil {
 		return err
 	}
@@ -59,7 +60,7 @@ func (m *Manager) signInClientCredentials(ctx context.Context, s *config.Server,
 }
 
 // clientCredentialsToken runs the client-credentials grant for c.
-func (m *Manager) clientCredentialsToken(ctx context.Context, c *storedClient) (*storedTokens, error) {
+func (m *Manager) clientCredentialsToken(ctx context.Context, s *config.Server, c *storedClient) (*storedTokens, error) {
 	conf := clientcredentials.Config{
 		ClientID: c.ClientID, ClientSecret: c.secret(), TokenURL: c.TokenURL, Scopes: c.Scopes,
 		EndpointParams: url.Values{}, AuthStyle: c.authStyle(),
@@ -75,7 +76,11 @@ func (m *Manager) clientCredentialsToken(ctx context.Context, c *storedClient) (
 		conf.EndpointParams.Set("client_assertion_type", jwtBearerAssertion)
 		conf.EndpointParams.Set("client_assertion", assertion)
 	}
-	tok, err := conf.Token(m.oauthContext(ctx, nil))
+	key, err := m.clientDPoPKey(ctx, s, c)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := conf.Token(m.tokenContext(ctx, nil, key))
 	if err != nil {
 		return nil, tokenError("getting a token with the client credentials", err)
 	}

@@ -54,6 +54,12 @@ type storedClient struct {
 	// sign-in (Options.IdP) rather than IdPIDToken: each exchange takes
 	// its current ID token, renewed as needed.
 	IdPIssuer string `json:"idp_issuer,omitempty"`
+	// Assertion is the workload's JWT of the JWT bearer grant, presented
+	// again for each new token.
+	Assertion string `json:"assertion,omitempty"`
+	// DPoP says the authorization server binds tokens to mcptray's key
+	// (RFC 9449): every token request carries a proof.
+	DPoP bool `json:"dpop,omitempty"`
 }
 
 // authStyle is how golang.org/x/oauth2 should present the client.

@@ -6,8 +6,10 @@
 // authorization code grant with PKCE S256 through the system browser and a
 // loopback redirect (RFC 8252), resource indicators (RFC 8707) and the iss
 // check (RFC 9207). It also refreshes tokens, one refresh at a time per
-// server across every mcptray process, and runs the client-credentials and
-// Cross-App Access grants for configs that ask for them.
+// server across every mcptray process, and runs the client-credentials,
+// Cross-App Access and workload JWT bearer (RFC 7523) grants for configs
+// that ask for them. Where the authorization server offers DPoP (RFC 9449),
+// tokens are bound to a key per server, kept in the store with them.
 //
 // Sign-in is lazy: nothing happens until a server answers 401.
 //

@@ -45,6 +45,8 @@ func (m *Manager) SignIn(ctx context.Context, s *config.Server, ch *transport.Au
 		return m.signInClientCredentials(ctx, s, d, st, ch)
 	case CrossAppAccess:
 		return m.signInXAA(ctx, s, d, st, ch)
+	case JWTBearer:
+		return m.signInJWTBearer(ctx, s, d, st, ch)
 	}
 	return m.signInBrowser(ctx, s, d, st, ch)
 }
@@ -101,7 +103,12 @@ func (m *Manager) signInBrowser(ctx context.Context, s *config.Server, d *discov
 	if err != nil {
 		return err
 	}
-	tok, err := conf.Exchange(m.oauthContext(ctx, nil), code,
+	client.DPoP = d.meta.offersDPoP()
+	key, err := m.clientDPoPKey(ctx, s, client)
+	if err != nil {
+		return err
+	}
+	tok, err := conf.Exchange(m.tokenContext(ctx, nil, key), code,
 		oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", d.resource))
 	if err != nil {
 		return tokenError("getting the sign-in token", err)

@@ -20,7 +20,17 @@ import (
 // parameters (the RFC 8707 resource on a refresh, which oauth2 cannot add)
 // put on token requests that lack them.
 func (m *Manager) httpClient(extra url.Values) *http.Client {
+	return m.tokenHTTPClient(extra, nil)
+}
+
+// tokenHTTPClient is httpClient that, given a DPoP key, puts a proof on
+// every POST: the client for a token request to a server that binds
+// tokens to mcptray's key.
+func (m *Manager) tokenHTTPClient(extra url.Values, key *dpopKey) *http.Client {
 	var rt http.RoundTripper = errorBodyTripper{next: m.opts.Transport}
+	if key != nil {
+		rt = dpopTripper{next: rt, key: key, m: m}
+	}
 	if len(extra) > 0 {
 		rt = formParamTripper{next: rt, add: extra}
 	}
@@ -38,6 +48,12 @@ func (m *Manager) httpClient(extra url.Values) *http.Client {
 // oauthContext carries the HTTP client to golang.org/x/oauth2.
 func (m *Manager) oauthContext(ctx context.Context, extra url.Values) context.Context {
 	return context.WithValue(ctx, oauth2.HTTPClient, m.httpClient(extra))
+}
+
+// tokenContext is oauthContext for a token request, with DPoP proofs when
+// key is not nil.
+func (m *Manager) tokenContext(ctx context.Context, extra url.Values, key *dpopKey) context.Context {
+	return context.WithValue(ctx, oauth2.HTTPClient, m.tokenHTTPClient(extra, key))
 }
 
 // formParamTripper adds parameters to form-encoded POST bodies that lack

@@ -32,6 +32,9 @@ type serverMetadata struct {
 	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
 	ClientIDMetadataDocumentSupported bool     `json:"client_id_metadata_document_supported"`
 	AuthorizationResponseISSSupported bool     `json:"authorization_response_iss_parameter_supported"`
+	// DPoPSigningAlgValuesSupported are the algorithms the server takes
+	// DPoP proofs in (RFC 9449 §5.1); none means it does not bind tokens.
+	DPoPSigningAlgValuesSupported []string `json:"dpop_signing_alg_values_supported"`
 }
 
 // supportsS256 reports whether the server says it takes PKCE S256. The MCP

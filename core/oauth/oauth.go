@@ -57,12 +57,17 @@ const (
 	// ID-JAG (RFC 8693) and presents it to the server's authorization
 	// server (RFC 7523 JWT bearer grant).
 	CrossAppAccess Grant = "xaa"
+	// JWTBearer presents a JWT the workload was given by its platform
+	// (workload identity federation, SEP-1933) as an RFC 7523 JWT bearer
+	// grant: no person, no client secret.
+	JWTBearer Grant = "jwt_bearer"
 )
 
 // Settings are what a sign-in to one server needs to know beyond what the
 // server says itself: the config's "oauth" block, and what a person gave
 // on the command line. The secrets in it (ClientSecret, PrivateKeyPEM,
-// IdPIDToken) are stored in the keychain with the client, never elsewhere.
+// IdPIDToken, Assertion) are stored in the keychain with the client, never
+// elsewhere.
 type Settings struct {
 	ClientID              string
 	ClientSecret          string
@@ -83,6 +88,9 @@ type Settings struct {
 	IdPTokenURL string
 	IdPClientID string
 	IdPIDToken  string
+
+	// Assertion is the workload's JWT, for the JWT bearer grant.
+	Assertion string
 }
 
 // SettingsFrom reads a server's "oauth" config block.
@@ -141,6 +149,10 @@ type Manager struct {
 	sources map[string]*tokenSource // by server key
 
 	idpMu sync.Mutex // one identity provider refresh at a time
+
+	nonceMu sync.Mutex
+	// nonces are the DPoP nonces authorization servers gave, by origin.
+	nonces map[string]string
 }
 
 // New returns a Manager.
@@ -217,8 +229,8 @@ func (m *Manager) SignOut(ctx context.Context, s *config.Server) error {
 	revokeErr := m.revokeStored(ctx, s)
 	err := m.opts.Store.Delete(ctx, tokensKey(s))
 	if err == nil || !secret.IsUnavailable(err) {
-		// With no keychain the second would only say the same again.
-		err = errors.Join(err, m.opts.Store.Delete(ctx, clientKey(s)))
+		// With no keychain the others would only say the same again.
+		err = errors.Join(err, m.opts.Store.Delete(ctx, clientKey(s)), m.opts.Store.Delete(ctx, dpopKeyKey(s)))
 	}
 	m.source(s).forget()
 	if err != nil {

@@ -98,6 +98,16 @@ type testAS struct {
 	iss             string // sent back as iss
 	metaIssuer      string // overrides the issuer in the metadata
 	prmAS           string // overrides the PRM's authorization server
+	// dpop makes the server bind tokens to the client's key (RFC 9449),
+	// asking for a nonce first; dpopProofs counts the token requests
+	// that carried a valid proof, and jkt is the thumbprint of the key the
+	// last token is bound to.
+	dpop       bool
+	dpopProofs int
+	proofSeen  bool // some token request carried a DPoP header
+	jkt        string
+	// assertions are those of the JWT bearer grants, in order.
+	assertions []string
 }
 
 func newTestAS(t *testing.T) *testAS {
@@ -155,6 +165,9 @@ func (a *testAS) metadata(w http.ResponseWriter, r *http.Request) {
 	if a.metaIssuer != "" {
 		md["issuer"] = a.metaIssuer
 	}
+	if a.dpop {
+		md["dpop_signing_alg_values_supported"] = []string{"ES256", "RS256"}
+	}
 	writeJSON(w, 200, md)
 }
 
@@ -208,6 +221,22 @@ func (a *testAS) token(w http.ResponseWriter, r *http.Request) {
 	_ = r.ParseForm()
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.proofSeen = a.proofSeen || r.Header.Get("DPoP") != ""
+	tokenType := "Bearer"
+	if a.dpop {
+		c, jkt, err := verifyProof(r.Header.Get("DPoP"), http.MethodPost, a.srv.URL+"/token", "")
+		if err != nil {
+			writeJSON(w, 400, map[string]any{"error": "invalid_dpop_proof", "error_description": err.Error()})
+			return
+		}
+		if c.Nonce != "as-nonce" {
+			w.Header().Set("DPoP-Nonce", "as-nonce")
+			writeJSON(w, 400, map[string]any{"error": "use_dpop_nonce"})
+			return
+		}
+		a.dpopProofs++
+		a.jkt, tokenType = jkt, "DPoP"
+	}
 	switch r.Form.Get("grant_type") {
 	case "authorization_code":
 		code := r.Form.Get("code")
@@ -242,6 +271,12 @@ func (a *testAS) token(w http.ResponseWriter, r *http.Request) {
 		}
 		a.used[rt] = true
 		delete(a.live, rt)
+	case grantJWTBearer:
+		a.assertions = append(a.assertions, r.Form.Get("assertion"))
+		if r.Form.Get("assertion") != "workload-jwt" || r.Form.Get("client_id") != "workload" || r.Form.Get("resource") == "" {
+			writeJSON(w, 400, map[string]any{"error": "invalid_grant", "error_description": "bad assertion"})
+			return
+		}
 	default:
 		writeJSON(w, 400, map[string]any{"error": "unsupported_grant_type"})
 		return
@@ -250,7 +285,7 @@ func (a *testAS) token(w http.ResponseWriter, r *http.Request) {
 	at, rt := fmt.Sprintf("access-%d-%d", n, time.Now().UnixNano()), fmt.Sprintf("refresh-%d-%d", n, time.Now().UnixNano())
 	a.live[rt] = true
 	a.issued = append(a.issued, at, rt)
-	writeJSON(w, 200, map[string]any{"access_token": at, "token_type": "Bearer", "refresh_token": rt, "expires_in": a.expiresIn, "scope": "mcp:read offline_access"})
+	writeJSON(w, 200, map[string]any{"access_token": at, "token_type": tokenType, "refresh_token": rt, "expires_in": a.expiresIn, "scope": "mcp:read offline_access"})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -314,6 +349,10 @@ func TestSignInThenToken(t *testing.T) {
 	}
 	if ok, _ := m.SignedIn(ctx, s); !ok {
 		t.Error("SignedIn = false after sign-in")
+	}
+	// A server whose metadata offers no DPoP sees none of it.
+	if _, err := store.Get(ctx, dpopKeyKey(s)); !errors.Is(err, secret.ErrNotFound) || as.proofSeen {
+		t.Errorf("without DPoP in the metadata: key stored (%v), proof sent %v; want neither", err, as.proofSeen)
 	}
 	as.mu.Lock()
 	issued := append([]string(nil), as.issued...)

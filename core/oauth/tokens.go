@@ -97,9 +97,13 @@ type tokenSource struct {
 	loadedAt time.Time
 	// noneAt is when the store last said "not signed in" (zero: not known).
 	noneAt time.Time
+
+	keyMu sync.Mutex // guards dpop, apart from mu: token requests made under mu need the key
+	// dpop is the server's DPoP key once read or made.
+	dpop *dpopKey
 }
 
-var _ transport.TokenSource = (*tokenSource)(nil)
+var _ transport.ProofSource = (*tokenSource)(nil)
 
 func (ts *tokenSource) remember(t *storedTokens) {
 	ts.mu.Lock()
@@ -111,20 +115,57 @@ func (ts *tokenSource) forget() {
 	ts.mu.Lock()
 	ts.cached, ts.loadedAt, ts.noneAt = nil, time.Time{}, time.Time{}
 	ts.mu.Unlock()
+	ts.keyMu.Lock()
+	ts.dpop = nil
+	ts.keyMu.Unlock()
 }
 
 // Token returns the access token to send, "" when the person has not
 // signed in (the server's 401 then starts the sign-in), or an
 // *transport.AuthError when the sign-in is gone for good.
 func (ts *tokenSource) Token(ctx context.Context) (string, error) {
+	t, err := ts.current(ctx)
+	if t == nil || err != nil {
+		return "", err
+	}
+	return t.AccessToken, nil
+}
+
+// Authorization is Token for one request: the Authorization header to send
+// and, for a token bound to mcptray's key, a fresh DPoP proof for method
+// and target with the server's nonce in it (RFC 9449 §7).
+func (ts *tokenSource) Authorization(ctx context.Context, method, target, nonce string) (authorization, proof string, err error) {
+	t, err := ts.current(ctx)
+	if t == nil || t.AccessToken == "" || err != nil {
+		return "", "", err
+	}
+	if !isDPoP(t.TokenType) {
+		return "Bearer " + t.AccessToken, "", nil
+	}
+	key, err := ts.m.dpopKey(ctx, ts.server, false)
+	if err != nil {
+		return "", "", err
+	}
+	if key == nil {
+		return "", "", &transport.AuthError{Err: errors.New("the key this sign-in is bound to is gone from the keychain; sign in again")}
+	}
+	p, err := key.proof(method, target, t.AccessToken, nonce, ts.m.opts.Now())
+	if err != nil {
+		return "", "", err
+	}
+	return tokenTypeDPoP + " " + t.AccessToken, p, nil
+}
+
+// current returns the sign-in to send, nil when there is none; see Token.
+func (ts *tokenSource) current(ctx context.Context) (*storedTokens, error) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	now := ts.m.opts.Now()
 	if ts.cached != nil && ts.cached.fresh(now) && now.Sub(ts.loadedAt) < cacheTTL {
-		return ts.cached.AccessToken, nil
+		return ts.cached, nil
 	}
 	if !ts.noneAt.IsZero() && now.Sub(ts.noneAt) < noneTTL {
-		return "", nil
+		return nil, nil
 	}
 	tok, err := ts.m.loadTokens(ctx, ts.server)
 	if secret.IsUnavailable(err) {
@@ -132,33 +173,33 @@ func (ts *tokenSource) Token(ctx context.Context) (string, error) {
 		// works, and one that does answers 401, where the person is told.
 		ts.m.log.Debug("no keychain; sending no token", "server", ts.server.Name, "err", err)
 		ts.noneAt = now
-		return "", nil
+		return nil, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("reading the sign-in from the keychain: %w", err)
+		return nil, fmt.Errorf("reading the sign-in from the keychain: %w", err)
 	}
 	ts.cached, ts.loadedAt = tok, now
 	if tok == nil {
 		c, _ := ts.m.loadClient(ctx, ts.server)
-		if c != nil && (c.Grant == ClientCredentials || c.Grant == CrossAppAccess) {
+		if c != nil && (c.Grant == ClientCredentials || c.Grant == CrossAppAccess || c.Grant == JWTBearer) {
 			// A machine identity needs no person: get a token now.
 			return ts.renewLocked(ctx, nil)
 		}
 		ts.noneAt = now
-		return "", nil
+		return nil, nil
 	}
 	if tok.fresh(now) {
-		return tok.AccessToken, nil
+		return tok, nil
 	}
 	return ts.renewLocked(ctx, tok)
 }
 
 // renewLocked gets a new token under the cross-process refresh lock.
 // ts.mu is held.
-func (ts *tokenSource) renewLocked(ctx context.Context, stale *storedTokens) (string, error) {
+func (ts *tokenSource) renewLocked(ctx context.Context, stale *storedTokens) (*storedTokens, error) {
 	unlock, err := lockRefresh(ctx, ts.m.opts.LockDir, ts.key)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer unlock()
 
@@ -167,7 +208,7 @@ func (ts *tokenSource) renewLocked(ctx context.Context, stale *storedTokens) (st
 	// already be spent.
 	tok, err := ts.m.loadTokens(ctx, ts.server)
 	if err != nil {
-		return "", fmt.Errorf("reading the sign-in from the keychain: %w", err)
+		return nil, fmt.Errorf("reading the sign-in from the keychain: %w", err)
 	}
 	now := ts.m.opts.Now()
 	// A different token than the one found stale is another process's
@@ -175,7 +216,7 @@ func (ts *tokenSource) renewLocked(ctx context.Context, stale *storedTokens) (st
 	// one the server rejected (RefreshNow): renew it.
 	if tok != nil && tok.fresh(now) && (stale == nil || tok.AccessToken != stale.AccessToken) {
 		ts.cached, ts.loadedAt = tok, now
-		return tok.AccessToken, nil
+		return tok, nil
 	}
 	if tok == nil {
 		tok = stale
@@ -186,23 +227,23 @@ func (ts *tokenSource) renewLocked(ctx context.Context, stale *storedTokens) (st
 			ts.m.log.Info("the sign-in expired; deleting it", "server", ts.server.Name)
 			_ = ts.m.opts.Store.Delete(ctx, tokensKey(ts.server))
 			ts.cached = nil
-			return "", &transport.AuthError{Err: errors.New("the sign-in expired or was revoked; sign in again")}
+			return nil, &transport.AuthError{Err: errors.New("the sign-in expired or was revoked; sign in again")}
 		}
 		if tok != nil && tok.AccessToken != "" && (tok.Expiry.IsZero() || now.Before(tok.Expiry)) {
 			// Still valid for a little while: use it, try again later.
 			ts.m.log.Warn("refreshing the sign-in failed; using the current token", "server", ts.server.Name, "err", err)
-			return tok.AccessToken, nil
+			return tok, nil
 		}
-		return "", err
+		return nil, err
 	}
 	// Saved before it is used, and before the lock is released: a
 	// rotated refresh token that only lived in memory would be lost.
 	// (Not saveTokens: it takes ts.mu, which is held.)
 	if err := storeJSON(ctx, ts.m.opts.Store, tokensKey(ts.server), next, "the refreshed sign-in"); err != nil {
-		return "", err
+		return nil, err
 	}
 	ts.cached, ts.loadedAt = next, now
-	return next.AccessToken, nil
+	return next, nil
 }
 
 var errNoRefresh = errors.New("the sign-in expired and cannot be renewed without you")
@@ -280,9 +321,11 @@ func (m *Manager) renew(ctx context.Context, s *config.Server, old *storedTokens
 	}
 	switch c.Grant {
 	case ClientCredentials:
-		return m.clientCredentialsToken(ctx, c)
+		return m.clientCredentialsToken(ctx, s, c)
 	case CrossAppAccess:
-		return m.xaaToken(ctx, c)
+		return m.xaaToken(ctx, s, c)
+	case JWTBearer:
+		return m.jwtBearerToken(ctx, s, c, c.Assertion, "presenting the workload's token")
 	}
 	if old == nil || old.RefreshToken == "" {
 		return nil, errNoRefresh
@@ -301,7 +344,11 @@ func (m *Manager) renew(ctx context.Context, s *config.Server, old *storedTokens
 	}
 	// An expired copy: oauth2 refreshes at once.
 	expired := &oauth2.Token{RefreshToken: old.RefreshToken, Expiry: time.Unix(1, 0)}
-	tok, err := conf.TokenSource(m.oauthContext(ctx, extra), expired).Token()
+	key, err := m.clientDPoPKey(ctx, s, c)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := conf.TokenSource(m.tokenContext(ctx, extra, key), expired).Token()
 	if err != nil {
 		return nil, tokenError("refreshing the sign-in", err)
 	}

@@ -63,7 +63,8 @@ func (m *Manager) signInXAA(ctx context.Context, s *config.Server, d *discovery,
 		return errors.New("Cross-App Access needs an identity provider to sign in to, or an identity provider ID token")
 	}
 	c.AuthMethod = chooseAuthMethod(d.meta.TokenEndpointAuthMethodsSupported, c.ClientSecret != "")
-	tok, err := m.xaaToken(ctx, c)
+	c.DPoP = d.meta.offersDPoP()
+	tok, err := m.xaaToken(ctx, s, c)
 	if err != nil {
 		return err
 	}
@@ -74,7 +75,7 @@ func (m *Manager) signInXAA(ctx context.Context, s *config.Server, d *discovery,
 }
 
 // xaaToken runs both steps of Cross-App Access for c.
-func (m *Manager) xaaToken(ctx context.Context, c *storedClient) (*storedTokens, error) {
+func (m *Manager) xaaToken(ctx context.Context, s *config.Server, c *storedClient) (*storedTokens, error) {
 	octx := m.oauthContext(ctx, nil)
 	exchange := clientcredentials.Config{
 		ClientID: c.IdPClientID, TokenURL: c.IdPTokenURL, AuthStyle: oauth2.AuthStyleInParams,
@@ -112,14 +113,29 @@ func (m *Manager) xaaToken(ctx context.Context, c *storedClient) (*storedTokens,
 	if t, _ := jag.Extra("issued_token_type").(string); t != "" && t != tokenTypeIDJAG {
 		return nil, errors.New("the identity provider gave another kind of token than an ID-JAG")
 	}
+	return m.jwtBearerToken(ctx, s, c, jag.AccessToken, "presenting the identity provider's grant")
+}
+
+// jwtBearerToken presents assertion to c's authorization server as an
+// RFC 7523 JWT bearer grant (§2.1), authenticating c as its AuthMethod
+// says; what names the step in an error.
+func (m *Manager) jwtBearerToken(ctx context.Context, s *config.Server, c *storedClient, assertion, what string) (*storedTokens, error) {
 	bearer := clientcredentials.Config{
 		ClientID: c.ClientID, ClientSecret: c.secret(), TokenURL: c.TokenURL, Scopes: c.Scopes,
 		AuthStyle:      c.authStyle(),
-		EndpointParams: url.Values{"grant_type": {grantJWTBearer}, "assertion": {jag.AccessToken}},
+		EndpointParams: url.Values{"grant_type": {grantJWTBearer}, "assertion": {assertion}},
 	}
-	tok, err := bearer.Token(octx)
+	if c.Grant == JWTBearer && c.Resource != "" {
+		// RFC 8707; Cross-App Access names the resource in the ID-JAG.
+		bearer.EndpointParams.Set("resource", c.Resource)
+	}
+	key, err := m.clientDPoPKey(ctx, s, c)
 	if err != nil {
-		return nil, tokenError("presenting the identity provider's grant", err)
+		return nil, err
+	}
+	tok, err := bearer.Token(m.tokenContext(ctx, nil, key))
+	if err != nil {
+		return nil, tokenError(what, err)
 	}
 	return fromOAuth2(tok, nil, c.TokenURL, c.Resource), nil
 }

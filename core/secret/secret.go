@@ -30,6 +30,9 @@ const (
 	// GatewayToken is the bearer token that apps send to the gateway's
 	// HTTP face, kept under the Server key GatewayServer.
 	GatewayToken Kind = "gateway-token"
+	// DPoPKey is the private key a server's tokens are bound to (DPoP,
+	// RFC 9449), as PKCS#8 PEM: without it those tokens are of no use.
+	DPoPKey Kind = "dpop-key"
 )
 
 // GatewayServer is the Key.Server under which the gateway's token is kept:

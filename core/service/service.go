@@ -321,6 +321,7 @@ func mergeSettings(base, over oauth.Settings) oauth.Settings {
 	set(&base.IdPTokenURL, over.IdPTokenURL)
 	set(&base.IdPClientID, over.IdPClientID)
 	set(&base.IdPIDToken, over.IdPIDToken)
+	set(&base.Assertion, over.Assertion)
 	if over.Grant != "" {
 		base.Grant = over.Grant
 	}

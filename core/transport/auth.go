@@ -22,6 +22,19 @@ type TokenSource interface {
 	Token(ctx context.Context) (string, error)
 }
 
+// ProofSource is a TokenSource whose tokens may be bound to a key of
+// mcptray's (DPoP, RFC 9449). The transport asks it, rather than Token, for
+// every request: such a token goes with the DPoP scheme and a fresh proof of
+// the key made for that one request.
+type ProofSource interface {
+	TokenSource
+	// Authorization returns the Authorization header for a request with
+	// method to target ("" to send none) and, for a key-bound token, the
+	// DPoP proof to send with it, with nonce (the server's last DPoP-Nonce,
+	// "" for none) in it. Errors are as Token's.
+	Authorization(ctx context.Context, method, target, nonce string) (authorization, proof string, err error)
+}
+
 // AuthError means the server wants a sign-in mcptray does not have: it
 // answered 401 or 403, or the TokenSource could not give a token. The
 // connection manager moves the server to needs-auth on it.

@@ -18,7 +18,8 @@ type HTTPOptions struct {
 	// DefaultRequestTimeout; a negative value means no bound but the
 	// request's context.
 	RequestTimeout time.Duration
-	// Tokens signs every request with a bearer token. Nil means no sign-in.
+	// Tokens signs every request with a bearer token, or with a DPoP-bound
+	// one and its proof when it is a ProofSource. Nil means no sign-in.
 	Tokens TokenSource
 	// Base sends the requests. Nil means a clone of http.DefaultTransport,
 	// so that closing one server's idle connections touches no other.
@@ -29,7 +30,7 @@ type HTTPOptions struct {
 // RoundTrippers, each doing one thing, outermost first:
 //
 //   - a fresh timeout for every request's response headers (timeoutTripper);
-//   - the bearer token, and 401/403 as *AuthError (authTripper);
+//   - the bearer or DPoP token, and 401/403 as *AuthError (authTripper);
 //   - the status of a failed initialize as *StatusError (statusTripper);
 //   - 404 with JSON-RPC -32001 as *SessionExpiredError (sessionTripper);
 //   - the Accept header MCP requires (acceptTripper);

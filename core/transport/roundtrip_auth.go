@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
+	"sync"
 )
 
 // authTripper signs requests with the TokenSource's bearer token and turns a
@@ -16,39 +18,112 @@ import (
 // elsewhere, which no caller could tell from any other failure. An error from
 // RoundTrip reaches the caller through every mcp-go transport wrapped with
 // %w (and through coder/websocket's dial), so errors.As finds it.
+//
+// A TokenSource that is a ProofSource may give key-bound (DPoP) tokens: each
+// request then carries a fresh proof with the server's last nonce, and a
+// request the server refuses for want of a new nonce (401 use_dpop_nonce,
+// RFC 9449 §9) is sent once more with it.
 type authTripper struct {
 	next   http.RoundTripper
 	tokens TokenSource // nil: no auth
+
+	mu sync.Mutex
+	// nonce is the server's last DPoP-Nonce.
+	nonce string
 }
 
 func (t *authTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t.tokens != nil && sameHostAsFirst(req) {
-		token, err := t.tokens.Token(req.Context())
-		if err != nil {
-			if IsAuthError(err) || req.Context().Err() != nil {
+	signed := t.tokens != nil && sameHostAsFirst(req)
+	for retried := false; ; retried = true {
+		r, proved, err := req, false, error(nil)
+		if signed {
+			if r, proved, err = t.sign(req, retried); err != nil {
 				return nil, err
 			}
-			return nil, fmt.Errorf("getting the sign-in token: %w", err)
 		}
-		if token != "" {
-			// A RoundTripper must not change the request it was given.
-			req = req.Clone(req.Context())
-			req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := t.next.RoundTrip(r)
+		if err != nil {
+			return nil, err
 		}
-	}
-	resp, err := t.next.RoundTrip(req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		nonce := resp.Header.Get(dpopNonceHeader)
+		if proved && nonce != "" {
+			t.mu.Lock()
+			t.nonce = nonce
+			t.mu.Unlock()
+		}
+		if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
+			return resp, nil
+		}
 		authErr := newAuthError(resp)
 		// Read a little so the connection can be reused; a challenge body
 		// is small.
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 		resp.Body.Close()
-		return nil, authErr
+		if retried || !proved || nonce == "" || !wantsNonce(resp) || (hasBody(req) && req.GetBody == nil) {
+			return nil, authErr
+		}
 	}
-	return resp, nil
+}
+
+// sign returns a copy of req with the token (and DPoP proof) on it, or req
+// itself when there is no token; proved says a proof went with it. again
+// means req was sent once already, so its body must be read anew.
+func (t *authTripper) sign(req *http.Request, again bool) (r *http.Request, proved bool, err error) {
+	var authorization, proof string
+	if ps, ok := t.tokens.(ProofSource); ok {
+		t.mu.Lock()
+		nonce := t.nonce
+		t.mu.Unlock()
+		authorization, proof, err = ps.Authorization(req.Context(), req.Method, req.URL.String(), nonce)
+	} else {
+		var token string
+		token, err = t.tokens.Token(req.Context())
+		if token != "" {
+			authorization = "Bearer " + token
+		}
+	}
+	if err != nil {
+		if IsAuthError(err) || req.Context().Err() != nil {
+			return nil, false, err
+		}
+		return nil, false, fmt.Errorf("getting the sign-in token: %w", err)
+	}
+	if authorization == "" && !again {
+		return req, false, nil
+	}
+	// A RoundTripper must not change the request it was given.
+	r = req.Clone(req.Context())
+	if again && hasBody(req) {
+		if r.Body, err = req.GetBody(); err != nil {
+			return nil, false, fmt.Errorf("sending the request again: %w", err)
+		}
+	}
+	if authorization != "" {
+		r.Header.Set("Authorization", authorization)
+	}
+	if proof != "" {
+		r.Header.Set("DPoP", proof)
+	}
+	return r, proof != "", nil
+}
+
+// hasBody reports whether req has a body to send.
+func hasBody(req *http.Request) bool { return req.Body != nil && req.Body != http.NoBody }
+
+// dpopNonceHeader carries the server's nonce for the next DPoP proof.
+const dpopNonceHeader = "DPoP-Nonce"
+
+// wantsNonce reports whether a 401 is a DPoP challenge for a proof with
+// the server's nonce (RFC 9449 §9).
+func wantsNonce(resp *http.Response) bool {
+	for _, v := range resp.Header.Values("WWW-Authenticate") {
+		for _, c := range parseChallenges(v) {
+			if strings.EqualFold(c.scheme, "DPoP") && c.params["error"] == "use_dpop_nonce" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // sameHostAsFirst reports whether req goes to the host of the request that

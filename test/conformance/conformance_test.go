@@ -83,15 +83,16 @@ var nextScenarios = []string{
 	"json-schema-2020-12-preservation",
 	// Cross-app access under its new name: the same context, the same grants.
 	"auth/enterprise-managed-authorization",
+	// DPoP-bound tokens (RFC 9449), with and without server nonces.
+	"auth/dpop",
+	"auth/dpop-nonce",
+	// Workload identity: the workload's JWT as an RFC 7523 grant.
+	"auth/wif-jwt-bearer",
 }
 
 // nextUnmet are the next suite's client scenarios mcptray does not run: the
-// sep-2640 ones check nothing yet, and the others need what mcptray does
-// not have yet (DPoP; the workload identity grant).
+// sep-2640 ones check nothing yet.
 var nextUnmet = []string{
-	"auth/dpop",
-	"auth/dpop-nonce",
-	"auth/wif-jwt-bearer",
 	"sep-2640-client-no-prefetch",
 	"sep-2640-client-verify-digest",
 	"sep-2640-client-verify-size",
