@@ -30,18 +30,7 @@ const trayDeadline = 60 * time.Second
 func TestTray(t *testing.T) {
 	t.Parallel()
 	traytest.NeedBus(t)
-	if _, err := exec.LookPath("Xvfb"); err != nil {
-		t.Skip("Xvfb is not installed (make deps installs it)")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "mcptray")
-	testServer := filepath.Join(dir, "mcp-testserver")
-	for out, pkg := range map[string]string{bin: ".", testServer: "./test/mcpserver/cmd/mcp-testserver"} {
-		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", pkg, err, b)
-		}
-	}
-	display := startXvfb(t)
+	dir, bin, testServer, display := desktop(t)
 
 	ctx, cancel := context.WithTimeout(context.Background(), trayDeadline)
 	defer cancel()
@@ -162,18 +151,7 @@ func TestTray(t *testing.T) {
 // in, it is told why, and when it closes mcptray quits with its servers.
 func TestNoTray(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("Xvfb"); err != nil {
-		t.Skip("Xvfb is not installed (make deps installs it)")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "mcptray")
-	testServer := filepath.Join(dir, "mcp-testserver")
-	for out, pkg := range map[string]string{bin: ".", testServer: "./test/mcpserver/cmd/mcp-testserver"} {
-		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", pkg, err, b)
-		}
-	}
-	display := startXvfb(t)
+	dir, bin, testServer, display := desktop(t)
 	ctx, cancel := context.WithTimeout(context.Background(), trayDeadline)
 	defer cancel()
 
@@ -229,6 +207,24 @@ func TestNoTray(t *testing.T) {
 	if out := appOut.String(); !strings.Contains(out, "no tray") || strings.Contains(out, "panic") {
 		t.Errorf("mcptray's output does not say there is no tray, or shows a panic:\n%s", out)
 	}
+}
+
+// desktop builds mcptray and the test server into a new folder and starts
+// a virtual display for them; it skips t where there is no Xvfb.
+func desktop(t *testing.T) (dir, bin, testServer, display string) {
+	t.Helper()
+	if _, err := exec.LookPath("Xvfb"); err != nil {
+		t.Skip("Xvfb is not installed (make deps installs it)")
+	}
+	dir = t.TempDir()
+	bin = filepath.Join(dir, "mcptray")
+	testServer = filepath.Join(dir, "mcp-testserver")
+	for out, pkg := range map[string]string{bin: ".", testServer: "./test/mcpserver/cmd/mcp-testserver"} {
+		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", pkg, err, b)
+		}
+	}
+	return dir, bin, testServer, startXvfb(t)
 }
 
 // windows lists the pids of bin's window processes.
