@@ -163,13 +163,14 @@ func (g *Gateway) Sync(ctx context.Context) error {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.syncContent(ctx, snap)
-	if g.last != nil && bytes.Equal(enc, g.last) {
-		return nil
+	// Tools first: listing a new server's resources and prompts may take
+	// a while, and must not hold its tools back.
+	if g.last == nil || !bytes.Equal(enc, g.last) {
+		g.last = enc
+		g.mcp.SetTools(list...) // sends tools/list_changed to every session
+		g.log.Debug("gateway: tools changed", "tools", len(list))
 	}
-	g.last = enc
-	g.mcp.SetTools(list...) // sends tools/list_changed to every session
-	g.log.Debug("gateway: tools changed", "tools", len(list))
+	g.syncContent(ctx, snap)
 	return nil
 }
 
