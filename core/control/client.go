@@ -1,7 +1,6 @@
 package control
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -126,30 +125,17 @@ func (c *Client) Settle(ctx context.Context) (service.Snapshot, error) {
 // mcptray's Snapshot may have changed, the first at once. It closes when
 // ctx ends or the running mcptray goes away.
 func (c *Client) Subscribe(ctx context.Context) (<-chan struct{}, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://mcptray/v1/events", nil)
+	out := make(chan struct{}, 1)
+	err := readStream(ctx, c, "events", func(struct{}) bool {
+		select {
+		case out <- struct{}{}:
+		default: // one is waiting already
+		}
+		return true
+	}, func() { close(out) })
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("reaching the running mcptray: %w", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		resp.Body.Close()
-		return nil, fmt.Errorf("the running mcptray answered %s", resp.Status)
-	}
-	out := make(chan struct{}, 1)
-	go func() {
-		defer close(out)
-		defer resp.Body.Close()
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			select {
-			case out <- struct{}{}:
-			default: // one is waiting already
-			}
-		}
-	}()
 	return out, nil
 }
 

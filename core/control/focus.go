@@ -2,7 +2,6 @@ package control
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"sync"
 )
@@ -11,7 +10,7 @@ import (
 // window, which follows them over GET /v1/focus.
 type focusHub struct {
 	mu   sync.Mutex
-	subs map[chan string]struct{}
+	subs map[chan windowRequest]struct{}
 }
 
 // Focus asks an open window to come forward and show server ("" for
@@ -22,7 +21,7 @@ func (s *Server) Focus(server string) bool {
 	defer h.mu.Unlock()
 	for ch := range h.subs {
 		select {
-		case ch <- server:
+		case ch <- windowRequest{Server: server}:
 		default: // it has one waiting already
 		}
 	}
@@ -37,11 +36,11 @@ func (s *Server) WindowOpen() bool {
 }
 
 func (s *Server) focusStream(w http.ResponseWriter, r *http.Request) {
-	ch := make(chan string, 1)
+	ch := make(chan windowRequest, 1)
 	h := &s.focus
 	h.mu.Lock()
 	if h.subs == nil {
-		h.subs = map[chan string]struct{}{}
+		h.subs = map[chan windowRequest]struct{}{}
 	}
 	h.subs[ch] = struct{}{}
 	h.mu.Unlock()
@@ -50,26 +49,7 @@ func (s *Server) focusStream(w http.ResponseWriter, r *http.Request) {
 		delete(h.subs, ch)
 		h.mu.Unlock()
 	}()
-	flusher, _ := w.(http.Flusher)
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	w.WriteHeader(http.StatusOK)
-	if flusher != nil {
-		flusher.Flush()
-	}
-	enc := json.NewEncoder(w)
-	for {
-		select {
-		case <-r.Context().Done():
-			return
-		case server := <-ch:
-			if enc.Encode(windowRequest{Server: server}) != nil {
-				return
-			}
-			if flusher != nil {
-				flusher.Flush()
-			}
-		}
-	}
+	writeStream(w, r, ch)
 }
 
 // FocusRequests returns the running mcptray's requests for the window to
@@ -77,30 +57,17 @@ func (s *Server) focusStream(w http.ResponseWriter, r *http.Request) {
 // followed, the running mcptray counts the window as open. The channel
 // closes when ctx ends or the running mcptray goes away.
 func (c *Client) FocusRequests(ctx context.Context) (<-chan string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://mcptray/v1/focus", nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		return nil, err
-	}
 	out := make(chan string, 1)
-	go func() {
-		defer close(out)
-		defer resp.Body.Close()
-		dec := json.NewDecoder(resp.Body)
-		for {
-			var wr windowRequest
-			if dec.Decode(&wr) != nil {
-				return
-			}
-			select {
-			case out <- wr.Server:
-			case <-ctx.Done():
-				return
-			}
+	err := readStream(ctx, c, "focus", func(wr windowRequest) bool {
+		select {
+		case out <- wr.Server:
+			return true
+		case <-ctx.Done():
+			return false
 		}
-	}()
+	}, func() { close(out) })
+	if err != nil {
+		return nil, err
+	}
 	return out, nil
 }

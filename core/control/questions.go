@@ -1,9 +1,7 @@
 package control
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -252,62 +250,25 @@ func (s *Server) questionStream(w http.ResponseWriter, r *http.Request) {
 		delete(h.subs, ch)
 		h.mu.Unlock()
 	}()
-	flusher, _ := w.(http.Flusher)
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	w.WriteHeader(http.StatusOK)
-	if flusher != nil {
-		flusher.Flush()
-	}
-	enc := json.NewEncoder(w)
-	for {
-		select {
-		case <-r.Context().Done():
-			return
-		case q := <-ch:
-			if enc.Encode(q) != nil {
-				return
-			}
-			if flusher != nil {
-				flusher.Flush()
-			}
-		}
-	}
+	writeStream(w, r, ch)
 }
 
 // Questions follows the servers' questions for the person: those waiting
 // now, then each new one, and each that goes (Gone). The channel closes
 // when ctx ends or the running mcptray goes away.
 func (c *Client) Questions(ctx context.Context) (<-chan Question, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://mcptray/v1/questions", nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		resp.Body.Close()
-		return nil, &service.Error{Code: service.Failed, Msg: "the running mcptray answered " + resp.Status + "; it may be older than this window"}
-	}
 	out := make(chan Question, 8)
-	go func() {
-		defer close(out)
-		defer resp.Body.Close()
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(nil, maxBody)
-		for sc.Scan() {
-			var q Question
-			if json.Unmarshal(sc.Bytes(), &q) != nil {
-				continue
-			}
-			select {
-			case out <- q:
-			case <-ctx.Done():
-				return
-			}
+	err := readStream(ctx, c, "questions", func(q Question) bool {
+		select {
+		case out <- q:
+			return true
+		case <-ctx.Done():
+			return false
 		}
-	}()
+	}, func() { close(out) })
+	if err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

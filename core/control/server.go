@@ -223,31 +223,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		reply(w, nil, err)
 		return
 	}
-	flusher, _ := w.(http.Flusher)
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	w.WriteHeader(http.StatusOK)
-	send := func() bool {
-		if _, err := io.WriteString(w, "{}\n"); err != nil {
-			return false
-		}
-		if flusher != nil {
-			flusher.Flush()
-		}
-		return true
-	}
-	if !send() {
-		return
-	}
-	for {
-		select {
-		case <-r.Context().Done():
-			return
-		case _, ok := <-notices:
-			if !ok || !send() {
-				return
-			}
-		}
-	}
+	writeStream(w, r, notices, struct{}{})
 }
 
 // handle serves POST /v1/NAME {name} with fn's result.
