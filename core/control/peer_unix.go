@@ -38,3 +38,16 @@ func (l peerChecked) Accept() (net.Conn, error) {
 		c.Close() // another user, or one we cannot tell: never served
 	}
 }
+
+// peerUID is the user id of the process at the other end of c.
+func peerUID(c *net.UnixConn) (int, error) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	uid, serr := -1, error(nil)
+	if err := raw.Control(func(fd uintptr) { uid, serr = socketUID(int(fd)) }); err != nil {
+		return -1, err
+	}
+	return uid, serr
+}
