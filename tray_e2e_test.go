@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,21 +64,7 @@ func TestTray(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	app := exec.Command(bin)
-	app.Env = env
-	var appOut strings.Builder
-	app.Stdout, app.Stderr = &appOut, &appOut
-	if err := app.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- app.Wait() }()
-	t.Cleanup(func() {
-		if app.ProcessState == nil {
-			app.Process.Kill()
-			<-exited
-		}
-	})
+	app, appOut, exited := startApp(t, bin, env)
 
 	item, err := traytest.ItemOf(ctx, conn, watcher, app.Process.Pid)
 	if err != nil {
@@ -167,21 +154,7 @@ func TestNoTray(t *testing.T) {
 		t.Fatalf("mcptray add: %v\n%s", err, out)
 	}
 
-	app := exec.Command(bin)
-	app.Env = env
-	var appOut strings.Builder
-	app.Stdout, app.Stderr = &appOut, &appOut
-	if err := app.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- app.Wait() }()
-	t.Cleanup(func() {
-		if app.ProcessState == nil {
-			app.Process.Kill()
-			<-exited
-		}
-	})
+	_, appOut, exited := startApp(t, bin, env)
 	waitProcs(ctx, t, "the window, the only way in", func() bool { return len(windows(bin)) == 1 })
 	win := windows(bin)[0]
 	cmdline, _ := os.ReadFile(filepath.Join("/proc", fmt.Sprint(win), "cmdline"))
@@ -207,6 +180,50 @@ func TestNoTray(t *testing.T) {
 	if out := appOut.String(); !strings.Contains(out, "no tray") || strings.Contains(out, "panic") {
 		t.Errorf("mcptray's output does not say there is no tray, or shows a panic:\n%s", out)
 	}
+}
+
+// startApp starts mcptray with no arguments, as a person does, and kills
+// it when the test ends if it is still running. Its output, stdout and
+// stderr together, is in out; exited receives how it ended.
+func startApp(t *testing.T, bin string, env []string) (app *exec.Cmd, out *syncBuffer, exited chan error) {
+	t.Helper()
+	app = exec.Command(bin)
+	app.Env = env
+	out = &syncBuffer{}
+	app.Stdout, app.Stderr = out, out
+	if err := app.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited = make(chan error, 1)
+	done := make(chan struct{})
+	go func() { err := app.Wait(); close(done); exited <- err }()
+	t.Cleanup(func() {
+		select {
+		case <-done:
+		default: // a failed test left it running
+			app.Process.Kill()
+			<-done
+		}
+	})
+	return app, out, exited
+}
+
+// syncBuffer collects a process's output while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // desktop builds mcptray and the test server into a new folder and starts
