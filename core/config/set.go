@@ -29,22 +29,6 @@ func (e *Entry) Runnable() bool {
 	return e.Suppressed == "" && !e.Disabled && (e.Approval == NotNeeded || e.Approval == Approved)
 }
 
-// Status says in a word or two whether the server may run, as the command
-// line and the window show it.
-func (e *Entry) Status() string {
-	switch {
-	case e.Suppressed != "":
-		return "not running"
-	case e.Disabled:
-		return "disabled"
-	case e.Approval == Undecided:
-		return "awaiting approval"
-	case e.Approval == Denied:
-		return "denied"
-	}
-	return "ready"
-}
-
 // Set is every server mcptray knows about, merged from every scope.
 type Set struct {
 	// Servers holds one entry per Signature, most trusted scope first,

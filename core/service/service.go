@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -101,7 +102,7 @@ func New(opts Options) (*Service, error) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.Lookup == nil {
-		opts.Lookup = config.NewLoader(opts.Paths).Lookup
+		opts.Lookup = os.LookupEnv
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
