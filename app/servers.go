@@ -53,7 +53,7 @@ func rowsOf(s service.Snapshot) []row {
 	for _, scope := range config.Scopes() {
 		first := true
 		for _, sv := range s.Servers {
-			if sv.Scope != scope || sv.Transport == config.InProcess {
+			if sv.Scope != scope || sv.BuiltIn() {
 				continue
 			}
 			if first {
@@ -378,7 +378,7 @@ func (d *detail) show(v *window, sv service.Server) {
 		}
 	}
 	switch {
-	case sv.Suppressed != "", sv.Transport == config.InProcess,
+	case sv.Suppressed != "", sv.BuiltIn(),
 		sv.Approval == config.Undecided, sv.Approval == config.Denied,
 		sv.Fix.Action == service.EnableAction:
 		d.turn.Hide()
@@ -396,14 +396,14 @@ func (d *detail) show(v *window, sv service.Server) {
 	}
 	// Reconnect where Retry is not the fix already: a connected server
 	// that misbehaves, or one that failed for a reason a file holds.
-	if sv.Runnable && sv.Suppressed == "" && sv.Transport != config.InProcess && !v.snap.Paused &&
+	if sv.Runnable && sv.Suppressed == "" && !sv.BuiltIn() && !v.snap.Paused &&
 		sv.Fix.Action != service.RetryAction &&
 		(sv.State == conn.Connected || sv.State == conn.Failed) {
 		d.retry.Show()
 	} else {
 		d.retry.Hide()
 	}
-	if sv.Transport == config.InProcess {
+	if sv.BuiltIn() {
 		d.remove.Hide()
 	} else {
 		d.remove.Show()
@@ -491,7 +491,7 @@ func originText(sv service.Server) string {
 func runsText(sv service.Server) string {
 	var lines []string
 	switch {
-	case sv.Transport == config.InProcess:
+	case sv.BuiltIn():
 		lines = append(lines, "Built into mcptray")
 	case sv.Transport.Remote():
 		lines = append(lines, "Connects to "+sanitize.Line(sv.URL)+" ("+string(sv.Transport)+")")

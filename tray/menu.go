@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/mcptray/mcptray/assets"
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
@@ -115,7 +114,7 @@ func IconState(s service.Snapshot) string {
 func Build(s service.Snapshot) Menu {
 	var running []service.Server
 	for _, sv := range s.Servers {
-		if sv.Suppressed == "" && sv.Transport != config.InProcess {
+		if sv.Suppressed == "" && !sv.BuiltIn() {
 			running = append(running, sv)
 		}
 	}

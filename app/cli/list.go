@@ -64,7 +64,7 @@ func listed(e service.Server) listedServer {
 func configured(snap service.Snapshot) []service.Server {
 	var out []service.Server
 	for _, s := range snap.Servers {
-		if s.Transport != config.InProcess {
+		if !s.BuiltIn() {
 			out = append(out, s)
 		}
 	}

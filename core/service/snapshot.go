@@ -90,6 +90,10 @@ type Server struct {
 	Failures int `json:"failures,omitempty"`
 }
 
+// BuiltIn reports whether s is mcptray's own built-in server, which is
+// always there: lists and summaries leave it out.
+func (s Server) BuiltIn() bool { return s.Transport == config.InProcess }
+
 // Action names something a person can ask mcptray to do for one server.
 type Action string
 
@@ -153,7 +157,7 @@ func (s Snapshot) Find(name string) (Server, bool) {
 func (s Snapshot) Counts() map[conn.State]int {
 	n := map[conn.State]int{}
 	for _, sv := range s.Servers {
-		if sv.Suppressed == "" && sv.Transport != config.InProcess {
+		if sv.Suppressed == "" && !sv.BuiltIn() {
 			n[sv.State]++
 		}
 	}
