@@ -35,6 +35,11 @@ type GatewayRules struct {
 	// Hidden are qualified tool names and server names whose tools the
 	// gateway does not offer.
 	Hidden []string `json:"hidden,omitempty"`
+	// Search, when set, has the gateway offer apps two tools instead of
+	// every tool: one that finds tools by words and one that calls a found
+	// tool, so that an app's context holds a handful of tools however many
+	// servers run.
+	Search bool `json:"search,omitempty"`
 }
 
 // Hides reports whether the tool qualified of server is hidden.
@@ -82,7 +87,11 @@ func (u *UserFile) GatewayRules() (GatewayRules, error) {
 // SetGatewayRules keeps r, leaving any other key of the gateway's settings
 // (its address) as it was.
 func (u *UserFile) SetGatewayRules(r GatewayRules) error {
-	return u.setGatewayKeys(map[string]any{"permissions": r.Permissions, "hidden": r.Hidden})
+	var search any // false removes the key
+	if r.Search {
+		search = true
+	}
+	return u.setGatewayKeys(map[string]any{"permissions": r.Permissions, "hidden": r.Hidden, "search": search})
 }
 
 // setGatewayKeys sets keys of the "gateway" object; a nil or empty value

@@ -157,9 +157,15 @@ func (g *Gateway) Sync(ctx context.Context) error {
 	for i := range list {
 		entries[i] = entry{list[i].Tool, [2]string{routes[i].server, routes[i].tool}}
 	}
-	enc, err := json.Marshal(entries)
+	enc, err := json.Marshal(struct {
+		Search bool
+		Tools  []entry
+	}{rules.Search, entries})
 	if err != nil {
 		return fmt.Errorf("encoding the tools: %w", err)
+	}
+	if rules.Search {
+		list = g.searchTools(list, routes)
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()

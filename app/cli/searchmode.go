@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/gateway"
+	"github.com/mcptray/mcptray/core/sanitize"
+)
+
+// runGatewaySearch turns the gateway's search mode on or off, or says
+// whether it is on: apps then see two tools that find and call the others
+// instead of every tool.
+func runGatewaySearch(c *cmdContext, args []string) error {
+	if len(args) == 0 {
+		u, err := config.ReadUserFile(c.paths.UserFile())
+		if err != nil {
+			return err
+		}
+		r, err := u.GatewayRules()
+		if err != nil {
+			return err
+		}
+		if r.Search {
+			fmt.Fprintf(c.Stdout, "Search mode is on: apps see %s and %s instead of every tool.\n", gateway.FindTool, gateway.CallTool)
+		} else {
+			fmt.Fprintln(c.Stdout, "Search mode is off: apps see every tool they may use.")
+		}
+		return nil
+	}
+	if len(args) != 1 || (args[0] != "on" && args[0] != "off") {
+		return usagef("gateway search takes on or off, not %q", sanitize.Line(args[0]))
+	}
+	on := args[0] == "on"
+	if err := c.modifyRules(func(r *config.GatewayRules) { r.Search = on }); err != nil {
+		return err
+	}
+	if on {
+		fmt.Fprintf(c.Stdout, "Search mode is on: apps now see two tools, %s and %s, that find and call the others.\n", gateway.FindTool, gateway.CallTool)
+	} else {
+		fmt.Fprintln(c.Stdout, "Search mode is off: apps see every tool again.")
+	}
+	return nil
+}
