@@ -66,11 +66,12 @@ type Gateway struct {
 	rules      atomic.Pointer[config.GatewayRules] // the person's permissions, from the last snapshot
 
 	mu            sync.Mutex
-	last          []byte             // the tool set last given to mcp, encoded; nil before the first
-	lastResources []byte             // the same for resources
-	lastPrompts   []byte             // and prompts
-	listed        map[string]*listed // each offered server's resources and prompts, by name
-	handler       http.Handler       // made by the first Handler call
+	last          []byte                 // the tool set last given to mcp, encoded; nil before the first
+	lastResources []byte                 // the same for resources
+	lastPrompts   []byte                 // and prompts
+	listJSON      atomic.Pointer[[]byte] // the answer to tools/list, encoded (listcache.go)
+	listed        map[string]*listed     // each offered server's resources and prompts, by name
+	handler       http.Handler           // made by the first Handler call
 }
 
 // route is where a qualified name's calls go.
@@ -173,6 +174,13 @@ func (g *Gateway) Sync(ctx context.Context) error {
 	// a while, and must not hold its tools back.
 	if g.last == nil || !bytes.Equal(enc, g.last) {
 		g.last = enc
+		// The encoded answer first: apps ask again on list_changed.
+		if answer, err := encodeList(list); err == nil {
+			g.listJSON.Store(&answer)
+		} else {
+			g.listJSON.Store(nil) // mcp-go answers, and says what is wrong
+			g.log.Warn("gateway: encoding the tools", "err", err)
+		}
 		g.mcp.SetTools(list...) // sends tools/list_changed to every session
 		g.log.Debug("gateway: tools changed", "tools", len(list))
 	}

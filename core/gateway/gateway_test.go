@@ -342,7 +342,7 @@ func TestGatewayErrors(t *testing.T) {
 
 // initialize posts initialize without the client library and returns the
 // session id, checking the status.
-func (r *rig) initialize(t *testing.T, status int, mutate ...func(*http.Request)) string {
+func (r *rig) initialize(t testing.TB, status int, mutate ...func(*http.Request)) string {
 	t.Helper()
 	req := r.request(t, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+legacy+`","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 	for _, m := range mutate {
@@ -368,7 +368,7 @@ func (r *rig) initialize(t *testing.T, status int, mutate ...func(*http.Request)
 	return id
 }
 
-func (r *rig) request(t *testing.T, session, body string) *http.Request {
+func (r *rig) request(t testing.TB, session, body string) *http.Request {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, r.face.Status().URL, strings.NewReader(body))
 	if err != nil {
@@ -385,7 +385,7 @@ func (r *rig) request(t *testing.T, session, body string) *http.Request {
 }
 
 // post sends one message in session and returns the answer's body.
-func (r *rig) post(t *testing.T, session, body string, status int) []byte {
+func (r *rig) post(t testing.TB, session, body string, status int) []byte {
 	t.Helper()
 	resp, err := http.DefaultClient.Do(r.request(t, session, body))
 	if err != nil {

@@ -1,0 +1,97 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// tools/list from the encoded list: mcp-go builds its answer to every
+// tools/list anew — sorting the tools and encoding each one's schema — which
+// with 100 servers of 100 tools takes hundreds of milliseconds a request.
+// The gateway's tools change only on Sync, so it encodes the answer there,
+// once, and answers the plain tools/list of a live session with those bytes.
+// Anything else (a cursor, another method, a modern stateless request) goes
+// to mcp-go as before.
+
+// maxListRequest is the largest body checked for a plain tools/list; such a
+// request is a few dozen bytes, and a bigger body is a call or a batch.
+const maxListRequest = 4 << 10
+
+// encodeList encodes what mcp-go would answer to tools/list with list.
+func encodeList(list []server.ServerTool) ([]byte, error) {
+	res := mcp.ListToolsResult{Tools: make([]mcp.Tool, len(list))}
+	for i, st := range list {
+		res.Tools[i] = st.Tool
+	}
+	slices.SortFunc(res.Tools, func(a, b mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
+	return json.Marshal(res)
+}
+
+// listRequest is what a plain tools/list request holds.
+type listRequest struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  *struct {
+		Cursor string          `json:"cursor"`
+		Meta   json.RawMessage `json:"_meta"`
+	} `json:"params"`
+}
+
+// answerList answers r from the encoded list when it is a plain tools/list
+// of a live session, and reports whether it did. When it did not, r's body
+// is as it was for the next handler.
+func (g *Gateway) answerList(ids *sessions, w http.ResponseWriter, r *http.Request) bool {
+	encoded := g.listJSON.Load()
+	if encoded == nil || r.Method != http.MethodPost || r.ContentLength <= 0 || r.ContentLength > maxListRequest {
+		return false
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return false
+	}
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(mcp.LegacyProtocolVersions(), v) {
+		return false
+	}
+	if id := r.Header.Get(sessionHeader); id == "" || !ids.known(id) {
+		return false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxListRequest+1))
+	r.Body.Close()
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil || !bytes.Contains(body, []byte(`"tools/list"`)) {
+		return false
+	}
+	var req listRequest
+	if json.Unmarshal(body, &req) != nil || req.JSONRPC != "2.0" || req.Method != string(mcp.MethodToolsList) ||
+		len(req.ID) == 0 || string(req.ID) == "null" || (req.Params != nil && (req.Params.Cursor != "" || len(req.Params.Meta) > 0)) {
+		return false
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	out := make([]byte, 0, len(*encoded)+64)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, req.ID...)
+	out = append(out, `,"result":`...)
+	out = append(out, *encoded...)
+	out = append(out, "}\n"...)
+	_, _ = w.Write(out)
+	return true
+}
+
+// listFromCache answers plain tools/list requests from the encoded list and
+// passes every other request to next.
+func (g *Gateway) listFromCache(ids *sessions, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !g.answerList(ids, w, r) {
+			next.ServeHTTP(w, r)
+		}
+	})
+}
