@@ -65,6 +65,7 @@ type Gateway struct {
 	askTimeout time.Duration
 	rules      atomic.Pointer[config.GatewayRules] // the person's permissions, from the last snapshot
 
+	syncMu        sync.Mutex // held through each Sync
 	mu            sync.Mutex
 	last          []byte                 // the tool set last given to mcp, encoded; nil before the first
 	lastResources []byte                 // the same for resources
@@ -143,6 +144,10 @@ func (g *Gateway) Run(ctx context.Context) error {
 // Sync gives the gateway the service's tools now. When they are the same
 // as before nothing happens, so apps are not told of a change that is none.
 func (g *Gateway) Sync(ctx context.Context) error {
+	// One Sync at a time, from its snapshot to its tools: otherwise an
+	// older snapshot could be applied after a newer one, and stay.
+	g.syncMu.Lock()
+	defer g.syncMu.Unlock()
 	snap, err := g.svc.Snapshot(ctx)
 	if err != nil {
 		return err

@@ -116,6 +116,11 @@ func (r *rig) waitTool(name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	notices, _ := r.svc.Subscribe(ctx)
+	// Notices come only of changes after Subscribe: sync once now, for
+	// those that came before.
+	if err := r.gw.Sync(ctx); err != nil {
+		r.t.Fatal(err)
+	}
 	for r.gw.MCPServer().GetTool(name) == nil {
 		select {
 		case <-ctx.Done():
@@ -127,6 +132,7 @@ func (r *rig) waitTool(name string) {
 			if err := r.gw.Sync(ctx); err != nil {
 				r.t.Fatal(err)
 			}
+
 		}
 	}
 }
