@@ -138,8 +138,9 @@ func MovePlainKeys(entry json.RawMessage) (json.RawMessage, []MovedKey, error) {
 }
 
 // secretName turns a variable's or header's name into a secret's name
-// (letters, digits and _; a header's in capitals: X-Api-Key becomes
-// X_API_KEY) that taken does not hold yet, and marks it taken.
+// (letters, digits and _; a header's with a dash in capitals, as install
+// names them: X-Api-Key becomes X_API_KEY) that taken does not hold yet,
+// and marks it taken.
 func secretName(key string, upper bool, taken map[string]bool) string {
 	name := strings.Map(func(r rune) rune {
 		if r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {
@@ -150,7 +151,7 @@ func secretName(key string, upper bool, taken map[string]bool) string {
 	if !validVarName(name) {
 		name = "_" + name
 	}
-	if upper {
+	if upper && strings.ContainsAny(key, "-. ") {
 		name = strings.ToUpper(name)
 	}
 	out := name
@@ -199,6 +200,6 @@ func ScrubBackup(path string, values []string) error {
 }
 
 // HeaderSecretName is the name a header's secret is kept under: the
-// header's name in capitals, with _ for what a name cannot hold
-// (X-Api-Key becomes X_API_KEY).
+// header's name with _ for what a name cannot hold, in capitals when it
+// had a dash (X-Api-Key becomes X_API_KEY, Authorization stays).
 func HeaderSecretName(header string) string { return secretName(header, true, map[string]bool{}) }

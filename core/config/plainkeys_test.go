@@ -17,7 +17,7 @@ func TestMovePlainKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []MovedKey{{Key: "Authorization", Secret: "AUTHORIZATION", Value: "tok-1"}, {Key: "X-Api-Key", Secret: "X_API_KEY", Value: "k-2"}}
+	want := []MovedKey{{Key: "Authorization", Secret: "Authorization", Value: "tok-1"}, {Key: "X-Api-Key", Secret: "X_API_KEY", Value: "k-2"}}
 	if len(moved) != 2 || moved[0] != want[0] || moved[1] != want[1] {
 		t.Errorf("moved = %+v", moved)
 	}
@@ -26,7 +26,7 @@ func TestMovePlainKeys(t *testing.T) {
 		OAuth   map[string]string
 	}
 	json.Unmarshal(out, &got)
-	if got.Headers["Authorization"] != "Bearer ${secret:AUTHORIZATION}" || got.Headers["X-Api-Key"] != "${secret:X_API_KEY}" ||
+	if got.Headers["Authorization"] != "Bearer ${secret:Authorization}" || got.Headers["X-Api-Key"] != "${secret:X_API_KEY}" ||
 		got.Headers["Accept"] != "text/plain" || got.OAuth["clientId"] != "c" {
 		t.Errorf("entry = %s", out)
 	}
