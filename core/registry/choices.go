@@ -3,8 +3,8 @@ package registry
 import (
 	"cmp"
 	"errors"
-	"maps"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
