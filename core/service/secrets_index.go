@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcptray/mcptray/core/config"
@@ -110,7 +111,8 @@ func (s *Service) rememberSecrets(scope config.Scope, file, server string, names
 
 // vanishedSecrets returns the secrets of idx that no server of set refers
 // to, among those whose file set read without a problem: a file that
-// cannot be read or parsed now, or is gone, loses nothing.
+// cannot be read or parsed now, or is gone, or a project folder no longer
+// read, loses nothing.
 func vanishedSecrets(idx secretIndex, set *config.Set) []indexedSecret {
 	var out []indexedSecret
 	for _, i := range idx.Secrets {
@@ -120,7 +122,11 @@ func vanishedSecrets(idx secretIndex, set *config.Set) []indexedSecret {
 		troubled := slices.ContainsFunc(set.Problems, func(p config.Problem) bool {
 			return p.File == i.File && (p.Server == "" || p.Server == i.Server)
 		})
-		if troubled || referred(set, i) {
+		// A project folder no longer read still holds its servers.
+		unread := i.Scope.NeedsApproval() && !slices.ContainsFunc(set.Folders, func(f string) bool {
+			return strings.HasPrefix(i.File, f+string(filepath.Separator))
+		})
+		if troubled || unread || referred(set, i) {
 			continue
 		}
 		out = append(out, i)

@@ -191,3 +191,34 @@ func TestSecretsOfHandRemovedServerAreForgotten(t *testing.T) {
 		t.Errorf("the index holds a value or a forgotten server:\n%s", idx)
 	}
 }
+
+// TestSecretsOfAProjectServer: a project folder no longer read keeps its
+// servers' secrets; a server deleted from its .mcp.json loses them.
+func TestSecretsOfAProjectServer(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	proj := filepath.Join(h.dir, "proj")
+	entry := testServer("p")
+	entry["env"] = map[string]string{"K": "${secret:K}"}
+	h.writeJSON(filepath.Join(proj, ".mcp.json"), map[string]any{"mcpServers": map[string]any{"p": entry}})
+	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{}, "folders": []string{proj}})
+	s := h.start(false)
+	ctx := context.Background()
+	if err := s.SetSecret(ctx, SecretRequest{Server: "p", Name: "K", Value: "project-secret"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RemoveFolder(ctx, proj); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.store.Len(); n != 1 {
+		t.Fatalf("removing the folder from mcptray's list forgot its secret (%d items)", n)
+	}
+	if _, err := s.AddFolder(ctx, proj); err != nil {
+		t.Fatal(err)
+	}
+	h.writeJSON(filepath.Join(proj, ".mcp.json"), map[string]any{"mcpServers": map[string]any{}})
+	s.reload()
+	if n := h.store.Len(); n != 0 {
+		t.Errorf("a server deleted from .mcp.json kept its secret (%d items)", n)
+	}
+}
