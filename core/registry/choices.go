@@ -27,8 +27,6 @@ type Choice struct {
 	Label string `json:"label"`
 	// Unusable says why mcptray cannot use it, or "".
 	Unusable string `json:"unusable,omitempty"`
-
-	index int // in Packages or Remotes
 }
 
 // Choices lists every way d offers, usable or not: its packages, then its
@@ -37,7 +35,7 @@ func Choices(d *ServerDetail) []Choice {
 	var out []Choice
 	for i := range d.Packages {
 		p := &d.Packages[i]
-		c := Choice{Number: len(out) + 1, index: i, Unusable: runnable(p)}
+		c := Choice{Number: len(out) + 1, Unusable: runnable(p)}
 		label := fmt.Sprintf("%s package %s", cmp.Or(p.RegistryType, "unknown"), p.Identifier)
 		if c.Unusable == "" {
 			c.Runtime = runtimes[p.RegistryType]
@@ -48,7 +46,7 @@ func Choices(d *ServerDetail) []Choice {
 	}
 	for i := range d.Remotes {
 		r := &d.Remotes[i]
-		c := Choice{Number: len(out) + 1, Remote: true, index: i}
+		c := Choice{Number: len(out) + 1, Remote: true}
 		switch r.Type {
 		case "streamable-http", "http", "":
 			c.Label = "remote at " + r.URL
@@ -143,21 +141,25 @@ func Default(candidates []Choice, installed func(runtime string) bool) Choice {
 	return candidates[0]
 }
 
-// PlanFor is MakePlan for the way c of d (one of Candidates).
+// PlanFor is MakePlan for the way c of d (one of Candidates): only its
+// Number counts, so a Choice that went through JSON plans the same.
 func PlanFor(d *ServerDetail, c Choice, values map[string]string) (*Plan, error) {
 	b, err := newBuilder(d, values)
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case c.Unusable != "":
-		return nil, errors.New(c.Unusable)
-	case c.Remote && c.index < len(d.Remotes):
-		b.remote(&d.Remotes[c.index])
-	case !c.Remote && c.index < len(d.Packages):
-		b.local(&d.Packages[c.index])
-	default:
+	all := Choices(d)
+	if c.Number < 1 || c.Number > len(all) {
 		return nil, fmt.Errorf("%s has no way %d", d.Name, c.Number)
+	}
+	i := c.Number - 1
+	switch {
+	case all[i].Unusable != "":
+		return nil, errors.New(all[i].Unusable)
+	case i < len(d.Packages):
+		b.local(&d.Packages[i])
+	default:
+		b.remote(&d.Remotes[i-len(d.Packages)])
 	}
 	return b.finish()
 }

@@ -102,6 +102,10 @@ func TestPlanFor(t *testing.T) {
 	if _, err := registry.PlanFor(d, all[1], nil); err == nil {
 		t.Error("an mcpb package was planned")
 	}
+	// Only the number counts: a Choice read back from JSON plans the same.
+	if e := entryOf(registry.Choice{Number: 5}, nil); e["url"] != "https://notes.example.com/sse" {
+		t.Errorf("way 5 by number = %v", e)
+	}
 	// MakePlan still takes the first package it can run.
 	if p, err := registry.MakePlan(d, registry.PreferAny, map[string]string{"NOTES_TOKEN": "t"}); err != nil || p.Runtime != "npx" {
 		t.Errorf("MakePlan = %+v, %v", p, err)
