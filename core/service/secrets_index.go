@@ -18,8 +18,9 @@ import (
 )
 
 // The keychain cannot list what mcptray keeps in it, so mcptray keeps an
-// index of the secrets it stored for servers' ${secret:NAME} references:
-// which server of which file refers to which name, never a value. When a
+// index of the secrets it stored for servers' ${secret:NAME} references,
+// and of every such reference it has read: which server of which file
+// refers to which name, never a value. When a
 // server vanishes from every file mcptray reads (the person deleted it by
 // hand), its secrets leave the keychain too, unless a server still refers
 // to them.
@@ -99,7 +100,7 @@ func (s *Service) rememberSecrets(scope config.Scope, file, server string, names
 	err := s.modifySecretIndex(func(idx *secretIndex) {
 		for _, n := range names {
 			i := indexedSecret{Scope: scope, File: file, Server: server, Name: n}
-			if !slices.Contains(idx.Secrets, i) {
+			if !slices.ContainsFunc(idx.Secrets, func(x indexedSecret) bool { return sameItem(x, i) }) {
 				idx.Secrets = append(idx.Secrets, i)
 			}
 		}
@@ -134,6 +135,31 @@ func vanishedSecrets(idx secretIndex, set *config.Set) []indexedSecret {
 	return out
 }
 
+// unindexed returns the secrets set's servers refer to that idx does not
+// hold.
+func unindexed(idx secretIndex, set *config.Set) []indexedSecret {
+	var out []indexedSecret
+	for _, list := range [][]config.Entry{set.Servers, set.Suppressed} {
+		for _, e := range list {
+			if e.Transport == config.InProcess {
+				continue
+			}
+			for _, n := range e.SecretNames() {
+				i := indexedSecret{Scope: e.Scope, File: e.Origin.File, Server: e.ConfigName, Name: n}
+				if !slices.ContainsFunc(idx.Secrets, func(x indexedSecret) bool { return sameItem(x, i) }) && !slices.Contains(out, i) {
+					out = append(out, i)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// sameItem reports whether a and b are one keychain item.
+func sameItem(a, b indexedSecret) bool {
+	return a.Name == b.Name && secretKey(a.key(), a.Name) == secretKey(b.key(), b.Name)
+}
+
 // referred reports whether a server of set keeps its secret called i.Name
 // under the same keychain item as i.
 func referred(set *config.Set, i indexedSecret) bool {
@@ -157,6 +183,20 @@ func (s *Service) forgetVanishedSecrets(set *config.Set) {
 	if err != nil {
 		s.log.Warn("reading the index of secrets", "err", err)
 		return
+	}
+	if unseen := unindexed(idx, set); len(unseen) > 0 {
+		// References written by hand, or before mcptray kept the index:
+		// their secrets may be in the keychain too.
+		err := s.modifySecretIndex(func(idx *secretIndex) {
+			for _, i := range unseen {
+				if !slices.ContainsFunc(idx.Secrets, func(x indexedSecret) bool { return sameItem(x, i) }) {
+					idx.Secrets = append(idx.Secrets, i)
+				}
+			}
+		})
+		if err != nil {
+			s.log.Warn("updating the index of secrets", "err", err)
+		}
 	}
 	if len(vanishedSecrets(idx, set)) == 0 {
 		return

@@ -222,3 +222,27 @@ func TestSecretsOfAProjectServer(t *testing.T) {
 		t.Errorf("a server deleted from .mcp.json kept its secret (%d items)", n)
 	}
 }
+
+// TestSecretsStoredBeforeTheIndex: a secret kept before mcptray kept its
+// index (or whose reference was written by hand) is indexed when its
+// reference is read, and forgotten when its server goes.
+func TestSecretsStoredBeforeTheIndex(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	ctx := context.Background()
+	entry := testServer("old")
+	entry["env"] = map[string]string{"K": "${secret:K}"}
+	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{"old": entry}})
+	if err := h.store.Set(ctx, secretKey(&config.Server{Scope: config.User, ConfigName: "old"}, "K"), []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	s := h.start(false)
+	if n := h.store.Len(); n != 1 {
+		t.Fatalf("starting forgot a secret in use (%d items)", n)
+	}
+	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{}})
+	s.reload()
+	if n := h.store.Len(); n != 0 {
+		t.Errorf("the secret of a server deleted by hand stayed (%d items)", n)
+	}
+}
