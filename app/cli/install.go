@@ -185,6 +185,9 @@ func waysList(list []registry.Choice) string {
 // flagProblem says what is wrong with the flags without quoting a value.
 func flagProblem(err error) string {
 	msg := err.Error()
+	if strings.Contains(msg, "flag -use") {
+		return "--use takes a number: the way to run it, as install lists them"
+	}
 	if strings.Contains(msg, "invalid value") {
 		return "a --set is not NAME=value"
 	}

@@ -57,6 +57,7 @@ func TestInstallSeveralWays(t *testing.T) {
 		}
 	}
 
+	h.fails(2, "--use takes a number", "install", registrytest.Several, "--use", "npm")
 	h.fails(1, "mcptray cannot use way 2 of io.github.example/notes (mcpb package", "install", registrytest.Several, "--as", "x", "--use", "2")
 	h.fails(1, "has no package that runs with uvx", "install", registrytest.Several, "--as", "x", "--runtime", "uvx")
 	h.fails(1, "way 4 of io.github.example/notes is the remote", "install", registrytest.Several, "--as", "x", "--use", "4", "--local")
