@@ -60,6 +60,9 @@ type Backend interface {
 	RemoveFolder(ctx context.Context, dir string) error
 	// SetSecret keeps a server's secret in the keychain.
 	SetSecret(ctx context.Context, req service.SecretRequest) error
+	// MoveSecrets keeps the keys a server's file holds in plain text in
+	// the keychain; mcptray's config refers to them instead.
+	MoveSecrets(ctx context.Context, server string) (service.MoveSecretsResult, error)
 
 	// Questions sends the servers' questions for the person, and a Gone
 	// one when a question waits no longer; it closes when ctx ends.

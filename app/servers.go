@@ -275,6 +275,9 @@ type detail struct {
 	toolsHeader  *widget.Label
 	stderrHeader *widget.Label
 	server       service.Server // the server shown
+
+	plainKeys *widget.Label  // a key in plain text in its file
+	moveKeys  *widget.Button // Keep it in your keychain
 }
 
 func newDetail(v *window) *detail {
@@ -304,6 +307,9 @@ func newDetail(v *window) *detail {
 	d.retry = widget.NewButton("Reconnect", func() { v.reconnect(d.server) })
 	d.remove = widget.NewButton("Remove…", func() { v.confirmRemove(d.server) })
 	d.copy = widget.NewButton("Copy diagnostics", func() { v.copyDiagnostics(d.server) })
+	d.plainKeys = wrapped("")
+	d.plainKeys.Importance = widget.WarningImportance
+	d.moveKeys = widget.NewButton("Keep it in your keychain", func() { v.moveKeys(d.server) })
 	d.body = container.NewVBox(
 		d.title,
 		container.NewBorder(nil, nil, d.state, nil, d.reason),
@@ -311,6 +317,8 @@ func newDetail(v *window) *detail {
 		// Indented as far as a label's text, so that the buttons line up
 		// with the words above them.
 		container.New(layout.NewCustomPaddedLayout(0, 0, theme.InnerPadding(), 0), container.NewVBox(container.NewHBox(d.fix, d.turn, d.retry, d.signOut), container.NewHBox(d.remove, d.copy))),
+		d.plainKeys,
+		container.New(layout.NewCustomPaddedLayout(0, 0, theme.InnerPadding(), 0), container.NewHBox(d.moveKeys)),
 		section("Comes from"), d.origin,
 		section("Runs"), d.runs,
 		d.toolsHeader, d.tools,
@@ -409,6 +417,7 @@ func (d *detail) show(v *window, sv service.Server) {
 		d.remove.Show()
 	}
 
+	d.showPlainKeys(sv)
 	d.origin.SetText(originText(sv))
 	d.runs.SetText(runsText(sv))
 

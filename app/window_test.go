@@ -77,6 +77,9 @@ func (f *fakeBackend) Retry(_ context.Context, name string) error   { return f.c
 func (f *fakeBackend) SetSecret(_ context.Context, req service.SecretRequest) error {
 	return f.call("set-secret " + req.Server + " " + req.Name + "=" + req.Value)
 }
+func (f *fakeBackend) MoveSecrets(_ context.Context, name string) (service.MoveSecretsResult, error) {
+	return service.MoveSecretsResult{Server: name, Secrets: []string{"GITHUB_TOKEN"}, Left: "/home/me/.config/Claude/claude_desktop_config.json"}, f.call("move-secrets " + name)
+}
 func (f *fakeBackend) SignOut(_ context.Context, name string) error {
 	return f.call("sign-out " + name)
 }

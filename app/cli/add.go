@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	neturl "net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,22 +24,42 @@ import (
 type names struct {
 	list []string
 	err  error
+	// header says the names are headers' (--secret-header), not
+	// variables' (--secret-env).
+	header bool
 }
 
 func (n *names) String() string { return "" }
 
 func (n *names) Set(s string) error {
+	flag := "--secret-env"
+	if n.header {
+		flag = "--secret-header"
+	}
 	switch {
 	case n.err != nil:
-	case strings.Contains(s, "="):
-		n.err = usagef("--secret-env takes a name only (%s); its value is read from stdin, or asked for, never from the command line",
-			sanitize.Line(strings.SplitN(s, "=", 2)[0]))
-	case !isVarName(s):
+	case strings.Contains(s, "=") || n.header && strings.Contains(s, ":"):
+		n.err = usagef("%s takes a name only (%s); its value is read from stdin, or asked for, never from the command line",
+			flag, sanitize.Line(strings.FieldsFunc(s, func(r rune) bool { return r == '=' || r == ':' })[0]))
+	case n.header && !isHeaderName(s):
+		n.err = usagef("--secret-header %q is not a header name (letters, digits and -)", sanitize.Line(s))
+	case !n.header && !isVarName(s):
 		n.err = usagef("--secret-env %q is not a variable name (letters, digits and _)", sanitize.Line(s))
 	default:
 		n.list = append(n.list, s)
 	}
 	return nil
+}
+
+// isHeaderName reports whether s is an HTTP header's name (an RFC 9110
+// token).
+func isHeaderName(s string) bool {
+	for _, r := range s {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", r)) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // isVarName reports whether s is an environment variable's name.
@@ -78,15 +100,20 @@ func runAdd(ctx context.Context, c *cmdContext, args []string) error {
 	transport := fs.String("transport", "", "")
 	env, headers := pairs{}, pairs{}
 	var secretEnv names
+	secretHeaders := names{header: true}
 	fs.Var(env, "env", "")
 	fs.Var(headers, "header", "")
 	fs.Var(&secretEnv, "secret-env", "")
+	fs.Var(&secretHeaders, "secret-header", "")
 	if err := fs.Parse(args[1:]); err != nil {
 		return usagef("%v", err)
 	}
-	if secretEnv.err != nil {
-		return secretEnv.err
+	if err := cmp.Or(secretEnv.err, secretHeaders.err); err != nil {
+		return err
 	}
+	// The secrets to read: by the name each is kept under, what it is.
+	type wanted struct{ secret, label string }
+	var toRead []wanted
 	command := fs.Args()
 
 	entry := map[string]any{}
@@ -106,12 +133,23 @@ func runAdd(ctx context.Context, c *cmdContext, args []string) error {
 			entry["type"] = *transport
 		}
 		entry["url"] = *url
+		for _, h := range secretHeaders.list {
+			if _, ok := headers[h]; ok {
+				return usagef("%s is given both as --header and as --secret-header; keep one", h)
+			}
+			name := config.HeaderSecretName(h)
+			if slices.ContainsFunc(toRead, func(w wanted) bool { return w.secret == name }) {
+				return usagef("--secret-header %s is given twice", h)
+			}
+			headers[h] = config.SecretRef(name)
+			toRead = append(toRead, wanted{name, h})
+		}
 		if len(headers) > 0 {
 			entry["headers"] = map[string]string(headers)
 		}
 	case len(command) > 0:
-		if len(headers) > 0 || *transport != "" {
-			return usagef("--header and --transport are for remote servers (--url)")
+		if len(headers) > 0 || len(secretHeaders.list) > 0 || *transport != "" {
+			return usagef("--header, --secret-header and --transport are for remote servers (--url)")
 		}
 		entry["command"] = command[0]
 		if len(command) > 1 {
@@ -122,6 +160,7 @@ func runAdd(ctx context.Context, c *cmdContext, args []string) error {
 				return usagef("%s is given both as --env and as --secret-env; keep one", k)
 			}
 			env[k] = config.SecretRef(k)
+			toRead = append(toRead, wanted{k, k})
 		}
 		if len(env) > 0 {
 			entry["env"] = map[string]string(env)
@@ -135,15 +174,15 @@ func runAdd(ctx context.Context, c *cmdContext, args []string) error {
 	}
 	// Read before anything is written: a missing value changes nothing.
 	var secrets map[string]string
-	for _, k := range secretEnv.list {
-		v, err := c.readSecret(k)
+	for _, w := range toRead {
+		v, err := c.readSecret(w.label)
 		if err != nil {
 			return err
 		}
 		if secrets == nil {
 			secrets = map[string]string{}
 		}
-		secrets[k] = v
+		secrets[w.secret] = v
 	}
 	b, done, err := c.backend(ctx, connectNone)
 	if err != nil {

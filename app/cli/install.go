@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mcptray/mcptray/core/registry"
@@ -32,6 +33,8 @@ func runInstall(ctx context.Context, c *cmdContext, args []string) error {
 	as := fs.String("as", "", "")
 	local := fs.Bool("local", false, "")
 	remote := fs.Bool("remote", false, "")
+	runtime := fs.String("runtime", "", "")
+	use := fs.Int("use", 0, "")
 	set := pairs{}
 	fs.Var(set, "set", "")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -60,7 +63,11 @@ func runInstall(ctx context.Context, c *cmdContext, args []string) error {
 		return err
 	}
 	d := &entry.Server
-	fields, err := registry.Fields(d, prefer)
+	choice, err := c.chooseWay(d, registry.Want{Prefer: prefer, Runtime: *runtime, Number: *use})
+	if err != nil {
+		return err
+	}
+	fields, err := registry.FieldsFor(d, choice)
 	if err != nil {
 		return err
 	}
@@ -74,7 +81,7 @@ func runInstall(ctx context.Context, c *cmdContext, args []string) error {
 		}
 	}
 	values := map[string]string(set)
-	plan, err := registry.MakePlan(d, prefer, values)
+	plan, err := registry.PlanFor(d, choice, values)
 	var missing *registry.MissingError
 	if errors.As(err, &missing) {
 		for _, f := range missing.Fields {
@@ -84,7 +91,7 @@ func runInstall(ctx context.Context, c *cmdContext, args []string) error {
 			}
 			values[f.Key] = v
 		}
-		plan, err = registry.MakePlan(d, prefer, values)
+		plan, err = registry.PlanFor(d, choice, values)
 	}
 	if err != nil {
 		return err
@@ -124,9 +131,63 @@ func runInstall(ctx context.Context, c *cmdContext, args []string) error {
 	return nil
 }
 
+// chooseWay picks how to run d among the ways w allows: the only one, or
+// the person's answer at a terminal, or else the first that can run here
+// (its runtime installed), saying which and how to choose another.
+func (c *cmdContext) chooseWay(d *registry.ServerDetail, w registry.Want) (registry.Choice, error) {
+	candidates, err := registry.Candidates(d, w)
+	if err != nil {
+		return registry.Choice{}, err
+	}
+	def := registry.Default(candidates, c.installed)
+	if len(candidates) == 1 {
+		return def, nil
+	}
+	if !c.Interactive {
+		fmt.Fprintf(c.Stdout, "%s can run in %d ways; using %d: %s. Choose another with --use N (%s).\n",
+			sanitize.Line(d.Name), len(candidates), def.Number, sanitize.Line(def.Label), sanitize.Line(waysList(candidates)))
+		return def, nil
+	}
+	fmt.Fprintf(c.Stderr, "%s can run in %d ways:\n", sanitize.Line(d.Name), len(candidates))
+	for _, ch := range candidates {
+		note := ""
+		if ch.Runtime != "" && !c.installed(ch.Runtime) {
+			note = " (" + ch.Runtime + " is not installed here)"
+		}
+		fmt.Fprintf(c.Stderr, "  %d. %s%s\n", ch.Number, sanitize.Line(ch.Label), note)
+	}
+	fmt.Fprintf(c.Stderr, "Which one? [%d] ", def.Number)
+	answer, err := c.readLine()
+	answer = strings.TrimSpace(answer)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return registry.Choice{}, err
+	}
+	if answer == "" {
+		return def, nil
+	}
+	for _, ch := range candidates {
+		if answer == strconv.Itoa(ch.Number) {
+			return ch, nil
+		}
+	}
+	return registry.Choice{}, usagef("%q is not one of the ways listed; answer with its number", sanitize.Line(answer))
+}
+
+// waysList lists ways as "1: npm package …, run with npx; 4: remote at …".
+func waysList(list []registry.Choice) string {
+	parts := make([]string, len(list))
+	for i, ch := range list {
+		parts[i] = fmt.Sprintf("%d: %s", ch.Number, ch.Label)
+	}
+	return strings.Join(parts, "; ")
+}
+
 // flagProblem says what is wrong with the flags without quoting a value.
 func flagProblem(err error) string {
 	msg := err.Error()
+	if strings.Contains(msg, "flag -use") {
+		return "--use takes a number: the way to run it, as install lists them"
+	}
 	if strings.Contains(msg, "invalid value") {
 		return "a --set is not NAME=value"
 	}

@@ -143,6 +143,9 @@ func (c *cmdContext) printList(snap service.Snapshot) {
 		fmt.Fprintln(w, "\nKeys in plain text (anyone who can read the file can use them):")
 		for _, e := range plain {
 			fmt.Fprintf(w, "  %s (%s) holds a key in plain text: %s\n", sanitize.Line(e.Name), c.from(e.Origin), sanitize.Line(strings.Join(e.PlainKeys, ", ")))
+			if e.Scope == config.User || e.Scope == config.Imported {
+				fmt.Fprintf(w, "    keep it in your keychain instead: mcptray secret move %s\n", sanitize.Line(e.Name))
+			}
 		}
 	}
 	if len(suppressed) > 0 {

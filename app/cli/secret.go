@@ -24,13 +24,17 @@ type secretBackend interface {
 	SetSecret(ctx context.Context, req service.SecretRequest) error
 	UnsetSecret(ctx context.Context, req service.SecretRequest) error
 	Secrets(ctx context.Context, server string) ([]service.SecretInfo, error)
+	MoveSecrets(ctx context.Context, server string) (service.MoveSecretsResult, error)
 }
 
 func runSecret(ctx context.Context, c *cmdContext, args []string) error {
 	if len(args) == 0 {
-		return usagef("say set, unset or list")
+		return usagef("say set, unset, list or move")
 	}
 	verb, rest := args[0], args[1:]
+	if verb == "move" {
+		return runSecretMove(ctx, c, rest)
+	}
 	jsonOut := false
 	if verb == "list" && len(rest) > 0 && rest[len(rest)-1] == "--json" {
 		jsonOut, rest = true, rest[:len(rest)-1]
@@ -47,7 +51,7 @@ func runSecret(ctx context.Context, c *cmdContext, args []string) error {
 	case (verb == "set" || verb == "unset") && len(rest) != 2:
 		return usagef("name the server and the secret: mcptray secret %s SERVER NAME", verb)
 	case verb != "set" && verb != "unset" && verb != "list":
-		return usagef("%q is not set, unset or list", verb)
+		return usagef("%q is not set, unset, list or move", verb)
 	}
 	b, done, err := c.backend(ctx, connectNone)
 	if err != nil {
@@ -110,6 +114,31 @@ func runSecret(ctx context.Context, c *cmdContext, args []string) error {
 		return err
 	}
 	fmt.Fprintf(c.Stdout, "Kept %s of %s in your keychain.\n", sanitize.Line(name), sanitize.Line(server))
+	return nil
+}
+
+// runSecretMove keeps the keys a server's file holds in plain text in the
+// keychain: mcptray's config refers to them from then on. Another app's
+// file is not edited; the output says so, and what to do about it.
+func runSecretMove(ctx context.Context, c *cmdContext, args []string) error {
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		return usagef("name one server: mcptray secret move SERVER")
+	}
+	b, done, err := c.backend(ctx, connectNone)
+	if err != nil {
+		return err
+	}
+	defer done()
+	res, err := secretBackend(b).MoveSecrets(ctx, args[0])
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.Stdout, "Kept %s of %s in your keychain; %s refers to it now.\n",
+		sanitize.Line(strings.Join(res.Secrets, ", ")), sanitize.Line(res.Server), c.home(res.File))
+	if res.Left != "" {
+		fmt.Fprintf(c.Stdout, "%s still holds it in plain text: mcptray did not edit it. Remove the key from there (or the app's server, and connect the app to mcptray: mcptray connect APP).\n",
+			sanitize.Line(c.home(res.Left)))
+	}
 	return nil
 }
 

@@ -14,6 +14,7 @@ type SecretBackend interface {
 	SetSecret(ctx context.Context, req service.SecretRequest) error
 	UnsetSecret(ctx context.Context, req service.SecretRequest) error
 	Secrets(ctx context.Context, server string) ([]service.SecretInfo, error)
+	MoveSecrets(ctx context.Context, server string) (service.MoveSecretsResult, error)
 }
 
 var _ SecretBackend = (*service.Service)(nil)
@@ -22,8 +23,9 @@ type secretsResponse struct {
 	Secrets []service.SecretInfo `json:"secrets"`
 }
 
-// secretRoutes serves POST /v1/secrets/set, /v1/secrets/unset and
-// /v1/secrets (the names a server refers to, and which are set).
+// secretRoutes serves POST /v1/secrets/set, /v1/secrets/unset,
+// /v1/secrets (the names a server refers to, and which are set) and
+// /v1/secrets/move (a server's plain-text keys into the keychain).
 func (s *Server) secretRoutes(mux *http.ServeMux) {
 	sb, ok := s.Backend.(SecretBackend)
 	if !ok {
@@ -44,6 +46,7 @@ func (s *Server) secretRoutes(mux *http.ServeMux) {
 		list, err := sb.Secrets(ctx, name)
 		return secretsResponse{Secrets: list}, err
 	})
+	handle(mux, "secrets/move", sb.MoveSecrets)
 }
 
 // SetSecret keeps a server's secret in the running mcptray's keychain.
@@ -61,4 +64,12 @@ func (c *Client) Secrets(ctx context.Context, server string) ([]service.SecretIn
 	var r secretsResponse
 	err := c.do(ctx, http.MethodPost, "secrets", nameRequest{server}, &r)
 	return r.Secrets, err
+}
+
+// MoveSecrets keeps the keys a server's file holds in plain text in the
+// keychain, and mcptray's config refers to them instead.
+func (c *Client) MoveSecrets(ctx context.Context, server string) (service.MoveSecretsResult, error) {
+	var r service.MoveSecretsResult
+	err := c.do(ctx, http.MethodPost, "secrets/move", nameRequest{server}, &r)
+	return r, err
 }

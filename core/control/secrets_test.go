@@ -42,3 +42,28 @@ func TestSecretsOverTheSocket(t *testing.T) {
 		t.Errorf("after set: %+v", list)
 	}
 }
+
+// TestMoveSecretsOverTheSocket: moving a server's plain-text key reaches
+// the service, and the answer names the secret, never its value.
+func TestMoveSecretsOverTheSocket(t *testing.T) {
+	t.Parallel()
+	_, cl := serveWith(t, make(chan string, 1))
+	ctx := context.Background()
+	entry := json.RawMessage(`{"command":"mcptray-no-such-program","env":{"API_KEY":"pl4in"}}`)
+	if _, err := cl.Add(ctx, service.AddRequest{Name: "p", Entry: entry}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := cl.MoveSecrets(ctx, "p")
+	if err != nil || len(res.Secrets) != 1 || res.Secrets[0] != "API_KEY" {
+		t.Fatalf("MoveSecrets = %+v, %v", res, err)
+	}
+	if b, _ := json.Marshal(res); strings.Contains(string(b), "pl4in") {
+		t.Errorf("the answer holds the value: %s", b)
+	}
+	if list, _ := cl.Secrets(ctx, "p"); len(list) != 1 || !list[0].Set {
+		t.Errorf("after the move: %+v", list)
+	}
+	if _, err := cl.MoveSecrets(ctx, "p"); service.CodeOf(err) != service.Invalid {
+		t.Errorf("moving again: %v", err)
+	}
+}

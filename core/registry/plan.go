@@ -152,11 +152,10 @@ func Fields(d *ServerDetail, prefer Prefer) ([]Field, error) {
 // value is missing; and a plain-words error for an entry mcptray cannot
 // install or a value that is not allowed.
 func MakePlan(d *ServerDetail, prefer Prefer, values map[string]string) (*Plan, error) {
-	if d.Name == "" {
-		return nil, errors.New("the registry entry has no name")
+	b, err := newBuilder(d, values)
+	if err != nil {
+		return nil, err
 	}
-	b := &builder{values: values, plan: &Plan{Registry: d.Name, Title: d.Title, Version: d.Version,
-		Secrets: map[string]string{}, env: map[string]string{}, headers: map[string]string{}}}
 	pkg, why := choosePackage(d.Packages)
 	switch {
 	case len(d.Packages) == 0 && len(d.Remotes) == 0:
@@ -175,6 +174,20 @@ func MakePlan(d *ServerDetail, prefer Prefer, values map[string]string) (*Plan, 
 	default:
 		return nil, fmt.Errorf("mcptray cannot install %s: %s", d.Name, why)
 	}
+	return b.finish()
+}
+
+// newBuilder starts the plan of d.
+func newBuilder(d *ServerDetail, values map[string]string) (*builder, error) {
+	if d.Name == "" {
+		return nil, errors.New("the registry entry has no name")
+	}
+	return &builder{values: values, plan: &Plan{Registry: d.Name, Title: d.Title, Version: d.Version,
+		Secrets: map[string]string{}, env: map[string]string{}, headers: map[string]string{}}}, nil
+}
+
+// finish returns the plan built, or what was wrong or missing.
+func (b *builder) finish() (*Plan, error) {
 	if b.err != nil {
 		return nil, b.err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -186,6 +187,9 @@ func (s *Service) Add(ctx context.Context, req AddRequest) (AddResult, error) {
 	if err != nil {
 		undo()
 		return AddResult{}, wrapError(err)
+	}
+	if len(req.Secrets) > 0 {
+		s.rememberSecrets(config.User, file, req.Name, slices.Sorted(maps.Keys(req.Secrets)))
 	}
 	set := s.reload()
 	res := AddResult{File: file}

@@ -146,6 +146,7 @@ func (s *Service) SetSecret(ctx context.Context, req SecretRequest) error {
 	if _, err := s.putSecrets(ctx, &e.Server, map[string]string{req.Name: req.Value}); err != nil {
 		return err
 	}
+	s.rememberSecrets(e.Scope, e.Origin.File, e.ConfigName, []string{req.Name})
 	s.log.Info("secret set", "server", e.Name, "secret", req.Name)
 	if err := s.conns.Retry(e.Name); err != nil {
 		s.log.Debug("not retrying after a secret was set", "server", e.Name, "err", err)

@@ -203,6 +203,7 @@ func (s *Service) reload() *config.Set {
 	if !paused {
 		s.apply(set)
 	}
+	s.forgetVanishedSecrets(set)
 	s.hub.publish()
 	return set
 }
@@ -234,6 +235,7 @@ func (s *Service) follow(updates <-chan config.Update) {
 		if !paused {
 			s.apply(u.Set)
 		}
+		s.forgetVanishedSecrets(u.Set)
 		s.log.Info("config changed", "added", len(u.Changes.Added), "changed", len(u.Changes.Changed), "removed", len(u.Changes.Removed))
 		s.hub.publish()
 	}

@@ -31,6 +31,7 @@ const (
 	Empty      = "io.github.example/nothing"      // neither packages nor remotes
 	BadChoices = "io.github.example/bad-choices"  // a default that is not one of its choices
 	UnknownRT  = "io.github.example/bun-server"   // an npm package with an unknown runtime hint
+	Several    = "io.github.example/notes"        // an npm package, an OCI image, an mcpb bundle and two remotes
 )
 
 // Examples are the entries the registry serves, as the registry writes
@@ -87,6 +88,18 @@ var Examples = []string{
 	 "_meta": {"io.modelcontextprotocol.registry/official": {"status": "active", "isLatest": true}}}`,
 	`{"server": {"name": "io.github.example/bun-server", "description": "Runs with bunx", "version": "1.0.0",
 	  "packages": [{"registryType": "npm", "identifier": "bun-server", "version": "1.0.0", "runtimeHint": "bunx", "transport": {"type": "stdio"}}]},
+	 "_meta": {"io.modelcontextprotocol.registry/official": {"status": "active", "isLatest": true}}}`,
+	`{"server": {"name": "io.github.example/notes", "title": "Notes", "description": "Your notes, on this computer or hosted", "version": "2.0.0",
+	  "packages": [
+	    {"registryType": "npm", "identifier": "@example/notes-mcp", "version": "2.0.0", "runtimeHint": "npx", "transport": {"type": "stdio"},
+	     "environmentVariables": [{"name": "NOTES_TOKEN", "description": "Your notes token", "isRequired": true, "isSecret": true}]},
+	    {"registryType": "mcpb", "identifier": "https://example.com/notes.mcpb", "version": "2.0.0", "transport": {"type": "stdio"}},
+	    {"registryType": "oci", "identifier": "ghcr.io/example/notes-mcp", "version": "2.0.0", "runtimeHint": "docker", "transport": {"type": "stdio"},
+	     "environmentVariables": [{"name": "NOTES_TOKEN", "description": "Your notes token", "isRequired": true, "isSecret": true}]}],
+	  "remotes": [
+	    {"type": "streamable-http", "url": "https://notes.example.com/mcp",
+	     "headers": [{"name": "Authorization", "description": "Bearer and your notes token", "isRequired": true, "isSecret": true}]},
+	    {"type": "sse", "url": "https://notes.example.com/sse"}]},
 	 "_meta": {"io.modelcontextprotocol.registry/official": {"status": "active", "isLatest": true}}}`,
 }
 
