@@ -37,8 +37,7 @@ func DefaultPaths() (Paths, error) { return NewPaths(runtime.GOOS, os.LookupEnv)
 
 // NewPaths computes the paths for goos from environment variables (HOME,
 // XDG_CONFIG_HOME, XDG_STATE_HOME, APPDATA, LOCALAPPDATA, USERPROFILE,
-// ProgramData), so that tests can run
-// against a temporary home.
+// ProgramData), so that tests can run against a temporary home.
 func NewPaths(goos string, lookup func(string) (string, bool)) (Paths, error) {
 	env := func(k string) string {
 		v, _ := lookup(k)
