@@ -189,3 +189,34 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestNewLogger: records at the level and above reach the file as JSON
+// lines, and every record reaches the other handler by its own level.
+func TestNewLogger(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "logs", "mcptray.log")
+	var other strings.Builder
+	log, closeLog, err := NewLogger(path, slog.LevelInfo, slog.NewTextHandler(&other, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Debug("not kept")
+	log.Info("kept", "n", 1)
+	log.Warn("everywhere")
+	if err := closeLog(); err != nil {
+		t.Fatal(err)
+	}
+	lines, err := Tail(path, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 2 || !strings.Contains(lines[0], `"msg":"kept","n":1`) || !strings.Contains(lines[1], `"msg":"everywhere"`) {
+		t.Errorf("the file holds %q", lines)
+	}
+	if o := other.String(); strings.Contains(o, "kept") || !strings.Contains(o, "everywhere") {
+		t.Errorf("the other handler got %q", o)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("the log file: %v, want mode 0600", err)
+	}
+}
