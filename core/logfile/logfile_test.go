@@ -201,7 +201,7 @@ func TestNewLogger(t *testing.T) {
 		t.Fatal(err)
 	}
 	log.Debug("not kept")
-	log.Info("kept", "n", 1)
+	log.Info("kept", "n", 1, "in", 1500*time.Millisecond)
 	log.Warn("everywhere")
 	if err := closeLog(); err != nil {
 		t.Fatal(err)
@@ -210,7 +210,7 @@ func TestNewLogger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(lines) != 2 || !strings.Contains(lines[0], `"msg":"kept","n":1`) || !strings.Contains(lines[1], `"msg":"everywhere"`) {
+	if len(lines) != 2 || !strings.Contains(lines[0], `"msg":"kept","n":1,"in":"1.5s"`) || !strings.Contains(lines[1], `"msg":"everywhere"`) {
 		t.Errorf("the file holds %q", lines)
 	}
 	if o := other.String(); strings.Contains(o, "kept") || !strings.Contains(o, "everywhere") {

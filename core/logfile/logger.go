@@ -19,9 +19,18 @@ func NewLogger(path string, level slog.Leveler, also slog.Handler) (log *slog.Lo
 	if path != "" {
 		var w io.WriteCloser
 		if w, err = Open(path, Options{}); err == nil {
-			hs = append(hs, slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
+			hs = append(hs, slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level, ReplaceAttr: readable}))
 			close = w.Close
 		}
 	}
 	return slog.New(slog.NewMultiHandler(hs...)), close, err
+}
+
+// readable writes a duration as people read it ("1.5s"), not in
+// nanoseconds.
+func readable(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		return slog.String(a.Key, a.Value.Duration().String())
+	}
+	return a
 }
