@@ -59,8 +59,10 @@ func runLogs(ctx context.Context, c *cmdContext, args []string) error {
 		}
 		return nil
 	}
-	err = logfile.Follow(ctx, path, *n, followPoll, func(l string) {
-		fmt.Fprintln(c.Stdout, logfile.Format(l))
+	err = logfile.Follow(ctx, path, *n, followPoll, func(lines []string) {
+		for _, l := range lines {
+			fmt.Fprintln(c.Stdout, logfile.Format(l))
+		}
 	})
 	if ctx.Err() != nil {
 		return nil // Ctrl-C: the way to stop following

@@ -91,7 +91,13 @@ func TestFollow(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	got := make(chan string, 100)
 	done := make(chan error, 1)
-	go func() { done <- Follow(ctx, path, 2, 10*time.Millisecond, func(l string) { got <- l }) }()
+	go func() {
+		done <- Follow(ctx, path, 2, 10*time.Millisecond, func(ls []string) {
+			for _, l := range ls {
+				got <- l
+			}
+		})
+	}()
 	expect := func(want ...string) {
 		t.Helper()
 		timer := time.NewTimer(10 * time.Second)
@@ -150,7 +156,11 @@ func TestFollowAbsent(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	got := make(chan string, 10)
-	go Follow(ctx, path, 10, 10*time.Millisecond, func(l string) { got <- l })
+	go Follow(ctx, path, 10, 10*time.Millisecond, func(ls []string) {
+		for _, l := range ls {
+			got <- l
+		}
+	})
 	if err := os.WriteFile(path, []byte("hello\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -93,12 +93,13 @@ func Tail(path string, n int) ([]string, error) {
 	return older(path, lines, n), nil
 }
 
-// Follow calls line with the newest n lines of the log at path, like Tail,
-// then with each line written to it after, every poll, until ctx ends. It
+// Follow calls lines with the newest n lines of the log at path, like Tail,
+// then with the lines written to it after, each poll's together, until ctx
+// ends. It
 // follows the log across rotation, and waits for it when it does not exist
 // yet. It returns ctx's error, or the first error reading the log.
-func Follow(ctx context.Context, path string, n int, poll time.Duration, line func(string)) error {
-	fl := &follower{path: path, line: line}
+func Follow(ctx context.Context, path string, n int, poll time.Duration, lines func([]string)) error {
+	fl := &follower{path: path, lines: lines}
 	defer fl.close()
 	if err := fl.open(); err != nil {
 		return err
@@ -111,8 +112,8 @@ func Follow(ctx context.Context, path string, n int, poll time.Duration, line fu
 		}
 		first, fl.pending = splitLines(data)
 	}
-	for _, l := range older(path, first, n) {
-		line(l)
+	if first = older(path, first, n); len(first) > 0 {
+		lines(first)
 	}
 	tick := time.NewTicker(poll)
 	defer tick.Stop()
@@ -131,7 +132,7 @@ func Follow(ctx context.Context, path string, n int, poll time.Duration, line fu
 // follower reads a log as it grows and rotates.
 type follower struct {
 	path    string
-	line    func(string)
+	lines   func([]string)
 	f       *os.File // the file being read; nil while there is none
 	pending []byte   // a line not finished yet
 }
@@ -164,8 +165,8 @@ func (fl *follower) drain() error {
 	}
 	lines, rest := splitLines(append(fl.pending, data...))
 	fl.pending = rest
-	for _, l := range lines {
-		fl.line(l)
+	if len(lines) > 0 {
+		fl.lines(lines)
 	}
 	return nil
 }
@@ -200,7 +201,7 @@ func (fl *follower) step() error {
 		// Rotated: the old file is whole, so its unfinished line is
 		// all there will be of it.
 		if len(fl.pending) > 0 {
-			fl.line(string(fl.pending))
+			fl.lines([]string{string(fl.pending)})
 			fl.pending = nil
 		}
 		fl.close()
