@@ -107,6 +107,7 @@ func runWindow(ctx context.Context, logger *slog.Logger, paths config.Paths, arg
 	}()
 	return app.RunWindow(ctx, logger, cl, app.WindowOptions{
 		Server: *server, TrayProblem: *noTray,
+		LogFile: paths.LogFile(),
 		// Without a tray, closing the window quits mcptray: the window's
 		// process ends, and the running one follows (host.Run).
 	})

@@ -123,6 +123,9 @@ func Follow(ctx context.Context, path string, n int, poll time.Duration, lines f
 			return ctx.Err()
 		case <-tick.C:
 		}
+		if ctx.Err() != nil { // both were ready
+			return ctx.Err()
+		}
 		if err := fl.step(); err != nil {
 			return err
 		}
