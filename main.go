@@ -98,6 +98,7 @@ func runWindow(ctx context.Context, logger *slog.Logger, paths config.Paths, arg
 		return 1
 	}
 	defer cl.Close()
+	logger.Info("the window opens", "pid", os.Getpid())
 	// Asked to end (the running mcptray quits): end at once. The window
 	// holds nothing to save, and Fyne 2.7.1 can crash tearing a GLFW
 	// window down while a mouse event for it is still being handled.

@@ -180,6 +180,19 @@ func TestNoTray(t *testing.T) {
 	if out := appOut.String(); !strings.Contains(out, "no tray") || strings.Contains(out, "panic") {
 		t.Errorf("mcptray's output does not say there is no tray, or shows a panic:\n%s", out)
 	}
+	// The tray's process and the window each wrote their own log.
+	logs := filepath.Join(home, ".local", "state", "mcptray", "logs")
+	for file, wants := range map[string][]string{
+		"mcptray.log": {`"msg":"mcptray starts in the tray"`, `"msg":"started stdio server","server":"notes"`, `"msg":"mcptray stopped"`},
+		"window.log":  {`"msg":"the window opens"`},
+	} {
+		b, err := os.ReadFile(filepath.Join(logs, file))
+		for _, want := range wants {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("%s has no %s (%v):\n%s", file, want, err, b)
+			}
+		}
+	}
 }
 
 // startApp starts mcptray with no arguments, as a person does, and kills
