@@ -65,8 +65,6 @@ func run(ctx context.Context) int {
 	}
 	logger, closeLog := newLogger(paths.LogFile())
 	defer closeLog()
-	logger.Info("mcptray starts in the tray", "pid", os.Getpid())
-	defer logger.Info("mcptray stopped")
 	posixlocale.Restore()
 	exe, err := os.Executable()
 	if err != nil {
