@@ -23,6 +23,7 @@ import (
 	"github.com/mcptray/mcptray/app/host"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/logfile"
 	"github.com/mcptray/mcptray/core/oauth"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/keychain"
@@ -52,15 +53,18 @@ func run(ctx context.Context) int {
 		fmt.Fprintln(os.Stderr, p)
 		return 1
 	}
-	logger := newLogger()
 	paths, err := config.DefaultPaths()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mcptray:", err)
 		return 1
 	}
 	if len(os.Args) > 1 {
+		logger, closeLog := newLogger(paths.WindowLogFile())
+		defer closeLog()
 		return runWindow(ctx, logger, paths, os.Args[2:])
 	}
+	logger, closeLog := newLogger(paths.LogFile())
+	defer closeLog()
 	posixlocale.Restore()
 	exe, err := os.Executable()
 	if err != nil {
@@ -92,6 +96,7 @@ func runWindow(ctx context.Context, logger *slog.Logger, paths config.Paths, arg
 		return 1
 	}
 	defer cl.Close()
+	logger.Info("the window opens", "pid", os.Getpid())
 	// Asked to end (the running mcptray quits): end at once. The window
 	// holds nothing to save, and Fyne 2.7.1 can crash tearing a GLFW
 	// window down while a mouse event for it is still being handled.
@@ -101,19 +106,27 @@ func runWindow(ctx context.Context, logger *slog.Logger, paths config.Paths, arg
 	}()
 	return app.RunWindow(ctx, logger, cl, app.WindowOptions{
 		Server: *server, TrayProblem: *noTray,
+		LogFile: paths.LogFile(),
 		// Without a tray, closing the window quits mcptray: the window's
 		// process ends, and the running one follows (host.Run).
 	})
 }
 
-// newLogger logs warnings to stderr, or everything with MCPTRAY_DEBUG=1.
-func newLogger() *slog.Logger {
-	level := slog.LevelWarn
+// newLogger logs warnings to stderr, or everything with MCPTRAY_DEBUG=1,
+// and from Info up (everything with MCPTRAY_DEBUG=1) to the log file at
+// path, which mcptray logs reads. Its function closes the file.
+func newLogger(path string) (*slog.Logger, func() error) {
+	stderrLevel, fileLevel := slog.LevelWarn, slog.LevelInfo
 	if os.Getenv("MCPTRAY_DEBUG") != "" {
-		level = slog.LevelDebug
+		stderrLevel, fileLevel = slog.LevelDebug, slog.LevelDebug
 	}
 	var w io.Writer = os.Stderr
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+	stderr := slog.NewTextHandler(w, &slog.HandlerOptions{Level: stderrLevel})
+	logger, closeLog, err := logfile.NewLogger(path, fileLevel, stderr)
+	if err != nil {
+		logger.Warn("mcptray keeps no log file", "err", err)
+	}
+	return logger, closeLog
 }
 
 // isTerminal reports whether f is a terminal, where a person can answer a

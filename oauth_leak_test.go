@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"io/fs"
 	"net/url"
@@ -11,7 +12,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcptray/mcptray/test/authserver"
 )
@@ -74,6 +77,17 @@ func TestNoSecretOnDiskOrInLogs(t *testing.T) {
 		}
 	}
 
+	files := w.scanFiles(secrets)
+	if _, err := os.Stat(w.lockDir()); err != nil {
+		t.Errorf("mcptray made no refresh lock folder, so the walk may have missed where it writes: %v", err)
+	}
+	t.Logf("%d secrets looked for in %d files and %d outputs", len(secrets), files, len(outputs))
+}
+
+// scanFiles looks for the secrets in every file under the world's root and
+// returns how many files it read.
+func (w *world) scanFiles(secrets []string) int {
+	w.t.Helper()
 	files := 0
 	err := filepath.WalkDir(w.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -89,17 +103,125 @@ func TestNoSecretOnDiskOrInLogs(t *testing.T) {
 		files++
 		if s, form := findSecret(string(b), secrets); s != "" {
 			rel, _ := filepath.Rel(w.root, p)
-			t.Errorf("%s holds a secret (%s) %s…", rel, form, s[:6])
+			w.t.Errorf("%s holds a secret (%s) %s…", rel, form, s[:6])
 		}
 		return nil
 	})
 	if err != nil {
-		t.Fatal(err)
+		w.t.Fatal(err)
 	}
-	if _, err := os.Stat(w.lockDir()); err != nil {
-		t.Errorf("mcptray made no refresh lock folder, so the walk may have missed where it writes: %v", err)
+	return files
+}
+
+// TestNoSecretInTheLogFile: the same with mcptray serve running, so that
+// the sign-ins, a refresh and the calls happen in the process that writes
+// the log file, with every line on (MCPTRAY_DEBUG=1): none of the secrets
+// is in the log, nor in what mcptray logs prints of it.
+func TestNoSecretInTheLogFile(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "MCPTRAY_DEBUG=1")
+	srv := authserver.Start()
+	t.Cleanup(srv.Close)
+	stop := w.serve()
+
+	w.must("login", srv.MCPURL)
+	srv.ExpireAccessTokens()
+	if out := w.must("call", srv.MCPURL, "echo", `{"text":"hello"}`); !strings.Contains(out, "hello") {
+		t.Fatalf("call printed %q", out)
 	}
-	t.Logf("%d secrets looked for in %d files and %d outputs", len(secrets), files, len(outputs))
+	w.must("logout", srv.MCPURL)
+	w.must("call", srv.MCPURL, "echo", `{"text":"again"}`)
+	w.signOutAtEnd(srv.MCPURL)
+	stop()
+
+	secrets := srv.Secrets()
+	for _, kind := range []string{"code-", "at-", "rt-"} {
+		if !hasPrefix(secrets, kind) {
+			t.Fatalf("the server recorded no %s secret; the test would prove nothing: %d recorded", kind, len(secrets))
+		}
+	}
+	if st := srv.Stats(); st.Refreshes == 0 || st.Authorizations != 2 {
+		t.Fatalf("the server saw %+v; want refreshes and two sign-ins", st)
+	}
+	log, err := os.ReadFile(w.logFile())
+	if err != nil {
+		t.Fatalf("mcptray serve wrote no log file: %v", err)
+	}
+	// The sign-ins must have happened in serve, with its debug lines on,
+	// or the log proves nothing.
+	for _, want := range []string{`"msg":"mcptray serve starts"`, `"level":"DEBUG"`, `"msg":"signed in"`, `"msg":"mcptray serve stopped"`} {
+		if !strings.Contains(string(log), want) {
+			t.Errorf("the log file has no %s:\n%s", want, log)
+		}
+	}
+	if out := w.must("logs", "-n", "100000"); !strings.Contains(out, "INFO  signed in") {
+		t.Errorf("mcptray logs does not show the sign-in:\n%s", out)
+	}
+
+	w.mu.Lock()
+	outputs := append([]string(nil), w.outputs...)
+	w.mu.Unlock()
+	for i, o := range outputs {
+		if s, form := findSecret(o, secrets); s != "" {
+			t.Errorf("output %d of mcptray holds a secret (%s) %s…:\n%s", i, form, s[:6], o)
+		}
+	}
+	files := w.scanFiles(secrets)
+	t.Logf("%d secrets looked for in %d files (the log is %d bytes) and %d outputs", len(secrets), files, len(log), len(outputs))
+}
+
+// logFile is the log of mcptray serve and the tray's process.
+func (w *world) logFile() string {
+	return filepath.Join(w.root, "state", "mcptray", "logs", "mcptray.log")
+}
+
+// serve starts mcptray serve in the world, waits until its log says it
+// started (its control socket is there by then, so commands go through
+// it), and returns what stops it and keeps its output.
+func (w *world) serve() (stop func()) {
+	w.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errOut bytes.Buffer
+	cmd := w.command(ctx, &out, &errOut, "serve")
+	if err := cmd.Start(); err != nil {
+		w.t.Fatalf("starting mcptray serve: %v", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	stop = func() {
+		w.t.Helper()
+		defer cancel()
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			w.t.Fatalf("stopping mcptray serve: %v", err)
+		}
+		select {
+		case err := <-exited:
+			if err != nil {
+				w.t.Errorf("mcptray serve ended with %v\nstderr: %s", err, errOut.String())
+			}
+		case <-time.After(30 * time.Second):
+			w.t.Fatal("mcptray serve did not stop within 30s of SIGTERM")
+		}
+		w.keep(&out, &errOut)
+	}
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	for {
+		if b, _ := os.ReadFile(w.logFile()); strings.Contains(string(b), "mcptray serve starts") {
+			return stop
+		}
+		select {
+		case err := <-exited:
+			cancel()
+			w.t.Fatalf("mcptray serve ended at once: %v\n%s%s", err, out.String(), errOut.String())
+		case <-deadline.C:
+			cancel()
+			w.t.Fatalf("mcptray serve wrote no start line to %s within 30s", w.logFile())
+		case <-tick.C:
+		}
+	}
 }
 
 func hasPrefix(ss []string, prefixes ...string) bool {

@@ -52,6 +52,7 @@ func TestServe(t *testing.T) {
 			s := startServe(t, mcptray, testServer, "a", "b")
 			s.waitLines("both servers to connect", "a: connected", "b: connected")
 			s.stop(sig)
+			s.checkLog()
 		})
 	}
 
@@ -240,6 +241,26 @@ func (s *serve) waitLines(what string, want ...string) {
 		case <-timer.C:
 			s.t.Fatalf("waited %v for %s; still missing %q\n%s", serveDeadline, what, missing, s.output())
 		}
+	}
+}
+
+// checkLog checks that serve wrote its start and its end, and the servers
+// it started, to the log file in its home, and that mcptray logs shows them.
+func (s *serve) checkLog() {
+	s.t.Helper()
+	home := strings.TrimPrefix(s.env[0], "HOME=")
+	b, err := os.ReadFile(filepath.Join(home, ".local", "state", "mcptray", "logs", "mcptray.log"))
+	if err != nil {
+		s.t.Fatalf("mcptray serve wrote no log file: %v", err)
+	}
+	for _, want := range []string{`"msg":"mcptray serve starts"`, `"msg":"started stdio server","server":"a"`, `"msg":"mcptray serve stopped"`} {
+		if !strings.Contains(string(b), want) {
+			s.t.Errorf("the log file has no %s:\n%s", want, b)
+		}
+	}
+	out, err := s.run("logs")
+	if err != nil || !strings.Contains(out, "INFO  mcptray serve starts pid=") {
+		s.t.Errorf("mcptray logs: %v\n%s", err, out)
 	}
 }
 

@@ -163,6 +163,11 @@ func TestNoTray(t *testing.T) {
 	}
 	waitProcs(ctx, t, "the server to start", func() bool { return len(running(testServer)) == 1 })
 	servers := running(testServer)
+	logs := filepath.Join(home, ".local", "state", "mcptray", "logs")
+	waitProcs(ctx, t, "the window to log that it opens", func() bool {
+		b, _ := os.ReadFile(filepath.Join(logs, "window.log"))
+		return strings.Contains(string(b), `"msg":"the window opens"`)
+	})
 
 	// The window goes away: mcptray goes with it, and its server too.
 	if p, err := os.FindProcess(win); err == nil {
@@ -179,6 +184,13 @@ func TestNoTray(t *testing.T) {
 	waitProcs(ctx, t, "the server to stop", func() bool { return !slices.ContainsFunc(servers, proc.alive) })
 	if out := appOut.String(); !strings.Contains(out, "no tray") || strings.Contains(out, "panic") {
 		t.Errorf("mcptray's output does not say there is no tray, or shows a panic:\n%s", out)
+	}
+	// The tray's process wrote its log; the window wrote its own.
+	b, err := os.ReadFile(filepath.Join(logs, "mcptray.log"))
+	for _, want := range []string{`"msg":"mcptray starts in the tray"`, `"msg":"started stdio server","server":"notes"`, `"msg":"mcptray stopped"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("mcptray.log has no %s (%v):\n%s", want, err, b)
+		}
 	}
 }
 

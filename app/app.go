@@ -86,6 +86,9 @@ type WindowOptions struct {
 	// goroutine, when the window closes while there is no tray; it may
 	// block until the service has stopped.
 	Quit func()
+	// LogFile is the log of mcptray in the tray, which Settings' Show log…
+	// shows; "" for none.
+	LogFile string
 }
 
 // RunWindow opens the window and returns when the person closes it, ctx

@@ -134,6 +134,9 @@ func (v *window) showSettings() {
 		section("All servers"),
 		container.NewHBox(s.pause),
 		widget.NewSeparator(),
+		section("Log"),
+		container.NewHBox(widget.NewButtonWithIcon("Show log…", theme.DocumentIcon(), func() { v.showLog() })),
+		widget.NewSeparator(),
 		section("Start at login"),
 		login,
 	)

@@ -115,6 +115,9 @@ func (c *cmdContext) newService(only []string, follow bool) (*service.Service, e
 // saying why; mcptray's inner workings are not the person's business unless
 // they ask.
 func (c *cmdContext) logger() *slog.Logger {
+	if c.log != nil {
+		return c.log
+	}
 	if v, _ := c.Lookup("MCPTRAY_DEBUG"); v == "" {
 		return slog.New(slog.DiscardHandler)
 	}

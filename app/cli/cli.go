@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"runtime"
 	"strings"
@@ -81,6 +82,7 @@ func init() {
 		{"permissions", "[list] | allow|ask|block|reset TOOL", "what the gateway does when an app calls a tool (mcp__SERVER__TOOL)", runPermissions},
 		{"hide", "TOOL|SERVER", "keep a tool, or every tool of a server, from the apps", runHide},
 		{"unhide", "TOOL|SERVER", "offer a hidden tool or server to the apps again", runUnhide},
+		{"logs", "[-f] [-n N]", "show the newest lines of the log of mcptray in the tray or mcptray serve; -f keeps showing new ones", runLogs},
 		{"stdio", "", "be an MCP server on stdin and stdout for an app: every server mcptray runs, through the running mcptray (started when none runs)", runStdio},
 	}
 }
@@ -104,6 +106,8 @@ type cmdContext struct {
 	signingIn string
 	// lines reads stdin a line at a time, for secrets and answers.
 	lines *bufio.Reader
+	// log, when set, is logger's answer: mcptray serve's, with its file.
+	log *slog.Logger
 }
 
 // Run runs the command in args (without the program name) and returns the

@@ -39,6 +39,8 @@ func runServe(ctx context.Context, c *cmdContext, args []string) error {
 		return err
 	}
 	defer ln.Close()
+	closeLog := c.openLog()
+	defer closeLog()
 	svc, err := c.newService(nil, true)
 	if err != nil {
 		return err

@@ -65,6 +65,10 @@ func Run(ctx context.Context, opts Options) int {
 		return 1
 	}
 	defer ln.Close()
+	// Here, where this process is the one that runs: a second launch
+	// writes nothing to the log.
+	log.Info("mcptray starts in the tray", "pid", os.Getpid())
+	defer log.Info("mcptray stopped")
 
 	so := opts.Service
 	so.Paths, so.Store, so.Logger, so.Follow = opts.Paths, opts.Store, log, true

@@ -24,6 +24,11 @@ type Paths struct {
 	// per-user runtime folder ($XDG_RUNTIME_DIR on Linux, the per-user
 	// temporary folder on macOS, %LOCALAPPDATA% on Windows).
 	RuntimeDir string
+	// LogDir holds the long-running processes' logs (see LogFile):
+	// $XDG_STATE_HOME/mcptray/logs (~/.local/state) on Linux,
+	// ~/Library/Logs/mcptray on macOS, %LOCALAPPDATA%\mcptray\logs on
+	// Windows. Empty means no log file is written.
+	LogDir string
 }
 
 // DefaultPaths returns the paths for this computer and the current
@@ -31,8 +36,8 @@ type Paths struct {
 func DefaultPaths() (Paths, error) { return NewPaths(runtime.GOOS, os.LookupEnv) }
 
 // NewPaths computes the paths for goos from environment variables (HOME,
-// XDG_CONFIG_HOME, APPDATA, USERPROFILE, ProgramData), so that tests can run
-// against a temporary home.
+// XDG_CONFIG_HOME, XDG_STATE_HOME, APPDATA, LOCALAPPDATA, USERPROFILE,
+// ProgramData), so that tests can run against a temporary home.
 func NewPaths(goos string, lookup func(string) (string, bool)) (Paths, error) {
 	env := func(k string) string {
 		v, _ := lookup(k)
@@ -58,6 +63,7 @@ func NewPaths(goos string, lookup func(string) (string, bool)) (Paths, error) {
 		if p.RuntimeDir == "" {
 			p.RuntimeDir = filepath.Join(p.Home, "AppData", "Local")
 		}
+		p.LogDir = filepath.Join(p.RuntimeDir, "mcptray", "logs")
 	case "darwin", "ios":
 		p.Home = env("HOME")
 		p.UserConfigDir = filepath.Join(p.Home, "Library", "Application Support")
@@ -66,6 +72,7 @@ func NewPaths(goos string, lookup func(string) (string, bool)) (Paths, error) {
 		if !filepath.IsAbs(p.RuntimeDir) {
 			p.RuntimeDir = "/tmp"
 		}
+		p.LogDir = filepath.Join(p.Home, "Library", "Logs", "mcptray")
 	default:
 		p.Home = env("HOME")
 		p.UserConfigDir = env("XDG_CONFIG_HOME")
@@ -77,6 +84,11 @@ func NewPaths(goos string, lookup func(string) (string, bool)) (Paths, error) {
 		if !filepath.IsAbs(p.RuntimeDir) {
 			p.RuntimeDir = os.TempDir()
 		}
+		state := env("XDG_STATE_HOME")
+		if !filepath.IsAbs(state) {
+			state = filepath.Join(p.Home, ".local", "state")
+		}
+		p.LogDir = filepath.Join(state, "mcptray", "logs")
 	}
 	if p.Home == "" {
 		return p, errors.New("HOME is not set; mcptray cannot find your home folder")
@@ -101,6 +113,21 @@ func (p Paths) UserFile() string { return filepath.Join(p.Dir(), "config.json") 
 
 // ApprovalsFile keeps the person's approvals and denials.
 func (p Paths) ApprovalsFile() string { return filepath.Join(p.Dir(), "approvals.json") }
+
+// LogFile is the log of the tray's process or mcptray serve (one of them
+// runs at a time); "" when LogDir is.
+func (p Paths) LogFile() string { return p.logFile("mcptray.log") }
+
+// WindowLogFile is the window process's log, a file of its own so that
+// only one process writes each file; "" when LogDir is.
+func (p Paths) WindowLogFile() string { return p.logFile("window.log") }
+
+func (p Paths) logFile(name string) string {
+	if p.LogDir == "" {
+		return ""
+	}
+	return filepath.Join(p.LogDir, name)
+}
 
 // PluginsDir holds one folder per plugin, each with a .mcp.json.
 func (p Paths) PluginsDir() string { return filepath.Join(p.Dir(), "plugins") }

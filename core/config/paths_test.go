@@ -52,10 +52,39 @@ func TestNewPaths(t *testing.T) {
 				}
 				return
 			}
+			got.LogDir = "" // TestLogDir checks it
 			if err != nil || got != tt.want {
 				t.Errorf("NewPaths = %+v, %v\nwant %+v", got, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestLogDir: the logs go where each system keeps an app's logs.
+func TestLogDir(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		goos string
+		env  map[string]string
+		want string
+	}{
+		{"linux", map[string]string{"HOME": "/home/me"}, "/home/me/.local/state/mcptray/logs"},
+		{"linux", map[string]string{"HOME": "/home/me", "XDG_STATE_HOME": "/st"}, "/st/mcptray/logs"},
+		{"linux", map[string]string{"HOME": "/home/me", "XDG_STATE_HOME": "rel"}, "/home/me/.local/state/mcptray/logs"},
+		{"darwin", map[string]string{"HOME": "/Users/me"}, "/Users/me/Library/Logs/mcptray"},
+		{"windows", map[string]string{"USERPROFILE": `C:\Users\me`, "APPDATA": `C:\A`, "LOCALAPPDATA": `C:\L`},
+			filepath.Join(`C:\L`, "mcptray", "logs")},
+	} {
+		p, err := NewPaths(tt.goos, mapLookup(tt.env))
+		if err != nil || p.LogDir != tt.want {
+			t.Errorf("%s %v: LogDir %q, %v; want %q", tt.goos, tt.env, p.LogDir, err, tt.want)
+		}
+		if want := filepath.Join(tt.want, "mcptray.log"); p.LogFile() != want {
+			t.Errorf("LogFile %q, want %q", p.LogFile(), want)
+		}
+	}
+	if f := (Paths{Home: "/h"}).LogFile(); f != "" {
+		t.Errorf("with no LogDir, LogFile is %q; want none", f)
 	}
 }
 
