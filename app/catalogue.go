@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -415,7 +416,7 @@ func entryDetails(e catalogueEntry) []fyne.CanvasObject {
 		return append(out, l)
 	}
 	if len(e.options) == 1 {
-		out = append(out, section("What it runs"))
+		out = append(out, section("How it runs"))
 	} else {
 		out = append(out, section("Ways to run it"))
 	}
@@ -426,6 +427,9 @@ func entryDetails(e catalogueEntry) []fyne.CanvasObject {
 		out = append(out, mono(runsLine(o.plan)))
 		if o.missingRuntime != "" {
 			out = append(out, runtimeWarning(o.missingRuntime))
+		}
+		if len(e.options) == 1 {
+			out = append(out, section("What it asks for"))
 		}
 		out = append(out, fieldLines(o.plan.Fields)...)
 	}
@@ -458,8 +462,7 @@ func fieldLines(fields []registry.Field) []fyne.CanvasObject {
 	}
 	var out []fyne.CanvasObject
 	for _, f := range fields {
-		var facts []string
-		facts = append(facts, "an "+f.Where)
+		facts := []string{whereWords(f.Where)}
 		if f.Required {
 			facts = append(facts, "needed")
 		} else {
@@ -469,8 +472,9 @@ func fieldLines(fields []registry.Field) []fyne.CanvasObject {
 			facts = append(facts, "secret: kept in your keychain")
 		}
 		name := widget.NewLabelWithStyle(sanitize.Line(f.Key), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-		row := container.NewHBox(name, caption(strings.Join(facts, ", ")))
-		out = append(out, row)
+		what := caption(strings.Join(facts, ", "))
+		what.Wrapping = fyne.TextWrapWord // a long line would widen the pane
+		out = append(out, container.NewBorder(nil, nil, name, nil, what))
 		var about []string
 		if f.Description != "" {
 			about = append(about, sanitize.Line(f.Description))
@@ -488,6 +492,21 @@ func fieldLines(fields []registry.Field) []fyne.CanvasObject {
 	return out
 }
 
+// whereWords says in plain words where a value goes.
+func whereWords(where string) string {
+	switch where {
+	case registry.InEnv:
+		return "a setting (environment variable)"
+	case registry.InHeader:
+		return "sent with each request (header)"
+	case registry.InURL:
+		return "part of its web address"
+	case registry.InArgument:
+		return "an option on its command line"
+	}
+	return "a " + where
+}
+
 // mono is a wrapping label in a fixed-width font, for what runs.
 func mono(text string) *widget.Label {
 	l := widget.NewLabelWithStyle(text, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
@@ -501,7 +520,9 @@ func link(text, raw string) fyne.CanvasObject {
 	if raw == "" || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return nil
 	}
-	return widget.NewHyperlink(text+": "+sanitize.Line(u.Host+u.EscapedPath()), u)
+	l := widget.NewHyperlink(text+": "+sanitize.Line(u.Host+u.EscapedPath()), u)
+	l.Truncation = fyne.TextTruncateEllipsis
+	return l
 }
 
 // chip is a badge: a word on a tinted, rounded background.
@@ -567,7 +588,7 @@ func newCatalogueRow() fyne.CanvasObject {
 	for range maxBadges {
 		chips.Add(newChip().box)
 	}
-	return container.NewVBox(title, desc, chips)
+	return container.New(layout.NewCustomPaddedVBoxLayout(0), title, desc, chips)
 }
 
 func updateCatalogueRow(o fyne.CanvasObject, e catalogueEntry) {

@@ -177,17 +177,17 @@ func (f *installForm) choose(i int) {
 	f.problem.Hide()
 }
 
-// hintOf is the line under a field: its description, and where it goes.
+// hintOf is the line under a field: its description, and where a secret
+// is kept. (The details pane says where each value goes.)
 func hintOf(fd registry.Field) string {
 	hint := sanitize.Line(fd.Description)
-	where := "an " + fd.Where
-	if fd.Secret {
-		where += ", kept in your keychain"
-	}
 	if hint == "" {
-		return capitalise(where)
+		hint = capitalise(whereWords(fd.Where))
 	}
-	return hint + " (" + where + ")"
+	if fd.Secret {
+		hint += " · kept in your keychain"
+	}
+	return hint
 }
 
 func newInstallField(fd registry.Field) *installField {

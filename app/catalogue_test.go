@@ -177,9 +177,9 @@ func TestCatalogueSearchAndBadges(t *testing.T) {
 		pick(t, c, registrytest.NPM)
 		details = strings.Join(labels(c.detail), "\n")
 	})
-	for _, want := range []string{"Weather", "io.github.example/weather · version 1.0.2", "What it runs",
+	for _, want := range []string{"Weather", "io.github.example/weather · version 1.0.2", "How it runs", "What it asks for",
 		"runs npx -y @example/weather-mcp@1.0.2 --units metric", "npx is not installed on this computer", "nodejs.org",
-		"WEATHER_API_KEY", "an environment variable, needed, secret: kept in your keychain", "Your API key from example.com",
+		"WEATHER_API_KEY", "a setting (environment variable), needed, secret: kept in your keychain", "Your API key from example.com",
 		"units", "Units of measure · one of: metric, imperial · if left empty: metric"} {
 		if !strings.Contains(details, want) {
 			t.Errorf("the details lack %q:\n%s", want, details)
