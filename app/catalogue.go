@@ -83,20 +83,13 @@ type catalogueEntry struct {
 	badges  []badge
 }
 
-// entryOf sums r up for the catalogue. It checks the runtimes on disk, so
-// it runs off the UI goroutine.
-func (v *window) entryOf(r registry.Response) catalogueEntry {
+// entryOf sums r up for the catalogue; installed says whether a runtime
+// is on this computer.
+func entryOf(r registry.Response, installed func(string) bool) catalogueEntry {
 	e := catalogueEntry{resp: r, summary: registry.Summarize(&r.Server), options: optionsOf(&r.Server)}
-	missing := map[string]bool{}
 	for i := range e.options {
-		o := &e.options[i]
-		if o.plan.Runtime != "" {
-			if _, known := missing[o.plan.Runtime]; !known {
-				missing[o.plan.Runtime] = !v.hasRuntime(o.plan.Runtime)
-			}
-			if missing[o.plan.Runtime] {
-				o.missingRuntime = o.plan.Runtime
-			}
+		if o := &e.options[i]; o.plan.Runtime != "" && !installed(o.plan.Runtime) {
+			o.missingRuntime = o.plan.Runtime
 		}
 	}
 	e.badges = badgesOf(e)
@@ -205,6 +198,8 @@ type catalogueView struct {
 	delay time.Duration
 	timer *time.Timer
 	gen   atomic.Int64 // the latest search asked for; older results are dropped
+	// searches counts the searches made, for tests.
+	searches atomic.Int64
 
 	mu    sync.Mutex // one search at a time, off the UI goroutine
 	cache *registry.Cache
@@ -292,14 +287,25 @@ func (c *catalogueView) run(gen int64, query string) {
 		c.cache, err = c.v.openRegistry()
 	}
 	if err == nil {
+		c.searches.Add(1)
 		res, err = c.cache.Search(c.ctx, query)
 	}
 	if c.ctx.Err() != nil {
 		return
 	}
+	// Each runtime is looked for once a search, on disk: off the UI
+	// goroutine.
+	have := map[string]bool{}
+	installed := func(rt string) bool {
+		if ok, known := have[rt]; known {
+			return ok
+		}
+		have[rt] = c.v.hasRuntime(rt)
+		return have[rt]
+	}
 	var entries []catalogueEntry
 	for _, r := range res.Servers {
-		entries = append(entries, c.v.entryOf(r))
+		entries = append(entries, entryOf(r, installed))
 	}
 	if res.Note != "" {
 		c.v.log.Info("the registry cannot be reached; searching the copy kept here", "note", res.Note)
@@ -307,8 +313,8 @@ func (c *catalogueView) run(gen int64, query string) {
 	c.v.do(func() {
 		if c.gen.Load() == gen {
 			c.show(query, res, entries, err)
+			c.v.done("search")
 		}
-		c.v.done("search")
 	})
 }
 
