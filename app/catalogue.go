@@ -30,6 +30,9 @@ import (
 // searches: typing "weather" searches once, not seven times.
 const searchDelay = 300 * time.Millisecond
 
+// catalogueLoading is what the catalogue says until its first results.
+const catalogueLoading = "Reading the MCP Registry's list of servers… The first time takes a few seconds."
+
 // catalogueHelp is what the catalogue says before anything is chosen.
 const catalogueHelp = "Choose a server on the left to see what it does, what it runs and what it asks for."
 
@@ -127,7 +130,15 @@ func optionsOf(d *registry.ServerDetail) []runOption {
 		remotes = append(remotes, runOption{label: "Online, at " + sanitize.Line(r.URL), detail: n, prefer: registry.PreferRemote, plan: plan})
 	}
 	out = append(out, locals...)
-	return append(out, remotes...)
+	out = append(out, remotes...)
+	// The person chooses by label: two ways must not read the same.
+	seen := map[string]int{}
+	for i := range out {
+		if seen[out[i].label]++; seen[out[i].label] > 1 {
+			out[i].label += fmt.Sprintf(" (%d)", seen[out[i].label])
+		}
+	}
+	return out
 }
 
 // defaultPlan is MakePlan with no values given; ok is false when mcptray
@@ -219,10 +230,9 @@ func (v *window) showCatalogue() {
 	c.note = wrapped("")
 	c.note.Importance = widget.WarningImportance
 	c.note.Hide()
-	c.message = wrapped("")
+	c.message = wrapped(catalogueLoading)
 	c.retry = widget.NewButton("Try again", func() { c.ask(c.search.Text, 0) })
 	msgBox := container.NewVBox(c.message, container.NewHBox(c.retry))
-	c.message.Hide()
 	c.retry.Hide()
 
 	c.list = widget.NewList(func() int { return len(c.entries) }, newCatalogueRow,

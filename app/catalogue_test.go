@@ -136,6 +136,9 @@ func TestCatalogueSearchAndBadges(t *testing.T) {
 		t.Fatal("the menu item opened no catalogue")
 	}
 	h.waitFor("the whole catalogue", func() bool { return len(c.entries) > 0 })
+	if c.message.Visible() || c.note.Visible() {
+		t.Errorf("with results shown, the catalogue still says %q / %q", c.message.Text, c.note.Text)
+	}
 	got := entryNames(c)
 	if slices.Contains(got, registrytest.Deprecated) || !slices.Contains(got, registrytest.NPM) || !slices.Contains(got, registrytest.Remote) {
 		t.Errorf("the catalogue lists %q; want every server but the deprecated one", got)
@@ -234,7 +237,7 @@ func TestCatalogueOffline(t *testing.T) {
 	useRegistry(t, h.v, reg.URL, filepath.Join(t.TempDir(), "registry.json"), clock)
 	h.v.do(h.v.showCatalogue)
 	c = h.v.catalogue
-	h.waitFor("the message", func() bool { return c.message.Visible() })
+	h.waitFor("the message", func() bool { return c.retry.Visible() })
 	if !strings.Contains(c.message.Text, "cannot reach the MCP Registry") || !strings.Contains(c.message.Text, "Check your internet connection") ||
 		!c.retry.Visible() || len(c.entries) != 0 {
 		t.Errorf("no registry, no copy: message %q, Try again shown %v, %d entries", c.message.Text, c.retry.Visible(), len(c.entries))
@@ -444,5 +447,34 @@ func TestCatalogueChoosesLocalOrRemote(t *testing.T) {
 	if len(added) != 1 || added[0].Name != "notes" || !strings.Contains(string(added[0].Entry), `"url":"https://notes.example.com/sse"`) ||
 		!strings.Contains(string(added[0].Entry), `"type":"sse"`) || added[0].Secrets["Authorization"] != "Bearer tok" {
 		t.Errorf("added %+v", added)
+	}
+}
+
+// TestOptionsOfSeveralWays: each package mcptray can run, then each
+// remote, every one with a label of its own; what mcptray cannot run is
+// left out.
+func TestOptionsOfSeveralWays(t *testing.T) {
+	var d registry.ServerDetail
+	err := json.Unmarshal([]byte(`{"name": "io.github.example/many", "packages": [
+	    {"registryType": "npm", "identifier": "many-mcp", "transport": {"type": "stdio"}},
+	    {"registryType": "mcpb", "identifier": "https://example.com/many.mcpb", "transport": {"type": "stdio"}},
+	    {"registryType": "pypi", "identifier": "many-mcp", "transport": {"type": "stdio"}}],
+	  "remotes": [{"type": "streamable-http", "url": "https://many.example.com/mcp"},
+	    {"type": "sse", "url": "https://many.example.com/mcp"}]}`), &d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range optionsOf(&d) {
+		got = append(got, o.label)
+	}
+	want := []string{"On this computer, with npx (npm package many-mcp)", "On this computer, with uvx (pypi package many-mcp)",
+		"Online, at https://many.example.com/mcp", "Online, at https://many.example.com/mcp (2)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("the ways: %q\nwant %q", got, want)
+	}
+	e := entryOf(registry.Response{Server: d}, func(rt string) bool { return rt == "uvx" })
+	if e.options[0].missingRuntime != "npx" || e.options[1].missingRuntime != "" {
+		t.Errorf("missing runtimes: %q, %q", e.options[0].missingRuntime, e.options[1].missingRuntime)
 	}
 }
