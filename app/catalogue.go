@@ -427,7 +427,11 @@ func entryDetails(e catalogueEntry) []fyne.CanvasObject {
 		if why == "" {
 			why = "it says neither how to run it nor where to reach it"
 		}
-		l := wrapped("mcptray cannot install it: " + sanitize.Line(why) + ".")
+		why = sanitize.Line(why)
+		if !strings.HasPrefix(why, "mcptray cannot") {
+			why = "mcptray cannot install it: " + why
+		}
+		l := wrapped(why + ".")
 		l.Importance = widget.DangerImportance
 		return append(out, l)
 	}
@@ -628,4 +632,5 @@ func updateCatalogueRow(o fyne.CanvasObject, e catalogueEntry) {
 			stack.Hide()
 		}
 	}
+	chips.Refresh() // lay the chips out again for their new words
 }

@@ -31,6 +31,7 @@ type installForm struct {
 	name    *widget.Entry
 	nameErr *widget.Label
 	fields  []*installField
+	body    *fyne.Container
 	form    *fyne.Container // holds the form of the way chosen
 	runs    *widget.Label
 	missing *fyne.Container // the runtime warning, if any
@@ -92,6 +93,7 @@ func (v *window) showInstall(c *catalogueView, e catalogueEntry) {
 	f.name.OnChanged = func(string) { f.nameErr.Hide() }
 
 	body := container.NewVBox(wrapped(installHelp))
+	f.body = body
 	if len(e.options) > 1 {
 		var labels []string
 		for _, o := range e.options {
@@ -175,6 +177,15 @@ func (f *installForm) choose(i int) {
 	}
 	f.missing.Refresh()
 	f.problem.Hide()
+	if f.body != nil {
+		f.relayout()
+	}
+}
+
+// relayout gives the messages just shown or hidden their room.
+func (f *installForm) relayout() {
+	f.form.Refresh()
+	f.body.Refresh()
 }
 
 // hintOf is the line under a field: its description, and where a secret
@@ -264,9 +275,11 @@ func (f *installForm) check(v *window) bool {
 // (which refers to them by name) to mcptray's config. The new server is
 // then shown, and signed in to when it asks.
 func (v *window) installChosen(c *catalogueView, f *installForm) {
-	if !f.check(v) {
+	ok := f.check(v)
+	if !ok {
 		f.problem.SetText("Fix what is marked above, then press Install again.")
 		f.problem.Show()
+		f.relayout()
 		return
 	}
 	o := f.e.options[f.opt]
@@ -284,9 +297,11 @@ func (v *window) installChosen(c *catalogueView, f *installForm) {
 		}
 		f.problem.SetText(capitalise(sanitize.Line(err.Error())) + ".")
 		f.problem.Show()
+		f.relayout()
 		return
 	}
 	f.problem.Hide()
+	f.relayout()
 	f.install.Disable()
 	req := service.AddRequest{Name: f.name.Text, Entry: plan.Entry(), Secrets: plan.Secrets}
 	go func() {
@@ -298,6 +313,7 @@ func (v *window) installChosen(c *catalogueView, f *installForm) {
 			if err != nil {
 				f.problem.SetText("Not added: " + sanitize.Line(err.Error()))
 				f.problem.Show()
+				f.relayout()
 				f.install.Enable()
 				v.done("install")
 				return
