@@ -194,7 +194,7 @@ func TestCatalogueSearchAndBadges(t *testing.T) {
 		pick(t, c, registrytest.MCPB)
 		details = strings.Join(labels(c.detail), "\n")
 	})
-	if !strings.Contains(details, "mcptray cannot install it") || !c.install.Disabled() {
+	if !strings.Contains(details, "mcptray cannot install io.github.example/bundle: its package is of type \"mcpb\"") || !c.install.Disabled() {
 		t.Errorf("the bundle: Install… disabled %v, details:\n%s", c.install.Disabled(), details)
 	}
 
