@@ -6,8 +6,10 @@
 // notices and focus requests, and asks it to act. It never wires core
 // together, so closing it, or its crashing, stops no server. The one config
 // file it reads is another app's, when the person imports a server from it:
-// the entry is copied as written, through the service's Add. Every change
-// that arrives from a goroutine is applied inside fyne.Do.
+// the entry is copied as written, through the service's Add. It reads the
+// MCP Registry's public catalogue itself (core/registry, with the command
+// line's cache and registry setting) and installs through Add too. Every
+// change that arrives from a goroutine is applied inside fyne.Do.
 package app
 
 import (

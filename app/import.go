@@ -242,12 +242,13 @@ func importedEntry(sv service.Server) (json.RawMessage, error) {
 	return nil, fmt.Errorf("it is no longer in %s; it may have just been removed", sanitize.Line(file))
 }
 
-// showAddMenu offers the ways to add a server: pasting, or importing from
-// the person's other apps.
+// showAddMenu offers the ways to add a server: pasting, importing from
+// the person's other apps, or finding one in the MCP Registry.
 func (v *window) showAddMenu() {
 	v.addMenu = fyne.NewMenu("",
 		fyne.NewMenuItem("Paste a snippet or address…", v.showAdd),
 		fyne.NewMenuItem("Import from your other apps…", v.showImport),
+		fyne.NewMenuItem("Find servers in the MCP Registry…", v.showCatalogue),
 	)
 	pos := v.app.Driver().AbsolutePositionForObject(v.addButton).AddXY(0, v.addButton.Size().Height)
 	widget.ShowPopUpMenuAtPosition(v.addMenu, v.win.Canvas(), pos)

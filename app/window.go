@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/registry"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -93,6 +95,14 @@ type window struct {
 	questions    []control.Question
 	settings     *settingsDialog
 	confirm      *dialog.ConfirmDialog // the last confirmation asked
+
+	// The MCP Registry's catalogue (catalogue.go): the dialog, once shown,
+	// and what tests replace: how it is opened, how a runtime is looked
+	// for, and how long a search waits for the typing to pause.
+	catalogue      *catalogueView
+	openCatalogue  func() (*registry.Cache, error)
+	installed      func(program string) bool
+	catalogueDelay time.Duration
 }
 
 // newWindow builds the window's content into w and handles its closing.

@@ -34,6 +34,7 @@ type fakeBackend struct {
 	focus     chan string
 	questions chan control.Question
 	calls     chan string // "approve notes", "sign-in notion", "sign-in ended: …"
+	added     []service.AddRequest
 }
 
 func newFakeBackend(s service.Snapshot) *fakeBackend {
@@ -84,6 +85,9 @@ func (f *fakeBackend) SignOut(_ context.Context, name string) error {
 	return f.call("sign-out " + name)
 }
 func (f *fakeBackend) Add(_ context.Context, req service.AddRequest) (service.AddResult, error) {
+	f.mu.Lock()
+	f.added = append(f.added, req)
+	f.mu.Unlock()
 	err := f.call("add " + req.Name + " " + string(req.Entry))
 	return service.AddResult{Server: service.Server{Name: req.Name, ConfigName: req.Name}}, err
 }

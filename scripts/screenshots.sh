@@ -3,8 +3,9 @@
 # welcome (a home with no servers), the main window, the sign-in dialog, the
 # import dialog and the approval dialog (a home holding the demo project, a
 # server needing sign-in, a failed server, and servers in Claude Desktop's
-# and Cursor's configs) and a server's question (the demo's pick_colour
-# tool). It runs
+# and Cursor's configs), the MCP Registry's catalogue and its install form
+# (from a small registry served here) and a server's question (the demo's
+# pick_colour tool). It runs
 # mcptray under Xvfb with a private D-Bus session, an unlocked throwaway
 # keyring and a StatusNotifier watcher, so the tray exists, and finds the
 # window with xdotool.
@@ -147,6 +148,53 @@ s.serve_forever()
 PY
 pids+=("$!")
 for _ in $(seq 50); do [ -s "$home/port" ] && break; sleep 0.1; done
+# A small MCP Registry, for the catalogue: a few servers shaped like the
+# official registry's entries.
+python3 - "$home" <<'PY' &
+import http.server, json, sys
+def entry(name, title, desc, version, packages=None, remotes=None):
+    s = {"name": name, "title": title, "description": desc, "version": version}
+    if packages: s["packages"] = packages
+    if remotes: s["remotes"] = remotes
+    return {"server": s, "_meta": {"io.modelcontextprotocol.registry/official": {"status": "active", "isLatest": True}}}
+def npm(ident, version, env=(), args=()):
+    return [{"registryType": "npm", "identifier": ident, "version": version, "transport": {"type": "stdio"},
+             "environmentVariables": list(env), "packageArguments": list(args)}]
+servers = [
+    entry("io.github.example/weather", "Weather", "Weather forecasts and alerts for any city", "1.0.2",
+          npm("@example/weather-mcp", "1.0.2",
+              env=[{"name": "WEATHER_API_KEY", "description": "Your API key from example.com", "isRequired": True, "isSecret": True}],
+              args=[{"type": "named", "name": "--units", "description": "Units of measure", "default": "metric", "choices": ["metric", "imperial"]}])),
+    entry("io.github.example/time", "Time", "Time and timezone conversions", "0.6.2",
+          [{"registryType": "pypi", "identifier": "mcp-server-time", "version": "0.6.2", "transport": {"type": "stdio"}}]),
+    entry("io.github.example/github", "GitHub", "Issues, pull requests and code search on GitHub", "0.9.0",
+          [{"registryType": "oci", "identifier": "ghcr.io/github/github-mcp-server", "version": "0.9.0", "transport": {"type": "stdio"},
+            "environmentVariables": [{"name": "GITHUB_PERSONAL_ACCESS_TOKEN", "description": "A GitHub personal access token", "isRequired": True, "isSecret": True}]}]),
+    entry("com.example/analytics", "Analytics", "Your site's analytics, hosted by example.com", "3.0.0",
+          remotes=[{"type": "streamable-http", "url": "https://{tenant}.analytics.example.com/mcp",
+                    "variables": {"tenant": {"description": "Your tenant's name", "isRequired": True}},
+                    "headers": [{"name": "X-API-Key", "description": "Your analytics API key", "isRequired": True, "isSecret": True}]}]),
+    entry("io.github.example/notes", "Notes", "Your notes, on this computer or online", "2.0.0",
+          npm("notes-mcp", "2.0.0", env=[{"name": "NOTES_DIR", "description": "The folder your notes are in", "isRequired": True, "format": "filepath"}]),
+          remotes=[{"type": "streamable-http", "url": "https://notes.example.com/mcp"}]),
+]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        data = json.dumps({"servers": servers, "metadata": {"count": len(servers)}}).encode()
+        self.send_response(200 if self.path.startswith("/v0.1/servers?") else 404)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+    def log_message(self, *a): pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+open(sys.argv[1] + "/registry-port", "w").write(str(s.server_port))
+s.serve_forever()
+PY
+pids+=("$!")
+for _ in $(seq 50); do [ -s "$home/registry-port" ] && break; sleep 0.1; done
+MCPTRAY_REGISTRY_URL=http://127.0.0.1:$(cat "$home/registry-port")
+export MCPTRAY_REGISTRY_URL
 cat >"$home/.config/mcptray/config.json" <<JSON
 {
   "folders": ["$demo"],
@@ -194,6 +242,19 @@ shot add-menu 1
 click 800 97
 shot import 1
 click 411 531
+
+# The catalogue, from the Add… menu: every server, then one chosen; its
+# install form.
+click 732 21
+click 800 134
+shot catalogue 2
+click 480 92
+xdotool type --delay 50 weather
+sleep 1
+click 200 140
+shot catalogue-details 1
+click 490 521
+shot install 1
 
 # The approval dialog: asked to show a server waiting for approval (as the
 # tray's "Review…" does), the window opens it at once.

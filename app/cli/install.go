@@ -15,14 +15,6 @@ import (
 	"github.com/mcptray/mcptray/core/service"
 )
 
-// installHints say what to install for each runtime.
-var installHints = map[string]string{
-	"npx":    "install Node.js (it includes npx) from nodejs.org or your package manager",
-	"uvx":    "install uv (it includes uvx) from docs.astral.sh/uv",
-	"docker": "install Docker Desktop or Docker Engine, and make sure it is running",
-	"dnx":    "install the .NET 10 SDK (it includes dnx) from dot.net",
-}
-
 func runInstall(ctx context.Context, c *cmdContext, args []string) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return usagef("name the server as the registry does, for example io.github.user/weather (mcptray search finds names)")
@@ -106,7 +98,7 @@ func runInstall(ctx context.Context, c *cmdContext, args []string) error {
 
 	c.showPlan(plan, name)
 	if plan.Runtime != "" && !c.installed(plan.Runtime) {
-		fmt.Fprintf(c.Stdout, "Note: %s is not installed here; %s, or the server will not start.\n", plan.Runtime, installHints[plan.Runtime])
+		fmt.Fprintf(c.Stdout, "Note: %s is not installed here; %s, or the server will not start.\n", plan.Runtime, registry.InstallHint(plan.Runtime))
 	}
 	if c.Interactive {
 		fmt.Fprint(c.Stderr, "Add it? [Y/n] ")

@@ -3,36 +3,18 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/registry"
 	"github.com/mcptray/mcptray/core/sanitize"
 )
 
-// registrySetting is the key of mcptray's config file that names another
-// registry than the official one.
-const registrySetting = "registryUrl"
-
-// catalogue returns the MCP Registry's catalogue as this computer keeps it.
+// catalogue returns the MCP Registry's catalogue as this computer keeps it
+// (the window opens the same one).
 func (c *cmdContext) catalogue() (*registry.Cache, error) {
-	setting := ""
-	if u, err := config.ReadUserFile(c.paths.UserFile()); err == nil {
-		setting, _ = u.Setting(registrySetting)
-	}
-	cl, err := registry.NewClient(registry.BaseURL(setting, c.Lookup), nil, c.logger())
-	if err != nil {
-		return nil, fmt.Errorf("%w; correct %q in %s or %s", err, registrySetting, c.home(c.paths.UserFile()), registry.EnvURL)
-	}
-	path, err := registry.CachePath(runtime.GOOS, c.Lookup)
-	if err != nil {
-		return nil, err
-	}
-	return &registry.Cache{Path: path, Client: cl, Logger: c.logger(), Now: c.Now}, nil
+	return registry.Open(registry.OpenOptions{UserFile: c.paths.UserFile(), ShowFile: c.home(c.paths.UserFile()),
+		GOOS: runtime.GOOS, Lookup: c.Lookup, Logger: c.logger(), Now: c.Now})
 }
 
 // searchResult is one line of search --json.
@@ -120,21 +102,5 @@ func facts(r searchResult) string {
 // installed reports whether program is on the PATH commands see (which
 // tests give through Env.Lookup).
 func (c *cmdContext) installed(program string) bool {
-	path, _ := c.Lookup("PATH")
-	exts := []string{""}
-	if runtime.GOOS == "windows" {
-		exts = []string{".exe", ".cmd", ".bat", ""}
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			continue
-		}
-		for _, ext := range exts {
-			fi, err := os.Stat(filepath.Join(dir, program+ext))
-			if err == nil && fi.Mode().IsRegular() && (runtime.GOOS == "windows" || fi.Mode()&fs.ModePerm&0o111 != 0) {
-				return true
-			}
-		}
-	}
-	return false
+	return registry.Installed(program, runtime.GOOS, c.Lookup)
 }
