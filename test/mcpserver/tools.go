@@ -186,6 +186,12 @@ func standardTools(s *server.MCPServer, opts Options) []server.ServerTool {
 			Handler: roots,
 		},
 		{
+			Tool: mcp.NewTool("progress", with(
+				mcp.WithDescription(`Sends notifications/progress "step 1" to "step 3" (total 3) when the call asks for progress, then returns "done".`),
+			)...),
+			Handler: progress,
+		},
+		{
 			Tool:    mcp.NewToolWithRawSchema("raw_schema", "Takes a path or a url; its inputSchema must reach clients unchanged.", json.RawMessage(RawSchema)),
 			Handler: echoArguments,
 		},
@@ -223,6 +229,23 @@ func roots(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, err
 		return jsonText(answer.Roots)
 	}
 	return server.NewInputRequestBuilder("").Roots("roots").ToolResult(), nil
+}
+
+// progress reports three steps of progress to a call with a progress token.
+func progress(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil {
+		return mcp.NewToolResultText("done"), nil
+	}
+	s := server.ServerFromContext(ctx)
+	for i := 1; i <= 3; i++ {
+		err := s.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), map[string]any{
+			"progressToken": req.Params.Meta.ProgressToken, "progress": i, "total": 3, "message": fmt.Sprintf("step %d", i),
+		})
+		if err != nil {
+			return mcp.NewToolResultError("sending progress: " + err.Error()), nil
+		}
+	}
+	return mcp.NewToolResultText("done"), nil
 }
 
 func echoArguments(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
