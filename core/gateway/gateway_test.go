@@ -123,6 +123,10 @@ func (r *rig) waitTool(name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	notices, _ := r.svc.Subscribe(ctx)
+	// What changed before the subscription sent its notices already.
+	if err := r.gw.Sync(ctx); err != nil {
+		r.t.Fatal(err)
+	}
 	for r.gw.MCPServer().GetTool(name) == nil {
 		select {
 		case <-ctx.Done():
