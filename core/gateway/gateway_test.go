@@ -714,6 +714,13 @@ func TestGatewayPermissions(t *testing.T) {
 	// The rig's own gateway has no window to ask in.
 	got, isErr = call(r.gw, "mcp__a__roots", nil)
 	expect("a tool that may write, with no window", got, isErr, "there is no mcptray window to ask in; to let it run every time: mcptray permissions allow mcp__a__roots", true)
+	// Nor has one whose asker finds no window to open.
+	headless := New(r.svc, Options{Ask: func(context.Context, Question) (bool, error) { return false, ErrNoWindow }})
+	if err := headless.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, isErr = call(headless, "mcp__a__roots", nil)
+	expect("a tool that may write, with no window to open", got, isErr, "there is no mcptray window to ask in; to let it run every time: mcptray permissions allow mcp__a__roots", true)
 	got, isErr = call(r.gw, "mcp__a__echo", map[string]any{"text": "x"})
 	expect("a read-only tool the person blocked", got, isErr, "blocks", true)
 	if got, isErr = call(r.gw, "mcp__a__pid", nil); isErr {
