@@ -1,13 +1,18 @@
 package app
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2/test"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/gateway"
 )
 
 // TestWindowPermissionQuestion: the gateway's question says which app
@@ -60,5 +65,56 @@ func TestWindowPermissionQuestion(t *testing.T) {
 	h.wait("action")
 	if h.v.question != nil {
 		t.Error("the dialog still shows after the answer")
+	}
+}
+
+// TestRealPermission: an app's call through a real gateway of a tool whose
+// permission is Ask shows the dialog in a window on a real control
+// endpoint; Allow always lets the call go ahead and keeps Allow in the
+// person's config.
+func TestRealPermission(t *testing.T) {
+	r := newReal(t, map[string]any{
+		"mcpServers": map[string]any{"asker": testServer("asker")},
+		"gateway":    map[string]any{"permissions": map[string]string{"mcp__asker__echo": "ask"}},
+	})
+	r.until("asker to connect", func() bool { return r.shows("asker", conn.Connected) })
+	gw := gateway.New(r.svc, gateway.Options{Ask: r.srv.AskPermission, AskTimeout: realDeadline})
+	ctx, cancel := context.WithTimeout(context.Background(), realDeadline)
+	defer cancel()
+	if err := gw.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st := gw.MCPServer().GetTool("mcp__asker__echo")
+	if st == nil {
+		t.Fatal("the gateway does not offer mcp__asker__echo")
+	}
+	type result struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		req := mcp.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = "mcp__asker__echo", map[string]any{"text": "hello"}
+		res, err := st.Handler(ctx, req)
+		done <- result{res, err}
+	}()
+	r.until("the permission dialog", func() bool { return r.v.question != nil && r.v.question.always != nil })
+	test.Tap(r.v.question.always)
+	var got result
+	select {
+	case got = <-done:
+	case <-time.After(realDeadline):
+		t.Fatal("the call did not go ahead after Allow always")
+	}
+	if got.err != nil || got.res.IsError || toolText(got.res) != "hello" {
+		t.Fatalf("the call: %q, %v", toolText(got.res), got.err)
+	}
+	snap, err := r.cl.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := snap.Gateway.Permissions["mcp__asker__echo"]; p != config.Allow {
+		t.Errorf("after Allow always the permission is %q, want allow", p)
 	}
 }
