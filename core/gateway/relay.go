@@ -40,7 +40,11 @@ func (g *Gateway) caller(ctx context.Context, req mcp.CallToolRequest) *conn.Cal
 	}
 	caps := s.GetClientCapabilities()
 	if caps.Elicitation != nil {
+		urls := caps.Elicitation.URL != nil
 		c.Elicit = func(_ context.Context, r mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+			if r.Params.Mode == mcp.ElicitationModeURL && !urls {
+				return nil, fmt.Errorf("%w: it opens no pages for servers", conn.ErrCallerCannot)
+			}
 			res, err := g.mcp.RequestElicitation(ctx, r)
 			return res, cannot(err)
 		}
