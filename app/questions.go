@@ -30,6 +30,7 @@ type questionForm struct {
 	accept  *widget.Button
 	decline *widget.Button
 	cancel  *widget.Button
+	always  *widget.Button // a permission question's Allow always
 }
 
 // formField is one property of the answer's schema and the widget that
@@ -101,6 +102,9 @@ func (v *window) nextQuestion() {
 
 // newQuestionForm builds the form for q.
 func (v *window) newQuestionForm(q control.Question) *questionForm {
+	if q.Kind == control.KindPermission {
+		return v.newPermissionForm(q)
+	}
 	f := &questionForm{q: q, problem: wrapped("")}
 	f.problem.Importance = widget.DangerImportance
 	f.problem.Hide()

@@ -98,7 +98,7 @@ func Run(ctx context.Context, opts Options) int {
 	// The gateway for the person's apps: its HTTP face, and mcptray stdio
 	// through the control endpoint.
 	gw := gateway.Start(ctx, svc, gateway.StartOptions{
-		Options: gateway.Options{Logger: log},
+		Options: gateway.Options{Logger: log, Ask: questions.askPermission},
 		HTTP:    gateway.HTTPOptions{Paths: opts.Paths, Store: opts.Store},
 	})
 	srv := &control.Server{Backend: svc, Logger: log, OpenWindow: func(server string) error {

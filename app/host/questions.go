@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/gateway"
 )
 
 // asker hands servers' questions to the window through the control
@@ -27,6 +28,19 @@ func (a *asker) ask(ctx context.Context, server string, req mcp.ElicitationReque
 		return conn.AcceptDefaults(req), nil
 	}
 	return srv.Ask(ctx, server, req)
+}
+
+// askPermission is the gateway's Options.Ask: the window asks the person
+// whether an app's call may go ahead. Before the endpoint serves there is
+// no window to ask in.
+func (a *asker) askPermission(ctx context.Context, q gateway.Question) (bool, error) {
+	a.mu.Lock()
+	srv := a.srv
+	a.mu.Unlock()
+	if srv == nil {
+		return false, gateway.ErrNoWindow
+	}
+	return srv.AskPermission(ctx, q)
 }
 
 // serve routes questions to srv from now on.

@@ -19,6 +19,9 @@ import (
 // returns its result with every text sanitised. Its errors are in plain
 // words ("cancelled", not mcp-go's "transport error: context canceled").
 //
+// A Caller in ctx (WithCaller) gets the server's progress for the call and
+// its questions during it.
+//
 // The call is bounded by ctx and by the tool-call timeout. When the server
 // has forgotten the session (it restarted: HTTP 404 or JSON-RPC -32001), the
 // connection is made anew and the call is tried once more.
@@ -43,9 +46,14 @@ func (m *Manager) CallTool(ctx context.Context, server, tool string, args json.R
 	if err != nil {
 		return nil, err
 	}
+	inflight, end := m.calls.begin(server, callerOf(ctx))
+	defer end()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = arguments
+	if inflight.token != "" {
+		req.Params.Meta = &mcp.Meta{ProgressToken: inflight.token}
+	}
 	req.Header = sess.paramHeaders(c.tool(tool), arguments)
 	res, err := sess.client.CallTool(ctx, req)
 	if transport.IsSessionExpired(err) {

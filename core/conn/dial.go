@@ -151,6 +151,7 @@ func (m *Manager) handshake(ctx context.Context, s *config.Server, tr mcptranspo
 			client.WithRootsHandler(rootsHandler{server: s}))
 	}
 	cl := client.NewClient(tr, opts...)
+	cl.OnNotification(m.calls.relayProgress)
 	if err := cl.Start(ctx); err != nil {
 		cl.Close()
 		return nil, err // the transport says what it was starting

@@ -3,6 +3,7 @@ package conn
 import (
 	"cmp"
 	"context"
+	"errors"
 	"net/url"
 	"path/filepath"
 
@@ -12,8 +13,10 @@ import (
 	"github.com/mcptray/mcptray/core/sanitize"
 )
 
-// elicitHandler passes a server's request for information to the front
-// end's ElicitFunc, with the message sanitised: it will be shown to a person.
+// elicitHandler passes a server's request for information to the app whose
+// call caused it, when that app can answer (a Caller with Elicit), or else to
+// the front end's ElicitFunc, with the message sanitised: it will be shown
+// to a person.
 type elicitHandler struct {
 	m      *Manager
 	server string
@@ -21,6 +24,12 @@ type elicitHandler struct {
 
 func (h elicitHandler) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
 	req.Params.Message = sanitize.String(req.Params.Message)
+	if c := h.m.calls.callerFor(ctx, h.server); c != nil && c.Elicit != nil {
+		res, err := c.Elicit(ctx, req)
+		if !errors.Is(err, ErrCallerCannot) {
+			return res, err
+		}
+	}
 	if h.m.opts.Elicit != nil {
 		return h.m.opts.Elicit(ctx, h.server, req)
 	}

@@ -23,6 +23,7 @@ type Manager struct {
 
 	local, remote chan struct{} // the sliding windows
 	events        hub
+	calls         calls // the tool calls in flight, for the servers' requests and progress
 
 	mu     sync.Mutex
 	set    *config.Set // the last applied

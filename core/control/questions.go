@@ -19,16 +19,24 @@ import (
 // server's question before it answers with the question's defaults.
 const DefaultAskTimeout = 5 * time.Minute
 
-// Question is a server's question for the person (an MCP elicitation), as
-// the window receives it over GET /v1/questions.
+// Question is a question for the person, as the window receives it over
+// GET /v1/questions: a server's (an MCP elicitation), or the gateway's
+// about an app's call of a tool whose permission is Ask (Kind
+// KindPermission).
 type Question struct {
 	// ID names the question in Answer.
 	ID string `json:"id"`
-	// Server is the name of the server that asks.
+	// Kind is "" for a server's question and KindPermission for the
+	// gateway's.
+	Kind string `json:"kind,omitempty"`
+	// Server is the name of the server that asks, or whose tool an app
+	// wants to use.
 	Server string `json:"server"`
 	// Params are the question: its message (sanitised) and the JSON schema
 	// of the answer.
 	Params mcp.ElicitationParams `json:"params"`
+	// Permission is the gateway's question, with Kind KindPermission.
+	Permission *PermissionQuestion `json:"permission,omitempty"`
 	// Gone says the question waits no longer (it was answered, it timed
 	// out, or the server gave up): a form showing it should close.
 	Gone bool `json:"gone,omitempty"`
@@ -99,7 +107,7 @@ func (s *Server) Ask(ctx context.Context, server string, req mcp.ElicitationRequ
 		return conn.AcceptDefaults(req), nil
 	}
 	h := s.questions()
-	p, followed, timeout := h.add(server, req.Params)
+	p, followed, timeout := h.add(Question{Server: server, Params: req.Params})
 	defer h.remove(p.q.ID)
 	if !followed {
 		if s.OpenWindow == nil {
@@ -132,14 +140,12 @@ func (s *Server) logger() *slog.Logger {
 
 // add makes a question pending and sends it to every follower. It reports
 // whether any follows, and the timeout.
-func (h *questionHub) add(server string, params mcp.ElicitationParams) (*pendingQuestion, bool, time.Duration) {
+func (h *questionHub) add(q Question) (*pendingQuestion, bool, time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.next++
-	p := &pendingQuestion{
-		q:      Question{ID: strconv.Itoa(h.next), Server: server, Params: params},
-		answer: make(chan mcp.ElicitationResult, 1),
-	}
+	q.ID = strconv.Itoa(h.next)
+	p := &pendingQuestion{q: q, answer: make(chan mcp.ElicitationResult, 1)}
 	p.q.Params.Message = sanitize.String(p.q.Params.Message)
 	h.pending[p.q.ID] = p
 	h.order = append(h.order, p.q.ID)

@@ -11,6 +11,13 @@
 // (mcptray stdio) reaches the same handler through the control endpoint,
 // where the socket's owner check stands in for the token.
 //
+// A call of a tool whose permission is Ask waits for the person's answer in
+// mcptray's window (Options.Ask); with no window it is refused with the
+// command that allows the tool. An app's progress token is passed to the
+// server, and the server's progress back to that app; a server's question
+// during an app's call goes to that app when it declared elicitation, else
+// to mcptray's window.
+//
 // The gateway must never log or print its token, never keep it anywhere but
 // the keychain, and never listen beyond the loopback interface.
 package gateway

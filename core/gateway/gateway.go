@@ -285,7 +285,7 @@ func (g *Gateway) call(r route) server.ToolHandlerFunc {
 			}
 			return mcp.NewToolResultError(why), nil
 		}
-		res, err := g.svc.Call(ctx, service.CallRequest{Server: r.server, Tool: r.tool, Arguments: args})
+		res, err := g.svc.Call(conn.WithCaller(ctx, g.caller(ctx, req)), service.CallRequest{Server: r.server, Tool: r.tool, Arguments: args})
 		if err == nil {
 			return res, nil
 		}

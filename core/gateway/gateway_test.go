@@ -57,6 +57,13 @@ func newRig(t testing.TB, servers map[string]any) *rig {
 // newRigWith is newRig with the gateway's settings in the config.
 func newRigWith(t testing.TB, servers map[string]any, gateway map[string]any) *rig {
 	t.Helper()
+	return newRigElicit(t, servers, gateway, nil)
+}
+
+// newRigElicit is newRigWith with the service's answerer of servers'
+// questions (mcptray's own window, in the product).
+func newRigElicit(t testing.TB, servers map[string]any, gateway map[string]any, elicit conn.ElicitFunc) *rig {
+	t.Helper()
 	dir := t.TempDir()
 	env := map[string]string{"HOME": dir}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
@@ -77,7 +84,7 @@ func newRigWith(t testing.TB, servers map[string]any, gateway map[string]any) *r
 		t.Fatal(err)
 	}
 	r := &rig{t: t, paths: paths, store: secrettest.New()}
-	r.svc, err = service.New(service.Options{Paths: paths, Store: r.store, Lookup: lookup, Follow: true, Debounce: 20 * time.Millisecond})
+	r.svc, err = service.New(service.Options{Paths: paths, Store: r.store, Lookup: lookup, Follow: true, Debounce: 20 * time.Millisecond, Elicit: elicit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -709,6 +716,13 @@ func TestGatewayPermissions(t *testing.T) {
 	// The rig's own gateway has no window to ask in.
 	got, isErr = call(r.gw, "mcp__a__roots", nil)
 	expect("a tool that may write, with no window", got, isErr, "there is no mcptray window to ask in; to let it run every time: mcptray permissions allow mcp__a__roots", true)
+	// Nor has one whose asker finds no window to open.
+	headless := New(r.svc, Options{Ask: func(context.Context, Question) (bool, error) { return false, ErrNoWindow }})
+	if err := headless.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, isErr = call(headless, "mcp__a__roots", nil)
+	expect("a tool that may write, with no window to open", got, isErr, "there is no mcptray window to ask in; to let it run every time: mcptray permissions allow mcp__a__roots", true)
 	got, isErr = call(r.gw, "mcp__a__echo", map[string]any{"text": "x"})
 	expect("a read-only tool the person blocked", got, isErr, "blocks", true)
 	if got, isErr = call(r.gw, "mcp__a__pid", nil); isErr {

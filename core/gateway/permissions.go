@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mark3labs/mcp-go/server"
+
 	"github.com/mcptray/mcptray/core/config"
 )
 
@@ -22,7 +24,14 @@ type Question struct {
 	// ReadOnly is what the server claims (readOnlyHint): show it, never
 	// let it decide.
 	ReadOnly bool
+	// App is the calling app's name as it gave it in initialize ("" when
+	// it gave none): the app's own word, sanitise it before showing it.
+	App string
 }
+
+// ErrNoWindow is what an AskFunc returns when there is no window to ask
+// in: the call is refused with the words that say how to allow the tool.
+var ErrNoWindow = errors.New("there is no mcptray window to ask in")
 
 // AskFunc asks the person whether a call may go ahead, and returns when they
 // answered or ctx ended. Remembering "allow always" is its business.
@@ -56,21 +65,45 @@ func (g *Gateway) check(ctx context.Context, r route, args json.RawMessage) stri
 	case config.Block:
 		return fmt.Sprintf("mcptray blocks %s; to let it run: %s", r.qualified, allowCommand(r.qualified))
 	}
+	noWindow := fmt.Sprintf("%s needs your OK in mcptray, and there is no mcptray window to ask in; to let it run every time: %s", r.qualified, allowCommand(r.qualified))
 	if g.ask == nil {
-		return fmt.Sprintf("%s needs your OK in mcptray, and there is no mcptray window to ask in; to let it run every time: %s", r.qualified, allowCommand(r.qualified))
+		return noWindow
+	}
+	// The person may have allowed the tool a moment ago ("allow always"
+	// in the window, or the command line): read the rules afresh before
+	// asking again. Questions are rare; a snapshot is cheap.
+	if snap, err := g.svc.Snapshot(ctx); err == nil {
+		rules := snap.Gateway
+		g.rules.Store(&rules)
+		switch permission(&rules, r.qualified, r.readOnly) {
+		case config.Allow:
+			return ""
+		case config.Block:
+			return fmt.Sprintf("mcptray blocks %s; to let it run: %s", r.qualified, allowCommand(r.qualified))
+		}
 	}
 	actx, cancel := context.WithTimeout(ctx, g.askTimeout)
 	defer cancel()
-	ok, err := g.ask(actx, Question{Tool: r.qualified, Server: r.server, ServerTool: r.tool, Arguments: args, ReadOnly: r.readOnly})
+	ok, err := g.ask(actx, Question{Tool: r.qualified, Server: r.server, ServerTool: r.tool, Arguments: args, ReadOnly: r.readOnly, App: appName(ctx)})
 	switch {
 	case ctx.Err() != nil:
 		return "cancelled"
+	case errors.Is(err, ErrNoWindow):
+		return noWindow
 	case errors.Is(err, context.DeadlineExceeded) || actx.Err() != nil:
 		return fmt.Sprintf("nobody answered mcptray's question about %s within %s; to let it run every time: %s", r.qualified, g.askTimeout, allowCommand(r.qualified))
 	case err != nil:
 		return fmt.Sprintf("mcptray could not ask about %s: %v; to let it run every time: %s", r.qualified, err, allowCommand(r.qualified))
 	case !ok:
 		return fmt.Sprintf("you declined %s in mcptray", r.qualified)
+	}
+	return ""
+}
+
+// appName is the name the calling app gave in initialize, or "".
+func appName(ctx context.Context) string {
+	if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+		return s.GetClientInfo().Name
 	}
 	return ""
 }

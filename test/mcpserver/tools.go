@@ -186,6 +186,13 @@ func standardTools(s *server.MCPServer, opts Options) []server.ServerTool {
 			Handler: roots,
 		},
 		{
+			Tool: mcp.NewTool("progress", with(
+				mcp.WithDescription(`Sends notifications/progress "step 1" to "step 3" (total 3) when the call asks for progress, then returns "done". With pause_ms it works that long before each step and before answering.`),
+				mcp.WithNumber("pause_ms"),
+			)...),
+			Handler: progress,
+		},
+		{
 			Tool:    mcp.NewToolWithRawSchema("raw_schema", "Takes a path or a url; its inputSchema must reach clients unchanged.", json.RawMessage(RawSchema)),
 			Handler: echoArguments,
 		},
@@ -223,6 +230,43 @@ func roots(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, err
 		return jsonText(answer.Roots)
 	}
 	return server.NewInputRequestBuilder("").Roots("roots").ToolResult(), nil
+}
+
+// progress reports three steps of progress to a call with a progress token.
+func progress(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil {
+		return mcp.NewToolResultText("done"), nil
+	}
+	// mcp-go writes notifications from a goroutine of its own, so without
+	// a pause they may reach the client after the result; a slow job, as
+	// real ones are, sends them well before it.
+	pause := time.Duration(req.GetFloat("pause_ms", 0) * float64(time.Millisecond))
+	work := func() error {
+		t := time.NewTimer(pause)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	s := server.ServerFromContext(ctx)
+	for i := 1; i <= 3; i++ {
+		if err := work(); err != nil {
+			return nil, err
+		}
+		err := s.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), map[string]any{
+			"progressToken": req.Params.Meta.ProgressToken, "progress": i, "total": 3, "message": fmt.Sprintf("step %d", i),
+		})
+		if err != nil {
+			return mcp.NewToolResultError("sending progress: " + err.Error()), nil
+		}
+	}
+	if err := work(); err != nil {
+		return nil, err
+	}
+	return mcp.NewToolResultText("done"), nil
 }
 
 func echoArguments(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

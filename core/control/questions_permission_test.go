@@ -1,0 +1,202 @@
+package control
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/gateway"
+	"github.com/mcptray/mcptray/core/secret/secrettest"
+	"github.com/mcptray/mcptray/core/service"
+	"github.com/mcptray/mcptray/test/mcpserver"
+)
+
+// TestPermissionQuestions: an app's call of a tool whose permission is Ask
+// waits; the question reaches the window as a permission question, naming
+// the app, the tool and its arguments; Allow lets the call go ahead, Deny
+// fails it, and Allow always keeps Allow in the config, so that the next
+// call asks nothing. All through a real service, gateway and control
+// endpoint.
+func TestPermissionQuestions(t *testing.T) {
+	t.Parallel()
+	p := testPaths(t)
+	url := mcpserver.ServeTest(t, mcpserver.Options{Name: "a"}, "http")
+	cfg, _ := json.Marshal(map[string]any{
+		"mcpServers": map[string]any{"a": map[string]any{"type": "http", "url": url}},
+		"gateway":    map[string]any{"permissions": map[string]string{"mcp__a__echo": "ask"}},
+	})
+	if err := os.MkdirAll(p.Dir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p.UserFile(), cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := Listen(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := service.New(service.Options{Paths: p, Store: secrettest.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := svc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	opened := make(chan string, 4)
+	srv := &Server{Backend: svc, OpenWindow: func(s string) error { opened <- s; return nil }}
+	gw := gateway.New(svc, gateway.Options{Ask: srv.AskPermission, AskTimeout: 20 * time.Second})
+	ran := make(chan error, 1)
+	go func() { ran <- gw.Run(ctx) }()
+	hs := httptest.NewServer(gw.Handler())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	cl, err := Dial(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cl.Close()
+		hs.Close()
+		cancel()
+		<-done
+		<-ran
+		ln.Close()
+		svc.Close()
+	})
+
+	waitCtx, waitCancel := context.WithTimeout(ctx, 20*time.Second)
+	defer waitCancel()
+	if _, err := svc.Settle(waitCtx); err != nil {
+		t.Fatal(err)
+	}
+	for gw.MCPServer().GetTool("mcp__a__echo") == nil {
+		if err := gw.Sync(waitCtx); err != nil || waitCtx.Err() != nil {
+			t.Fatalf("the gateway does not list mcp__a__echo: %v", err)
+		}
+	}
+
+	app, err := client.NewStreamableHttpClient(hs.URL + gateway.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close()
+	if err := app.Start(waitCtx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = "2025-11-25"
+	init.Params.ClientInfo = mcp.Implementation{Name: "Notes App", Version: "1"}
+	if _, err := app.Initialize(waitCtx, init); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		text  string
+		isErr bool
+		err   error
+	}
+	call := func() <-chan result {
+		out := make(chan result, 1)
+		go func() {
+			req := mcp.CallToolRequest{}
+			req.Params.Name = "mcp__a__echo"
+			req.Params.Arguments = map[string]any{"text": "hello"}
+			res, err := app.CallTool(waitCtx, req)
+			if err != nil {
+				out <- result{err: err}
+				return
+			}
+			out <- result{text: res.Content[0].(mcp.TextContent).Text, isErr: res.IsError}
+		}()
+		return out
+	}
+
+	// No window follows: the call opens one at the tool's server.
+	called := call()
+	if s := within(t, opened, "opening the window"); s != "a" {
+		t.Errorf("the window opened at %q, want a", s)
+	}
+	qs, err := cl.Questions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := within(t, qs, "the permission question")
+	pq := q.Permission
+	if q.Kind != KindPermission || pq == nil || q.Server != "a" || pq.Tool != "mcp__a__echo" || pq.ServerTool != "echo" ||
+		pq.App != "Notes App" || !strings.Contains(pq.Arguments, `"text": "hello"`) || !pq.ReadOnly {
+		t.Fatalf("question = %+v, permission %+v", q, pq)
+	}
+	if q.Params.Message != "Notes App wants to use echo from a" {
+		t.Errorf("message = %q", q.Params.Message)
+	}
+	select {
+	case r := <-called:
+		t.Fatalf("the call went ahead before the answer: %+v", r)
+	default:
+	}
+	if err := cl.Answer(ctx, q.ID, PermissionAnswer(true, false)); err != nil {
+		t.Fatal(err)
+	}
+	if r := within(t, called, "the allowed call"); r.err != nil || r.isErr || r.text != "hello" {
+		t.Errorf("allowed once: %+v", r)
+	}
+	if g := within(t, qs, "the question going"); !g.Gone || g.ID != q.ID {
+		t.Errorf("after the answer: %+v", g)
+	}
+
+	// Deny: the call fails, and the next one asks again.
+	called = call()
+	q = within(t, qs, "the second question")
+	if err := cl.Answer(ctx, q.ID, PermissionAnswer(false, false)); err != nil {
+		t.Fatal(err)
+	}
+	if r := within(t, called, "the denied call"); r.err != nil || !r.isErr || !strings.Contains(r.text, "you declined mcp__a__echo") {
+		t.Errorf("denied: %+v", r)
+	}
+	within(t, qs, "the second question going")
+
+	// Allow always: kept in the config; the next call asks nothing.
+	called = call()
+	q = within(t, qs, "the third question")
+	if err := cl.Answer(ctx, q.ID, PermissionAnswer(true, true)); err != nil {
+		t.Fatal(err)
+	}
+	if r := within(t, called, "the call allowed always"); r.err != nil || r.isErr || r.text != "hello" {
+		t.Errorf("allowed always: %+v", r)
+	}
+	within(t, qs, "the third question going")
+	u, err := config.ReadUserFile(p.UserFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rules, _ := u.GatewayRules(); rules.Permissions["mcp__a__echo"] != config.Allow {
+		t.Errorf("the config's permissions after allow always: %v", rules.Permissions)
+	}
+	if r := within(t, call(), "the call after allow always"); r.err != nil || r.isErr || r.text != "hello" {
+		t.Errorf("after allow always: %+v", r)
+	}
+	select {
+	case q := <-qs:
+		t.Errorf("a question after allow always: %+v", q)
+	default:
+	}
+}
+
+// TestPermissionWithoutWindow: with no window to open, the gateway's
+// question fails at once with ErrNoWindow.
+func TestPermissionWithoutWindow(t *testing.T) {
+	t.Parallel()
+	srv := &Server{}
+	_, err := srv.AskPermission(context.Background(), gateway.Question{Tool: "mcp__a__echo", Server: "a"})
+	if err != gateway.ErrNoWindow {
+		t.Errorf("AskPermission with no window = %v, want ErrNoWindow", err)
+	}
+}

@@ -1,0 +1,166 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcptray/mcptray/test/mcpserver"
+)
+
+// relayRig has the test server twice: "a" over stdio, where nothing links
+// a server's request to the call that caused it, and "h" over streamable
+// HTTP, where the request comes on the call's own stream. Servers'
+// questions that no app takes are recorded, and answered as "Host".
+func relayRig(t *testing.T) (*rig, *hostQuestions) {
+	t.Helper()
+	url := mcpserver.ServeTest(t, mcpserver.Options{Name: "h"}, "http")
+	hq := &hostQuestions{}
+	r := newRigElicit(t, map[string]any{"h": map[string]any{"type": "http", "url": url}},
+		map[string]any{"permissions": map[string]string{
+			"mcp__a__ask": "allow", "mcp__h__ask": "allow", "mcp__a__roots": "allow", "mcp__h__roots": "allow",
+		}},
+		func(_ context.Context, server string, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+			hq.mu.Lock()
+			hq.servers = append(hq.servers, server)
+			hq.mu.Unlock()
+			return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{
+				Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{"name": "Host", "age": 1}}}, nil
+		})
+	r.waitTool("mcp__h__echo")
+	return r, hq
+}
+
+type hostQuestions struct {
+	mu      sync.Mutex
+	servers []string
+}
+
+func (h *hostQuestions) take() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := h.servers
+	h.servers = nil
+	return out
+}
+
+type appElicit struct{ name string }
+
+func (a appElicit) Elicit(_ context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	if req.Params.Message != "Who are you?" {
+		return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionDecline}}, nil
+	}
+	return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{
+		Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{"name": a.name, "age": 7}}}, nil
+}
+
+type appRoots struct{}
+
+func (appRoots) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	return &mcp.ListRootsResult{Roots: []mcp.Root{{URI: "file:///home/me/app-project", Name: "app-project"}}}, nil
+}
+
+// TestGatewayPassesProgress: an app's progress token reaches the server
+// (as one of mcptray's), and the server's progress comes back to the app,
+// in order, under the app's token.
+//
+// The server is "a", over stdio, and the app listens on its calls' own
+// streams only: mcp-go's HTTP server hands a notification to whichever of
+// a session's streams takes it first (a GET stream, or a request that has
+// just ended and drops it), so over HTTP progress may come out of order or
+// not at all, with or without the gateway.
+func TestGatewayPassesProgress(t *testing.T) {
+	t.Parallel()
+	r, _ := relayRig(t)
+	c, err := client.NewStreamableHttpClient(r.face.Status().URL,
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + r.token}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got := make(chan mcp.JSONRPCNotification, 16)
+	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == string(mcp.MethodNotificationProgress) {
+			got <- n
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = legacy
+	init.Params.ClientInfo = mcp.Implementation{Name: "progress-test", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "mcp__a__progress"
+	req.Params.Arguments = map[string]any{"pause_ms": 20}
+	req.Params.Meta = &mcp.Meta{ProgressToken: "app-7"}
+	res, err := c.CallTool(ctx, req)
+	if err != nil || res.IsError || res.Content[0].(mcp.TextContent).Text != "done" {
+		t.Fatalf("progress = %+v, %v", res, err)
+	}
+	for i := 1; i <= 3; i++ {
+		select {
+		case n := <-got:
+			f := n.Params.AdditionalFields
+			if f["progressToken"] != "app-7" || f["progress"] != float64(i) || f["total"] != float64(3) || f["message"] != fmt.Sprintf("step %d", i) {
+				t.Errorf("progress notification %d = %v", i, f)
+			}
+		case <-time.After(deadline):
+			t.Fatalf("progress notification %d did not come", i)
+		}
+	}
+	// Without a token the server is asked for no progress.
+	req.Params.Meta = nil
+	if res, err := c.CallTool(ctx, req); err != nil || res.IsError {
+		t.Fatalf("without a token: %+v, %v", res, err)
+	}
+	select {
+	case n := <-got:
+		t.Errorf("progress without a token: %v", n.Params.AdditionalFields)
+	default:
+	}
+}
+
+// TestGatewayRoutesQuestionsToTheApp: a server's question during an app's
+// call goes to that app when it can answer, and its answer reaches the
+// server; an app that cannot leaves it to mcptray's own window. roots/list
+// is answered with the server's folder (none here), never the app's roots.
+func TestGatewayRoutesQuestionsToTheApp(t *testing.T) {
+	t.Parallel()
+	r, hq := relayRig(t)
+	asking := r.client(client.WithElicitationHandler(appElicit{name: "Grace"}), client.WithRootsHandler(appRoots{}))
+	plain := r.client()
+	for _, srv := range []string{"h", "a"} {
+		text, isErr := callText(t, asking, "mcp__"+srv+"__ask", nil)
+		if isErr || !strings.Contains(text, `"name":"Grace"`) {
+			t.Errorf("%s: the app's answer: %q", srv, text)
+		}
+		if q := hq.take(); len(q) != 0 {
+			t.Errorf("%s: the window was asked too: %v", srv, q)
+		}
+		text, isErr = callText(t, plain, "mcp__"+srv+"__ask", nil)
+		if isErr || !strings.Contains(text, `"name":"Host"`) {
+			t.Errorf("%s: an app that cannot answer got %q", srv, text)
+		}
+		if q := hq.take(); len(q) != 1 || q[0] != srv {
+			t.Errorf("%s: the window was asked for %v", srv, q)
+		}
+
+		text, isErr = callText(t, asking, "mcp__"+srv+"__roots", nil)
+		if isErr || text != "[]" {
+			t.Errorf("%s: roots during an app's call: %q, want the server's (none)", srv, text)
+		}
+	}
+}
