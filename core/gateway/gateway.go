@@ -71,6 +71,8 @@ type Gateway struct {
 	lastPrompts   []byte             // and prompts
 	listed        map[string]*listed // each offered server's resources and prompts, by name
 	handler       http.Handler       // made by the first Handler call
+
+	apps *appSessions // the apps' sessions (sessions.go)
 }
 
 // route is where a qualified name's calls go.
@@ -92,8 +94,11 @@ func New(svc Service, opts Options) *Gateway {
 	if opts.AskTimeout == 0 {
 		opts.AskTimeout = DefaultAskTimeout
 	}
-	g := &Gateway{svc: svc, log: opts.Logger, ask: opts.Ask, askTimeout: opts.AskTimeout}
+	g := &Gateway{svc: svc, log: opts.Logger, ask: opts.Ask, askTimeout: opts.AskTimeout, apps: newAppSessions()}
+	hooks := &server.Hooks{}
+	g.apps.addHooks(hooks)
 	g.mcp = server.NewMCPServer(Name, opts.Version,
+		server.WithHooks(hooks),
 		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(false, true),
 		server.WithPromptCapabilities(true),
