@@ -92,6 +92,9 @@ type window struct {
 	question     *questionForm   // the server's question on show, or nil
 	questions    []control.Question
 	settings     *settingsDialog
+	apps         *appsView     // the Apps view, while open
+	rules        *rulesWidgets // the shown server's gateway switches (toolrules.go)
+	appsButton   *widget.Button
 	confirm      *dialog.ConfirmDialog // the last confirmation asked
 }
 
@@ -216,6 +219,7 @@ func (v *window) showSnapshot() {
 	if v.settings != nil {
 		v.settings.refresh(v)
 	}
+	v.reloadApps() // the Apps view, when open
 }
 
 // focus selects the server called name, now or once a Snapshot has it.
