@@ -53,6 +53,7 @@ const appsRefresh = 20 * time.Second
 // appsView is the Apps dialog.
 type appsView struct {
 	d      *dialog.CustomDialog
+	scroll *container.Scroll
 	list   *fyne.Container
 	ways   *fyne.Container
 	stop   chan struct{}
@@ -76,7 +77,8 @@ func (v *window) showApps() {
 	a := &appsView{list: container.NewVBox(), ways: container.NewVBox(), stop: make(chan struct{})}
 	a.list.Add(caption("Looking for your apps…"))
 	body := container.NewVBox(wrapped(appsIntro), a.list, widget.NewSeparator(), section("Other apps"), a.ways)
-	a.d = dialog.NewCustom("Apps", "Close", container.NewVScroll(body), v.win)
+	a.scroll = container.NewVScroll(body)
+	a.d = dialog.NewCustom("Apps", "Close", a.scroll, v.win)
 	a.d.SetOnClosed(func() {
 		close(a.stop)
 		if v.apps == a {
@@ -160,8 +162,9 @@ func (a *appsView) render(v *window) {
 	if len(missing) > 0 {
 		a.list.Add(caption("Not found on this computer: " + strings.Join(missing, ", ") + "."))
 	}
-	a.list.Refresh()
 	a.renderWays(v)
+	a.scroll.Content.Refresh()
+	a.scroll.Refresh()
 }
 
 // appRow is one app: its name, how it stands, what to do, and its button.

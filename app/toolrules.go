@@ -52,7 +52,7 @@ func (v *window) serverRules(sv service.Server) fyne.CanvasObject {
 		v.act("Could not change what apps see", func(ctx context.Context) error { return v.gw().SetHidden(ctx, name, on) })
 	}
 	v.rules.hideServer = c
-	return container.NewVBox(c, caption("Apps reach these tools through mcptray's gateway. Fewer tools: hide servers or tools you don't need."))
+	return container.NewVBox(c, wrappedCaption("Apps reach these tools through mcptray's gateway. Fewer tools: hide servers or tools you don't need."))
 }
 
 // toolWithRules is a tool's view with its permission and its Hide switch.
@@ -103,5 +103,13 @@ func (v *window) toolWithRules(sv service.Server, t tools.Tool) fyne.CanvasObjec
 	name := caption(sanitize.Line(q))
 	name.Truncation = fyne.TextTruncateEllipsis
 	return container.NewVBox(view,
-		container.NewBorder(nil, nil, nil, container.NewHBox(sel, hide), container.NewVBox(name, caption(info))))
+		container.NewBorder(nil, nil, nil, container.NewHBox(sel, hide), name),
+		wrappedCaption(info))
+}
+
+// wrappedCaption is a caption whose text wraps.
+func wrappedCaption(text string) *widget.Label {
+	l := caption(text)
+	l.Wrapping = fyne.TextWrapWord
+	return l
 }
