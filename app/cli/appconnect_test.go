@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // TestConnectMove: connect says when the app's config has servers mcptray
@@ -33,5 +35,23 @@ func TestConnectMove(t *testing.T) {
 	}
 	if _, ok := h.list().server("files"); !ok {
 		t.Error("mcptray no longer lists the moved server")
+	}
+}
+
+// TestPrintApps: mcptray gateway says how each app found here stands, what
+// to do, and leaves out apps that are not here.
+func TestPrintApps(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	printApps(&b, []service.App{
+		{Key: "cursor", Name: "Cursor", Found: true, Connected: true, State: service.AppInUse, Status: "in use — sees 45 tools",
+			ToolWarning: "Cursor sees 45 tools, more than the 40 it can use."},
+		{Key: "vscode", Name: "VS Code", Found: true, State: service.AppNotConnected, Status: "not connected"},
+		{Key: "claude-desktop", Name: "Claude Desktop", Status: "not connected"},
+	})
+	want := "Cursor: in use — sees 45 tools\n  Cursor sees 45 tools, more than the 40 it can use.\n" +
+		"VS Code: not connected\n  mcptray connect vscode connects it.\n"
+	if b.String() != want {
+		t.Errorf("printApps:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
