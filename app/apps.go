@@ -89,7 +89,9 @@ func (v *window) showApps() {
 	v.apps = a
 	a.d.Show()
 	v.reloadApps()
+	v.appsWork.Add(1)
 	go func() {
+		defer v.appsWork.Done()
 		t := time.NewTicker(appsRefresh)
 		defer t.Stop()
 		for {
@@ -112,11 +114,16 @@ func (v *window) reloadApps() {
 	if a == nil || g == nil {
 		return
 	}
+	v.appsWork.Add(1)
 	go func() {
+		defer v.appsWork.Done()
 		apps, err := g.Apps(v.ctx)
 		st, serr := g.GatewayStatus(v.ctx)
 		if serr != nil {
 			st = gateway.Status{Problem: serr.Error()}
+		}
+		if v.ctx.Err() != nil {
+			return // the window is closing
 		}
 		v.do(func() {
 			if v.apps == a {
@@ -272,8 +279,13 @@ func (v *window) copyGatewayToken() {
 	if a == nil || g == nil {
 		return
 	}
+	v.appsWork.Add(1)
 	go func() {
+		defer v.appsWork.Done()
 		tok, err := g.GatewayToken(v.ctx)
+		if v.ctx.Err() != nil {
+			return // the window is closing
+		}
 		v.do(func() {
 			if err != nil {
 				v.showError("Could not copy the token", err)

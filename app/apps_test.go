@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
@@ -33,6 +35,11 @@ func withGateway(token *string) realOption {
 	}
 }
 
+// tap taps w as a person would: on the UI goroutine, one update at a time.
+func (r *real) tap(w fyne.Tappable) {
+	r.v.do(func() { test.Tap(w) })
+}
+
 // openApps opens the Apps view and waits until it shows Cursor.
 func (r *real) openApps() *appsView {
 	r.t.Helper()
@@ -42,7 +49,7 @@ func (r *real) openApps() *appsView {
 	if !shown {
 		r.t.Fatal("the window has no Apps button")
 	}
-	test.Tap(r.v.appsButton)
+	r.tap(r.v.appsButton)
 	r.until("the Apps view with Cursor", func() bool { return r.v.apps != nil && r.v.apps.connect["cursor"] != nil })
 	return r.v.apps
 }
@@ -58,13 +65,17 @@ func TestRealAppsConnect(t *testing.T) {
 		}
 	})
 	a := r.openApps()
-	if a.connect["cursor"].Text != "Connect" || a.statusText["cursor"].Text != "Not connected" {
-		t.Fatalf("Cursor before connecting: button %q, status %q", a.connect["cursor"].Text, a.statusText["cursor"].Text)
-	}
-	if a.connect["vscode"] != nil || a.connect["vs-code"] != nil {
-		t.Error("VS Code, not on this computer, has a Connect button")
-	}
-	test.Tap(a.connect["cursor"])
+	r.v.do(func() {
+		if a.connect["cursor"].Text != "Connect" || a.statusText["cursor"].Text != "Not connected" {
+			t.Errorf("Cursor before connecting: button %q, status %q", a.connect["cursor"].Text, a.statusText["cursor"].Text)
+		}
+		if a.connect["vs-code"] != nil {
+			t.Error("VS Code, not on this computer, has a Connect button")
+		}
+	})
+	var connect *widget.Button
+	r.v.do(func() { connect = a.connect["cursor"] })
+	r.tap(connect)
 	r.until("Cursor to wait for its start", func() bool {
 		return strings.Contains(r.v.apps.statusText["cursor"].Text, "waiting for Cursor to start it; quit it fully and open it again") &&
 			r.v.apps.connect["cursor"].Text == "Disconnect"
@@ -74,15 +85,19 @@ func TestRealAppsConnect(t *testing.T) {
 		t.Errorf("Cursor's config after Connect: %s (%v)", b, err)
 	}
 
-	if a := r.v.apps; a.copyToken == nil {
+	var copyToken, copyStdio *widget.Button
+	r.v.do(func() { copyToken, copyStdio = r.v.apps.copyToken, r.v.apps.copyStdio })
+	if copyToken == nil {
 		t.Fatal("no Copy token button")
 	}
-	test.Tap(r.v.apps.copyToken)
+	r.tap(copyToken)
 	r.until("the token on the clipboard", func() bool { return r.v.app.Clipboard().Content() == token })
-	test.Tap(r.v.apps.copyStdio)
-	if got := r.v.app.Clipboard().Content(); !strings.HasSuffix(got, " stdio") {
-		t.Errorf("Copy put %q on the clipboard, want the stdio command", got)
-	}
+	r.tap(copyStdio)
+	r.v.do(func() {
+		if got := r.v.app.Clipboard().Content(); !strings.HasSuffix(got, " stdio") {
+			t.Errorf("Copy put %q on the clipboard, want the stdio command", got)
+		}
+	})
 }
 
 // TestRealAppsMove: connecting an app whose config has a server mcptray
@@ -98,11 +113,15 @@ func TestRealAppsMove(t *testing.T) {
 				"notes":    map[string]any{"command": "notes-mcp", "disabled": true},
 			}}))
 	a := r.openApps()
-	test.Tap(a.connect["cursor"])
-	if a.moveDialog == nil || a.moveChecks["my-files"] == nil || !a.moveChecks["my-files"].Checked || len(a.moveChecks) != 1 {
-		t.Fatalf("the move dialog: %v, checks %v", a.moveDialog, a.moveChecks)
-	}
-	r.v.do(func() { a.moveAnswer(true) })
+	var connect *widget.Button
+	r.v.do(func() { connect = a.connect["cursor"] })
+	r.tap(connect)
+	r.v.do(func() {
+		if a.moveDialog == nil || a.moveChecks["my-files"] == nil || !a.moveChecks["my-files"].Checked || len(a.moveChecks) != 1 {
+			t.Fatalf("the move dialog: %v, checks %v", a.moveDialog, a.moveChecks)
+		}
+		a.moveAnswer(true)
+	})
 	r.until("Cursor to be connected", func() bool { return r.v.apps.connect["cursor"].Text == "Disconnect" })
 	b, _ := os.ReadFile(filepath.Join(r.dir, ".cursor", "mcp.json"))
 	if strings.Contains(string(b), "my-files") || !strings.Contains(string(b), "notes-mcp") {

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -92,8 +93,9 @@ type window struct {
 	question     *questionForm   // the server's question on show, or nil
 	questions    []control.Question
 	settings     *settingsDialog
-	apps         *appsView     // the Apps view, while open
-	rules        *rulesWidgets // the shown server's gateway switches (toolrules.go)
+	apps         *appsView      // the Apps view, while open
+	rules        *rulesWidgets  // the shown server's gateway switches (toolrules.go)
+	appsWork     sync.WaitGroup // the Apps view's background work
 	appsButton   *widget.Button
 	confirm      *dialog.ConfirmDialog // the last confirmation asked
 }
