@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -164,5 +165,38 @@ func TestRealToolRules(t *testing.T) {
 	r.until("the server hidden", func() bool {
 		h := rules().Hidden
 		return len(h) == 2 && h[1] == "echo" && r.v.rules != nil && r.v.rules.hide[tool] != nil && r.v.rules.hide[tool].Disabled()
+	})
+}
+
+// TestRealAppsInUse: an app with a session says it is in use with how many
+// tools it sees, warns near its tool limit with what to do, and a client
+// mcptray reads no config of is listed by its name.
+func TestRealAppsInUse(t *testing.T) {
+	var token string
+	r := newReal(t, nil, withGateway(&token), func(r *real, _ *service.Options) {
+		r.write(filepath.Join(r.dir, ".cursor", "mcp.json"), map[string]any{"mcpServers": map[string]any{
+			"mcptray": map[string]any{"command": filepath.Join(r.dir, "bin", "mcptray"), "args": []string{"stdio"}}}})
+	})
+	cursor, _ := gateway.ClientOf("cursor-vscode")
+	now := time.Now()
+	r.svc.FollowApps(func() []service.AppSession {
+		return []service.AppSession{
+			{Client: "cursor-vscode", ClientVersion: "1.7", App: "Cursor", Face: gateway.FaceStdio, Started: now, LastSeen: now,
+				Listed: true, Tools: 45, ToolLimit: cursor.ToolLimit, ToolWarning: cursor.ToolWarning(45)},
+			{Client: "my-script", Face: gateway.FaceHTTP, Started: now, LastSeen: now, Listed: true, Tools: 45},
+		}
+	})
+	a := r.openApps()
+	r.v.do(func() {
+		if got := a.statusText["cursor"].Text; got != "In use — sees 45 tools" {
+			t.Errorf("Cursor's status: %q", got)
+		}
+		text := strings.Join(labels(a.list), "\n")
+		for _, want := range []string{"more than the 40 it can use", "hide servers or tools you don't need", "cursor-vscode 1.7, through mcptray stdio",
+			"my-script", "through its HTTP address"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the Apps view lacks %q:\n%s", want, text)
+			}
+		}
 	})
 }
