@@ -236,6 +236,9 @@ func (a *App) judge(now time.Time) {
 		} else {
 			a.Status = "in use — has not asked for the tools yet"
 		}
+		if !a.Connected && a.Key != "" {
+			a.Hint = fmt.Sprintf("Its config does not start mcptray (any more): %s keeps using it until you quit it fully, unless a project's config starts mcptray for it.", name)
+		}
 	case !a.Connected:
 		a.State, a.Status = AppNotConnected, "not connected"
 	case !a.ConnectedAt.IsZero() && (len(a.Sessions) == 0 || a.Sessions[0].LastSeen.Before(a.ConnectedAt)):

@@ -87,7 +87,7 @@ func TestAppsStates(t *testing.T) {
 	if a := app("Claude Code"); a.State != AppInUse || a.Status != "in use — sees 45 tools" || a.ToolWarning != "" {
 		t.Errorf("Claude Code in use: %+v", a)
 	}
-	if a := app("Cursor"); a.State != AppInUse || a.Connected || a.ToolWarning == "" {
+	if a := app("Cursor"); a.State != AppInUse || a.Connected || a.ToolWarning == "" || !strings.Contains(a.Hint, "until you quit it fully") {
 		t.Errorf("Cursor in use through a config of its own, near its limit: %+v", a)
 	}
 	if a := app("my-script"); a.Key != "" || a.State != AppInUse || a.Status != "in use — has not asked for the tools yet" {
