@@ -137,12 +137,18 @@ func newReal(t *testing.T, userFile map[string]any, opts ...realOption) *real {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go r.v.follow(ctx, notices)
-	go r.v.followQuestions(ctx, questions)
+	// The window's goroutines end before the next test builds its
+	// window: Fyne's caches are shared.
+	followed := make(chan struct{}, 2)
+	go func() { r.v.follow(ctx, notices); followed <- struct{}{} }()
+	go func() { r.v.followQuestions(ctx, questions); followed <- struct{}{} }()
 	t.Cleanup(func() {
 		r.win.Close()
 		r.cl.Close()
 		cancel()
+		<-followed
+		<-followed
+		r.v.appsWork.Wait()
 		<-served
 		ln.Close()
 		r.svc.Close()

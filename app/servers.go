@@ -153,8 +153,12 @@ func (v *window) build() {
 
 	v.addButton = widget.NewButtonWithIcon("Add…", theme.ContentAddIcon(), v.showAddMenu)
 	v.settingsButton = widget.NewButtonWithIcon("Settings", theme.SettingsIcon(), v.showSettings)
+	v.appsButton = widget.NewButtonWithIcon("Apps", theme.ComputerIcon(), v.showApps)
+	if v.gw() == nil {
+		v.appsButton.Hide()
+	}
 	top := container.NewVBox(
-		container.NewBorder(nil, nil, nil, container.NewHBox(v.addButton, v.settingsButton, v.pause), v.summary),
+		container.NewBorder(nil, nil, nil, container.NewHBox(v.addButton, v.appsButton, v.settingsButton, v.pause), v.summary),
 		v.trayBanner, v.keyBox, v.problems,
 		widget.NewSeparator(),
 	)
@@ -425,8 +429,11 @@ func (d *detail) show(v *window, sv service.Server) {
 	switch {
 	case len(sv.Tools) > 0:
 		d.toolsHeader.SetText(fmt.Sprintf("Tools (%d)", len(sv.Tools)))
+		if r := v.serverRules(sv); r != nil {
+			d.tools.Add(r)
+		}
 		for _, t := range sv.Tools {
-			d.tools.Add(toolView(t))
+			d.tools.Add(v.toolWithRules(sv, t))
 		}
 	case sv.State == conn.Connected:
 		d.toolsHeader.SetText("Tools")

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -94,6 +95,10 @@ type window struct {
 	question     *questionForm   // the server's question on show, or nil
 	questions    []control.Question
 	settings     *settingsDialog
+	apps         *appsView      // the Apps view, while open
+	rules        *rulesWidgets  // the shown server's gateway switches (toolrules.go)
+	appsWork     sync.WaitGroup // the Apps view's background work
+	appsButton   *widget.Button
 	confirm      *dialog.ConfirmDialog // the last confirmation asked
 
 	// The MCP Registry's catalogue (catalogue.go): the dialog, once shown,
@@ -226,6 +231,7 @@ func (v *window) showSnapshot() {
 	if v.settings != nil {
 		v.settings.refresh(v)
 	}
+	v.reloadApps() // the Apps view, when open
 }
 
 // focus selects the server called name, now or once a Snapshot has it.

@@ -1,46 +1,146 @@
 package cli
 
 import (
+	"bufio"
 	"context"
+	"errors"
+	"flag"
 	"fmt"
-	"os"
+	"io"
 	"strings"
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service"
 )
 
+// appsBackend is what connect and disconnect need of mcptray: the same
+// service actions the window's Connect button uses.
+type appsBackend interface {
+	Apps(ctx context.Context) ([]service.App, error)
+	ConnectApp(ctx context.Context, req service.ConnectRequest) (service.ConnectResult, error)
+	DisconnectApp(ctx context.Context, app string) (service.ConnectResult, error)
+}
+
+// apps returns the running mcptray, or a service in this process, for the
+// apps' actions.
+func (c *cmdContext) apps(ctx context.Context) (appsBackend, func(), error) {
+	b, closeFn, err := c.backend(ctx, connectNone)
+	if err != nil {
+		return nil, nil, err
+	}
+	ab, ok := b.(appsBackend)
+	if !ok {
+		closeFn()
+		return nil, nil, errors.New("this mcptray cannot connect apps; update it")
+	}
+	return ab, closeFn, nil
+}
+
 // runConnect writes the gateway (mcptray stdio) into an app's config, so
-// that the app uses every server mcptray runs.
-func runConnect(_ context.Context, c *cmdContext, args []string) error {
-	src, err := c.appArg("connect", args)
+// that the app uses every server mcptray runs. With --move (or the
+// person's yes on a terminal) it also takes the app's own copies of
+// servers mcptray runs out of its config.
+func runConnect(ctx context.Context, c *cmdContext, args []string) error {
+	fs := flag.NewFlagSet("connect", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	move := fs.Bool("move", false, "")
+	if err := fs.Parse(reorder(args)); err != nil {
+		return usagef("%v", err)
+	}
+	src, err := c.appArg("connect", fs.Args())
 	if err != nil {
 		return err
 	}
-	exe, err := os.Executable()
+	b, closeFn, err := c.apps(ctx)
 	if err != nil {
-		return fmt.Errorf("finding mcptray's own program to write into %s: %w", src.App, err)
+		return err
 	}
-	if err := config.ConnectApp(src, exe); err != nil {
+	defer closeFn()
+	req := service.ConnectRequest{App: src.App}
+	if movable := c.movable(ctx, b, src); len(movable) > 0 {
+		list := strings.Join(movable, ", ")
+		switch {
+		case *move:
+			req.Move = movable
+		case c.Interactive && c.Stdin != nil:
+			fmt.Fprintf(c.Stdout, "%s's config also has servers mcptray runs: %s.\n", src.App, list)
+			fmt.Fprintf(c.Stdout, "Take these out of %s's config? mcptray runs them for it through the gateway. [y/N] ", src.App)
+			line, _ := bufio.NewReader(c.Stdin).ReadString('\n')
+			if a := strings.ToLower(strings.TrimSpace(line)); a == "y" || a == "yes" {
+				req.Move = movable
+			}
+		default:
+			defer fmt.Fprintf(c.Stdout, "%s's config also has servers mcptray runs (%s); it would see their tools twice. mcptray connect %s --move takes them out of its config.\n",
+				src.App, list, appKeyOf(src))
+		}
+	}
+	res, err := b.ConnectApp(ctx, req)
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(c.Stdout, "Connected %s: %s now starts %q as the server %q (the file as it was is %s.bak).\n",
-		src.App, c.home(src.File), exe+" stdio", config.GatewayEntry, c.home(src.File))
+		src.App, c.home(src.File), res.Command, config.GatewayEntry, c.home(src.File))
+	if len(res.Moved) > 0 {
+		fmt.Fprintf(c.Stdout, "Took %s out of %s's config: mcptray runs them for it.\n", strings.Join(res.Moved, ", "), src.App)
+	}
 	fmt.Fprintf(c.Stdout, "Quit %s fully and open it again to use it.\n", src.App)
 	return nil
 }
 
+// movable names the servers of src's config that mcptray runs from
+// another config.
+func (c *cmdContext) movable(ctx context.Context, b appsBackend, src config.Source) []string {
+	apps, err := b.Apps(ctx)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, a := range apps {
+		if a.Name == src.App {
+			for _, m := range a.Movable {
+				out = append(out, sanitize.Line(m.Name))
+			}
+		}
+	}
+	return out
+}
+
+// appKeyOf is src's app as the command line names it.
+func appKeyOf(src config.Source) string {
+	return strings.ToLower(strings.ReplaceAll(src.App, " ", "-"))
+}
+
+// reorder puts flags before the app's name, so that both
+// "connect cursor --move" and "connect --move cursor" work.
+func reorder(args []string) []string {
+	var flags, rest []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			flags = append(flags, a)
+		} else {
+			rest = append(rest, a)
+		}
+	}
+	return append(flags, rest...)
+}
+
 // runDisconnect removes the gateway from an app's config.
-func runDisconnect(_ context.Context, c *cmdContext, args []string) error {
+func runDisconnect(ctx context.Context, c *cmdContext, args []string) error {
 	src, err := c.appArg("disconnect", args)
 	if err != nil {
 		return err
 	}
-	found, err := config.DisconnectApp(src)
+	b, closeFn, err := c.apps(ctx)
 	if err != nil {
 		return err
 	}
-	if !found {
+	defer closeFn()
+	res, err := b.DisconnectApp(ctx, src.App)
+	if err != nil {
+		return err
+	}
+	if !res.Changed {
 		fmt.Fprintf(c.Stdout, "%s was not connected: %s has no server %q.\n", src.App, c.home(src.File), config.GatewayEntry)
 		return nil
 	}

@@ -77,7 +77,7 @@ func init() {
 		{"serve", "[--gateway-addr 127.0.0.1:PORT] [--gateway-no-auth]", "run every server without a window until Ctrl-C, with the gateway for your apps", runServe},
 		{"gateway", "[--json] [--show-token]", "say where apps reach your servers through mcptray, and how they authenticate", runGateway},
 		{"gateway", "search [on|off]", "with search on, apps see two tools that find and call your tools, instead of every tool (for many servers)", nil},
-		{"connect", "APP", "make an app (claude-desktop, claude-code, cursor, vs-code) use mcptray's gateway: writes mcptray stdio into its config, with a backup", runConnect},
+		{"connect", "APP [--move]", "make an app (claude-desktop, claude-code, cursor, vs-code) use mcptray's gateway: writes mcptray stdio into its config, with a backup", runConnect},
 		{"disconnect", "APP", "take mcptray's gateway out of an app's config again", runDisconnect},
 		{"permissions", "[list] | allow|ask|block|reset TOOL", "what the gateway does when an app calls a tool (mcp__SERVER__TOOL)", runPermissions},
 		{"hide", "TOOL|SERVER", "keep a tool, or every tool of a server, from the apps", runHide},

@@ -10,6 +10,8 @@ import (
 
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/gateway"
+	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // gatewayInfo is what mcptray gateway --json prints: a promise to scripts.
@@ -24,6 +26,9 @@ type gatewayInfo struct {
 	// Token is there only with --show-token.
 	Token string    `json:"token,omitempty"`
 	Stdio stdioInfo `json:"stdio"`
+	// Apps are the AI apps here and how each stands with the gateway,
+	// while mcptray runs.
+	Apps []service.App `json:"apps,omitempty"`
 }
 
 // stdioInfo is the command an app runs to reach the gateway over stdio.
@@ -60,6 +65,9 @@ func runGateway(ctx context.Context, c *cmdContext, args []string) error {
 			return fmt.Errorf("asking the running mcptray about its gateway: %w", err)
 		}
 		info.Running, info.URL, info.Auth, info.Problem = true, st.URL, st.Auth, st.Problem
+		if apps, err := cl.Apps(ctx); err == nil {
+			info.Apps = apps
+		}
 	case errors.Is(err, control.ErrNotRunning):
 		addr, err := gateway.KeptAddr(c.paths)
 		if err != nil {
@@ -102,5 +110,24 @@ func runGateway(ctx context.Context, c *cmdContext, args []string) error {
 	if !info.Running {
 		fmt.Fprintln(w, "mcptray is not running now: mcptray stdio starts it, or start mcptray yourself.")
 	}
+	printApps(w, info.Apps)
 	return nil
+}
+
+// printApps says how each app found here stands with the gateway.
+func printApps(w io.Writer, apps []service.App) {
+	for _, a := range apps {
+		if !a.Found {
+			continue
+		}
+		fmt.Fprintf(w, "%s: %s\n", sanitize.Line(a.Name), sanitize.Line(a.Status))
+		for _, more := range []string{a.Hint, a.ToolWarning, a.Problem} {
+			if more != "" {
+				fmt.Fprintf(w, "  %s\n", sanitize.Line(more))
+			}
+		}
+		if a.Key != "" && !a.Connected {
+			fmt.Fprintf(w, "  mcptray connect %s connects it.\n", a.Key)
+		}
+	}
 }

@@ -98,12 +98,5 @@ func runUnhide(_ context.Context, c *cmdContext, args []string) error {
 // modifyRules changes the gateway's rules in mcptray's config; a running
 // mcptray follows the change.
 func (c *cmdContext) modifyRules(fn func(*config.GatewayRules)) error {
-	return config.ModifyUserFile(c.paths.UserFile(), func(u *config.UserFile) error {
-		r, err := u.GatewayRules()
-		if err != nil {
-			return err
-		}
-		fn(&r)
-		return u.SetGatewayRules(r)
-	})
+	return config.ModifyGatewayRules(c.paths.UserFile(), fn)
 }

@@ -137,6 +137,7 @@ func (s *Server) handler() http.Handler {
 	mux.HandleFunc("GET /v1/focus", s.focusStream)
 	s.windowRoutes(mux)
 	s.secretRoutes(mux)
+	s.appRoutes(mux)
 	handle(mux, "approve", b.Approve)
 	handle(mux, "deny", b.Deny)
 	handleNone(mux, "enable", b.Enable)

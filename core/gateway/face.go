@@ -123,7 +123,7 @@ func (g *Gateway) OpenHTTP(ctx context.Context, opts HTTPOptions) (*Face, error)
 	if opts.NoAuth {
 		f.status.Auth = "none"
 	}
-	f.h = Protect(g.Handler(), ProtectOptions{Token: token, NoAuth: opts.NoAuth, Port: port})
+	f.h = Protect(withFace(g.Handler(), FaceHTTP), ProtectOptions{Token: token, NoAuth: opts.NoAuth, Port: port})
 	return f, nil
 }
 

@@ -67,12 +67,14 @@ type Gateway struct {
 
 	syncMu        sync.Mutex // held through each Sync
 	mu            sync.Mutex
-	last          []byte                 // the tool set last given to mcp, encoded; nil before the first
-	lastResources []byte                 // the same for resources
-	lastPrompts   []byte                 // and prompts
-	listJSON      atomic.Pointer[[]byte] // the answer to tools/list, encoded (listcache.go)
-	listed        map[string]*listed     // each offered server's resources and prompts, by name
-	handler       http.Handler           // made by the first Handler call
+	last          []byte                      // the tool set last given to mcp, encoded; nil before the first
+	lastResources []byte                      // the same for resources
+	lastPrompts   []byte                      // and prompts
+	listJSON      atomic.Pointer[encodedList] // the answer to tools/list, encoded (listcache.go)
+	listed        map[string]*listed          // each offered server's resources and prompts, by name
+	handler       http.Handler                // made by the first Handler call
+
+	apps *appSessions // the apps' sessions (sessions.go)
 }
 
 // route is where a qualified name's calls go.
@@ -94,8 +96,11 @@ func New(svc Service, opts Options) *Gateway {
 	if opts.AskTimeout == 0 {
 		opts.AskTimeout = DefaultAskTimeout
 	}
-	g := &Gateway{svc: svc, log: opts.Logger, ask: opts.Ask, askTimeout: opts.AskTimeout}
+	g := &Gateway{svc: svc, log: opts.Logger, ask: opts.Ask, askTimeout: opts.AskTimeout, apps: newAppSessions()}
+	hooks := &server.Hooks{}
+	g.apps.addHooks(hooks)
 	g.mcp = server.NewMCPServer(Name, opts.Version,
+		server.WithHooks(hooks),
 		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(false, true),
 		server.WithPromptCapabilities(true),
@@ -181,7 +186,7 @@ func (g *Gateway) Sync(ctx context.Context) error {
 		g.last = enc
 		// The encoded answer first: apps ask again on list_changed.
 		if answer, err := encodeList(list); err == nil {
-			g.listJSON.Store(&answer)
+			g.listJSON.Store(answer)
 		} else {
 			g.listJSON.Store(nil) // mcp-go answers, and says what is wrong
 			g.log.Warn("gateway: encoding the tools", "err", err)

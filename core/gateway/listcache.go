@@ -25,14 +25,25 @@ import (
 // request is a few dozen bytes, and a bigger body is a call or a batch.
 const maxListRequest = 4 << 10
 
+// encodedList is the answer to tools/list, encoded, and how many tools it
+// holds.
+type encodedList struct {
+	body  []byte
+	tools int
+}
+
 // encodeList encodes what mcp-go would answer to tools/list with list.
-func encodeList(list []server.ServerTool) ([]byte, error) {
+func encodeList(list []server.ServerTool) (*encodedList, error) {
 	res := mcp.ListToolsResult{Tools: make([]mcp.Tool, len(list))}
 	for i, st := range list {
 		res.Tools[i] = st.Tool
 	}
 	slices.SortFunc(res.Tools, func(a, b mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
-	return json.Marshal(res)
+	body, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	return &encodedList{body: body, tools: len(res.Tools)}, nil
 }
 
 // listRequest is what a plain tools/list request holds.
@@ -60,7 +71,8 @@ func (g *Gateway) answerList(ids *sessions, w http.ResponseWriter, r *http.Reque
 	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(mcp.LegacyProtocolVersions(), v) {
 		return false
 	}
-	if id := r.Header.Get(sessionHeader); id == "" || !ids.known(id) {
+	session := r.Header.Get(sessionHeader)
+	if session == "" || !ids.known(session) {
 		return false
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxListRequest+1))
@@ -76,13 +88,16 @@ func (g *Gateway) answerList(ids *sessions, w http.ResponseWriter, r *http.Reque
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	out := make([]byte, 0, len(*encoded)+64)
+	out := make([]byte, 0, len(encoded.body)+64)
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
 	out = append(out, req.ID...)
 	out = append(out, `,"result":`...)
-	out = append(out, *encoded...)
+	out = append(out, encoded.body...)
 	out = append(out, "}\n"...)
 	_, _ = w.Write(out)
+	// What mcp-go's hooks would have seen: the session was active and was
+	// given these tools.
+	g.apps.gaveTools(session, encoded.tools, false)
 	return true
 }
 

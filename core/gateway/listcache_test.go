@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // TestListFromCache: the encoded answer to tools/list is what mcp-go itself
@@ -35,8 +37,20 @@ func TestListFromCache(t *testing.T) {
 	if !strings.Contains(a.String(), `"id":"list-7"`) || !strings.Contains(a.String(), `"mcp__a__echo"`) {
 		t.Errorf("tools/list answered %s", a.String())
 	}
-	if r.gw.listJSON.Load() == nil {
-		t.Error("the gateway keeps no encoded list, so mcp-go answered")
+	encoded := r.gw.listJSON.Load()
+	if encoded == nil {
+		t.Fatal("the gateway keeps no encoded list, so mcp-go answered")
+	}
+	// The app's record says what it was given, as mcp-go's hook would.
+	r.gw.apps.mu.Lock()
+	var rec service.AppSession
+	p, ok := r.gw.apps.byID[session]
+	if ok {
+		rec = *p
+	}
+	r.gw.apps.mu.Unlock()
+	if !ok || !rec.Listed || rec.Tools != encoded.tools || rec.Tools == 0 {
+		t.Errorf("the session's record after tools/list: %+v (found %v), want %d tools", rec, ok, encoded.tools)
 	}
 
 	// A cursor goes to mcp-go, which pages from it (past the end here).

@@ -26,6 +26,9 @@ type Running struct {
 // why in plain words. Wait waits for both to end.
 func Start(ctx context.Context, svc Service, opts StartOptions) *Running {
 	r := &Running{g: New(svc, opts.Options)}
+	if f, ok := svc.(AppFollower); ok {
+		r.g.ReportSessions(f)
+	}
 	log := r.g.log
 	r.wg.Add(1)
 	go func() {

@@ -59,6 +59,9 @@ type Options struct {
 	Debounce time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// GatewayCommand is the program ConnectApp writes into an app's config
+	// (run as "COMMAND stdio"); "" means this program.
+	GatewayCommand string
 }
 
 // Service is one running mcptray. Its methods are safe for concurrent use.
@@ -87,6 +90,8 @@ type Service struct {
 	overrides map[string]oauth.Settings
 	// adhoc are the connection managers of servers reached by URL.
 	adhoc map[*conn.Manager]struct{}
+
+	apps appsState // the apps connected to the gateway (apps.go)
 }
 
 // builtinName is the name of mcptray's own in-process server.

@@ -1,0 +1,125 @@
+package control
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/service"
+)
+
+// AppsBackend is what the apps' and the gateway rules' routes need from
+// the service.
+type AppsBackend interface {
+	Apps(ctx context.Context) ([]service.App, error)
+	ConnectApp(ctx context.Context, req service.ConnectRequest) (service.ConnectResult, error)
+	DisconnectApp(ctx context.Context, app string) (service.ConnectResult, error)
+	SetPermission(ctx context.Context, tool string, p config.Permission) error
+	SetHidden(ctx context.Context, target string, hidden bool) error
+	GatewayToken(ctx context.Context) (string, error)
+}
+
+var _ AppsBackend = (*service.Service)(nil)
+
+type appsResponse struct {
+	Apps []service.App `json:"apps"`
+}
+
+type permissionRequest struct {
+	Tool       string            `json:"tool"`
+	Permission config.Permission `json:"permission"`
+}
+
+type hiddenRequest struct {
+	Target string `json:"target"`
+	Hidden bool   `json:"hidden"`
+}
+
+// tokenResponse carries the gateway's token; only the person's own
+// processes reach the socket, and nothing here logs a body.
+type tokenResponse struct {
+	Token string `json:"token"`
+}
+
+// appRoutes serves GET /v1/apps, POST /v1/apps/connect and
+// /v1/apps/disconnect, POST /v1/gateway/permission and /v1/gateway/hidden,
+// and GET /v1/gateway/token.
+func (s *Server) appRoutes(mux *http.ServeMux) {
+	ab, ok := s.Backend.(AppsBackend)
+	if !ok {
+		return
+	}
+	mux.HandleFunc("GET /v1/apps", func(w http.ResponseWriter, r *http.Request) {
+		list, err := ab.Apps(r.Context())
+		if list == nil {
+			list = []service.App{}
+		}
+		reply(w, appsResponse{Apps: list}, err)
+	})
+	mux.HandleFunc("POST /v1/apps/connect", func(w http.ResponseWriter, r *http.Request) {
+		var req service.ConnectRequest
+		if !decode(w, r, &req) {
+			return
+		}
+		res, err := ab.ConnectApp(r.Context(), req)
+		reply(w, res, err)
+	})
+	handle(mux, "apps/disconnect", ab.DisconnectApp)
+	mux.HandleFunc("POST /v1/gateway/permission", func(w http.ResponseWriter, r *http.Request) {
+		var req permissionRequest
+		if !decode(w, r, &req) {
+			return
+		}
+		reply(w, struct{}{}, ab.SetPermission(r.Context(), req.Tool, req.Permission))
+	})
+	mux.HandleFunc("POST /v1/gateway/hidden", func(w http.ResponseWriter, r *http.Request) {
+		var req hiddenRequest
+		if !decode(w, r, &req) {
+			return
+		}
+		reply(w, struct{}{}, ab.SetHidden(r.Context(), req.Target, req.Hidden))
+	})
+	mux.HandleFunc("GET /v1/gateway/token", func(w http.ResponseWriter, r *http.Request) {
+		tok, err := ab.GatewayToken(r.Context())
+		reply(w, tokenResponse{Token: tok}, err)
+	})
+}
+
+// Apps returns the AI apps on this computer and how each stands with the
+// gateway.
+func (c *Client) Apps(ctx context.Context) ([]service.App, error) {
+	var r appsResponse
+	err := c.do(ctx, http.MethodGet, "apps", nil, &r)
+	return r.Apps, err
+}
+
+// ConnectApp writes the gateway into an app's config.
+func (c *Client) ConnectApp(ctx context.Context, req service.ConnectRequest) (service.ConnectResult, error) {
+	var r service.ConnectResult
+	err := c.do(ctx, http.MethodPost, "apps/connect", req, &r)
+	return r, err
+}
+
+// DisconnectApp takes the gateway out of an app's config.
+func (c *Client) DisconnectApp(ctx context.Context, app string) (service.ConnectResult, error) {
+	var r service.ConnectResult
+	err := c.do(ctx, http.MethodPost, "apps/disconnect", nameRequest{app}, &r)
+	return r, err
+}
+
+// SetPermission sets a tool's permission; "" resets it.
+func (c *Client) SetPermission(ctx context.Context, tool string, p config.Permission) error {
+	return c.do(ctx, http.MethodPost, "gateway/permission", permissionRequest{Tool: tool, Permission: p}, nil)
+}
+
+// SetHidden hides a tool or a server's tools from the apps, or shows them.
+func (c *Client) SetHidden(ctx context.Context, target string, hidden bool) error {
+	return c.do(ctx, http.MethodPost, "gateway/hidden", hiddenRequest{Target: target, Hidden: hidden}, nil)
+}
+
+// GatewayToken returns the gateway's token from the keychain.
+func (c *Client) GatewayToken(ctx context.Context) (string, error) {
+	var r tokenResponse
+	err := c.do(ctx, http.MethodGet, "gateway/token", nil, &r)
+	return r.Token, err
+}

@@ -1,0 +1,187 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcptray/mcptray/core/service"
+)
+
+// The gateway's faces, as AppSession.Face names them.
+const (
+	FaceStdio = "stdio"
+	FaceHTTP  = "http"
+)
+
+// faceKey marks a request's context with the face it came through.
+type faceKey struct{}
+
+// withFace marks every request h serves as come through face.
+func withFace(h http.Handler, face string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), faceKey{}, face)))
+	})
+}
+
+// faceOf is the face a request came through: the control endpoint (mcptray
+// stdio) unless the HTTP face marked it.
+func faceOf(ctx context.Context) string {
+	if f, ok := ctx.Value(faceKey{}).(string); ok {
+		return f
+	}
+	return FaceStdio
+}
+
+// maxEnded is how many ended sessions are remembered, the newest.
+const maxEnded = 16
+
+// appSessions records each app session's clientInfo, face, times and the
+// number of tools it was last given, for the window's Apps view. It
+// records no arguments and no results.
+type appSessions struct {
+	now func() time.Time
+
+	mu      sync.Mutex
+	byID    map[string]*service.AppSession
+	ended   []service.AppSession // newest last
+	changed func()               // tells the service; nil until FollowApps
+}
+
+func newAppSessions() *appSessions {
+	return &appSessions{now: time.Now, byID: map[string]*service.AppSession{}}
+}
+
+// addHooks adds the hooks that keep the record to h.
+func (a *appSessions) addHooks(h *server.Hooks) {
+	h.AddAfterInitialize(func(ctx context.Context, _ any, req *mcp.InitializeRequest, _ *mcp.InitializeResult) {
+		id := sessionID(ctx)
+		if id == "" || req == nil {
+			return
+		}
+		now := a.now()
+		s := &service.AppSession{Client: req.Params.ClientInfo.Name, ClientVersion: req.Params.ClientInfo.Version,
+			Face: faceOf(ctx), Started: now, LastSeen: now}
+		if c, ok := ClientOf(s.Client); ok {
+			s.App, s.ToolLimit = c.App, c.ToolLimit
+		}
+		a.mu.Lock()
+		a.byID[id] = s
+		a.mu.Unlock()
+		a.tell()
+	})
+	h.AddAfterListTools(func(ctx context.Context, _ any, req *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+		if res != nil {
+			a.gaveTools(sessionID(ctx), len(res.Tools), req != nil && req.Params.Cursor != "")
+		}
+	})
+	h.AddBeforeAny(func(ctx context.Context, _ any, _ mcp.MCPMethod, _ any) {
+		id := sessionID(ctx)
+		if id == "" {
+			return
+		}
+		a.mu.Lock()
+		if s, ok := a.byID[id]; ok {
+			s.LastSeen = a.now()
+		}
+		a.mu.Unlock()
+	})
+	h.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) {
+		a.mu.Lock()
+		s, ok := a.byID[cs.SessionID()]
+		if ok {
+			delete(a.byID, cs.SessionID())
+			s.Ended = true
+			a.ended = append(a.ended, *s)
+			if len(a.ended) > maxEnded {
+				a.ended = slices.Delete(a.ended, 0, len(a.ended)-maxEnded)
+			}
+		}
+		a.mu.Unlock()
+		if ok {
+			a.tell()
+		}
+	})
+}
+
+// gaveTools records that session id was given n tools by tools/list, in a
+// further page of the list when page is set.
+func (a *appSessions) gaveTools(id string, n int, page bool) {
+	if id == "" {
+		return
+	}
+	a.mu.Lock()
+	s, ok := a.byID[id]
+	if ok && page {
+		n += s.Tools
+	}
+	changed := ok && (!s.Listed || s.Tools != n)
+	if ok {
+		s.Listed, s.Tools, s.LastSeen = true, n, a.now()
+		s.ToolWarning = ""
+		if c, known := ClientOf(s.Client); known {
+			s.ToolWarning = c.ToolWarning(n)
+		}
+	}
+	a.mu.Unlock()
+	if changed {
+		a.tell()
+	}
+}
+
+// tell tells the service that the sessions changed.
+func (a *appSessions) tell() {
+	a.mu.Lock()
+	fn := a.changed
+	a.mu.Unlock()
+	if fn != nil {
+		fn()
+	}
+}
+
+// list returns the live sessions, then the ended ones, newest first.
+func (a *appSessions) list() []service.AppSession {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]service.AppSession, 0, len(a.byID)+len(a.ended))
+	for _, s := range a.byID {
+		out = append(out, *s)
+	}
+	slices.SortFunc(out, func(x, y service.AppSession) int { return y.Started.Compare(x.Started) })
+	for i := len(a.ended) - 1; i >= 0; i-- {
+		out = append(out, a.ended[i])
+	}
+	return out
+}
+
+func sessionID(ctx context.Context) string {
+	if cs := server.ClientSessionFromContext(ctx); cs != nil {
+		return cs.SessionID()
+	}
+	return ""
+}
+
+// Sessions are the apps' sessions with the gateway since it started: the
+// live ones, newest first, then the last ones that ended.
+func (g *Gateway) Sessions() []service.AppSession { return g.apps.list() }
+
+// AppFollower is what takes the gateway's sessions: the service.
+type AppFollower interface {
+	FollowApps(sessions func() []service.AppSession) (changed func())
+}
+
+var _ AppFollower = (*service.Service)(nil)
+
+// ReportSessions gives f the gateway's sessions, and tells it whenever an
+// app arrives, lists its tools or leaves.
+func (g *Gateway) ReportSessions(f AppFollower) {
+	changed := f.FollowApps(g.Sessions)
+	g.apps.mu.Lock()
+	g.apps.changed = changed
+	g.apps.mu.Unlock()
+}
