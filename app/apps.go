@@ -29,6 +29,8 @@ type GatewayBackend interface {
 	DisconnectApp(ctx context.Context, app string) (service.ConnectResult, error)
 	SetPermission(ctx context.Context, tool string, p config.Permission) error
 	SetHidden(ctx context.Context, target string, hidden bool) error
+	// SetSearch turns the gateway's search mode on or off.
+	SetSearch(ctx context.Context, on bool) error
 	// GatewayToken is the HTTP face's token, for the clipboard only.
 	GatewayToken(ctx context.Context) (string, error)
 	GatewayStatus(ctx context.Context) (gateway.Status, error)
@@ -62,6 +64,8 @@ type appsView struct {
 	// The widgets of each app, by its key, for tests.
 	connect    map[string]*widget.Button
 	statusText map[string]*widget.Label
+	searchBox  *fyne.Container
+	search     *widget.Check // the search mode's switch
 	copyToken  *widget.Button
 	copyStdio  *widget.Button
 	moveDialog *dialog.ConfirmDialog
@@ -76,7 +80,9 @@ func (v *window) showApps() {
 	}
 	a := &appsView{list: container.NewVBox(), ways: container.NewVBox(), stop: make(chan struct{})}
 	a.list.Add(caption("Looking for your apps…"))
-	body := container.NewVBox(wrapped(appsIntro), a.list, widget.NewSeparator(), section("Other apps"), a.ways)
+	a.searchBox = container.NewVBox()
+	body := container.NewVBox(wrapped(appsIntro), a.list, widget.NewSeparator(), section("Many servers?"), a.searchBox,
+		widget.NewSeparator(), section("Other apps"), a.ways)
 	a.scroll = container.NewVScroll(body)
 	a.d = dialog.NewCustom("Apps", "Close", a.scroll, v.win)
 	a.d.SetOnClosed(func() {
@@ -169,6 +175,7 @@ func (a *appsView) render(v *window) {
 	if len(missing) > 0 {
 		a.list.Add(caption("Not found on this computer: " + strings.Join(missing, ", ") + "."))
 	}
+	a.renderSearch(v)
 	a.renderWays(v)
 	a.scroll.Content.Refresh()
 	a.scroll.Refresh()
@@ -231,6 +238,22 @@ func stdioCommand() string {
 		exe = "mcptray"
 	}
 	return commandLine(exe, []string{"stdio"})
+}
+
+// searchWords say what the search mode does.
+const searchWords = "Search mode: apps see two tools, one that finds your tools by words and one that calls them, instead of every tool. " +
+	"Their model's context stays small, and they stay under their tool limits, however many servers you run."
+
+// renderSearch shows the search mode's switch as the config has it.
+func (a *appsView) renderSearch(v *window) {
+	a.searchBox.RemoveAll()
+	a.search = widget.NewCheck("Let apps search for tools instead of listing them all", nil)
+	a.search.Checked = v.snap.Gateway.Search
+	a.search.OnChanged = func(on bool) {
+		v.act("Could not change search mode", func(ctx context.Context) error { return v.gw().SetSearch(ctx, on) })
+	}
+	a.searchBox.Add(a.search)
+	a.searchBox.Add(caption(searchWords))
 }
 
 // renderWays says how any other app reaches the gateway: the command, or

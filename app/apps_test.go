@@ -200,3 +200,33 @@ func TestRealAppsInUse(t *testing.T) {
 		}
 	})
 }
+
+// TestRealAppsSearchMode: the Apps view's switch turns the gateway's search
+// mode on in the config, and shows it on when the view is drawn again.
+func TestRealAppsSearchMode(t *testing.T) {
+	var token string
+	r := newReal(t, nil, withGateway(&token), func(r *real, _ *service.Options) {
+		if err := os.MkdirAll(filepath.Join(r.dir, ".cursor"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	})
+	a := r.openApps()
+	var search *widget.Check
+	r.v.do(func() { search = a.search })
+	if search == nil || search.Checked {
+		t.Fatalf("the search switch in a fresh home: %+v", search)
+	}
+	r.v.do(func() { search.SetChecked(true) })
+	r.until("search mode in the config and on show", func() bool {
+		u, err := config.ReadUserFile(r.paths.UserFile())
+		if err != nil {
+			return false
+		}
+		rules, _ := u.GatewayRules()
+		if !rules.Search || !r.v.snap.Gateway.Search {
+			return false
+		}
+		r.v.reloadApps()
+		return r.v.apps != nil && r.v.apps.search != nil && r.v.apps.search != search && r.v.apps.search.Checked
+	})
+}

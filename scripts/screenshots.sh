@@ -224,6 +224,10 @@ as_home() { HOME=$home XDG_CONFIG_HOME=$home/.config XDG_RUNTIME_DIR=$home/run "
 as_home bin/mcptray status >/dev/null || true # returns once every server has settled
 as_home bin/mcptray >/dev/null                # a second launch opens the window
 shot main 3
+# A connected server's details: where it comes from, what it runs, its
+# tools with what the gateway does with each.
+click 180 293
+shot detail 1
 
 sock=$(ls "$home"/run/mcptray-*/control.sock)
 
@@ -237,16 +241,22 @@ shot signin 1
 click 480 360
 
 # The import dialog, from the Add… menu.
-click 732 21
+click 655 21
 shot add-menu 1
-click 800 97
+click 723 97
 shot import 1
 click 411 531
 
+# The Apps view: the apps found here, connecting them, the gateway's
+# command and address.
+click 735 21
+shot apps 1
+click 479 531
+
 # The catalogue, from the Add… menu: every server, then one chosen; its
 # install form.
-click 732 21
-click 800 134
+click 655 21
+click 723 134
 shot catalogue 2
 click 480 92
 xdotool type --delay 50 weather

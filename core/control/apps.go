@@ -16,6 +16,7 @@ type AppsBackend interface {
 	DisconnectApp(ctx context.Context, app string) (service.ConnectResult, error)
 	SetPermission(ctx context.Context, tool string, p config.Permission) error
 	SetHidden(ctx context.Context, target string, hidden bool) error
+	SetSearch(ctx context.Context, on bool) error
 	GatewayToken(ctx context.Context) (string, error)
 }
 
@@ -30,6 +31,10 @@ type permissionRequest struct {
 	Permission config.Permission `json:"permission"`
 }
 
+type searchRequest struct {
+	On bool `json:"on"`
+}
+
 type hiddenRequest struct {
 	Target string `json:"target"`
 	Hidden bool   `json:"hidden"`
@@ -42,7 +47,8 @@ type tokenResponse struct {
 }
 
 // appRoutes serves GET /v1/apps, POST /v1/apps/connect and
-// /v1/apps/disconnect, POST /v1/gateway/permission and /v1/gateway/hidden,
+// /v1/apps/disconnect, POST /v1/gateway/permission, /v1/gateway/hidden and
+// /v1/gateway/search,
 // and GET /v1/gateway/token.
 func (s *Server) appRoutes(mux *http.ServeMux) {
 	ab, ok := s.Backend.(AppsBackend)
@@ -78,6 +84,13 @@ func (s *Server) appRoutes(mux *http.ServeMux) {
 			return
 		}
 		reply(w, struct{}{}, ab.SetHidden(r.Context(), req.Target, req.Hidden))
+	})
+	mux.HandleFunc("POST /v1/gateway/search", func(w http.ResponseWriter, r *http.Request) {
+		var req searchRequest
+		if !decode(w, r, &req) {
+			return
+		}
+		reply(w, struct{}{}, ab.SetSearch(r.Context(), req.On))
 	})
 	mux.HandleFunc("GET /v1/gateway/token", func(w http.ResponseWriter, r *http.Request) {
 		tok, err := ab.GatewayToken(r.Context())
@@ -115,6 +128,11 @@ func (c *Client) SetPermission(ctx context.Context, tool string, p config.Permis
 // SetHidden hides a tool or a server's tools from the apps, or shows them.
 func (c *Client) SetHidden(ctx context.Context, target string, hidden bool) error {
 	return c.do(ctx, http.MethodPost, "gateway/hidden", hiddenRequest{Target: target, Hidden: hidden}, nil)
+}
+
+// SetSearch turns the gateway's search mode on or off.
+func (c *Client) SetSearch(ctx context.Context, on bool) error {
+	return c.do(ctx, http.MethodPost, "gateway/search", searchRequest{On: on}, nil)
 }
 
 // GatewayToken returns the gateway's token from the keychain.

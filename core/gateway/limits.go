@@ -46,7 +46,7 @@ func ClientOf(clientName string) (Client, bool) {
 const nearLimit = 0.8
 
 // fewerTools is what a person can do about too many tools.
-const fewerTools = "fewer tools: hide servers or tools you don't need (in a server's detail in mcptray, or mcptray hide SERVER)"
+const fewerTools = "fewer tools: hide servers or tools you don't need (in a server's detail in mcptray, or mcptray hide SERVER), or turn on search mode (in Apps, or mcptray gateway search on)"
 
 // ToolWarning says, in plain words, when an app sees as many tools as it
 // can use, or nearly; "" when the count is well within its limit.

@@ -422,6 +422,19 @@ func (s *Service) SetHidden(ctx context.Context, target string, hidden bool) err
 	return nil
 }
 
+// SetSearch turns the gateway's search mode on or off: with it on, apps
+// see two tools that find and call the others instead of every tool.
+func (s *Service) SetSearch(ctx context.Context, on bool) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	if err := config.ModifyGatewayRules(s.opts.Paths.UserFile(), func(r *config.GatewayRules) { r.Search = on }); err != nil {
+		return wrapError(err)
+	}
+	s.reload()
+	return nil
+}
+
 // gatewayTokenKey is where the gateway keeps its HTTP face's token.
 var gatewayTokenKey = secret.Key{Server: secret.GatewayServer, Kind: secret.GatewayToken}
 
