@@ -44,20 +44,14 @@ func runPermissions(_ context.Context, c *cmdContext, args []string) error {
 	if !strings.HasPrefix(tool, "mcp__") {
 		return usagef("a tool is named as apps see it, mcp__SERVER__TOOL (mcptray tools SERVER --json shows each one's qualifiedName)")
 	}
-	err := c.modifyRules(func(r *config.GatewayRules) {
-		if args[0] == "reset" {
-			delete(r.Permissions, tool)
-			return
-		}
-		if r.Permissions == nil {
-			r.Permissions = map[string]config.Permission{}
-		}
-		r.Permissions[tool] = p
-	})
+	if args[0] == "reset" {
+		p = ""
+	}
+	err := c.modifyRules(func(r *config.GatewayRules) { r.SetPermission(tool, p) })
 	if err != nil {
 		return err
 	}
-	if args[0] == "reset" {
+	if p == "" {
 		fmt.Fprintf(c.Stdout, "%s: back to the default (allowed when its server says it only reads, asked otherwise).\n", sanitize.Line(tool))
 	} else {
 		fmt.Fprintf(c.Stdout, "%s: %s.\n", sanitize.Line(tool), p)
@@ -70,11 +64,7 @@ func runHide(_ context.Context, c *cmdContext, args []string) error {
 	if len(args) != 1 {
 		return usagef("hide takes one tool (mcp__SERVER__TOOL) or server")
 	}
-	err := c.modifyRules(func(r *config.GatewayRules) {
-		if !slices.Contains(r.Hidden, args[0]) {
-			r.Hidden = append(r.Hidden, args[0])
-		}
-	})
+	err := c.modifyRules(func(r *config.GatewayRules) { r.SetHidden(args[0], true) })
 	if err == nil {
 		fmt.Fprintf(c.Stdout, "Apps no longer see %s.\n", sanitize.Line(args[0]))
 	}
@@ -86,9 +76,7 @@ func runUnhide(_ context.Context, c *cmdContext, args []string) error {
 	if len(args) != 1 {
 		return usagef("unhide takes one tool (mcp__SERVER__TOOL) or server")
 	}
-	err := c.modifyRules(func(r *config.GatewayRules) {
-		r.Hidden = slices.DeleteFunc(r.Hidden, func(h string) bool { return h == args[0] })
-	})
+	err := c.modifyRules(func(r *config.GatewayRules) { r.SetHidden(args[0], false) })
 	if err == nil {
 		fmt.Fprintf(c.Stdout, "Apps see %s again.\n", sanitize.Line(args[0]))
 	}

@@ -47,6 +47,28 @@ func (r GatewayRules) Hides(server, qualified string) bool {
 	return slices.Contains(r.Hidden, qualified) || slices.Contains(r.Hidden, server)
 }
 
+// SetPermission gives tool (mcp__SERVER__TOOL) the permission p; ""
+// takes its own permission away, back to the default.
+func (r *GatewayRules) SetPermission(tool string, p Permission) {
+	if p == "" {
+		delete(r.Permissions, tool)
+		return
+	}
+	if r.Permissions == nil {
+		r.Permissions = map[string]Permission{}
+	}
+	r.Permissions[tool] = p
+}
+
+// SetHidden hides target (a qualified tool name or a server's name) from
+// the apps, or offers it again; it is listed once at most.
+func (r *GatewayRules) SetHidden(target string, hidden bool) {
+	r.Hidden = slices.DeleteFunc(r.Hidden, func(h string) bool { return h == target })
+	if hidden {
+		r.Hidden = append(r.Hidden, target)
+	}
+}
+
 // gatewayRules reads "permissions" and "hidden" in the "gateway" object of
 // mcptray's own config file.
 func (d *document) gatewayRules() (GatewayRules, *Problem) {
@@ -124,4 +146,21 @@ func (u *UserFile) setGatewayKeys(kv map[string]any) error {
 	}
 	u.rest[gatewayKey] = out
 	return nil
+}
+
+// ModifyGatewayRules changes the gateway's rules in mcptray's config file
+// at path; a running mcptray follows the change.
+func ModifyGatewayRules(path string, fn func(*GatewayRules)) error {
+	return ModifyUserFile(path, func(u *UserFile) error {
+		r, err := u.GatewayRules()
+		if err != nil {
+			return err
+		}
+		fn(&r)
+		if len(r.Permissions) == 0 {
+			r.Permissions = nil
+		}
+		r.Hidden = slices.Clip(r.Hidden)
+		return u.SetGatewayRules(r)
+	})
 }

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/tailscale/hujson"
@@ -112,21 +111,4 @@ func AppFound(src Source, home string) bool {
 	}
 	fi, err := os.Stat(dir)
 	return err == nil && fi.IsDir()
-}
-
-// ModifyGatewayRules changes the gateway's rules in mcptray's config file
-// at path; a running mcptray follows the change.
-func ModifyGatewayRules(path string, fn func(*GatewayRules)) error {
-	return ModifyUserFile(path, func(u *UserFile) error {
-		r, err := u.GatewayRules()
-		if err != nil {
-			return err
-		}
-		fn(&r)
-		if len(r.Permissions) == 0 {
-			r.Permissions = nil
-		}
-		r.Hidden = slices.Clip(r.Hidden)
-		return u.SetGatewayRules(r)
-	})
 }

@@ -383,16 +383,7 @@ func (s *Service) SetPermission(ctx context.Context, tool string, p config.Permi
 	if !strings.HasPrefix(tool, "mcp__") {
 		return newError(Invalid, "a tool is named as apps see it, mcp__SERVER__TOOL")
 	}
-	err := config.ModifyGatewayRules(s.opts.Paths.UserFile(), func(r *config.GatewayRules) {
-		if p == "" {
-			delete(r.Permissions, tool)
-			return
-		}
-		if r.Permissions == nil {
-			r.Permissions = map[string]config.Permission{}
-		}
-		r.Permissions[tool] = p
-	})
+	err := config.ModifyGatewayRules(s.opts.Paths.UserFile(), func(r *config.GatewayRules) { r.SetPermission(tool, p) })
 	if err != nil {
 		return wrapError(err)
 	}
@@ -409,12 +400,7 @@ func (s *Service) SetHidden(ctx context.Context, target string, hidden bool) err
 	if strings.TrimSpace(target) == "" {
 		return newError(Invalid, "name a tool (mcp__SERVER__TOOL) or a server to hide")
 	}
-	err := config.ModifyGatewayRules(s.opts.Paths.UserFile(), func(r *config.GatewayRules) {
-		r.Hidden = slices.DeleteFunc(r.Hidden, func(h string) bool { return h == target })
-		if hidden {
-			r.Hidden = append(r.Hidden, target)
-		}
-	})
+	err := config.ModifyGatewayRules(s.opts.Paths.UserFile(), func(r *config.GatewayRules) { r.SetHidden(target, hidden) })
 	if err != nil {
 		return wrapError(err)
 	}
