@@ -228,6 +228,10 @@ shot main 3
 # tools with what the gateway does with each.
 click 180 293
 shot detail 1
+# A server imported with its API key in plain text: the offer to keep it in
+# the keychain.
+click 180 367
+shot plain-key 1
 
 sock=$(ls "$home"/run/mcptray-*/control.sock)
 
