@@ -102,8 +102,12 @@ func runWindow(ctx context.Context, logger *slog.Logger, paths config.Paths, arg
 		<-ctx.Done()
 		os.Exit(0)
 	}()
+	var login *autostart.Switch
+	if exe, err := os.Executable(); err == nil {
+		login, _ = autostart.New("", paths, exe) // nil: Settings says it cannot
+	}
 	return app.RunWindow(ctx, logger, cl, app.WindowOptions{
-		Server: *server, TrayProblem: *noTray,
+		Server: *server, TrayProblem: *noTray, Autostart: login,
 		// Without a tray, closing the window quits mcptray: the window's
 		// process ends, and the running one follows (host.Run).
 	})

@@ -21,6 +21,7 @@ import (
 	fyneapp "fyne.io/fyne/v2/app"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcptray/mcptray/app/autostart"
 	"github.com/mcptray/mcptray/assets"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/service"
@@ -83,6 +84,9 @@ type WindowOptions struct {
 	// goroutine, when the window closes while there is no tray; it may
 	// block until the service has stopped.
 	Quit func()
+	// Autostart is the person's login entry, which Settings turns on and
+	// off; nil says it cannot be set up here.
+	Autostart *autostart.Switch
 }
 
 // RunWindow opens the window and returns when the person closes it, ctx
