@@ -240,3 +240,15 @@ func TestNewRefuses(t *testing.T) {
 		t.Error("New for iOS: no error")
 	}
 }
+
+// The entry in packaging/ (for /etc/xdg/autostart) is the one the switch
+// writes, with mcptray found on PATH.
+func TestPackagedEntryIsTheSwitchs(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "packaging", "linux", "mcptray-autostart.desktop"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := DesktopEntry("mcptray"); string(b) != want {
+		t.Errorf("packaging/linux/mcptray-autostart.desktop:\n%s\nwant what the switch writes:\n%s", b, want)
+	}
+}
