@@ -38,7 +38,7 @@ func TestEveryCommandHelp(t *testing.T) {
 	if help != flag || strings.Count(help, "mcptray login ") < 2 {
 		t.Errorf("mcptray help login:\n%s\nmcptray login --help:\n%s", help, flag)
 	}
-	// Nothing ran: remove --help removed nothing, and made no config.
+	// Nothing ran: no --help made a config folder.
 	if _, err := os.Stat(h.paths.Dir()); err == nil {
 		t.Errorf("a --help created %s", h.paths.Dir())
 	}
