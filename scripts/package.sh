@@ -96,8 +96,17 @@ windows() {
 	mkdir -p "$src"
 	git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$src"
 	echo "package: building mcptray $version for windows/amd64 with $cc"
-	(cd "$src" && CC=$cc CGO_ENABLED=1 GOOS=windows GOARCH=amd64 GOFLAGS="${GOFLAGS:-} -ldflags=${stamp// /=}" \
-		"$work/fyne" package --os windows --release --src "$src")
+	# fyne compiles the C parts with -fstack-protector-strong and
+	# _FORTIFY_SOURCE, whose checks MinGW-w64 keeps in libssp: link it in
+	# (statically, so the zip needs no libssp-0.dll). fyne passes each
+	# -ldflags= in GOFLAGS on to go build, but takes them out of GOFLAGS as
+	# it does: with no program there yet it builds twice (before and after
+	# making the icon's resource file), and the second build, the one
+	# shipped, would lose them. A placeholder for --exe leaves one build.
+	: >"$src/mcptray.exe"
+	(cd "$src" && CC=$cc CGO_ENABLED=1 GOOS=windows GOARCH=amd64 \
+		GOFLAGS="${GOFLAGS:-} -ldflags=${stamp// /=} -ldflags=-extldflags=-l:libssp.a" \
+		"$work/fyne" package --os windows --release --src "$src" --exe "$src/mcptray.exe")
 	local zipfile=$PWD/dist/mcptray-$version-windows-amd64.zip
 	rm -f "$zipfile"
 	(cd "$src" && zip -q "$zipfile" mcptray.exe)
