@@ -13,18 +13,21 @@ export GOTESTFLAGS
 # first installs what is missing, then the app); go parallelises inside each step.
 .NOTPARALLEL:
 
-.PHONY: all deps build run test conformance fuzz bench screenshots
+.PHONY: all deps build run test conformance fuzz bench screenshots package package-windows
 
 all: build
 
 deps:
 	@bash scripts/deps.sh
 
+# The version is FyneApp.toml's, stamped into the binary (mcptray version).
+VERSION := $(shell sed -n 's/^[[:space:]]*Version[[:space:]]*=[[:space:]]*"\([^"]*\)".*/\1/p' FyneApp.toml | head -n 1)
+
 # Building and running need only the system packages: a failed npm install
 # of the test peers is reported but does not stop them.
 build:
 	@bash scripts/deps.sh run
-	$(GO) build -o bin/mcptray .
+	$(GO) build -ldflags "-X github.com/mcptray/mcptray/app/cli.Version=$(VERSION)" -o bin/mcptray .
 
 run: build
 	./bin/mcptray
@@ -59,3 +62,15 @@ bench: deps
 # Needs Xvfb, xdotool and imagemagick.
 screenshots: deps
 	@bash scripts/screenshots.sh
+
+# dist/mcptray-VERSION-linux-ARCH.tar.xz (fyne package) and
+# dist/mcptray_VERSION_ARCH.deb; the source tree is left as it was.
+package:
+	@bash scripts/deps.sh package
+	@bash scripts/package.sh
+
+# dist/mcptray-VERSION-windows-amd64.zip, cross-built with MinGW-w64
+# (scripts/deps.sh windows installs it on Debian/Ubuntu).
+package-windows:
+	@bash scripts/deps.sh windows
+	@bash scripts/package.sh windows

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mcptray/mcptray/app"
+	"github.com/mcptray/mcptray/app/autostart"
 	"github.com/mcptray/mcptray/app/cli"
 	"github.com/mcptray/mcptray/app/host"
 	"github.com/mcptray/mcptray/core/config"
@@ -41,7 +42,9 @@ func main() {
 
 func run(ctx context.Context) int {
 	store := keychain.New(keychainService)
-	if len(os.Args) > 1 && os.Args[1] != "window" {
+	// mcptray --autostart is the login entry's: the tray, without the window.
+	atLogin := len(os.Args) == 2 && os.Args[1] == autostart.Arg
+	if len(os.Args) > 1 && os.Args[1] != "window" && !atLogin {
 		posixlocale.Restore()
 		return cli.Run(ctx, os.Args[1:], cli.Env{
 			Stdout: os.Stdout, Stderr: os.Stderr,
@@ -58,7 +61,7 @@ func run(ctx context.Context) int {
 		fmt.Fprintln(os.Stderr, "mcptray:", err)
 		return 1
 	}
-	if len(os.Args) > 1 {
+	if len(os.Args) > 1 && !atLogin {
 		logger, closeLog := newLogger(paths.WindowLogFile())
 		defer closeLog()
 		return runWindow(ctx, logger, paths, os.Args[2:])
@@ -78,7 +81,7 @@ func run(ctx context.Context) int {
 	so.ClientMetadataURL = os.Getenv("MCPTRAY_CLIENT_METADATA_URL")
 	return host.Run(ctx, host.Options{
 		Paths: paths, Store: store, Logger: logger, Service: so,
-		Window: []string{exe, "window"}, Stdout: os.Stdout,
+		Window: []string{exe, "window"}, Stdout: os.Stdout, AtLogin: atLogin,
 	})
 }
 
@@ -104,8 +107,12 @@ func runWindow(ctx context.Context, logger *slog.Logger, paths config.Paths, arg
 		<-ctx.Done()
 		os.Exit(0)
 	}()
+	var login *autostart.Switch
+	if exe, err := os.Executable(); err == nil {
+		login, _ = autostart.New("", paths, exe) // nil: Settings says it cannot
+	}
 	return app.RunWindow(ctx, logger, cl, app.WindowOptions{
-		Server: *server, TrayProblem: *noTray,
+		Server: *server, TrayProblem: *noTray, Autostart: login,
 		LogFile: paths.LogFile(),
 		// Without a tray, closing the window quits mcptray: the window's
 		// process ends, and the running one follows (host.Run).

@@ -23,6 +23,7 @@ import (
 	fyneapp "fyne.io/fyne/v2/app"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcptray/mcptray/app/autostart"
 	"github.com/mcptray/mcptray/assets"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/service"
@@ -91,6 +92,9 @@ type WindowOptions struct {
 	// LogFile is the log of mcptray in the tray, which Settings' Show log…
 	// shows; "" for none.
 	LogFile string
+	// Autostart is the person's login entry, which Settings turns on and
+	// off; nil says it cannot be set up here.
+	Autostart *autostart.Switch
 }
 
 // RunWindow opens the window and returns when the person closes it, ctx

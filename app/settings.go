@@ -116,6 +116,7 @@ type settingsDialog struct {
 	remove  map[string]*widget.Button // by folder
 	add     *widget.Button
 	pause   *widget.Button
+	login   *loginSwitch
 }
 
 // showSettings opens the Settings dialog.
@@ -123,8 +124,7 @@ func (v *window) showSettings() {
 	s := &settingsDialog{folders: container.NewVBox(), remove: map[string]*widget.Button{}}
 	s.add = widget.NewButtonWithIcon("Add a folder…", theme.FolderOpenIcon(), v.pickFolder)
 	s.pause = widget.NewButton("Pause all", v.togglePause)
-	login := wrapped("Start at login: coming with packaging.")
-	login.Importance = widget.LowImportance
+	s.login = newLoginSwitch(v, v.opts.Autostart)
 	body := container.NewVBox(
 		section("Project folders"),
 		wrapped("mcptray reads .mcp.json, .vscode/mcp.json and .cursor/mcp.json in these folders, and asks you before any of their servers runs."),
@@ -138,7 +138,8 @@ func (v *window) showSettings() {
 		container.NewHBox(widget.NewButtonWithIcon("Show log…", theme.DocumentIcon(), func() { v.showLog() })),
 		widget.NewSeparator(),
 		section("Start at login"),
-		login,
+		s.login.check,
+		s.login.note,
 	)
 	s.d = dialog.NewCustom("Settings", "Close", container.NewVScroll(body), v.win)
 	s.d.SetOnClosed(func() {

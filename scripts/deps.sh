@@ -15,6 +15,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # "run" (from make run) carries on when only the test peers cannot be had.
+# "package" (make package) and "windows" (make package-windows) need no test
+# peers; "windows" adds MinGW-w64's gcc for the cgo cross-build.
 mode=${1:-test}
 
 # Fyne's cgo build.
@@ -24,6 +26,13 @@ libxinerama-dev libxi-dev libxxf86vm-dev"
 # curl and python3 serve the conformance adapter (its browser, and reading
 # the suite's JSON context).
 test_pkgs="xvfb xauth x11-utils libgl1-mesa-dri dbus gnome-keyring libsecret-tools curl python3"
+# The packages (make package, and scripts/package-test.sh in the tests): the
+# tarball's xz, the checks of the desktop entry and the AppStream file.
+test_pkgs="$test_pkgs xz-utils appstream desktop-file-utils"
+case "$mode" in
+package) test_pkgs="xz-utils" ;;
+windows) test_pkgs="zip" build_pkgs="$build_pkgs gcc-mingw-w64-x86-64" ;;
+esac
 
 did_something=0
 
@@ -133,7 +142,10 @@ peers() {
 }
 
 system_packages
-peers
+case "$mode" in
+package | windows) ;;
+*) peers ;;
+esac
 if ! command -v go >/dev/null 2>&1; then
 	echo "deps: the go command is not on PATH; mcptray needs Go 1.26 or newer (https://go.dev/dl/)" >&2
 	did_something=1

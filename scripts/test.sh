@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs mcptray's checks the way CI does: gofmt, go vet, then go test.
+# Runs mcptray's checks the way CI does: gofmt, go vet (also for macOS and
+# Windows), the packages (scripts/package-test.sh), then go test.
 #
 # On Linux the tests run inside a private D-Bus session with a freshly unlocked
 # gnome-keyring, so the keychain tests talk to a real Secret Service and never
@@ -54,6 +55,21 @@ fi
 
 echo "test: go vet ./..."
 go vet ./...
+
+# The packages that build without cgo are vetted for macOS and Windows too,
+# so a mistake behind a build tag shows here. (The tray needs cgo on macOS,
+# where fyne.io/systray speaks Cocoa.)
+echo "test: go vet for darwin and windows"
+CGO_ENABLED=0 GOOS=darwin go vet ./core/... ./keychain/... ./app/autostart/... ./app/cli/...
+CGO_ENABLED=0 GOOS=windows go vet ./core/... ./keychain/... ./tray/... ./app/autostart/... ./app/cli/... ./app/host/...
+
+# make package, installed into a throwaway root (scripts/package-test.sh).
+if [ "$linux" -eq 1 ] && command -v dpkg-deb >/dev/null 2>&1; then
+	echo "test: packaging (scripts/package-test.sh)"
+	bash scripts/package-test.sh
+elif [ "$linux" -eq 1 ]; then
+	echo "test: packaging not checked: the .deb needs dpkg-deb (Debian/Ubuntu)"
+fi
 
 export GOTESTFLAGS="${GOTESTFLAGS:-}"
 echo "test: go test ${GOTESTFLAGS:+$GOTESTFLAGS }./..."

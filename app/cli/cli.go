@@ -83,6 +83,9 @@ func init() {
 		{"hide", "TOOL|SERVER", "keep a tool, or every tool of a server, from the apps", runHide},
 		{"unhide", "TOOL|SERVER", "offer a hidden tool or server to the apps again", runUnhide},
 		{"logs", "[-f] [-n N]", "show the newest lines of the log of mcptray in the tray or mcptray serve; -f keeps showing new ones", runLogs},
+		{"autostart", "on|off|status [--json]", "start mcptray in the tray when you log in, or stop doing so", runAutostart},
+		{"version", "[--json]", "say which mcptray this is: its version, the Go it was built with, and the system", runVersion},
+		{"help", "[COMMAND]", "say how to call a command (mcptray COMMAND --help does too), or list them all", runHelp},
 		{"stdio", "", "be an MCP server on stdin and stdout for an app: every server mcptray runs, through the running mcptray (started when none runs)", runStdio},
 	}
 }
@@ -119,9 +122,12 @@ func Run(ctx context.Context, args []string, env Env) int {
 	if env.Now == nil {
 		env.Now = time.Now
 	}
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 || (args[0] == "help" && len(args) == 1) || args[0] == "-h" || args[0] == "--help" {
 		usage(env.Stdout)
 		return 0
+	}
+	if args[0] == "--version" {
+		args = append([]string{"version"}, args[1:]...)
 	}
 	var cmd *command
 	for i := range commands {
@@ -134,6 +140,10 @@ func Run(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "mcptray: there is no command %q\n\n", args[0])
 		usage(env.Stderr)
 		return 2
+	}
+	if wantsHelp(args[1:]) {
+		commandUsage(env.Stdout, cmd.name)
+		return 0
 	}
 	c := &cmdContext{Env: env}
 	if env.Paths != nil {

@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/control"
@@ -43,7 +44,16 @@ type Options struct {
 	// TrayAvailable says whether a tray can be shown; nil means
 	// tray.Available.
 	TrayAvailable func() error
+	// AtLogin says the session started mcptray at login (the login entry
+	// passes autostart.Arg): it goes to the tray without opening its
+	// window, waits a little for a tray that comes up after it, and leaves
+	// an mcptray that already runs alone.
+	AtLogin bool
 }
+
+// trayWait is how long mcptray started at login waits for the desktop's
+// tray, which may come up after the login entries have started.
+const trayWait = 30 * time.Second
 
 // Run runs mcptray until the person quits it or ctx ends, and returns the
 // process's exit code. When mcptray is already running it asks that one to
@@ -58,6 +68,10 @@ func Run(ctx context.Context, opts Options) int {
 	}
 	ln, err := control.Listen(opts.Paths)
 	if errors.Is(err, control.ErrRunning) {
+		if opts.AtLogin {
+			log.Debug("started at login, but mcptray runs already")
+			return 0
+		}
 		return openRunning(ctx, opts)
 	}
 	if err != nil {
@@ -90,6 +104,9 @@ func Run(ctx context.Context, opts Options) int {
 	}
 
 	trayErr := opts.TrayAvailable()
+	if trayErr != nil && opts.AtLogin {
+		trayErr = waitForTray(ctx, opts.TrayAvailable, trayWait, time.Second)
+	}
 	win := &windows{cmd: opts.Window, log: log}
 	if trayErr != nil {
 		win.noTray = plainTrayProblem(trayErr)
@@ -115,6 +132,13 @@ func Run(ctx context.Context, opts Options) int {
 		win.close()
 	}()
 
+	if trayErr != nil && opts.AtLogin {
+		// Started at login with no tray: serve the apps quietly; opening
+		// mcptray from the app menu shows its window.
+		log.Warn("started at login with no tray; opening mcptray from the app menu shows its window", "tray", win.noTray)
+		<-ctx.Done()
+		return 0
+	}
 	if trayErr != nil {
 		fmt.Fprintf(opts.Stdout, "mcptray: no tray (%s); its window is the way in, and closing it quits mcptray.\n", win.noTray)
 		if err := win.open(""); err != nil {
@@ -124,7 +148,7 @@ func Run(ctx context.Context, opts Options) int {
 		<-ctx.Done()
 		return 0
 	}
-	if firstLaunch(opts.Paths) {
+	if windowAtStart(opts) {
 		if err := win.open(""); err != nil {
 			log.Warn("opening the window", "err", err)
 		}
@@ -161,6 +185,35 @@ func openRunning(ctx context.Context, opts Options) int {
 	}
 	fmt.Fprintln(opts.Stdout, "mcptray is already running; its window opens.")
 	return 0
+}
+
+// windowAtStart says whether mcptray opens its window as it starts with a
+// tray: on the very first launch, never at login.
+func windowAtStart(opts Options) bool { return !opts.AtLogin && firstLaunch(opts.Paths) }
+
+// waitForTray asks available every poll until it says yes, for at most
+// wait, and returns its last answer.
+func waitForTray(ctx context.Context, available func() error, wait, poll time.Duration) error {
+	err := available()
+	if err == nil {
+		return nil
+	}
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return err
+		case <-deadline.C:
+			return err
+		case <-tick.C:
+			if err = available(); err == nil {
+				return nil
+			}
+		}
+	}
 }
 
 // firstLaunch reports whether mcptray has never run for this person, and

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Checks what `make package` makes, the way a person installs it. Run by
+# scripts/test.sh (so by make test and CI); takes about a minute once the
+# Go build cache is warm.
+#
+#   - the AppStream file and the desktop entries pass their validators, and
+#     FyneApp.toml, the AppStream release and the .deb agree on the version;
+#   - scripts/package.sh leaves the source tree as it was (git status);
+#   - the tarball holds the program, its launcher entry and icon;
+#   - the .deb installs with dpkg into a throwaway root (as root or not),
+#     holds the expected files, its mcptray prints the stamped version, and
+#     it removes cleanly.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fail() {
+	echo "package-test: $*" >&2
+	exit 1
+}
+
+for cmd in appstreamcli desktop-file-validate dpkg dpkg-deb xz; do
+	command -v "$cmd" >/dev/null 2>&1 ||
+		fail "$cmd is missing: run 'make deps' (Debian/Ubuntu, as root or with sudo)"
+done
+
+version=$(sed -n 's/^[[:space:]]*Version[[:space:]]*=[[:space:]]*"\([^"]*\)".*/\1/p' FyneApp.toml | head -n 1)
+[ -n "$version" ] || fail "FyneApp.toml has no Version"
+
+echo "package-test: validating packaging/linux"
+appstreamcli validate --no-net packaging/linux/dev.mcptray.mcptray.metainfo.xml >/dev/null ||
+	fail "appstreamcli validate --no-net packaging/linux/dev.mcptray.mcptray.metainfo.xml fails (run it to see why)"
+desktop-file-validate packaging/linux/dev.mcptray.mcptray.desktop packaging/linux/mcptray-autostart.desktop ||
+	fail "desktop-file-validate finds problems (above)"
+released=$(sed -n 's/.*<release version="\([^"]*\)".*/\1/p' packaging/linux/dev.mcptray.mcptray.metainfo.xml | head -n 1)
+[ "$released" = "$version" ] ||
+	fail "FyneApp.toml says version $version, the AppStream file's newest release is $released: add a <release> for $version"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcptray-package-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+in_git=0
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	in_git=1
+	git status --porcelain >"$tmp/before"
+fi
+bash scripts/package.sh
+if [ "$in_git" -eq 1 ]; then
+	git status --porcelain >"$tmp/after"
+	diff -u "$tmp/before" "$tmp/after" >&2 ||
+		fail "make package changed the source tree (git status above)"
+fi
+
+arch=$(dpkg --print-architecture)
+tarball=dist/mcptray-$version-linux-$(go env GOARCH).tar.xz
+deb=dist/mcptray_${version}_$arch.deb
+[ -f "$tarball" ] || fail "$tarball was not made"
+[ -f "$deb" ] || fail "$deb was not made"
+
+echo "package-test: $tarball"
+tar -tJf "$tarball" >"$tmp/tar"
+for want in 'mcptray/Makefile' 'mcptray/usr/(local/)?bin/mcptray' \
+	'mcptray/usr/(local/)?share/applications/dev\.mcptray\.mcptray\.desktop' \
+	'mcptray/usr/(local/)?share/pixmaps/dev\.mcptray\.mcptray\.png'; do
+	grep -Eqx "$want" "$tmp/tar" || fail "$tarball has no $want; it holds:
+$(cat "$tmp/tar")"
+done
+
+echo "package-test: installing $deb into a throwaway root"
+[ "$(dpkg-deb -f "$deb" Version)" = "$version" ] || fail "$deb's Version is not $version"
+root=$tmp/root
+mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$root/var/lib/dpkg/triggers"
+: >"$root/var/lib/dpkg/status"
+# The libraries it depends on are the machine's, not the empty root's.
+dpkg --root="$root" --force-not-root --force-depends --log=/dev/null -i "$deb" >"$tmp/dpkg.log" 2>&1 ||
+	fail "dpkg -i into a throwaway root failed:
+$(cat "$tmp/dpkg.log")"
+for f in usr/bin/mcptray usr/share/applications/dev.mcptray.mcptray.desktop \
+	usr/share/metainfo/dev.mcptray.mcptray.metainfo.xml; do
+	[ -f "$root/$f" ] || fail "the installed package has no /$f"
+done
+for size in 16 22 24 32 48 64 128 256 512; do
+	icon=$root/usr/share/icons/hicolor/${size}x$size/apps/dev.mcptray.mcptray.png
+	[ -f "$icon" ] || fail "the installed package has no ${size}x$size icon"
+	if command -v file >/dev/null 2>&1; then
+		kind=$(file -b "$icon")
+		case "$kind" in
+		"PNG image data, $size x $size,"*) ;;
+		*) fail "the ${size}x$size icon is not a $size×$size PNG: $kind" ;;
+		esac
+	fi
+done
+[ -x "$root/usr/bin/mcptray" ] || fail "the installed /usr/bin/mcptray cannot be run"
+# (Not through head: its early exit would fail the pipe under pipefail.)
+got=$("$root/usr/bin/mcptray" version)
+got=${got%%$'\n'*}
+[ "$got" = "mcptray $version" ] || fail "the installed mcptray says \"$got\", want \"mcptray $version\""
+"$root/usr/bin/mcptray" version --help >/dev/null || fail "the installed mcptray version --help fails"
+
+dpkg --root="$root" --force-not-root --log=/dev/null -r mcptray >"$tmp/dpkg.log" 2>&1 ||
+	fail "dpkg -r from the throwaway root failed:
+$(cat "$tmp/dpkg.log")"
+left=$(find "$root" -path "$root/var" -prune -o -type f -print)
+[ -z "$left" ] || fail "files left after dpkg -r: $left"
+echo "package-test: passed ($tarball, $deb)"

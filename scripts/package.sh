@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Builds mcptray's packages into dist/ (git-ignored), leaving the source tree
+# as it was:
+#
+#   scripts/package.sh          (make package) the Linux tarball from
+#                               `fyne package` and a .deb
+#   scripts/package.sh windows  (make package-windows) mcptray.exe, built
+#                               with MinGW-w64 and zipped
+#
+# The version is FyneApp.toml's Version, stamped into the binary
+# (mcptray version prints it). `fyne package` bumps FyneApp.toml's Build
+# and writes files beside the program it packages, so it runs on a copy in a
+# temporary folder. fyne itself is a tool dependency in go.mod (go tool fyne).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+umask 022
+
+fail() {
+	echo "package: $*" >&2
+	exit 1
+}
+
+target=${1:-linux}
+version=$(sed -n 's/^[[:space:]]*Version[[:space:]]*=[[:space:]]*"\([^"]*\)".*/\1/p' FyneApp.toml | head -n 1)
+[ -n "$version" ] || fail "FyneApp.toml has no Version"
+stamp="-X github.com/mcptray/mcptray/app/cli.Version=$version"
+
+mkdir -p dist
+work=$(mktemp -d "${TMPDIR:-/tmp}/mcptray-package.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# fyne: the packaging tool at the version go.mod pins.
+go build -o "$work/fyne" fyne.io/tools/cmd/fyne
+
+linux() {
+	local arch deb_arch bin
+	arch=$(go env GOARCH)
+	case "$arch" in
+	amd64 | arm64 | i386 | riscv64) deb_arch=$arch ;;
+	386) deb_arch=i386 ;;
+	arm) deb_arch=armhf ;;
+	*) fail "no Debian architecture for GOARCH=$arch" ;;
+	esac
+	bin=$work/mcptray
+	echo "package: building mcptray $version for linux/$arch"
+	go build -trimpath -ldflags "-s -w $stamp" -o "$bin" .
+
+	# The tarball: fyne package with the binary just built, reading
+	# FyneApp.toml and the icon from a copy (it rewrites FyneApp.toml).
+	local src=$work/src out=$work/fyne-out
+	mkdir -p "$src/assets" "$out"
+	cp FyneApp.toml main.go "$src/"
+	cp assets/icon.png "$src/assets/"
+	(cd "$out" && "$work/fyne" package --os linux --release --exe "$bin" --src "$src" >/dev/null)
+	local tarball=dist/mcptray-$version-linux-$arch.tar.xz
+	mv "$out/mcptray.tar.xz" "$tarball"
+	echo "package: $tarball"
+
+	# The .deb: the binary, the launcher entry, the icon in every hicolor
+	# size and the AppStream file. No login entry for everyone: each person
+	# turns start at login on (mcptray autostart on, or Settings).
+	local root=$work/deb
+	install -D -m 0755 "$bin" "$root/usr/bin/mcptray"
+	install -D -m 0644 packaging/linux/dev.mcptray.mcptray.desktop "$root/usr/share/applications/dev.mcptray.mcptray.desktop"
+	install -D -m 0644 packaging/linux/dev.mcptray.mcptray.metainfo.xml "$root/usr/share/metainfo/dev.mcptray.mcptray.metainfo.xml"
+	go run ./packaging/icons -out "$root/usr/share/icons/hicolor"
+	mkdir -p "$root/DEBIAN"
+	cat >"$root/DEBIAN/control" <<CONTROL
+Package: mcptray
+Version: $version
+Architecture: $deb_arch
+Maintainer: The mcptray authors
+Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
+Depends: libc6, libgl1, libx11-6, libxcursor1, libxrandr2, libxinerama1, libxi6, libxxf86vm1
+Suggests: gnome-keyring
+Section: utils
+Priority: optional
+Description: one place for the MCP servers your AI apps use
+ mcptray approves, signs in to and watches the MCP servers that AI apps
+ such as Claude, Cursor and VS Code use, from the system tray. Sign-in
+ tokens stay in the system keychain, and one gateway serves every app.
+CONTROL
+	local deb=dist/mcptray_${version}_${deb_arch}.deb
+	dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
+	echo "package: $deb"
+}
+
+windows() {
+	local cc=x86_64-w64-mingw32-gcc
+	command -v "$cc" >/dev/null 2>&1 ||
+		fail "$cc is missing: run 'bash scripts/deps.sh windows' (Debian/Ubuntu, as root or with sudo)"
+	command -v zip >/dev/null 2>&1 || fail "zip is missing: run 'bash scripts/deps.sh windows'"
+	# fyne package builds for Windows itself, to link in the icon and the
+	# manifest: from a copy of the tracked and new files.
+	local src=$work/src
+	mkdir -p "$src"
+	git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$src"
+	echo "package: building mcptray $version for windows/amd64 with $cc"
+	# fyne compiles the C parts with -fstack-protector-strong and
+	# _FORTIFY_SOURCE, whose checks MinGW-w64 keeps in libssp: link it in
+	# (statically, so the zip needs no libssp-0.dll). fyne passes each
+	# -ldflags= in GOFLAGS on to go build, but takes them out of GOFLAGS as
+	# it does: with no program there yet it builds twice (before and after
+	# making the icon's resource file), and the second build, the one
+	# shipped, would lose them. A placeholder for --exe leaves one build.
+	: >"$src/mcptray.exe"
+	(cd "$src" && CC=$cc CGO_ENABLED=1 GOOS=windows GOARCH=amd64 \
+		GOFLAGS="${GOFLAGS:-} -ldflags=${stamp// /=} -ldflags=-extldflags=-l:libssp.a" \
+		"$work/fyne" package --os windows --release --src "$src" --exe "$src/mcptray.exe")
+	local zipfile=$PWD/dist/mcptray-$version-windows-amd64.zip
+	rm -f "$zipfile"
+	(cd "$src" && zip -q "$zipfile" mcptray.exe)
+	echo "package: dist/${zipfile##*/}"
+}
+
+case "$target" in
+linux) linux ;;
+windows) windows ;;
+*) fail "unknown target $target (linux or windows)" ;;
+esac
