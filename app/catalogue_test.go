@@ -478,3 +478,17 @@ func TestOptionsOfSeveralWays(t *testing.T) {
 		t.Errorf("missing runtimes: %q, %q", e.options[0].missingRuntime, e.options[1].missingRuntime)
 	}
 }
+
+// TestCatalogueFromTheWelcome: a first launch's welcome opens the
+// catalogue too.
+func TestCatalogueFromTheWelcome(t *testing.T) {
+	reg := registrytest.New(t)
+	h := newHarness(t, service.Snapshot{Keychain: service.Keychain{Available: true}}, WindowOptions{})
+	useRegistry(t, h.v, reg.URL, filepath.Join(t.TempDir(), "registry.json"), &testClock{now: time.Now()}, "uvx")
+	h.v.do(func() { test.Tap(h.v.welcome.find) })
+	c := h.v.catalogue
+	if c == nil {
+		t.Fatal("Find servers… opened no catalogue")
+	}
+	h.waitFor("the whole catalogue", func() bool { return len(c.entries) > 0 })
+}

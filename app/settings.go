@@ -17,6 +17,7 @@ import (
 // welcome is what the window shows while there is no server anywhere.
 type welcome struct {
 	box     fyne.CanvasObject
+	find    *widget.Button
 	add     *widget.Button
 	folder  *widget.Button
 	imports *widget.Label
@@ -33,15 +34,16 @@ func newWelcome(v *window) *welcome {
 	w := &welcome{imports: wrapped(welcomeImports)}
 	title := widget.NewLabelWithStyle("Welcome to mcptray", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameHeadingText
+	w.find = widget.NewButtonWithIcon("Find servers…", theme.SearchIcon(), v.showCatalogue)
+	w.find.Importance = widget.HighImportance
 	w.add = widget.NewButtonWithIcon("Add a server by pasting…", theme.ContentPasteIcon(), v.showAdd)
-	w.add.Importance = widget.HighImportance
 	w.folder = widget.NewButtonWithIcon("Add a project folder…", theme.FolderOpenIcon(), v.pickFolder)
 	w.box = container.NewPadded(container.NewVBox(
 		title,
 		wrapped(welcomeIntro),
 		section("Add a server"),
-		wrapped("Paste the snippet from a server's instructions, or an online server's address."),
-		container.NewHBox(w.add),
+		wrapped("Find one in the MCP Registry, the public list of MCP servers, or paste the snippet from a server's instructions, or an online server's address."),
+		container.NewHBox(w.find, w.add),
 		section("From your other apps"),
 		w.imports,
 		section("Try the demo"),
