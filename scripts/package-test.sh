@@ -75,7 +75,7 @@ dpkg --root="$root" --force-not-root --force-depends --log=/dev/null -i "$deb" >
 	fail "dpkg -i into a throwaway root failed:
 $(cat "$tmp/dpkg.log")"
 for f in usr/bin/mcptray usr/share/applications/dev.mcptray.mcptray.desktop \
-	usr/share/metainfo/dev.mcptray.mcptray.metainfo.xml; do
+	usr/share/metainfo/dev.mcptray.mcptray.metainfo.xml usr/share/mcptray/autostart/dev.mcptray.mcptray.desktop; do
 	[ -f "$root/$f" ] || fail "the installed package has no /$f"
 done
 for size in 16 22 24 32 48 64 128 256 512; do

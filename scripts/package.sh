@@ -57,12 +57,15 @@ linux() {
 	echo "package: $tarball"
 
 	# The .deb: the binary, the launcher entry, the icon in every hicolor
-	# size and the AppStream file. No login entry for everyone: each person
-	# turns start at login on (mcptray autostart on, or Settings).
+	# size, the AppStream file and the XDG autostart entry, kept where it
+	# starts nothing: each person turns start at login on (mcptray autostart
+	# on, or Settings), and an administrator who wants it for everyone
+	# copies it to /etc/xdg/autostart.
 	local root=$work/deb
 	install -D -m 0755 "$bin" "$root/usr/bin/mcptray"
 	install -D -m 0644 packaging/linux/dev.mcptray.mcptray.desktop "$root/usr/share/applications/dev.mcptray.mcptray.desktop"
 	install -D -m 0644 packaging/linux/dev.mcptray.mcptray.metainfo.xml "$root/usr/share/metainfo/dev.mcptray.mcptray.metainfo.xml"
+	install -D -m 0644 packaging/linux/mcptray-autostart.desktop "$root/usr/share/mcptray/autostart/dev.mcptray.mcptray.desktop"
 	go run ./packaging/icons -out "$root/usr/share/icons/hicolor"
 	mkdir -p "$root/DEBIAN"
 	cat >"$root/DEBIAN/control" <<CONTROL
