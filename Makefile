@@ -27,7 +27,7 @@ VERSION := $(shell sed -n 's/^[[:space:]]*Version[[:space:]]*=[[:space:]]*"\([^"
 # of the test peers is reported but does not stop them.
 build:
 	@bash scripts/deps.sh run
-	$(GO) build -ldflags "-X github.com/mcptray/mcptray/app/cli.Version=$(VERSION)" -o bin/mcptray .
+	$(GO) build -ldflags "-X github.com/mcptray/mcptray/core/service.Version=$(VERSION)" -o bin/mcptray .
 
 run: build
 	./bin/mcptray

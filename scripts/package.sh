@@ -23,7 +23,7 @@ fail() {
 target=${1:-linux}
 version=$(sed -n 's/^[[:space:]]*Version[[:space:]]*=[[:space:]]*"\([^"]*\)".*/\1/p' FyneApp.toml | head -n 1)
 [ -n "$version" ] || fail "FyneApp.toml has no Version"
-stamp="-X github.com/mcptray/mcptray/app/cli.Version=$version"
+stamp="-X github.com/mcptray/mcptray/core/service.Version=$version"
 
 mkdir -p dist
 work=$(mktemp -d "${TMPDIR:-/tmp}/mcptray-package.XXXXXX")

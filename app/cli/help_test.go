@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // Every command's --help prints that command's usage on stdout and exits 0,
@@ -64,9 +66,9 @@ func TestHelpUnknownCommand(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	old := Version
-	Version = "1.2.3"
-	defer func() { Version = old }()
+	old := service.Version
+	service.Version = "1.2.3"
+	defer func() { service.Version = old }()
 	h := newHome(t)
 	out := h.must("version")
 	want := "mcptray 1.2.3\nbuilt with " + runtime.Version() + " for " + runtime.GOOS + "/" + runtime.GOARCH + "\n"
@@ -84,11 +86,6 @@ func TestVersion(t *testing.T) {
 		t.Errorf("mcptray version --json: %+v", v)
 	}
 	h.fails(2, "version takes no arguments", "version", "extra")
-
-	Version = ""
-	if got := VersionString(); got != "devel" {
-		t.Errorf("unstamped test binary: version %q, want devel", got)
-	}
 }
 
 func TestAutostartCommand(t *testing.T) {

@@ -7,16 +7,9 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
-)
 
-// Version is mcptray's version, stamped into release builds by the
-// Makefile from FyneApp.toml's Version:
-//
-//	go build -ldflags "-X github.com/mcptray/mcptray/app/cli.Version=0.1.0"
-//
-// A build without it reports the module version go install recorded, or
-// "devel".
-var Version string
+	"github.com/mcptray/mcptray/core/service"
+)
 
 // versionInfo is what mcptray version prints.
 type versionInfo struct {
@@ -30,19 +23,8 @@ type versionInfo struct {
 	Modified bool   `json:"modified,omitempty"`
 }
 
-// VersionString is the version this build reports.
-func VersionString() string {
-	if Version != "" {
-		return Version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
-
 func buildVersion() versionInfo {
-	v := versionInfo{Version: VersionString(), Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	v := versionInfo{Version: service.Version, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			switch s.Key {

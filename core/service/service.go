@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -20,9 +21,24 @@ import (
 	"github.com/mcptray/mcptray/core/transport"
 )
 
-// Version is mcptray's version, as the built-in server and the snapshot
-// report it.
-var Version = "0.1.0-dev"
+// Version is mcptray's version, as mcptray version, the built-in server,
+// the gateway and the snapshot report it. Builds stamp it from
+// FyneApp.toml's Version (the Makefile, scripts/package.sh):
+//
+//	go build -ldflags "-X github.com/mcptray/mcptray/core/service.Version=0.1.0"
+//
+// A build without the stamp reports the module version go install
+// recorded, or "devel".
+var Version string
+
+func init() {
+	if Version == "" {
+		Version = "devel"
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			Version = bi.Main.Version
+		}
+	}
+}
 
 // Options configure a Service. Paths and Store are required.
 type Options struct {
