@@ -149,7 +149,7 @@ func (v *window) showSettings() {
 			v.settings = nil
 		}
 	})
-	s.d.Resize(fyne.NewSize(560, 460))
+	s.d.Resize(fyne.NewSize(600, 580))
 	v.settings = s
 	s.refresh(v)
 	s.d.Show()

@@ -251,6 +251,12 @@ click 723 97
 shot import 1
 click 411 531
 
+# Settings: project folders, start at login, the log.
+click 825 21
+shot settings 1
+xdotool key Escape
+sleep 0.5
+
 # The Apps view: the apps found here, connecting them, the gateway's
 # command and address.
 click 735 21
