@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -21,10 +22,12 @@ import (
 )
 
 // BenchmarkGatewayCall measures a tools/call round trip (echo on the in-repo
-// test server over stdio) three ways: straight to the server (via=direct),
+// test server over stdio) four ways: straight to the server (via=direct),
 // through mcptray stdio (via=stdio-face: the bridge process, the control
-// socket, the gateway, the service, the server) and through the HTTP face
-// (via=http-face), and reports each one's p50 and p99. The HTTP face runs
+// socket, the gateway, the service, the server), through the HTTP face
+// (via=http-face), and, for comparison, through supergateway, the npm bridge
+// most apps use today, to a copy of the server (via=supergateway); it
+// reports each one's p50 and p99. The HTTP face runs
 // without its token (serve --gateway-no-auth), which saves one SHA-256 of
 // the header per call.
 //
@@ -65,6 +68,57 @@ func BenchmarkGatewayCall(b *testing.B) {
 		h.handshake(b)
 		measure(b, func() { h.call(b, "mcp__a__echo") })
 	})
+	b.Run("via=supergateway", func(b *testing.B) {
+		h := &httpApp{url: benchSupergateway(b, testServer), hc: &http.Client{}}
+		h.handshake(b)
+		measure(b, func() { h.call(b, "echo") })
+	})
+}
+
+// benchSupergateway runs supergateway (npm, in test/peers) bridging a copy
+// of the test server over stdio to streamable HTTP, one server process for
+// the benchmark's session (--stateful), and returns its URL once it answers.
+func benchSupergateway(b *testing.B, testServer string) string {
+	bin, err := filepath.Abs("test/peers/node_modules/.bin/supergateway")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		b.Skip("supergateway is not installed in test/peers: run make deps")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	node, err := filepath.Abs("test/peers/node_modules/.bin")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--stdio", testServer+" -name direct", "--outputTransport", "streamableHttp",
+		"--stateful", "--port", fmt.Sprint(port), "--logLevel", "none")
+	cmd.Env = append(os.Environ(), "PATH="+node+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its node and the server stop with it
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM); cmd.Wait() })
+	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+	deadline := time.Now().Add(serveDeadline)
+	for {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			c.Close()
+			return url
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("supergateway did not listen on port %d within %s", port, serveDeadline)
+		}
+		// The port opens when node has loaded supergateway: there is no
+		// event to wait on, so look again shortly.
+		<-time.After(20 * time.Millisecond)
+	}
 }
 
 // measure runs fn b.N times and reports the p50 and p99 of one run.
