@@ -253,7 +253,7 @@ func (a *appsView) renderSearch(v *window) {
 		v.act("Could not change search mode", func(ctx context.Context) error { return v.gw().SetSearch(ctx, on) })
 	}
 	a.searchBox.Add(a.search)
-	a.searchBox.Add(caption(searchWords))
+	a.searchBox.Add(wrappedCaption(searchWords))
 }
 
 // renderWays says how any other app reaches the gateway: the command, or

@@ -254,14 +254,25 @@ click 411 531
 # Settings: project folders, start at login, the log.
 click 825 21
 shot settings 1
-xdotool key Escape
-sleep 0.5
+click 479 561 # Close
 
 # The Apps view: the apps found here, connecting them, the gateway's
 # command and address.
 click 735 21
 shot apps 1
 click 479 531
+
+# An app's call of a tool that asks first: Claude Code, through mcptray
+# stdio, calls calendar's roots tool, which may change things.
+{
+	printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"claude-code","version":"2.0.0"}}}' \
+		'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+		'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"mcp__calendar__roots","arguments":{"why":"to see your project"}}}'
+	sleep 20 # the app stays while the question is open
+} | as_home bin/mcptray stdio >/dev/null 2>&1 &
+pids+=("$!")
+shot permission 3
+click 369 440 # Deny
 
 # The catalogue, from the Add… menu: every server, then one chosen; its
 # install form.

@@ -94,7 +94,7 @@ func TestPermissionQuestions(t *testing.T) {
 	}
 	init := mcp.InitializeRequest{}
 	init.Params.ProtocolVersion = "2025-11-25"
-	init.Params.ClientInfo = mcp.Implementation{Name: "Notes App", Version: "1"}
+	init.Params.ClientInfo = mcp.Implementation{Name: "claude-code", Version: "1"} // known to mcptray as Claude Code
 	if _, err := app.Initialize(waitCtx, init); err != nil {
 		t.Fatal(err)
 	}
@@ -131,10 +131,10 @@ func TestPermissionQuestions(t *testing.T) {
 	q := within(t, qs, "the permission question")
 	pq := q.Permission
 	if q.Kind != KindPermission || pq == nil || q.Server != "a" || pq.Tool != "mcp__a__echo" || pq.ServerTool != "echo" ||
-		pq.App != "Notes App" || !strings.Contains(pq.Arguments, `"text": "hello"`) || !pq.ReadOnly {
+		pq.App != "Claude Code" || !strings.Contains(pq.Arguments, `"text": "hello"`) || !pq.ReadOnly {
 		t.Fatalf("question = %+v, permission %+v", q, pq)
 	}
-	if q.Params.Message != "Notes App wants to use echo from a" {
+	if q.Params.Message != "Claude Code wants to use echo from a" {
 		t.Errorf("message = %q", q.Params.Message)
 	}
 	select {

@@ -100,10 +100,16 @@ func (g *Gateway) check(ctx context.Context, r route, args json.RawMessage) stri
 	return ""
 }
 
-// appName is the name the calling app gave in initialize, or "".
+// appName is the calling app's name as people know it ("Claude Code" for
+// the client claude-code), else the name it gave in initialize, or "".
 func appName(ctx context.Context) string {
-	if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
-		return s.GetClientInfo().Name
+	s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo)
+	if !ok {
+		return ""
 	}
-	return ""
+	name := s.GetClientInfo().Name
+	if c, known := ClientOf(name); known {
+		return c.App
+	}
+	return name
 }
