@@ -48,8 +48,7 @@ type tokenResponse struct {
 
 // appRoutes serves GET /v1/apps, POST /v1/apps/connect and
 // /v1/apps/disconnect, POST /v1/gateway/permission, /v1/gateway/hidden and
-// /v1/gateway/search,
-// and GET /v1/gateway/token.
+// /v1/gateway/search, and GET /v1/gateway/token.
 func (s *Server) appRoutes(mux *http.ServeMux) {
 	ab, ok := s.Backend.(AppsBackend)
 	if !ok {
@@ -62,35 +61,16 @@ func (s *Server) appRoutes(mux *http.ServeMux) {
 		}
 		reply(w, appsResponse{Apps: list}, err)
 	})
-	mux.HandleFunc("POST /v1/apps/connect", func(w http.ResponseWriter, r *http.Request) {
-		var req service.ConnectRequest
-		if !decode(w, r, &req) {
-			return
-		}
-		res, err := ab.ConnectApp(r.Context(), req)
-		reply(w, res, err)
-	})
+	handleJSON(mux, "apps/connect", ab.ConnectApp)
 	handle(mux, "apps/disconnect", ab.DisconnectApp)
-	mux.HandleFunc("POST /v1/gateway/permission", func(w http.ResponseWriter, r *http.Request) {
-		var req permissionRequest
-		if !decode(w, r, &req) {
-			return
-		}
-		reply(w, struct{}{}, ab.SetPermission(r.Context(), req.Tool, req.Permission))
+	handleJSON(mux, "gateway/permission", func(ctx context.Context, req permissionRequest) (struct{}, error) {
+		return struct{}{}, ab.SetPermission(ctx, req.Tool, req.Permission)
 	})
-	mux.HandleFunc("POST /v1/gateway/hidden", func(w http.ResponseWriter, r *http.Request) {
-		var req hiddenRequest
-		if !decode(w, r, &req) {
-			return
-		}
-		reply(w, struct{}{}, ab.SetHidden(r.Context(), req.Target, req.Hidden))
+	handleJSON(mux, "gateway/hidden", func(ctx context.Context, req hiddenRequest) (struct{}, error) {
+		return struct{}{}, ab.SetHidden(ctx, req.Target, req.Hidden)
 	})
-	mux.HandleFunc("POST /v1/gateway/search", func(w http.ResponseWriter, r *http.Request) {
-		var req searchRequest
-		if !decode(w, r, &req) {
-			return
-		}
-		reply(w, struct{}{}, ab.SetSearch(r.Context(), req.On))
+	handleJSON(mux, "gateway/search", func(ctx context.Context, req searchRequest) (struct{}, error) {
+		return struct{}{}, ab.SetSearch(ctx, req.On)
 	})
 	mux.HandleFunc("GET /v1/gateway/token", func(w http.ResponseWriter, r *http.Request) {
 		tok, err := ab.GatewayToken(r.Context())

@@ -34,12 +34,8 @@ func (s *Server) secretRoutes(mux *http.ServeMux) {
 	for path, fn := range map[string]func(context.Context, service.SecretRequest) error{
 		"secrets/set": sb.SetSecret, "secrets/unset": sb.UnsetSecret,
 	} {
-		mux.HandleFunc("POST /v1/"+path, func(w http.ResponseWriter, r *http.Request) {
-			var req service.SecretRequest
-			if !decode(w, r, &req) {
-				return
-			}
-			reply(w, struct{}{}, fn(r.Context(), req))
+		handleJSON(mux, path, func(ctx context.Context, req service.SecretRequest) (struct{}, error) {
+			return struct{}{}, fn(ctx, req)
 		})
 	}
 	handle(mux, "secrets", func(ctx context.Context, name string) (secretsResponse, error) {

@@ -154,14 +154,7 @@ func (s *Server) handler() http.Handler {
 		// away cancels the sign-in through r.Context().
 		reply(w, struct{}{}, b.SignIn(r.Context(), req.Name, req.Options))
 	})
-	mux.HandleFunc("POST /v1/add", func(w http.ResponseWriter, r *http.Request) {
-		var req service.AddRequest
-		if !decode(w, r, &req) {
-			return
-		}
-		res, err := b.Add(r.Context(), req)
-		reply(w, res, err)
-	})
+	handleJSON(mux, "add", b.Add)
 	mux.HandleFunc("POST /v1/sign-in-idp", func(w http.ResponseWriter, r *http.Request) {
 		reply(w, struct{}{}, b.SignInIdP(r.Context()))
 	})
@@ -185,14 +178,7 @@ func (s *Server) handler() http.Handler {
 		}
 		reply(w, toolsResponse{Tools: list}, err)
 	})
-	mux.HandleFunc("POST /v1/call", func(w http.ResponseWriter, r *http.Request) {
-		var req service.CallRequest
-		if !decode(w, r, &req) {
-			return
-		}
-		res, err := b.Call(r.Context(), req)
-		reply(w, res, err)
-	})
+	handleJSON(mux, "call", b.Call)
 	if s.MCP != nil {
 		mux.Handle(gateway.Path, s.MCP)
 	}
@@ -229,12 +215,17 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 
 // handle serves POST /v1/NAME {name} with fn's result.
 func handle[T any](mux *http.ServeMux, path string, fn func(context.Context, string) (T, error)) {
+	handleJSON(mux, path, func(ctx context.Context, req nameRequest) (T, error) { return fn(ctx, req.Name) })
+}
+
+// handleJSON serves POST /v1/PATH: a Req in the body, fn's answer back.
+func handleJSON[Req, Res any](mux *http.ServeMux, path string, fn func(context.Context, Req) (Res, error)) {
 	mux.HandleFunc("POST /v1/"+path, func(w http.ResponseWriter, r *http.Request) {
-		var req nameRequest
+		var req Req
 		if !decode(w, r, &req) {
 			return
 		}
-		res, err := fn(r.Context(), req.Name)
+		res, err := fn(r.Context(), req)
 		reply(w, res, err)
 	})
 }
