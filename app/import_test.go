@@ -37,13 +37,14 @@ func TestRealImport(t *testing.T) {
 		return ok && sv.Scope == config.Imported && sv.State == conn.Connected
 	})
 
-	test.Tap(r.v.addButton)
-	tapMenuItem(t, r.win.Canvas(), "Import from your other apps…")
+	r.tap(r.v.addButton)
+	r.v.do(func() { tapMenuItem(t, r.win.Canvas(), "Import from your other apps…") })
 	a := r.v.importDialog
 	if a == nil || len(a.rows) != 1 || a.ok == nil {
 		t.Fatalf("the import dialog does not offer desk alone: %+v", a)
 	}
-	text := strings.Join(labels(r.win.Canvas().Overlays().Top()), "\n")
+	var text string
+	r.v.do(func() { text = strings.Join(labels(r.win.Canvas().Overlays().Top()), "\n") })
 	for _, want := range []string{"Importing copies a server", "runs " + testServerBin + " -name desk"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the import dialog lacks %q:\n%s", want, text)
@@ -53,12 +54,12 @@ func TestRealImport(t *testing.T) {
 	if c.Text != "desk — from Claude Desktop" || !c.Checked || a.ok.Text != "Import 1 server" || a.ok.Disabled() {
 		t.Fatalf("desk's checkbox %q (checked %v), button %q (disabled %v)", c.Text, c.Checked, a.ok.Text, a.ok.Disabled())
 	}
-	test.Tap(c)
+	r.tap(c)
 	if c.Checked || !a.ok.Disabled() {
 		t.Errorf("unchecked, desk is still to be imported: button %q, disabled %v", a.ok.Text, a.ok.Disabled())
 	}
-	test.Tap(c)
-	test.Tap(a.ok)
+	r.tap(c)
+	r.tap(a.ok)
 
 	r.until("desk to run from mcptray's config", func() bool {
 		sv, ok := r.v.snap.Find("desk")

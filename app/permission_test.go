@@ -100,7 +100,7 @@ func TestRealPermission(t *testing.T) {
 		done <- result{res, err}
 	}()
 	r.until("the permission dialog", func() bool { return r.v.question != nil && r.v.question.always != nil })
-	test.Tap(r.v.question.always)
+	r.tap(r.v.question.always)
 	var got result
 	select {
 	case got = <-done:

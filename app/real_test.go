@@ -200,7 +200,7 @@ func (r *real) shows(name string, st conn.State) bool {
 func TestRealAddByPaste(t *testing.T) {
 	r := newReal(t, nil)
 	r.until("the welcome", func() bool { return r.v.welcome.box.Visible() })
-	test.Tap(r.v.welcome.add)
+	r.tap(r.v.welcome.add)
 	a := r.v.addDialog
 	if a == nil {
 		t.Fatal("the welcome's Add button opened no dialog")
@@ -215,7 +215,7 @@ func TestRealAddByPaste(t *testing.T) {
 	if a.problem.Visible() || a.add.Disabled() || !strings.Contains(a.preview.Text, "echo\n  runs "+testServerBin+" -name echo") {
 		t.Fatalf("the snippet was not understood: problem %q, preview %q", a.problem.Text, a.preview.Text)
 	}
-	test.Tap(a.add)
+	r.tap(a.add)
 	r.until("echo to connect", func() bool { return r.shows("echo", conn.Connected) })
 	u, err := config.ReadUserFile(r.paths.UserFile())
 	if err != nil {
@@ -256,20 +256,20 @@ func TestRealQuestion(t *testing.T) {
 	}
 	// The name is needed: an empty one is refused.
 	f.fields[0].entry.SetText("")
-	test.Tap(f.accept)
+	r.tap(f.accept)
 	if !f.problem.Visible() || !strings.Contains(f.problem.Text, "Fill in name") {
 		t.Errorf("an empty needed field: problem %q", f.problem.Text)
 	}
 	test.Type(f.fields[0].entry, "Grace")
 	f.fields[1].entry.SetText("")
 	test.Type(f.fields[1].entry, "x")
-	test.Tap(f.accept)
+	r.tap(f.accept)
 	if !strings.Contains(f.problem.Text, "whole number") {
 		t.Errorf("a word for an integer: problem %q", f.problem.Text)
 	}
 	f.fields[1].entry.SetText("")
 	test.Type(f.fields[1].entry, "85")
-	test.Tap(f.accept)
+	r.tap(f.accept)
 
 	var got result
 	select {
@@ -287,7 +287,7 @@ func TestRealQuestion(t *testing.T) {
 
 	declined := call()
 	r.until("the second question", func() bool { return r.v.question != nil && r.v.question != f })
-	test.Tap(r.v.question.decline)
+	r.tap(r.v.question.decline)
 	select {
 	case got = <-declined:
 	case <-time.After(realDeadline):
@@ -323,8 +323,8 @@ func TestRealFoldersApprovalAndRemove(t *testing.T) {
 	fyne.DoAndWait(func() { r.v.addFolder(proj) })
 	r.until("theirs to wait for approval", func() bool { return r.shows("theirs", conn.AwaitingApproval) })
 	fyne.DoAndWait(func() { r.v.focus("theirs") })
-	test.Tap(r.v.detail.fix)
-	test.Tap(r.v.approveButton)
+	r.tap(r.v.detail.fix)
+	r.tap(r.v.approveButton)
 	r.until("theirs to connect", func() bool { return r.shows("theirs", conn.Connected) })
 	decisions, err := config.NewLoader(r.paths).Approvals.Load()
 	if err != nil {
@@ -338,24 +338,24 @@ func TestRealFoldersApprovalAndRemove(t *testing.T) {
 		t.Errorf("the approval store holds no approval of theirs: %+v", decisions)
 	}
 
-	test.Tap(r.v.settingsButton)
+	r.tap(r.v.settingsButton)
 	s := r.v.settings
 	if s == nil || s.remove[proj] == nil {
 		t.Fatalf("Settings does not list %s", proj)
 	}
-	test.Tap(s.remove[proj])
+	r.tap(s.remove[proj])
 	r.until("the folder to go", func() bool { _, ok := r.v.snap.Find("theirs"); return !ok && len(s.remove) == 0 })
 	s.d.Hide()
 
 	fyne.DoAndWait(func() { r.v.focus("mine") })
-	test.Tap(r.v.detail.remove)
+	r.tap(r.v.detail.remove)
 	if r.v.confirm == nil {
 		t.Fatal("Remove… asked nothing")
 	}
 	if b := findButton(r.win.Canvas().Overlays().Top(), "Remove"); b == nil {
 		t.Fatal("the confirmation has no Remove button")
 	} else {
-		test.Tap(b)
+		r.tap(b)
 	}
 	r.until("mine to go", func() bool { _, ok := r.v.snap.Find("mine"); return !ok })
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/test"
 
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/oauth"
@@ -37,7 +36,7 @@ func TestRealSignIn(t *testing.T) {
 	if d := r.v.detail; d.fix.Text != "Sign in…" || d.fix.Disabled() {
 		t.Fatalf("notes's fix button says %q (disabled %v)", d.fix.Text, d.fix.Disabled())
 	}
-	test.Tap(r.v.detail.fix)
+	r.tap(r.v.detail.fix)
 	select {
 	case u := <-opened:
 		if !strings.HasPrefix(u, srv.Issuer) {
@@ -67,7 +66,7 @@ func TestRealSignInCancel(t *testing.T) {
 	r := newReal(t, map[string]any{"mcpServers": map[string]any{"notes": map[string]any{"url": srv.MCPURL}}}, withBrowser(browser))
 	r.until("notes to need sign-in", func() bool { return r.shows("notes", conn.NeedsAuth) })
 	fyne.DoAndWait(func() { r.v.focus("notes") })
-	test.Tap(r.v.detail.fix)
+	r.tap(r.v.detail.fix)
 	select {
 	case <-opened:
 	case <-time.After(realDeadline):
@@ -76,7 +75,7 @@ func TestRealSignInCancel(t *testing.T) {
 	if r.win.Canvas().Overlays().Top() == nil {
 		t.Fatal("no dialog waits for the browser")
 	}
-	test.Tap(r.v.signInCancel)
+	r.tap(r.v.signInCancel)
 	r.until("the sign-in dialog to go", func() bool { return r.win.Canvas().Overlays().Top() == nil })
 	snap, err := r.cl.Snapshot(context.Background())
 	if err != nil {
