@@ -320,9 +320,9 @@ func TestRealFoldersApprovalAndRemove(t *testing.T) {
 	r.write(filepath.Join(proj, ".mcp.json"), map[string]any{"mcpServers": map[string]any{"theirs": testServer("theirs")}})
 	r.until("mine to connect", func() bool { return r.shows("mine", conn.Connected) })
 
-	fyne.DoAndWait(func() { r.v.addFolder(proj) })
+	r.v.do(func() { r.v.addFolder(proj) })
 	r.until("theirs to wait for approval", func() bool { return r.shows("theirs", conn.AwaitingApproval) })
-	fyne.DoAndWait(func() { r.v.focus("theirs") })
+	r.v.do(func() { r.v.focus("theirs") })
 	r.tap(r.v.detail.fix)
 	r.tap(r.v.approveButton)
 	r.until("theirs to connect", func() bool { return r.shows("theirs", conn.Connected) })
@@ -347,7 +347,7 @@ func TestRealFoldersApprovalAndRemove(t *testing.T) {
 	r.until("the folder to go", func() bool { _, ok := r.v.snap.Find("theirs"); return !ok && len(s.remove) == 0 })
 	s.d.Hide()
 
-	fyne.DoAndWait(func() { r.v.focus("mine") })
+	r.v.do(func() { r.v.focus("mine") })
 	r.tap(r.v.detail.remove)
 	if r.v.confirm == nil {
 		t.Fatal("Remove… asked nothing")
@@ -368,9 +368,9 @@ func TestRealSpoofedName(t *testing.T) {
 	r := newReal(t, map[string]any{"mcpServers": map[string]any{written: testServer("spoof")}})
 	const shown = "notes?exe.txt?"
 	r.until("the spoofed server to connect", func() bool { return r.shows(shown, conn.Connected) })
-	fyne.DoAndWait(func() { r.v.focus(shown) })
+	r.v.do(func() { r.v.focus(shown) })
 	var list, pane []string
-	fyne.DoAndWait(func() {
+	r.v.do(func() {
 		list, pane = labels(r.v.list), labels(r.v.detail.content)
 	})
 	for _, l := range append(append([]string{}, list...), pane...) {

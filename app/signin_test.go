@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"fyne.io/fyne/v2"
-
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/oauth"
 	"github.com/mcptray/mcptray/test/authserver"
@@ -32,7 +30,7 @@ func TestRealSignIn(t *testing.T) {
 	}
 	r := newReal(t, map[string]any{"mcpServers": map[string]any{"notes": map[string]any{"url": srv.MCPURL}}}, withBrowser(browser))
 	r.until("notes to need sign-in", func() bool { return r.shows("notes", conn.NeedsAuth) })
-	fyne.DoAndWait(func() { r.v.focus("notes") })
+	r.v.do(func() { r.v.focus("notes") })
 	if d := r.v.detail; d.fix.Text != "Sign in…" || d.fix.Disabled() {
 		t.Fatalf("notes's fix button says %q (disabled %v)", d.fix.Text, d.fix.Disabled())
 	}
@@ -65,7 +63,7 @@ func TestRealSignInCancel(t *testing.T) {
 	}
 	r := newReal(t, map[string]any{"mcpServers": map[string]any{"notes": map[string]any{"url": srv.MCPURL}}}, withBrowser(browser))
 	r.until("notes to need sign-in", func() bool { return r.shows("notes", conn.NeedsAuth) })
-	fyne.DoAndWait(func() { r.v.focus("notes") })
+	r.v.do(func() { r.v.focus("notes") })
 	r.tap(r.v.detail.fix)
 	select {
 	case <-opened:
