@@ -14,8 +14,6 @@ import (
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/gateway"
-	"github.com/mcptray/mcptray/core/secret/secrettest"
-	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/test/mcpserver"
 )
 
@@ -39,48 +37,37 @@ func TestPermissionQuestions(t *testing.T) {
 	if err := os.WriteFile(p.UserFile(), cfg, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ln, err := Listen(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := service.New(service.Options{Paths: p, Store: secrettest.New()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := svc.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
 	opened := make(chan string, 4)
-	srv := &Server{Backend: svc, OpenWindow: func(s string) error { opened <- s; return nil }}
+	r := serveAt(t, p, opened)
+	svc, srv, cl, ctx := r.svc, r.srv, r.cl, r.ctx
 	gw := gateway.New(svc, gateway.Options{Ask: srv.AskPermission, AskTimeout: 20 * time.Second})
 	ran := make(chan error, 1)
-	go func() { ran <- gw.Run(ctx) }()
+	gwCtx, stopGateway := context.WithCancel(ctx)
+	go func() { ran <- gw.Run(gwCtx) }()
 	hs := httptest.NewServer(gw.Handler())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	cl, err := Dial(ctx, p)
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Cleanup(func() {
-		cl.Close()
 		hs.Close()
-		cancel()
-		<-done
+		stopGateway()
 		<-ran
-		ln.Close()
-		svc.Close()
 	})
 
 	waitCtx, waitCancel := context.WithTimeout(ctx, 20*time.Second)
 	defer waitCancel()
-	if _, err := svc.Settle(waitCtx); err != nil {
+	notices, err := svc.Subscribe(waitCtx)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for gw.MCPServer().GetTool("mcp__a__echo") == nil {
-		if err := gw.Sync(waitCtx); err != nil || waitCtx.Err() != nil {
-			t.Fatalf("the gateway does not list mcp__a__echo: %v", err)
+	for {
+		if err := gw.Sync(waitCtx); err != nil {
+			t.Fatal(err)
+		}
+		if gw.MCPServer().GetTool("mcp__a__echo") != nil {
+			break
+		}
+		select {
+		case <-notices:
+		case <-waitCtx.Done():
+			t.Fatal("the gateway does not list mcp__a__echo")
 		}
 	}
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/secret/secrettest"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -17,7 +18,22 @@ import (
 // launcher reports each request on opened.
 func serveWith(t *testing.T, opened chan<- string) (*Server, *Client) {
 	t.Helper()
-	p := testPaths(t)
+	r := serveAt(t, testPaths(t), opened)
+	return r.srv, r.cl
+}
+
+// served is a running service behind a control endpoint, and a client of it.
+type served struct {
+	svc *service.Service
+	srv *Server
+	cl  *Client
+	ctx context.Context // ends when the test does
+}
+
+// serveAt is serveWith with the paths given, so that a test can write a
+// config first.
+func serveAt(t *testing.T, p config.Paths, opened chan<- string) served {
+	t.Helper()
 	ln, err := Listen(p)
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +60,7 @@ func serveWith(t *testing.T, opened chan<- string) (*Server, *Client) {
 		ln.Close()
 		svc.Close()
 	})
-	return srv, cl
+	return served{svc: svc, srv: srv, cl: cl, ctx: ctx}
 }
 
 var askRequest = mcp.ElicitationRequest{Params: mcp.ElicitationParams{
