@@ -23,8 +23,9 @@ import (
 
 // BenchmarkGatewayCall measures a tools/call round trip (echo on the in-repo
 // test server over stdio) four ways: straight to the server (via=direct),
-// through mcptray stdio (via=stdio-face: the bridge process, the control
-// socket, the gateway, the service, the server), through the HTTP face
+// through mcptray stdio (via=stdio-face: the bridge hands its pipes to the
+// running mcptray, whose gateway and service reach the server), through
+// the HTTP face
 // (via=http-face), and, for comparison, through supergateway, the npm bridge
 // most apps use today, to a copy of the server (via=supergateway); it
 // reports each one's p50 and p99. The HTTP face runs

@@ -59,7 +59,7 @@ func runServe(ctx context.Context, c *cmdContext, args []string) error {
 		Options: gateway.Options{Logger: c.logger()},
 		HTTP:    gateway.HTTPOptions{Paths: c.paths, Store: c.Store, Addr: *addr, NoAuth: *noAuth},
 	})
-	srv := &control.Server{Backend: svc, Logger: c.logger(), MCP: gw.Handler(), Gateway: gw.Status}
+	srv := &control.Server{Backend: svc, Logger: c.logger(), Gateway: gw.Status, Stream: gw.ServeStream}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(sctx, ln) }()
 

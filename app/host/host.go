@@ -120,7 +120,7 @@ func Run(ctx context.Context, opts Options) int {
 	})
 	srv := &control.Server{Backend: svc, Logger: log, OpenWindow: func(server string) error {
 		return win.open(server)
-	}, MCP: gw.Handler(), Gateway: gw.Status}
+	}, Gateway: gw.Status, Stream: gw.ServeStream}
 	win.focus = srv.Focus
 	questions.serve(srv)
 	served := make(chan error, 1)

@@ -49,6 +49,7 @@ type gatewayRig struct {
 	svc   *service.Service
 	cl    *Client
 	clock *clock
+	stop  func() // stops the service and its endpoint, as quitting mcptray does
 }
 
 func newGatewayRig(t *testing.T) *gatewayRig {
@@ -68,11 +69,12 @@ func newGatewayRig(t *testing.T) *gatewayRig {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	r.stop = cancel
 	if err := r.svc.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	gw := gateway.Start(ctx, r.svc, gateway.StartOptions{HTTP: gateway.HTTPOptions{Paths: p, Store: store, Addr: "127.0.0.1:0"}})
-	srv := &Server{Backend: r.svc, MCP: gw.Handler(), Gateway: gw.Status}
+	srv := &Server{Backend: r.svc, Gateway: gw.Status, Stream: gw.ServeStream}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
 	r.cl, err = Dial(ctx, p)
@@ -159,10 +161,11 @@ func TestAppArrives(t *testing.T) {
 
 	// Cursor starts mcptray stdio, which reaches the gateway over the
 	// control socket.
-	tr, err := transport.NewStreamableHTTP(MCPURL, transport.WithHTTPBasicClient(r.cl.HTTPClient()), transport.WithContinuousListening())
+	st, err := OpenStream(ctx, r.paths, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	tr := transport.NewIO(st, appEnd{st}, nil)
 	c := client.NewClient(tr)
 	changed := make(chan struct{}, 1)
 	c.OnNotification(func(n mcp.JSONRPCNotification) {
@@ -173,7 +176,7 @@ func TestAppArrives(t *testing.T) {
 			}
 		}
 	})
-	if err := c.Start(ctx); err != nil {
+	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
@@ -213,7 +216,18 @@ func TestAppArrives(t *testing.T) {
 	}
 
 	// Cursor quits: mcptray stdio ends its session.
+	notices, err := r.cl.Subscribe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	c.Close()
+	for r.app(t, "Cursor").State == service.AppInUse {
+		select {
+		case <-notices:
+		case <-ctx.Done():
+			t.Fatal("Cursor's session did not end when it quit")
+		}
+	}
 	if a := r.app(t, "Cursor"); a.State != service.AppIdle || !strings.HasPrefix(a.Status, "connected — last used at ") || len(a.Sessions) != 1 || !a.Sessions[0].Ended {
 		t.Errorf("after Cursor quit: %+v", a)
 	}
@@ -227,6 +241,13 @@ func TestAppArrives(t *testing.T) {
 		t.Errorf("no backup: %v", err)
 	}
 }
+
+// appEnd is an app's end of a Stream, for mcp-go's stdio transport:
+// closing it tells mcptray the app is done, as mcptray stdio does when the
+// app closes its stdin.
+type appEnd struct{ *Stream }
+
+func (a appEnd) Close() error { return a.CloseWrite() }
 
 func plural(n int) string {
 	if n == 1 {

@@ -55,15 +55,6 @@ func (c *Client) GatewayStatus(ctx context.Context) (gateway.Status, error) {
 	return st, err
 }
 
-// MCPURL is the gateway's endpoint on the control socket, for requests
-// sent with HTTPClient.
-const MCPURL = "http://mcptray" + gateway.Path
-
-// HTTPClient is the client that reaches the running mcptray over its
-// socket, for the gateway's streams (mcptray stdio). It has no timeout of
-// its own: bound each request with its context.
-func (c *Client) HTTPClient() *http.Client { return c.hc }
-
 // Close lets the client's idle connections go.
 func (c *Client) Close() { c.hc.CloseIdleConnections() }
 
@@ -89,14 +80,10 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 		return fmt.Errorf("reaching the running mcptray: %w", err)
 	}
 	defer resp.Body.Close()
-	dec := json.NewDecoder(io.LimitReader(resp.Body, maxBody))
 	if resp.StatusCode != http.StatusOK {
-		var e service.Error
-		if err := dec.Decode(&e); err != nil || e.Msg == "" {
-			return fmt.Errorf("the running mcptray answered %s", resp.Status)
-		}
-		return &e
+		return answerError(resp)
 	}
+	dec := json.NewDecoder(io.LimitReader(resp.Body, maxBody))
 	if out == nil {
 		return nil
 	}
@@ -104,6 +91,16 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 		return fmt.Errorf("reading the running mcptray's answer: %w", err)
 	}
 	return nil
+}
+
+// answerError is the error a refusing answer carries, in the running
+// mcptray's words when it gave some.
+func answerError(resp *http.Response) error {
+	var e service.Error
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxBody)).Decode(&e); err != nil || e.Msg == "" {
+		return fmt.Errorf("the running mcptray answered %s", resp.Status)
+	}
+	return &e
 }
 
 // Snapshot returns everything the running mcptray shows, now.

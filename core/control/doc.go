@@ -8,6 +8,11 @@
 // the kernel drops when the process dies) marks the running instance, so a
 // socket left behind by a killed mcptray is recognised and replaced.
 //
+// It also opens an app's MCP session with the gateway for mcptray stdio
+// (mcpstream.go): the connection is upgraded to a stream, and on Unix the
+// bridge hands its stdin and stdout over it (SCM_RIGHTS), so the running
+// mcptray reads and writes the app's pipes itself.
+//
 // Server serves a Backend (the service, plus what only the tray's process
 // can do, such as opening the window); Client speaks to it and offers the
 // same methods as core/service's Service, so a front end holds either.

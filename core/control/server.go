@@ -49,12 +49,11 @@ type Server struct {
 	// for none); nil means this instance has no window to open.
 	OpenWindow func(server string) error
 	Logger     *slog.Logger
-	// MCP, when set, is the gateway's handler, served at gateway.Path for
-	// mcptray stdio: the socket's owner check stands in for the HTTP
-	// face's token.
-	MCP http.Handler
 	// Gateway, when set, says how the gateway's HTTP face is doing.
 	Gateway func() gateway.Status
+	// Stream, when set, serves an app's session through mcptray stdio
+	// (mcpstream.go).
+	Stream StreamFunc
 
 	focus    focusHub
 	asksOnce sync.Once
@@ -179,9 +178,7 @@ func (s *Server) handler() http.Handler {
 		reply(w, toolsResponse{Tools: list}, err)
 	})
 	handleJSON(mux, "call", b.Call)
-	if s.MCP != nil {
-		mux.Handle(gateway.Path, s.MCP)
-	}
+	mux.HandleFunc("POST "+streamPath, s.mcpStream)
 	mux.HandleFunc("GET /v1/gateway", func(w http.ResponseWriter, r *http.Request) {
 		if s.Gateway == nil {
 			reply(w, nil, &service.Error{Code: service.NotFound, Msg: "this mcptray runs no gateway"})

@@ -8,8 +8,10 @@
 // It has two faces. The HTTP face is streamable HTTP on 127.0.0.1 at a port
 // chosen once and kept in mcptray's config, behind a bearer token kept in
 // the keychain, Host and Origin checks and strict sessions. The stdio face
-// (mcptray stdio) reaches the same handler through the control endpoint,
-// where the socket's owner check stands in for the token.
+// (mcptray stdio) is a session on a stream of its own (ServeStream), opened
+// over the control endpoint, whose socket's owner check stands in for the
+// token; mcptray stdio hands the app's stdin and stdout over, so mcptray
+// reads and writes them itself.
 //
 // A call of a tool whose permission is Ask waits for the person's answer in
 // mcptray's window (Options.Ask); with no window it is refused with the

@@ -81,9 +81,8 @@ func (s *sessions) known(id string) bool {
 }
 
 // Handler returns the gateway's streamable HTTP handler with strict
-// sessions, with no token and no Host check of its own: for the control
-// endpoint, whose socket checks who connects. The HTTP face wraps it with
-// Protect.
+// sessions, with no token and no Host check of its own: the HTTP face
+// wraps it with Protect.
 func (g *Gateway) Handler() http.Handler {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -98,7 +97,7 @@ func (g *Gateway) Handler() http.Handler {
 			// session are forgotten after a day.
 			server.WithSessionIdleTTL(sessionIdle),
 		)
-		g.handler = strictSessions(ids, endWithStream(ids, g.listFromCache(ids, h)))
+		g.handler = strictSessions(ids, g.listFromCache(ids, h))
 	}
 	return g.handler
 }

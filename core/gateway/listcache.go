@@ -78,27 +78,40 @@ func (g *Gateway) answerList(ids *sessions, w http.ResponseWriter, r *http.Reque
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxListRequest+1))
 	r.Body.Close()
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	if err != nil || !bytes.Contains(body, []byte(`"tools/list"`)) {
+	if err != nil {
 		return false
 	}
-	var req listRequest
-	if json.Unmarshal(body, &req) != nil || req.JSONRPC != "2.0" || req.Method != string(mcp.MethodToolsList) ||
-		len(req.ID) == 0 || string(req.ID) == "null" || (req.Params != nil && (req.Params.Cursor != "" || len(req.Params.Meta) > 0)) {
+	out, ok := g.listAnswer(session, body, encoded)
+	if !ok {
 		return false
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(out)
+	return true
+}
+
+// listAnswer is the answer to body, one message of session, from encoded,
+// when body is a plain tools/list; the answer ends in a newline.
+func (g *Gateway) listAnswer(session string, body []byte, encoded *encodedList) ([]byte, bool) {
+	if encoded == nil || len(body) > maxListRequest || !bytes.Contains(body, []byte(`"tools/list"`)) {
+		return nil, false
+	}
+	var req listRequest
+	if json.Unmarshal(body, &req) != nil || req.JSONRPC != "2.0" || req.Method != string(mcp.MethodToolsList) ||
+		len(req.ID) == 0 || string(req.ID) == "null" || (req.Params != nil && (req.Params.Cursor != "" || len(req.Params.Meta) > 0)) {
+		return nil, false
+	}
 	out := make([]byte, 0, len(encoded.body)+64)
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
 	out = append(out, req.ID...)
 	out = append(out, `,"result":`...)
 	out = append(out, encoded.body...)
 	out = append(out, "}\n"...)
-	_, _ = w.Write(out)
 	// What mcp-go's hooks would have seen: the session was active and was
 	// given these tools.
 	g.apps.gaveTools(session, encoded.tools, false)
-	return true
+	return out, true
 }
 
 // listFromCache answers plain tools/list requests from the encoded list and

@@ -26,6 +26,7 @@ func relayRig(t *testing.T) (*rig, *hostQuestions) {
 	r := newRigElicit(t, map[string]any{"h": map[string]any{"type": "http", "url": url}},
 		map[string]any{"permissions": map[string]string{
 			"mcp__a__ask": "allow", "mcp__h__ask": "allow", "mcp__a__roots": "allow", "mcp__h__roots": "allow",
+			"mcp__a__notify_tools_changed": "allow",
 		}},
 		func(_ context.Context, server string, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
 			hq.mu.Lock()

@@ -2,7 +2,7 @@ package gateway
 
 import (
 	"context"
-	"net/http"
+	"io"
 	"sync"
 )
 
@@ -55,8 +55,11 @@ func Start(ctx context.Context, svc Service, opts StartOptions) *Running {
 	return r
 }
 
-// Handler is the gateway's handler for the control endpoint.
-func (r *Running) Handler() http.Handler { return r.g.Handler() }
+// ServeStream serves one app's session through mcptray stdio
+// (Gateway.ServeStream).
+func (r *Running) ServeStream(ctx context.Context, in io.Reader, out io.Writer) error {
+	return r.g.ServeStream(ctx, in, out)
+}
 
 // Status says where the HTTP face listens and how to authenticate, or
 // why it does not run.

@@ -29,8 +29,8 @@ func withFace(h http.Handler, face string) http.Handler {
 	})
 }
 
-// faceOf is the face a request came through: the control endpoint (mcptray
-// stdio) unless the HTTP face marked it.
+// faceOf is the face a request came through: the stdio face's stream
+// (mcptray stdio) unless the HTTP face marked it.
 func faceOf(ctx context.Context) string {
 	if f, ok := ctx.Value(faceKey{}).(string); ok {
 		return f

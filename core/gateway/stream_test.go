@@ -1,0 +1,178 @@
+package gateway
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// appStream is one app's session on ServeStream, as mcptray stdio gives
+// it: the app writes to in and reads out.
+type appStream struct {
+	in     *io.PipeWriter
+	out    *io.PipeReader
+	served chan error // ServeStream's return
+}
+
+// stream starts a session on ServeStream.
+func (r *rig) stream() *appStream {
+	r.t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	a := &appStream{in: inW, out: outR, served: make(chan error, 1)}
+	go func() {
+		a.served <- r.gw.ServeStream(context.Background(), inR, outW)
+		outW.Close()
+	}()
+	r.t.Cleanup(func() { inW.Close(); outR.Close() })
+	return a
+}
+
+// streamClient connects an mcp-go client to a new session on ServeStream.
+func (r *rig) streamClient(name string, opts ...client.ClientOption) (*client.Client, *appStream) {
+	r.t.Helper()
+	a := r.stream()
+	c := client.NewClient(transport.NewIO(a.out, a.in, nil), opts...)
+	// The transport keeps Start's context for the app's answers to the
+	// server's questions.
+	if err := c.Start(context.Background()); err != nil {
+		r.t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = legacy
+	req.Params.ClientInfo = mcp.Implementation{Name: name, Version: "1"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		r.t.Fatalf("initialize on the stream: %v", err)
+	}
+	return c, a
+}
+
+// TestStreamSession: an app on the stdio face's stream calls tools, lists
+// them (the same list as on the HTTP face), hears of changes, answers a
+// server's question itself, shows in the sessions as a stdio app, and ends
+// its session by closing its end.
+func TestStreamSession(t *testing.T) {
+	t.Parallel()
+	r, hq := relayRig(t)
+	changed := make(chan struct{}, 1)
+	c, a := r.streamClient("cursor-vscode", client.WithElicitationHandler(appElicit{name: "Grace"}))
+	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == string(mcp.MethodNotificationToolsListChanged) {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}
+	})
+
+	if text, isErr := callText(t, c, "mcp__a__echo", map[string]any{"text": "over the stream"}); isErr || text != "over the stream" {
+		t.Errorf("echo on the stream: %q (error %v)", text, isErr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	names := func(c *client.Client) []string {
+		t.Helper()
+		list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, tl := range list.Tools {
+			out = append(out, tl.Name)
+		}
+		return out
+	}
+	onStream, onHTTP := names(c), names(r.client())
+	if !slices.Contains(onStream, "mcp__h__echo") || !slices.Equal(onStream, onHTTP) {
+		t.Errorf("tools/list on the stream %v, on the HTTP face %v", onStream, onHTTP)
+	}
+
+	for _, srv := range []string{"h", "a"} {
+		if text, isErr := callText(t, c, "mcp__"+srv+"__ask", nil); isErr || !strings.Contains(text, `"name":"Grace"`) {
+			t.Errorf("%s: the app's answer to the server's question: %q", srv, text)
+		}
+		if q := hq.take(); len(q) != 0 {
+			t.Errorf("%s: the window was asked too: %v", srv, q)
+		}
+	}
+
+	if got, _ := callText(t, c, "mcp__a__notify_tools_changed", nil); got != "added extra_1" {
+		t.Fatalf("notify_tools_changed: %q", got)
+	}
+	select {
+	case <-changed:
+	case <-ctx.Done():
+		t.Fatal("no tools/list_changed reached the stream")
+	}
+
+	var mine []string
+	for _, s := range r.gw.Sessions() {
+		if s.Client == "cursor-vscode" {
+			mine = append(mine, s.Face)
+			if s.App != "Cursor" || !s.Listed || s.Ended {
+				t.Errorf("the stream's session: %+v", s)
+			}
+		}
+	}
+	if !slices.Equal(mine, []string{FaceStdio}) {
+		t.Errorf("sessions of the stream's app: %v, want one on the stdio face", mine)
+	}
+
+	a.in.Close() // the app is done
+	select {
+	case err := <-a.served:
+		if err != nil {
+			t.Errorf("ServeStream after the app closed its end: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("ServeStream did not return when the app closed its end")
+	}
+	for _, s := range r.gw.Sessions() {
+		if s.Client == "cursor-vscode" && !s.Ended {
+			t.Errorf("the session outlived its stream: %+v", s)
+		}
+	}
+}
+
+// TestStreamEndCancelsCalls: an app that goes away in the middle of a call
+// cancels it at the server.
+func TestStreamEndCancelsCalls(t *testing.T) {
+	t.Parallel()
+	r := newRigWith(t, nil, map[string]any{"permissions": map[string]string{"mcp__a__sleep": "allow"}})
+	a := r.stream()
+	go io.Copy(io.Discard, a.out)
+	io.WriteString(a.in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+legacy+`","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`+"\n")
+	io.WriteString(a.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	r.waitTool("mcp__a__sleep")
+	io.WriteString(a.in, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"mcp__a__sleep","arguments":{"ms":600000}}}`+"\n")
+	r.waitStderr(t, "a", "mcp-testserver: sleeping 600000ms")
+	a.in.Close()
+	r.waitStderr(t, "a", "mcp-testserver: sleep cancelled")
+}
+
+// TestStreamRefusesNonsense: a line that is not JSON-RPC is answered with
+// a parse error, and the session goes on.
+func TestStreamRefusesNonsense(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil)
+	a := r.stream()
+	out := bufio.NewReader(a.out)
+	io.WriteString(a.in, "this is not json\n")
+	line, err := out.ReadString('\n')
+	if err != nil || !strings.Contains(line, `"code":-32700`) {
+		t.Fatalf("a line that is not JSON-RPC was answered %q (%v)", line, err)
+	}
+	io.WriteString(a.in, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
+	if line, err = out.ReadString('\n'); err != nil || !strings.Contains(line, `"id":1,"result":{}`) {
+		t.Fatalf("ping after the nonsense was answered %q (%v)", line, err)
+	}
+}
