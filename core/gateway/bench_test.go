@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,8 +22,10 @@ import (
 // layers, in one process: an mcp-go client straight to the test server over
 // stdio (via=mcp-go), the service's Call (via=service: the connection
 // manager's client to the same kind of server), the gateway's MCP server
-// in front of that without a transport (via=gateway-in-process), and the
-// gateway's HTTP face (via=http-face). It reports each one's p50 and p99.
+// in front of that without a transport (via=gateway-in-process), the
+// stdio face's session on a stream, as mcptray stdio's pipes reach it
+// (via=stream), and the gateway's HTTP face (via=http-face). It reports
+// each one's p50 and p99.
 //
 //	go test -run '^$' -bench CallLayers -benchtime 3000x ./core/gateway
 func BenchmarkCallLayers(b *testing.B) {
@@ -53,6 +56,27 @@ func BenchmarkCallLayers(b *testing.B) {
 			out, err := json.Marshal(r.gw.MCPServer().HandleMessage(context.Background(), msg))
 			if err == nil && !strings.Contains(string(out), `"hi"`) {
 				err = fmt.Errorf("answered %s", out)
+			}
+			return err
+		})
+	})
+	b.Run("via=stream", func(b *testing.B) {
+		a := r.stream()
+		out := bufio.NewReader(a.out)
+		send := func(msg string) (string, error) {
+			if _, err := io.WriteString(a.in, msg+"\n"); err != nil {
+				return "", err
+			}
+			return out.ReadString('\n')
+		}
+		if _, err := send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + legacy + `","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`); err != nil {
+			b.Fatal(err)
+		}
+		io.WriteString(a.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+		measureCalls(b, func() error {
+			line, err := send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mcp__a__echo","arguments":{"text":"hi"}}}`)
+			if err == nil && !strings.Contains(line, `"hi"`) {
+				err = fmt.Errorf("answered %s", line)
 			}
 			return err
 		})
