@@ -268,6 +268,8 @@ func (s *streamSession) request(ctx context.Context, method mcp.MCPMethod, param
 	select {
 	case answer = <-ch:
 	case <-ctx.Done():
+		// The call it was for ended: the app can stop asking its person.
+		s.writeRaw([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `}}` + "\n"))
 		return ctx.Err()
 	}
 	var res struct {

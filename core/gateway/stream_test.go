@@ -3,6 +3,7 @@ package gateway
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"slices"
 	"strings"
@@ -174,5 +175,56 @@ func TestStreamRefusesNonsense(t *testing.T) {
 	io.WriteString(a.in, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
 	if line, err = out.ReadString('\n'); err != nil || !strings.Contains(line, `"id":1,"result":{}`) {
 		t.Fatalf("ping after the nonsense was answered %q (%v)", line, err)
+	}
+}
+
+// TestStreamCancelsItsQuestion: when an app cancels a call whose server
+// asked it a question, the gateway tells the app the question is
+// withdrawn.
+func TestStreamCancelsItsQuestion(t *testing.T) {
+	t.Parallel()
+	r, _ := relayRig(t)
+	a := r.stream()
+	lines := make(chan string, 10)
+	go func() {
+		sc := bufio.NewScanner(a.out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	next := func(want string) string {
+		t.Helper()
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("the stream ended before %s", want)
+				}
+				if strings.Contains(l, want) {
+					return l
+				}
+			case <-ctx.Done():
+				t.Fatalf("nothing with %s came", want)
+			}
+		}
+	}
+	io.WriteString(a.in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+legacy+`","capabilities":{"elicitation":{}},"clientInfo":{"name":"x","version":"1"}}}`+"\n")
+	next(`"id":1`)
+	io.WriteString(a.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	io.WriteString(a.in, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"mcp__a__ask","arguments":{}}}`+"\n")
+	question := next(`"method":"elicitation/create"`)
+	var q struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(question), &q); err != nil || q.ID == "" {
+		t.Fatalf("the question: %s (%v)", question, err)
+	}
+	io.WriteString(a.in, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`+"\n")
+	withdrawn := next(`"method":"notifications/cancelled"`)
+	if !strings.Contains(withdrawn, `"requestId":"`+q.ID+`"`) {
+		t.Errorf("the withdrawal %s names another request than %s", withdrawn, q.ID)
 	}
 }
