@@ -270,27 +270,29 @@ func TestRealCatalogueInstallNPM(t *testing.T) {
 	c := r.v.catalogue
 	r.until("the catalogue", func() bool { return len(c.entries) > 0 })
 	var f *installForm
+	var key, units *installField
 	ui(func() {
 		pick(t, c, registrytest.NPM)
 		test.Tap(c.install)
 		f = c.form
+		if f == nil || f.ways != nil {
+			t.Fatalf("Install… opened %+v; want a form with no choice of ways", f)
+		}
+		key, units = installFieldOf(t, f, "WEATHER_API_KEY"), installFieldOf(t, f, "units")
+		if f.name.Text != "weather" || key.entry == nil || !key.entry.Password || units.choice == nil || units.choice.Selected != "metric" {
+			t.Fatalf("the form: name %q, key %+v, units %+v", f.name.Text, key.entry, units.choice)
+		}
 	})
-	if f == nil || f.ways != nil {
-		t.Fatalf("Install… opened %+v; want a form with no choice of ways", f)
-	}
-	key := installFieldOf(t, f, "WEATHER_API_KEY")
-	units := installFieldOf(t, f, "units")
-	if f.name.Text != "weather" || key.entry == nil || !key.entry.Password || units.choice == nil || units.choice.Selected != "metric" {
-		t.Fatalf("the form: name %q, key %+v, units %+v", f.name.Text, key.entry, units.choice)
-	}
 
-	ui(func() { test.Tap(f.install) })
-	if !key.err.Visible() || !strings.Contains(key.err.Text, "Fill in WEATHER_API_KEY") || !f.problem.Visible() {
-		t.Errorf("an empty key: field says %q (shown %v), form says %q", key.err.Text, key.err.Visible(), f.problem.Text)
-	}
-	if _, ok := r.v.snap.Find("weather"); ok || store.Len() != 0 {
-		t.Fatal("the server was added without its key")
-	}
+	ui(func() {
+		test.Tap(f.install)
+		if !key.err.Visible() || !strings.Contains(key.err.Text, "Fill in WEATHER_API_KEY") || !f.problem.Visible() {
+			t.Errorf("an empty key: field says %q (shown %v), form says %q", key.err.Text, key.err.Visible(), f.problem.Text)
+		}
+		if _, ok := r.v.snap.Find("weather"); ok || store.Len() != 0 {
+			t.Fatal("the server was added without its key")
+		}
+	})
 
 	const secretValue = "wk-test-5ecret-value"
 	ui(func() {
@@ -331,9 +333,11 @@ func TestRealCatalogueInstallNPM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if key.entry.Text != "" {
-		t.Error("the closed form still holds the key")
-	}
+	ui(func() {
+		if key.entry.Text != "" {
+			t.Error("the closed form still holds the key")
+		}
+	})
 }
 
 // TestCatalogueInstallRemote: the remote entry asks for its address's
