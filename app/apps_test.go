@@ -212,10 +212,12 @@ func TestRealAppsSearchMode(t *testing.T) {
 	})
 	a := r.openApps()
 	var search *widget.Check
-	r.v.do(func() { search = a.search })
-	if search == nil || search.Checked {
-		t.Fatalf("the search switch in a fresh home: %+v", search)
-	}
+	r.v.do(func() {
+		search = a.search
+		if search == nil || search.Checked {
+			t.Fatalf("the search switch in a fresh home: %+v", search)
+		}
+	})
 	r.v.do(func() { search.SetChecked(true) })
 	r.until("search mode in the config and on show", func() bool {
 		u, err := config.ReadUserFile(r.paths.UserFile())

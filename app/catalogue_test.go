@@ -136,25 +136,27 @@ func TestCatalogueSearchAndBadges(t *testing.T) {
 		t.Fatal("the menu item opened no catalogue")
 	}
 	h.waitFor("the whole catalogue", func() bool { return len(c.entries) > 0 })
-	if c.message.Visible() || c.note.Visible() {
-		t.Errorf("with results shown, the catalogue still says %q / %q", c.message.Text, c.note.Text)
-	}
-	got := entryNames(c)
-	if slices.Contains(got, registrytest.Deprecated) || !slices.Contains(got, registrytest.NPM) || !slices.Contains(got, registrytest.Remote) {
-		t.Errorf("the catalogue lists %q; want every server but the deprecated one", got)
-	}
-	for name, want := range map[string][]string{
-		registrytest.NPM:    {"Runs on this computer", "Needs a key", "Needs npx — not installed"},
-		registrytest.PyPI:   {"Runs on this computer"},
-		registrytest.Remote: {"Online service", "Needs a key"},
-		registrytest.MCPB:   {"Cannot be installed"},
-	} {
-		if b := badgeTexts(c, name); !slices.Equal(b, want) {
-			t.Errorf("%s has the badges %q, want %q", name, b, want)
-		}
-	}
 	var rows string
-	h.v.do(func() { rows = strings.Join(labels(c.list), "\n") })
+	h.do(func() {
+		if c.message.Visible() || c.note.Visible() {
+			t.Errorf("with results shown, the catalogue still says %q / %q", c.message.Text, c.note.Text)
+		}
+		got := entryNames(c)
+		if slices.Contains(got, registrytest.Deprecated) || !slices.Contains(got, registrytest.NPM) || !slices.Contains(got, registrytest.Remote) {
+			t.Errorf("the catalogue lists %q; want every server but the deprecated one", got)
+		}
+		for name, want := range map[string][]string{
+			registrytest.NPM:    {"Runs on this computer", "Needs a key", "Needs npx — not installed"},
+			registrytest.PyPI:   {"Runs on this computer"},
+			registrytest.Remote: {"Online service", "Needs a key"},
+			registrytest.MCPB:   {"Cannot be installed"},
+		} {
+			if b := badgeTexts(c, name); !slices.Equal(b, want) {
+				t.Errorf("%s has the badges %q, want %q", name, b, want)
+			}
+		}
+		rows = strings.Join(labels(c.list), "\n")
+	})
 	for _, want := range []string{"Analytics — com.example/analytics", "Your site's analytics, hosted by example.com", "Needs dnx — not installed"} {
 		if !strings.Contains(rows, want) {
 			t.Errorf("the list does not show %q:\n%s", want, rows)
@@ -164,20 +166,23 @@ func TestCatalogueSearchAndBadges(t *testing.T) {
 	// Typing: one search once the typing pauses, not one per key.
 	h.v.do(func() { c.delay = time.Second })
 	before := c.searches.Load()
-	h.v.do(func() { test.Type(c.search, "weather") })
+	h.typeIn(c.search, "weather")
 	h.waitFor("the search for weather", func() bool { return c.query == "weather" })
-	if got := entryNames(c); !slices.Equal(got, []string{registrytest.MCPB, registrytest.NPM}) {
-		t.Errorf("search weather lists %q", got)
-	}
+	h.do(func() {
+		if got := entryNames(c); !slices.Equal(got, []string{registrytest.MCPB, registrytest.NPM}) {
+			t.Errorf("search weather lists %q", got)
+		}
+	})
 	if n := c.searches.Load() - before; n != 1 {
 		t.Errorf("typing one word searched %d times, want once", n)
 	}
 	h.v.do(func() { c.delay = time.Millisecond })
 
 	var details string
-	h.v.do(func() {
+	var installOff bool
+	h.do(func() {
 		pick(t, c, registrytest.NPM)
-		details = strings.Join(labels(c.detail), "\n")
+		details, installOff = strings.Join(labels(c.detail), "\n"), c.install.Disabled()
 	})
 	for _, want := range []string{"Weather", "io.github.example/weather · version 1.0.2", "How it runs", "What it asks for",
 		"runs npx -y @example/weather-mcp@1.0.2 --units metric", "npx is not installed on this computer", "nodejs.org",
@@ -187,22 +192,24 @@ func TestCatalogueSearchAndBadges(t *testing.T) {
 			t.Errorf("the details lack %q:\n%s", want, details)
 		}
 	}
-	if c.install.Disabled() {
+	if installOff {
 		t.Error("Install… is disabled for a server mcptray can install")
 	}
-	h.v.do(func() {
+	h.do(func() {
 		pick(t, c, registrytest.MCPB)
-		details = strings.Join(labels(c.detail), "\n")
+		details, installOff = strings.Join(labels(c.detail), "\n"), c.install.Disabled()
 	})
-	if !strings.Contains(details, "mcptray cannot install io.github.example/bundle: its package is of type \"mcpb\"") || !c.install.Disabled() {
-		t.Errorf("the bundle: Install… disabled %v, details:\n%s", c.install.Disabled(), details)
+	if !strings.Contains(details, "mcptray cannot install io.github.example/bundle: its package is of type \"mcpb\"") || !installOff {
+		t.Errorf("the bundle: Install… disabled %v, details:\n%s", installOff, details)
 	}
 
-	h.v.do(func() { test.Type(c.search, " nothing-like-this") })
+	h.typeIn(c.search, " nothing-like-this")
 	h.waitFor("a search that finds nothing", func() bool { return strings.HasSuffix(c.query, "nothing-like-this") })
-	if !c.note.Visible() || !strings.Contains(c.note.Text, "No server in the registry matches") {
-		t.Errorf("no match: note %q (shown %v)", c.note.Text, c.note.Visible())
-	}
+	h.do(func() {
+		if !c.note.Visible() || !strings.Contains(c.note.Text, "No server in the registry matches") {
+			t.Errorf("no match: note %q (shown %v)", c.note.Text, c.note.Visible())
+		}
+	})
 }
 
 // TestCatalogueOffline: with the registry unreachable the catalogue shows
@@ -216,32 +223,38 @@ func TestCatalogueOffline(t *testing.T) {
 	h.v.do(h.v.showCatalogue)
 	c := h.v.catalogue
 	h.waitFor("the catalogue", func() bool { return len(c.entries) > 0 })
-	if c.note.Visible() {
-		t.Errorf("a reachable registry has a note: %q", c.note.Text)
-	}
-	h.v.do(c.d.Hide)
+	h.do(func() {
+		if c.note.Visible() {
+			t.Errorf("a reachable registry has a note: %q", c.note.Text)
+		}
+		c.d.Hide()
+	})
 
 	reg.Close()
 	clock.add(2 * time.Hour)
 	h.v.do(h.v.showCatalogue)
 	c = h.v.catalogue
 	h.waitFor("the copy kept here", func() bool { return len(c.entries) > 0 })
-	if !c.note.Visible() || !strings.Contains(c.note.Text, "cannot be reached just now") || !strings.Contains(c.note.Text, "copy kept on this computer") {
-		t.Errorf("offline: note %q (shown %v)", c.note.Text, c.note.Visible())
-	}
-	if !slices.Contains(entryNames(c), registrytest.NPM) {
-		t.Errorf("offline the catalogue lists %q", entryNames(c))
-	}
-	h.v.do(c.d.Hide)
+	h.do(func() {
+		if !c.note.Visible() || !strings.Contains(c.note.Text, "cannot be reached just now") || !strings.Contains(c.note.Text, "copy kept on this computer") {
+			t.Errorf("offline: note %q (shown %v)", c.note.Text, c.note.Visible())
+		}
+		if !slices.Contains(entryNames(c), registrytest.NPM) {
+			t.Errorf("offline the catalogue lists %q", entryNames(c))
+		}
+		c.d.Hide()
+	})
 
 	useRegistry(t, h.v, reg.URL, filepath.Join(t.TempDir(), "registry.json"), clock)
 	h.v.do(h.v.showCatalogue)
 	c = h.v.catalogue
 	h.waitFor("the message", func() bool { return c.retry.Visible() })
-	if !strings.Contains(c.message.Text, "cannot reach the MCP Registry") || !strings.Contains(c.message.Text, "Check your internet connection") ||
-		!c.retry.Visible() || len(c.entries) != 0 {
-		t.Errorf("no registry, no copy: message %q, Try again shown %v, %d entries", c.message.Text, c.retry.Visible(), len(c.entries))
-	}
+	h.do(func() {
+		if !strings.Contains(c.message.Text, "cannot reach the MCP Registry") || !strings.Contains(c.message.Text, "Check your internet connection") ||
+			!c.retry.Visible() || len(c.entries) != 0 {
+			t.Errorf("no registry, no copy: message %q, Try again shown %v, %d entries", c.message.Text, c.retry.Visible(), len(c.entries))
+		}
+	})
 }
 
 // TestRealCatalogueInstallNPM: installing the npm entry from the catalogue
@@ -257,27 +270,29 @@ func TestRealCatalogueInstallNPM(t *testing.T) {
 	c := r.v.catalogue
 	r.until("the catalogue", func() bool { return len(c.entries) > 0 })
 	var f *installForm
+	var key, units *installField
 	ui(func() {
 		pick(t, c, registrytest.NPM)
 		test.Tap(c.install)
 		f = c.form
+		if f == nil || f.ways != nil {
+			t.Fatalf("Install… opened %+v; want a form with no choice of ways", f)
+		}
+		key, units = installFieldOf(t, f, "WEATHER_API_KEY"), installFieldOf(t, f, "units")
+		if f.name.Text != "weather" || key.entry == nil || !key.entry.Password || units.choice == nil || units.choice.Selected != "metric" {
+			t.Fatalf("the form: name %q, key %+v, units %+v", f.name.Text, key.entry, units.choice)
+		}
 	})
-	if f == nil || f.ways != nil {
-		t.Fatalf("Install… opened %+v; want a form with no choice of ways", f)
-	}
-	key := installFieldOf(t, f, "WEATHER_API_KEY")
-	units := installFieldOf(t, f, "units")
-	if f.name.Text != "weather" || key.entry == nil || !key.entry.Password || units.choice == nil || units.choice.Selected != "metric" {
-		t.Fatalf("the form: name %q, key %+v, units %+v", f.name.Text, key.entry, units.choice)
-	}
 
-	ui(func() { test.Tap(f.install) })
-	if !key.err.Visible() || !strings.Contains(key.err.Text, "Fill in WEATHER_API_KEY") || !f.problem.Visible() {
-		t.Errorf("an empty key: field says %q (shown %v), form says %q", key.err.Text, key.err.Visible(), f.problem.Text)
-	}
-	if _, ok := r.v.snap.Find("weather"); ok || store.Len() != 0 {
-		t.Fatal("the server was added without its key")
-	}
+	ui(func() {
+		test.Tap(f.install)
+		if !key.err.Visible() || !strings.Contains(key.err.Text, "Fill in WEATHER_API_KEY") || !f.problem.Visible() {
+			t.Errorf("an empty key: field says %q (shown %v), form says %q", key.err.Text, key.err.Visible(), f.problem.Text)
+		}
+		if _, ok := r.v.snap.Find("weather"); ok || store.Len() != 0 {
+			t.Fatal("the server was added without its key")
+		}
+	})
 
 	const secretValue = "wk-test-5ecret-value"
 	ui(func() {
@@ -318,9 +333,11 @@ func TestRealCatalogueInstallNPM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if key.entry.Text != "" {
-		t.Error("the closed form still holds the key")
-	}
+	ui(func() {
+		if key.entry.Text != "" {
+			t.Error("the closed form still holds the key")
+		}
+	})
 }
 
 // TestCatalogueInstallRemote: the remote entry asks for its address's
@@ -334,26 +351,24 @@ func TestCatalogueInstallRemote(t *testing.T) {
 	h.v.do(h.v.showCatalogue)
 	c := h.v.catalogue
 	h.waitFor("the catalogue", func() bool { return len(c.entries) > 0 })
-	ui := h.v.do
+	ui := h.do
 	var f *installForm
+	var tenant *installField
 	ui(func() {
 		pick(t, c, registrytest.Remote)
 		test.Tap(c.install)
 		f = c.form
-	})
-	tenant, apiKey := installFieldOf(t, f, "tenant"), installFieldOf(t, f, "X-API-Key")
-	if !apiKey.entry.Password || tenant.entry.Password || !strings.Contains(f.runs.Text, "https://{tenant}.analytics.example.com/mcp") {
-		t.Fatalf("the form: tenant %+v, key %+v, runs %q", tenant.entry, apiKey.entry, f.runs.Text)
-	}
-	ui(func() {
+		var apiKey *installField
+		tenant, apiKey = installFieldOf(t, f, "tenant"), installFieldOf(t, f, "X-API-Key")
+		if !apiKey.entry.Password || tenant.entry.Password || !strings.Contains(f.runs.Text, "https://{tenant}.analytics.example.com/mcp") {
+			t.Fatalf("the form: tenant %+v, key %+v, runs %q", tenant.entry, apiKey.entry, f.runs.Text)
+		}
 		test.Type(tenant.entry, "acme/evil")
 		test.Type(apiKey.entry, "ak-123")
 		test.Tap(f.install)
-	})
-	if !tenant.err.Visible() || !strings.Contains(tenant.err.Text, "may hold only letters, digits") {
-		t.Errorf("a tenant with a slash: %q (shown %v)", tenant.err.Text, tenant.err.Visible())
-	}
-	ui(func() {
+		if !tenant.err.Visible() || !strings.Contains(tenant.err.Text, "may hold only letters, digits") {
+			t.Errorf("a tenant with a slash: %q (shown %v)", tenant.err.Text, tenant.err.Visible())
+		}
 		tenant.entry.SetText("acme")
 		test.Tap(f.install)
 	})
@@ -377,12 +392,14 @@ func TestCatalogueInstallRemote(t *testing.T) {
 		entry.Type != "http" || entry.Headers["X-API-Key"] != "${secret:X_API_KEY}" {
 		t.Errorf("the entry: %s (%v)", req.Entry, err)
 	}
-	if !h.v.signInNext["analytics"] {
-		t.Error("the window does not go on to sign in once the new remote asks")
-	}
-	if c.ctx.Err() == nil || !f.closed {
-		t.Error("the catalogue stays open after the install")
-	}
+	h.do(func() {
+		if !h.v.signInNext["analytics"] {
+			t.Error("the window does not go on to sign in once the new remote asks")
+		}
+		if c.ctx.Err() == nil || !f.closed {
+			t.Error("the catalogue stays open after the install")
+		}
+	})
 }
 
 // both is an entry that runs on this computer or online.
@@ -404,13 +421,13 @@ func TestCatalogueChoosesLocalOrRemote(t *testing.T) {
 	h.v.do(h.v.showCatalogue)
 	c := h.v.catalogue
 	h.waitFor("the catalogue", func() bool { return len(c.entries) > 0 })
-	if b := badgeTexts(c, "io.github.example/notes"); !slices.Equal(b, []string{"Runs on this computer", "Online service"}) {
-		t.Errorf("notes has the badges %q", b)
-	}
-	ui := h.v.do
+	ui := h.do
 	var details string
 	var f *installForm
 	ui(func() {
+		if b := badgeTexts(c, "io.github.example/notes"); !slices.Equal(b, []string{"Runs on this computer", "Online service"}) {
+			t.Errorf("notes has the badges %q", b)
+		}
 		pick(t, c, "io.github.example/notes")
 		details = strings.Join(labels(c.detail), "\n")
 		test.Tap(c.install)
@@ -420,21 +437,20 @@ func TestCatalogueChoosesLocalOrRemote(t *testing.T) {
 		!strings.Contains(details, "runs uvx notes-mcp@2.0.0") || !strings.Contains(details, "connects to https://notes.example.com/sse") {
 		t.Errorf("the details do not show both ways:\n%s", details)
 	}
-	if f.ways == nil || len(f.ways.Options) != 2 || f.ways.Selected != "On this computer, with uvx" {
-		t.Fatalf("the ways offered: %+v", f.ways)
-	}
-	dir := installFieldOf(t, f, "NOTES_DIR")
 	ui(func() {
-		test.Type(dir.entry, "/home/me/notes")
+		if f.ways == nil || len(f.ways.Options) != 2 || f.ways.Selected != "On this computer, with uvx" {
+			t.Fatalf("the ways offered: %+v", f.ways)
+		}
+		test.Type(installFieldOf(t, f, "NOTES_DIR").entry, "/home/me/notes")
 		f.ways.SetSelected("Online, at https://notes.example.com/sse")
+		if len(f.fields) != 1 || f.fields[0].f.Key != "Authorization" || !strings.Contains(f.runs.Text, "connects to https://notes.example.com/sse") {
+			t.Fatalf("online, the form asks for %+v and says %q", f.fields, f.runs.Text)
+		}
+		f.ways.SetSelected("On this computer, with uvx")
+		if dir := installFieldOf(t, f, "NOTES_DIR"); dir.entry.Text != "/home/me/notes" {
+			t.Errorf("going back lost what was typed: %q", dir.entry.Text)
+		}
 	})
-	if len(f.fields) != 1 || f.fields[0].f.Key != "Authorization" || !strings.Contains(f.runs.Text, "connects to https://notes.example.com/sse") {
-		t.Fatalf("online, the form asks for %+v and says %q", f.fields, f.runs.Text)
-	}
-	ui(func() { f.ways.SetSelected("On this computer, with uvx") })
-	if dir = installFieldOf(t, f, "NOTES_DIR"); dir.entry.Text != "/home/me/notes" {
-		t.Errorf("going back lost what was typed: %q", dir.entry.Text)
-	}
 	ui(func() {
 		f.ways.SetSelected("Online, at https://notes.example.com/sse")
 		test.Type(installFieldOf(t, f, "Authorization").entry, "Bearer tok")
@@ -485,7 +501,7 @@ func TestCatalogueFromTheWelcome(t *testing.T) {
 	reg := registrytest.New(t)
 	h := newHarness(t, service.Snapshot{Keychain: service.Keychain{Available: true}}, WindowOptions{})
 	useRegistry(t, h.v, reg.URL, filepath.Join(t.TempDir(), "registry.json"), &testClock{now: time.Now()}, "uvx")
-	h.v.do(func() { test.Tap(h.v.welcome.find) })
+	h.tap(h.v.welcome.find)
 	c := h.v.catalogue
 	if c == nil {
 		t.Fatal("Find servers… opened no catalogue")

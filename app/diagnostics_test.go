@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2/test"
+
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/service"
@@ -42,12 +44,14 @@ func TestDiagnosticsLeaveSecretsOut(t *testing.T) {
 // diagnostics on the clipboard.
 func TestWindowCopiesDiagnostics(t *testing.T) {
 	h := newHarness(t, sampleSnapshot(), WindowOptions{Server: "broken"})
-	test := h.v.detail.copy
-	if !test.Visible() {
-		t.Fatal("no Copy diagnostics button")
-	}
-	tap(test)
-	got := h.v.app.Clipboard().Content()
+	var got string
+	h.do(func() {
+		if !h.v.detail.copy.Visible() {
+			t.Fatal("no Copy diagnostics button")
+		}
+		test.Tap(h.v.detail.copy)
+		got = h.v.app.Clipboard().Content()
+	})
 	for _, want := range []string{"diagnostics for broken", "Runs: uvx broken-mcp", "uvx is not installed", "sh: uvx: not found", "/home/me/.cursor/mcp.json"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the clipboard lacks %q:\n%s", want, got)

@@ -109,29 +109,33 @@ func TestWindowImportOffers(t *testing.T) {
 		service.Server{Name: "spoof\u202E", Scope: config.Imported, Command: "evil\u202Etxt.exe", Origin: config.Origin{File: "/home/me/.cursor/mcp.json", App: "Cursor"}},
 	)
 	h := newHarness(t, s, WindowOptions{})
-	test.Tap(h.v.addButton)
-	tapMenuItem(t, h.win.Canvas(), "Import from your other apps…")
-	var offered []string
-	for _, r := range h.v.importDialog.rows {
-		offered = append(offered, r.check.Text)
-	}
-	if want := []string{"notion — from Claude Desktop", "broken — from Cursor", "spoof — from Cursor"}; !reflect.DeepEqual(offered, want) {
-		t.Errorf("offered %q, want %q", offered, want)
-	}
-	for _, l := range labels(h.win.Canvas().Overlays().Top()) {
-		if strings.ContainsRune(l, '\u202E') {
-			t.Errorf("the import dialog shows a bidi control: %q", l)
+	h.do(func() {
+		test.Tap(h.v.addButton)
+		tapMenuItem(t, h.win.Canvas(), "Import from your other apps…")
+		var offered []string
+		for _, r := range h.v.importDialog.rows {
+			offered = append(offered, r.check.Text)
 		}
-	}
-	h.v.importDialog.d.Hide()
+		if want := []string{"notion — from Claude Desktop", "broken — from Cursor", "spoof — from Cursor"}; !reflect.DeepEqual(offered, want) {
+			t.Errorf("offered %q, want %q", offered, want)
+		}
+		for _, l := range labels(h.win.Canvas().Overlays().Top()) {
+			if strings.ContainsRune(l, '\u202E') {
+				t.Errorf("the import dialog shows a bidi control: %q", l)
+			}
+		}
+		h.v.importDialog.d.Hide()
+	})
 
 	h.b.set(service.Snapshot{Keychain: service.Keychain{Available: true}})
 	h.wait("snapshot")
-	test.Tap(h.v.addButton)
-	tapMenuItem(t, h.win.Canvas(), "Import from your other apps…")
-	if a := h.v.importDialog; len(a.rows) != 0 || indexOf(labels(h.win.Canvas().Overlays().Top()), importNone) < 0 {
-		t.Errorf("with nothing to import the dialog does not say so: %q", labels(h.win.Canvas().Overlays().Top()))
-	}
+	h.do(func() {
+		test.Tap(h.v.addButton)
+		tapMenuItem(t, h.win.Canvas(), "Import from your other apps…")
+		if a := h.v.importDialog; len(a.rows) != 0 || indexOf(labels(h.win.Canvas().Overlays().Top()), importNone) < 0 {
+			t.Errorf("with nothing to import the dialog does not say so: %q", labels(h.win.Canvas().Overlays().Top()))
+		}
+	})
 }
 
 // tapMenuItem taps the item called label in the pop-up menu on top of c.

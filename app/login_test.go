@@ -24,12 +24,14 @@ func TestSettingsStartAtLogin(t *testing.T) {
 	entry := filepath.Join(home, ".config", "autostart", "dev.mcptray.mcptray.desktop")
 	h := newHarness(t, sampleSnapshot(), WindowOptions{Autostart: sw})
 
-	test.Tap(h.v.settingsButton)
+	h.tap(h.v.settingsButton)
 	l := h.v.settings.login
-	if l.check.Checked || l.check.Disabled() || l.check.Text != loginLabel {
-		t.Fatalf("Settings opens with start at login checked %v, disabled %v", l.check.Checked, l.check.Disabled())
-	}
-	test.Tap(l.check)
+	h.do(func() {
+		if l.check.Checked || l.check.Disabled() || l.check.Text != loginLabel {
+			t.Fatalf("Settings opens with start at login checked %v, disabled %v", l.check.Checked, l.check.Disabled())
+		}
+		test.Tap(l.check)
+	})
 	b, err := os.ReadFile(entry)
 	if err != nil {
 		t.Fatalf("checking the box wrote no entry: %v", err)
@@ -37,35 +39,43 @@ func TestSettingsStartAtLogin(t *testing.T) {
 	if !strings.Contains(string(b), "Exec=/usr/bin/mcptray --autostart\n") {
 		t.Errorf("the entry does not start mcptray --autostart:\n%s", b)
 	}
-	if !l.check.Checked || !strings.Contains(l.note.Text, entry) {
-		t.Errorf("after checking: checked %v, note %q", l.check.Checked, l.note.Text)
-	}
-	h.v.settings.d.Hide()
+	h.do(func() {
+		if !l.check.Checked || !strings.Contains(l.note.Text, entry) {
+			t.Errorf("after checking: checked %v, note %q", l.check.Checked, l.note.Text)
+		}
+		h.v.settings.d.Hide()
+	})
 
 	// Opened again, Settings shows the entry that is there.
-	test.Tap(h.v.settingsButton)
+	h.tap(h.v.settingsButton)
 	l = h.v.settings.login
-	if !l.check.Checked {
-		t.Error("Settings opened again does not show start at login on")
-	}
-	test.Tap(l.check)
+	h.do(func() {
+		if !l.check.Checked {
+			t.Error("Settings opened again does not show start at login on")
+		}
+		test.Tap(l.check)
+	})
 	if _, err := os.Stat(entry); !os.IsNotExist(err) {
 		t.Errorf("unchecking the box left the entry: %v", err)
 	}
-	if l.check.Checked || len(h.v.errs) != 0 {
-		t.Errorf("after unchecking: checked %v, errors %q", l.check.Checked, h.v.errs)
-	}
+	h.do(func() {
+		if l.check.Checked || len(h.v.errs) != 0 {
+			t.Errorf("after unchecking: checked %v, errors %q", l.check.Checked, h.v.errs)
+		}
+	})
 }
 
 // TestSettingsStartAtLoginUnavailable: with no switch the box is off and
 // disabled, and says so.
 func TestSettingsStartAtLoginUnavailable(t *testing.T) {
 	h := newHarness(t, sampleSnapshot(), WindowOptions{})
-	test.Tap(h.v.settingsButton)
-	l := h.v.settings.login
-	if l.check.Checked || !l.check.Disabled() || !strings.Contains(l.note.Text, "cannot be set up") {
-		t.Errorf("no switch: checked %v, disabled %v, note %q", l.check.Checked, l.check.Disabled(), l.note.Text)
-	}
+	h.tap(h.v.settingsButton)
+	h.do(func() {
+		l := h.v.settings.login
+		if l.check.Checked || !l.check.Disabled() || !strings.Contains(l.note.Text, "cannot be set up") {
+			t.Errorf("no switch: checked %v, disabled %v, note %q", l.check.Checked, l.check.Disabled(), l.note.Text)
+		}
+	})
 }
 
 // TestSettingsStartAtLoginFails: an entry that cannot be written is said in
@@ -85,10 +95,12 @@ func TestSettingsStartAtLoginFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newHarness(t, sampleSnapshot(), WindowOptions{Autostart: sw})
-	test.Tap(h.v.settingsButton)
-	l := h.v.settings.login
-	test.Tap(l.check)
-	if l.check.Checked || len(h.v.errs) != 1 || !strings.Contains(h.v.errs[0], "turning on start at login") {
-		t.Errorf("a failed write: checked %v, errors %q", l.check.Checked, h.v.errs)
-	}
+	h.tap(h.v.settingsButton)
+	h.do(func() {
+		l := h.v.settings.login
+		test.Tap(l.check)
+		if l.check.Checked || len(h.v.errs) != 1 || !strings.Contains(h.v.errs[0], "turning on start at login") {
+			t.Errorf("a failed write: checked %v, errors %q", l.check.Checked, h.v.errs)
+		}
+	})
 }

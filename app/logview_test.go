@@ -28,24 +28,28 @@ func TestLogView(t *testing.T) {
 	h := newHarness(t, sampleSnapshot(), WindowOptions{LogFile: path})
 	var mu sync.Mutex
 	var opened []string
-	h.v.openURL = func(u *url.URL) error {
-		mu.Lock()
-		defer mu.Unlock()
-		opened = append(opened, u.String())
-		return nil
-	}
-	test.Tap(h.v.settingsButton)
-	show := findButton(h.win.Canvas().Overlays().Top(), "Show log…")
-	if show == nil {
-		t.Fatal("Settings has no Show log… button")
-	}
-	test.Tap(show)
+	h.do(func() {
+		h.v.openURL = func(u *url.URL) error {
+			mu.Lock()
+			defer mu.Unlock()
+			opened = append(opened, u.String())
+			return nil
+		}
+		test.Tap(h.v.settingsButton)
+		show := findButton(h.win.Canvas().Overlays().Top(), "Show log…")
+		if show == nil {
+			t.Fatal("Settings has no Show log… button")
+		}
+		test.Tap(show)
+	})
 	h.wait("log")
-	top := h.win.Canvas().Overlays().Top()
-	if got := strings.Join(labels(top), "\n"); !strings.Contains(got, "INFO  mcptray starts in the tray pid=42") {
-		t.Fatalf("Show log… shows:\n%s", got)
-	}
-	test.Tap(findButton(top, "Close"))
+	h.do(func() {
+		top := h.win.Canvas().Overlays().Top()
+		if got := strings.Join(labels(top), "\n"); !strings.Contains(got, "INFO  mcptray starts in the tray pid=42") {
+			t.Fatalf("Show log… shows:\n%s", got)
+		}
+		test.Tap(findButton(top, "Close"))
+	})
 
 	// Again, to reach its widgets.
 	var l *logView
@@ -56,12 +60,14 @@ func TestLogView(t *testing.T) {
 		h.v.do(func() { s = l.text.Text })
 		return s
 	}
-	if got := text(); !strings.Contains(got, " INFO  mcptray starts in the tray pid=42") || !l.text.Selectable {
-		t.Errorf("the log view shows %q (selectable: %v)", got, l.text.Selectable)
-	}
-	if !strings.Contains(l.where.Text, path) {
-		t.Errorf("the log view does not say where the log is: %q", l.where.Text)
-	}
+	h.do(func() {
+		if got := l.text.Text; !strings.Contains(got, " INFO  mcptray starts in the tray pid=42") || !l.text.Selectable {
+			t.Errorf("the log view shows %q (selectable: %v)", got, l.text.Selectable)
+		}
+		if !strings.Contains(l.where.Text, path) {
+			t.Errorf("the log view does not say where the log is: %q", l.where.Text)
+		}
+	})
 
 	log.Warn("a server failed", "server", "files")
 	h.wait("log")
@@ -69,7 +75,7 @@ func TestLogView(t *testing.T) {
 		t.Errorf("after a new line the log view shows %q", got)
 	}
 
-	test.Tap(l.folder)
+	h.tap(l.folder)
 	mu.Lock()
 	defer mu.Unlock()
 	if want := fileURL(filepath.Dir(path)).String(); len(opened) != 1 || opened[0] != want {
@@ -83,10 +89,12 @@ func TestLogViewNoLog(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logs", "mcptray.log")
 	h := newHarness(t, sampleSnapshot(), WindowOptions{LogFile: path})
 	var l *logView
-	h.v.do(func() { l = h.v.showLog() })
-	if !strings.Contains(l.where.Text, "There is no log yet at "+path) {
-		t.Errorf("with no log the view says %q", l.where.Text)
-	}
+	h.do(func() {
+		l = h.v.showLog()
+		if !strings.Contains(l.where.Text, "There is no log yet at "+path) {
+			t.Errorf("with no log the view says %q", l.where.Text)
+		}
+	})
 	log, closeLog, err := logfile.NewLogger(path, slog.LevelInfo, nil)
 	if err != nil {
 		t.Fatal(err)

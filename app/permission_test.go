@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"fyne.io/fyne/v2/test"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcptray/mcptray/core/config"
@@ -26,11 +25,15 @@ func TestWindowPermissionQuestion(t *testing.T) {
 			Arguments: "{\n  \"path\": \"/tmp/x\"\n}", Truncated: true, ReadOnly: true}}
 	h.b.questions <- q
 	h.wait("question")
-	f := h.v.question
-	if f == nil || f.d == nil || f.always == nil {
-		t.Fatal("no permission dialog for the question")
-	}
-	shown := strings.Join(labels(h.win.Canvas().Overlays().Top()), "\n")
+	var f *questionForm
+	var shown string
+	h.do(func() {
+		f = h.v.question
+		if f == nil || f.d == nil || f.always == nil {
+			t.Fatal("no permission dialog for the question")
+		}
+		shown = strings.Join(labels(h.win.Canvas().Overlays().Top()), "\n")
+	})
 	for _, want := range []string{"Notes App wants to use read_file from files", "mcp__files__read_file", `"path": "/tmp/x"`,
 		"this is their beginning", "says this tool only reads", "[Allow once]", "[Allow always]", "[Deny]"} {
 		if !strings.Contains(shown, want) {
@@ -40,7 +43,7 @@ func TestWindowPermissionQuestion(t *testing.T) {
 	if strings.Contains(shown, "\u202e") {
 		t.Error("the app's name is not sanitised")
 	}
-	test.Tap(f.accept)
+	h.tap(f.accept)
 	if c := h.call(); c != `answer 3 {"action":"accept","content":{"always":false}}` {
 		t.Errorf("Allow once answered %q", c)
 	}
@@ -49,7 +52,7 @@ func TestWindowPermissionQuestion(t *testing.T) {
 	q.ID = "4"
 	h.b.questions <- q
 	h.wait("question")
-	test.Tap(h.v.question.always)
+	h.tap(h.v.question.always)
 	if c := h.call(); c != `answer 4 {"action":"accept","content":{"always":true}}` {
 		t.Errorf("Allow always answered %q", c)
 	}
@@ -58,14 +61,16 @@ func TestWindowPermissionQuestion(t *testing.T) {
 	q.ID = "5"
 	h.b.questions <- q
 	h.wait("question")
-	test.Tap(h.v.question.decline)
+	h.tap(h.v.question.decline)
 	if c := h.call(); c != `answer 5 {"action":"decline"}` {
 		t.Errorf("Deny answered %q", c)
 	}
 	h.wait("action")
-	if h.v.question != nil {
-		t.Error("the dialog still shows after the answer")
-	}
+	h.do(func() {
+		if h.v.question != nil {
+			t.Error("the dialog still shows after the answer")
+		}
+	})
 }
 
 // TestRealPermission: an app's call through a real gateway of a tool whose

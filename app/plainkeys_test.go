@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"fyne.io/fyne/v2/test"
-
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/service"
@@ -24,27 +22,33 @@ func TestWindowOffersToMoveAPlainTextKey(t *testing.T) {
 		PlainKeys: []string{"GITHUB_TOKEN"}, State: conn.Connected, Runnable: true})
 	h := newHarness(t, s, WindowOptions{Server: "gh"})
 	d := h.v.detail
-	if !d.plainKeys.Visible() || !d.moveKeys.Visible() {
-		t.Fatal("no banner for a key in plain text")
-	}
-	for _, want := range []string{"API key (GITHUB_TOKEN) is stored in plain text in /home/me/.config/Claude/claude_desktop_config.json",
-		"Keep it in your keychain instead", "Claude Desktop's file is not changed"} {
-		if !strings.Contains(d.plainKeys.Text, want) {
-			t.Errorf("the banner says %q, want %q", d.plainKeys.Text, want)
+	h.do(func() {
+		if !d.plainKeys.Visible() || !d.moveKeys.Visible() {
+			t.Fatal("no banner for a key in plain text")
 		}
-	}
-	test.Tap(d.moveKeys)
+		for _, want := range []string{"API key (GITHUB_TOKEN) is stored in plain text in /home/me/.config/Claude/claude_desktop_config.json",
+			"Keep it in your keychain instead", "Claude Desktop's file is not changed"} {
+			if !strings.Contains(d.plainKeys.Text, want) {
+				t.Errorf("the banner says %q, want %q", d.plainKeys.Text, want)
+			}
+		}
+	})
+	h.tap(d.moveKeys)
 	if c := h.call(); c != "move-secrets gh" {
 		t.Errorf("the backend was asked to %q", c)
 	}
 	h.wait("action")
-	top := h.win.Canvas().Overlays().Top()
-	if top == nil || !strings.Contains(strings.Join(labels(top), "\n"), "claude_desktop_config.json still holds it in plain text") {
-		t.Errorf("after the move the window says %q", labels(top))
-	}
+	h.do(func() {
+		top := h.win.Canvas().Overlays().Top()
+		if top == nil || !strings.Contains(strings.Join(labels(top), "\n"), "claude_desktop_config.json still holds it in plain text") {
+			t.Errorf("after the move the window says %q", labels(top))
+		}
+	})
 
 	h.sel("files")
-	if d.plainKeys.Visible() || d.moveKeys.Visible() {
-		t.Error("a server without a plain-text key shows the banner")
-	}
+	h.do(func() {
+		if d.plainKeys.Visible() || d.moveKeys.Visible() {
+			t.Error("a server without a plain-text key shows the banner")
+		}
+	})
 }

@@ -205,16 +205,18 @@ func TestRealAddByPaste(t *testing.T) {
 	if a == nil {
 		t.Fatal("the welcome's Add button opened no dialog")
 	}
-	test.Type(a.paste, `{"command": "x"}`)
-	if !a.problem.Visible() || !strings.Contains(a.problem.Text, "without its name") || !a.add.Disabled() {
-		t.Errorf("a snippet without a name: problem %q (shown %v), Add disabled %v", a.problem.Text, a.problem.Visible(), a.add.Disabled())
-	}
-	a.paste.SetText("")
 	snippet := `{"mcpServers": {"echo": {"command": "` + testServerBin + `", "args": ["-name", "echo"],},}}`
-	test.Type(a.paste, snippet)
-	if a.problem.Visible() || a.add.Disabled() || !strings.Contains(a.preview.Text, "echo\n  runs "+testServerBin+" -name echo") {
-		t.Fatalf("the snippet was not understood: problem %q, preview %q", a.problem.Text, a.preview.Text)
-	}
+	r.v.do(func() {
+		test.Type(a.paste, `{"command": "x"}`)
+		if !a.problem.Visible() || !strings.Contains(a.problem.Text, "without its name") || !a.add.Disabled() {
+			t.Errorf("a snippet without a name: problem %q (shown %v), Add disabled %v", a.problem.Text, a.problem.Visible(), a.add.Disabled())
+		}
+		a.paste.SetText("")
+		test.Type(a.paste, snippet)
+		if a.problem.Visible() || a.add.Disabled() || !strings.Contains(a.preview.Text, "echo\n  runs "+testServerBin+" -name echo") {
+			t.Fatalf("the snippet was not understood: problem %q, preview %q", a.problem.Text, a.preview.Text)
+		}
+	})
 	r.tap(a.add)
 	r.until("echo to connect", func() bool { return r.shows("echo", conn.Connected) })
 	u, err := config.ReadUserFile(r.paths.UserFile())
@@ -251,25 +253,27 @@ func TestRealQuestion(t *testing.T) {
 	answered := call()
 	r.until("the question's form", func() bool { return r.v.question != nil })
 	f := r.v.question
-	if f.q.Server != "asker" || len(f.fields) != 2 || f.fields[0].key != "name" || f.fields[0].entry.Text != "Ada" || f.fields[1].entry.Text != "36" {
-		t.Fatalf("the form: server %q, fields %+v", f.q.Server, f.fields)
-	}
-	// The name is needed: an empty one is refused.
-	f.fields[0].entry.SetText("")
-	r.tap(f.accept)
-	if !f.problem.Visible() || !strings.Contains(f.problem.Text, "Fill in name") {
-		t.Errorf("an empty needed field: problem %q", f.problem.Text)
-	}
-	test.Type(f.fields[0].entry, "Grace")
-	f.fields[1].entry.SetText("")
-	test.Type(f.fields[1].entry, "x")
-	r.tap(f.accept)
-	if !strings.Contains(f.problem.Text, "whole number") {
-		t.Errorf("a word for an integer: problem %q", f.problem.Text)
-	}
-	f.fields[1].entry.SetText("")
-	test.Type(f.fields[1].entry, "85")
-	r.tap(f.accept)
+	r.v.do(func() {
+		if f.q.Server != "asker" || len(f.fields) != 2 || f.fields[0].key != "name" || f.fields[0].entry.Text != "Ada" || f.fields[1].entry.Text != "36" {
+			t.Fatalf("the form: server %q, fields %+v", f.q.Server, f.fields)
+		}
+		// The name is needed: an empty one is refused.
+		f.fields[0].entry.SetText("")
+		test.Tap(f.accept)
+		if !f.problem.Visible() || !strings.Contains(f.problem.Text, "Fill in name") {
+			t.Errorf("an empty needed field: problem %q", f.problem.Text)
+		}
+		test.Type(f.fields[0].entry, "Grace")
+		f.fields[1].entry.SetText("")
+		test.Type(f.fields[1].entry, "x")
+		test.Tap(f.accept)
+		if !strings.Contains(f.problem.Text, "whole number") {
+			t.Errorf("a word for an integer: problem %q", f.problem.Text)
+		}
+		f.fields[1].entry.SetText("")
+		test.Type(f.fields[1].entry, "85")
+		test.Tap(f.accept)
+	})
 
 	var got result
 	select {

@@ -17,10 +17,13 @@ import (
 // once there is one.
 func TestWindowWelcome(t *testing.T) {
 	h := newHarness(t, service.Snapshot{Keychain: service.Keychain{Available: true}}, WindowOptions{})
-	if !h.v.welcome.box.Visible() || h.v.split.Visible() {
-		t.Fatal("no welcome with no servers")
-	}
-	text := strings.Join(labels(h.v.welcome.box), "\n")
+	var text string
+	h.do(func() {
+		if !h.v.welcome.box.Visible() || h.v.split.Visible() {
+			t.Fatal("no welcome with no servers")
+		}
+		text = strings.Join(labels(h.v.welcome.box), "\n")
+	})
 	for _, want := range []string{"Welcome to mcptray", "[Find servers…]", "[Add a server by pasting…]", "Claude Desktop, Claude Code, Cursor or VS Code", "examples/demo", "[Add a project folder…]"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the welcome lacks %q:\n%s", want, text)
@@ -28,9 +31,11 @@ func TestWindowWelcome(t *testing.T) {
 	}
 	h.b.set(sampleSnapshot())
 	h.wait("snapshot")
-	if h.v.welcome.box.Visible() || !h.v.split.Visible() {
-		t.Error("the welcome stays once there are servers")
-	}
+	h.do(func() {
+		if h.v.welcome.box.Visible() || !h.v.split.Visible() {
+			t.Error("the welcome stays once there are servers")
+		}
+	})
 }
 
 // TestWindowSuppressedAndButtons: a suppressed duplicate says which
@@ -41,33 +46,39 @@ func TestWindowSuppressedAndButtons(t *testing.T) {
 		Transport: config.Stdio, Command: "npx", State: conn.Disabled,
 		Suppressed: "gives way to the same server in user scope", SuppressedBy: "files"})
 	h := newHarness(t, s, WindowOptions{Server: "files (Cursor)"})
-	text := strings.Join(labels(h.v.detail.content), "\n")
-	if !strings.Contains(text, "It duplicates files, which runs in its place") {
-		t.Errorf("the suppressed server does not say what it duplicates:\n%s", text)
-	}
-	if h.v.detail.retry.Visible() || h.v.detail.turn.Visible() {
-		t.Error("a suppressed server offers Reconnect or Turn off")
-	}
+	h.do(func() {
+		text := strings.Join(labels(h.v.detail.content), "\n")
+		if !strings.Contains(text, "It duplicates files, which runs in its place") {
+			t.Errorf("the suppressed server does not say what it duplicates:\n%s", text)
+		}
+		if h.v.detail.retry.Visible() || h.v.detail.turn.Visible() {
+			t.Error("a suppressed server offers Reconnect or Turn off")
+		}
+	})
 
 	h.sel("files")
-	test.Tap(h.v.detail.retry)
+	h.tap(h.v.detail.retry)
 	if c := h.call(); c != "retry files" {
 		t.Errorf("Reconnect asked the backend to %q", c)
 	}
 	h.wait("action")
-	test.Tap(h.v.detail.remove)
-	if b := findButton(h.win.Canvas().Overlays().Top(), "Keep it"); b == nil {
-		t.Fatal("Remove… asked nothing")
-	} else {
-		test.Tap(b)
-	}
+	h.do(func() {
+		test.Tap(h.v.detail.remove)
+		if b := findButton(h.win.Canvas().Overlays().Top(), "Keep it"); b == nil {
+			t.Fatal("Remove… asked nothing")
+		} else {
+			test.Tap(b)
+		}
+	})
 	select {
 	case c := <-h.b.calls:
 		t.Fatalf("Keep it still asked the backend to %q", c)
 	default:
 	}
-	test.Tap(h.v.detail.remove)
-	test.Tap(findButton(h.win.Canvas().Overlays().Top(), "Remove"))
+	h.do(func() {
+		test.Tap(h.v.detail.remove)
+		test.Tap(findButton(h.win.Canvas().Overlays().Top(), "Remove"))
+	})
 	if c := h.call(); c != "remove files" {
 		t.Errorf("Remove asked the backend to %q", c)
 	}
@@ -78,20 +89,22 @@ func TestWindowSuppressedAndButtons(t *testing.T) {
 // its host, and once the server needs sign-in the sign-in starts.
 func TestWindowAddURLSignsIn(t *testing.T) {
 	h := newHarness(t, sampleSnapshot(), WindowOptions{})
-	test.Tap(h.v.addButton)
-	tapMenuItem(t, h.win.Canvas(), "Paste a snippet or address…")
-	a := h.v.addDialog
-	test.Type(a.paste, "https://mcp.linear.app/mcp")
-	if !a.nameBox.Visible() || a.name.Text != "linear" {
-		t.Fatalf("the name offered for a URL is %q (shown %v)", a.name.Text, a.nameBox.Visible())
-	}
-	test.Tap(a.add)
+	h.do(func() {
+		test.Tap(h.v.addButton)
+		tapMenuItem(t, h.win.Canvas(), "Paste a snippet or address…")
+		a := h.v.addDialog
+		test.Type(a.paste, "https://mcp.linear.app/mcp")
+		if !a.nameBox.Visible() || a.name.Text != "linear" {
+			t.Fatalf("the name offered for a URL is %q (shown %v)", a.name.Text, a.nameBox.Visible())
+		}
+		test.Tap(a.add)
+	})
 	if c := h.call(); c != `add linear {"url":"https://mcp.linear.app/mcp"}` {
 		t.Fatalf("Add asked the backend to %q", c)
 	}
 	h.wait("add")
 	// The fake's Add returns no transport: mark it remote as the service would.
-	fyneDo(func() { h.v.signInWhenAsked(service.Server{Name: "linear", Transport: config.HTTP}) })
+	h.do(func() { h.v.signInWhenAsked(service.Server{Name: "linear", Transport: config.HTTP}) })
 	s := sampleSnapshot()
 	s.Servers = append(s.Servers, service.Server{Name: "linear", Scope: config.User, Transport: config.HTTP,
 		URL: "https://mcp.linear.app/mcp", State: conn.NeedsAuth, Fix: service.Fix{Action: service.SignInAction, Label: "Sign in…"}})
@@ -100,7 +113,7 @@ func TestWindowAddURLSignsIn(t *testing.T) {
 		t.Fatalf("after adding a server that needs sign-in the backend was asked %q", c)
 	}
 	h.wait("snapshot")
-	test.Tap(h.v.signInCancel)
+	h.tap(h.v.signInCancel)
 	h.call()
 	h.wait("sign-in")
 }
@@ -120,20 +133,22 @@ func TestWindowQuestionForm(t *testing.T) {
 	}}
 	h.b.questions <- q
 	h.wait("question")
-	f := h.v.question
-	if f == nil || f.d == nil {
-		t.Fatal("no form for the question")
-	}
-	if f.fields[0].key != "colour" || f.fields[0].choice.Selected != "Green" || !f.fields[1].check.Checked {
-		t.Errorf("defaults not filled in: %+v", f.fields)
-	}
-	test.Type(f.fields[2].entry, "2")
-	test.Tap(f.accept)
-	if !strings.Contains(f.problem.Text, "at most 1") {
-		t.Errorf("a number out of bounds: problem %q", f.problem.Text)
-	}
-	f.fields[2].entry.SetText("0.5")
-	test.Tap(f.accept)
+	h.do(func() {
+		f := h.v.question
+		if f == nil || f.d == nil {
+			t.Fatal("no form for the question")
+		}
+		if f.fields[0].key != "colour" || f.fields[0].choice.Selected != "Green" || !f.fields[1].check.Checked {
+			t.Errorf("defaults not filled in: %+v", f.fields)
+		}
+		test.Type(f.fields[2].entry, "2")
+		test.Tap(f.accept)
+		if !strings.Contains(f.problem.Text, "at most 1") {
+			t.Errorf("a number out of bounds: problem %q", f.problem.Text)
+		}
+		f.fields[2].entry.SetText("0.5")
+		test.Tap(f.accept)
+	})
 	if c := h.call(); c != `answer 7 {"action":"accept","content":{"colour":"g","light":true,"ratio":0.5}}` {
 		t.Errorf("Accept answered %q", c)
 	}
@@ -142,7 +157,7 @@ func TestWindowQuestionForm(t *testing.T) {
 	q.ID = "8"
 	h.b.questions <- q
 	h.wait("question")
-	test.Tap(h.v.question.cancel)
+	h.tap(h.v.question.cancel)
 	if c := h.call(); c != `answer 8 {"action":"cancel"}` {
 		t.Errorf("Cancel answered %q", c)
 	}
@@ -153,7 +168,9 @@ func TestWindowQuestionForm(t *testing.T) {
 	h.wait("question")
 	h.b.questions <- control.Question{ID: "9", Gone: true}
 	h.wait("question")
-	if h.v.question != nil || h.win.Canvas().Overlays().Top() != nil {
-		t.Error("a question that went still shows its form")
-	}
+	h.do(func() {
+		if h.v.question != nil || h.win.Canvas().Overlays().Top() != nil {
+			t.Error("a question that went still shows its form")
+		}
+	})
 }

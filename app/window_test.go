@@ -184,6 +184,18 @@ func serialDo() func(func()) {
 	}
 }
 
+// do runs f as the window runs its own updates, one at a time with them.
+// Every tap, typing and read of a widget in a test goes through it: Fyne's
+// test driver would run it on the test goroutine while the window redraws
+// on another.
+func (h *harness) do(f func()) { h.v.do(f) }
+
+// tap taps w as a person would, through do.
+func (h *harness) tap(w fyne.Tappable) { h.do(func() { test.Tap(w) }) }
+
+// typeIn types text into w as a person would, through do.
+func (h *harness) typeIn(w fyne.Focusable, text string) { h.do(func() { test.Type(w, text) }) }
+
 // wait waits for the window to settle after the background work what.
 func (h *harness) wait(what string) {
 	h.t.Helper()
@@ -209,16 +221,19 @@ func (h *harness) call() string {
 	}
 }
 
-// sel selects the server called name in the list, as a person would.
+// sel selects the server called name in the list, as a person would,
+// through do.
 func (h *harness) sel(name string) {
 	h.t.Helper()
-	for i, r := range h.v.rows {
-		if r.header == "" && r.server.Name == name {
-			h.v.list.Select(i)
-			return
+	h.do(func() {
+		for i, r := range h.v.rows {
+			if r.header == "" && r.server.Name == name {
+				h.v.list.Select(i)
+				return
+			}
 		}
-	}
-	h.t.Fatalf("no row for %s in %v", name, h.v.rows)
+		h.t.Fatalf("no row for %s in %v", name, h.v.rows)
+	})
 }
 
 // labels returns the text of every visible label in o, in order.
@@ -262,10 +277,16 @@ func indexOf(list []string, s string) int {
 
 func TestWindowListsServersByScope(t *testing.T) {
 	h := newHarness(t, sampleSnapshot(), WindowOptions{})
-	if got, want := h.v.summary.Text, "1 connected · 1 needs sign-in · 1 waiting for approval · 1 failed"; got != want {
-		t.Errorf("summary = %q, want %q", got, want)
+	var summary string
+	var got []string
+	var banner bool
+	h.do(func() {
+		summary, got = h.v.summary.Text, labels(h.v.list)
+		banner = h.v.trayBanner.Visible() || h.v.keyBox.Visible()
+	})
+	if want := "1 connected · 1 needs sign-in · 1 waiting for approval · 1 failed"; summary != want {
+		t.Errorf("summary = %q, want %q", summary, want)
 	}
-	got := labels(h.v.list)
 	// Headers in scope order, each server under its own, with its state.
 	order := []string{
 		"Yours — in mcptray's config", "files", "connected",
@@ -284,24 +305,29 @@ func TestWindowListsServersByScope(t *testing.T) {
 		}
 		last = i
 	}
-	if h.v.trayBanner.Visible() || h.v.keyBox.Visible() {
+	if banner {
 		t.Error("a banner shows with a tray and a working keychain")
 	}
 	// Headers cannot be selected: the detail pane keeps its server.
 	h.sel("files")
-	h.v.list.Select(0)
-	if h.v.detail.server.Name != "files" || h.v.sel != "files" {
-		t.Errorf("selecting a header changed the selection to %q", h.v.sel)
-	}
+	h.do(func() {
+		h.v.list.Select(0)
+		if h.v.detail.server.Name != "files" || h.v.sel != "files" {
+			t.Errorf("selecting a header changed the selection to %q", h.v.sel)
+		}
+	})
 }
 
 func TestWindowShowsDetail(t *testing.T) {
 	h := newHarness(t, sampleSnapshot(), WindowOptions{Server: "broken"})
 	d := h.v.detail
-	if d.server.Name != "broken" {
-		t.Fatalf("WindowOptions.Server did not select broken; the pane shows %q", d.server.Name)
-	}
-	text := strings.Join(labels(d.content), "\n")
+	var text string
+	h.do(func() {
+		if d.server.Name != "broken" {
+			t.Fatalf("WindowOptions.Server did not select broken; the pane shows %q", d.server.Name)
+		}
+		text = strings.Join(labels(d.content), "\n")
+	})
 	for _, want := range []string{
 		"broken", "Failed", "uvx is not installed", "Install uv from docs.astral.sh/uv, then press Retry.",
 		"[Retry]", "[Turn off]", "/home/me/.cursor/mcp.json (Cursor)", "uvx broken-mcp", "sh: uvx: not found",
@@ -310,23 +336,24 @@ func TestWindowShowsDetail(t *testing.T) {
 			t.Errorf("the detail pane lacks %q:\n%s", want, text)
 		}
 	}
-	test.Tap(d.fix)
+	h.tap(d.fix)
 	if c := h.call(); c != "retry broken" {
 		t.Errorf("Retry asked the backend to %q", c)
 	}
 	h.wait("action")
 
 	h.sel("files")
-	text = strings.Join(labels(d.content), "\n")
+	var fixShown bool
+	h.do(func() { text, fixShown = strings.Join(labels(d.content), "\n"), d.fix.Visible() })
 	for _, want := range []string{`npx -y @mcp/files "/home/me/My Documents"`, "Tools (1)", "read_file", "read-only", "Reads a file."} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the detail pane lacks %q:\n%s", want, text)
 		}
 	}
-	if d.fix.Visible() {
+	if fixShown {
 		t.Error("a connected server shows a fix button")
 	}
-	test.Tap(d.turn)
+	h.tap(d.turn)
 	if c := h.call(); c != "disable files" {
 		t.Errorf("Turn off asked the backend to %q", c)
 	}
@@ -342,52 +369,61 @@ func TestWindowFollowsChanges(t *testing.T) {
 	h.b.set(s)
 	h.wait("snapshot")
 
-	if got, want := h.v.summary.Text, "1 needs sign-in · 2 failed"; got != want {
-		t.Errorf("summary = %q, want %q", got, want)
-	}
-	got := labels(h.v.list)
-	if i := indexOf(got, "files"); i < 0 || got[i+1] != "failed" || got[i+2] != "it exited with status 1" {
-		t.Errorf("files does not show as failed: %q", got)
-	}
-	if indexOf(got, "notes") >= 0 || indexOf(got, "Local — from project folders") >= 0 {
-		t.Errorf("a removed server or its empty scope still shows: %q", got)
-	}
-	if d := h.v.detail; d.server.State != conn.Failed || !d.fix.Visible() || d.fix.Text != "Retry" {
-		t.Errorf("the detail pane did not follow: state %v, fix %q visible %v", d.server.State, d.fix.Text, d.fix.Visible())
-	}
+	h.do(func() {
+		if got, want := h.v.summary.Text, "1 needs sign-in · 2 failed"; got != want {
+			t.Errorf("summary = %q, want %q", got, want)
+		}
+		got := labels(h.v.list)
+		if i := indexOf(got, "files"); i < 0 || got[i+1] != "failed" || got[i+2] != "it exited with status 1" {
+			t.Errorf("files does not show as failed: %q", got)
+		}
+		if indexOf(got, "notes") >= 0 || indexOf(got, "Local — from project folders") >= 0 {
+			t.Errorf("a removed server or its empty scope still shows: %q", got)
+		}
+		if d := h.v.detail; d.server.State != conn.Failed || !d.fix.Visible() || d.fix.Text != "Retry" {
+			t.Errorf("the detail pane did not follow: state %v, fix %q visible %v", d.server.State, d.fix.Text, d.fix.Visible())
+		}
+	})
 
 	s.Paused = true
 	h.b.set(s)
 	h.wait("snapshot")
-	if h.v.summary.Text != "Paused" || h.v.pause.Text != "Resume all" {
-		t.Errorf("paused: summary %q, button %q", h.v.summary.Text, h.v.pause.Text)
-	}
+	h.do(func() {
+		if h.v.summary.Text != "Paused" || h.v.pause.Text != "Resume all" {
+			t.Errorf("paused: summary %q, button %q", h.v.summary.Text, h.v.pause.Text)
+		}
+	})
 	h.b.fail = errors.New("the running mcptray is stopping")
-	test.Tap(h.v.pause)
+	h.tap(h.v.pause)
 	if c := h.call(); c != "resume" {
 		t.Errorf("Resume all asked the backend to %q", c)
 	}
 	h.wait("action")
-	if h.v.pause.Disabled() || len(h.v.errs) != 1 {
-		t.Errorf("after a failed Resume all: button disabled %v, errors %q", h.v.pause.Disabled(), h.v.errs)
-	}
+	h.do(func() {
+		if h.v.pause.Disabled() || len(h.v.errs) != 1 {
+			t.Errorf("after a failed Resume all: button disabled %v, errors %q", h.v.pause.Disabled(), h.v.errs)
+		}
+	})
 }
 
 func TestWindowApprove(t *testing.T) {
 	h := newHarness(t, sampleSnapshot(), WindowOptions{})
 	h.sel("notes")
-	if h.v.detail.fix.Text != "Review…" {
-		t.Fatalf("notes's fix button says %q", h.v.detail.fix.Text)
-	}
-	test.Tap(h.v.detail.fix)
-	if h.v.approveDialog == nil {
-		t.Fatal("Review… opened no dialog")
-	}
-	top := h.win.Canvas().Overlays().Top()
-	if top == nil {
-		t.Fatal("the approval dialog is not showing")
-	}
-	text := strings.Join(labels(top), "\n")
+	var text string
+	h.do(func() {
+		if h.v.detail.fix.Text != "Review…" {
+			t.Fatalf("notes's fix button says %q", h.v.detail.fix.Text)
+		}
+		test.Tap(h.v.detail.fix)
+		if h.v.approveDialog == nil {
+			t.Fatal("Review… opened no dialog")
+		}
+		top := h.win.Canvas().Overlays().Top()
+		if top == nil {
+			t.Fatal("the approval dialog is not showing")
+		}
+		text = strings.Join(labels(top), "\n")
+	})
 	for _, want := range []string{
 		"/home/me/proj/.mcp.json:3:5",
 		`"./bin/notes server" --db "a  b" ""`, // each argument exactly, quoted
@@ -398,14 +434,14 @@ func TestWindowApprove(t *testing.T) {
 			t.Errorf("the approval dialog lacks %q:\n%s", want, text)
 		}
 	}
-	test.Tap(h.v.approveButton)
+	h.tap(h.v.approveButton)
 	if c := h.call(); c != "approve notes" {
 		t.Errorf("Approve asked the backend to %q", c)
 	}
 	h.wait("action")
 
-	test.Tap(h.v.detail.fix)
-	test.Tap(h.v.denyButton)
+	h.tap(h.v.detail.fix)
+	h.tap(h.v.denyButton)
 	if c := h.call(); c != "deny notes" {
 		t.Errorf("Deny asked the backend to %q", c)
 	}
@@ -415,39 +451,45 @@ func TestWindowApprove(t *testing.T) {
 func TestWindowSignIn(t *testing.T) {
 	h := newHarness(t, sampleSnapshot(), WindowOptions{})
 	h.sel("notion")
-	test.Tap(h.v.detail.fix)
+	h.tap(h.v.detail.fix)
 	if c := h.call(); c != "sign-in notion" {
 		t.Fatalf("Sign in asked the backend to %q", c)
 	}
-	if h.v.signInDialog == nil || h.win.Canvas().Overlays().Top() == nil {
-		t.Fatal("no dialog waits for the browser")
-	}
-	test.Tap(h.v.signInCancel)
+	h.do(func() {
+		if h.v.signInDialog == nil || h.win.Canvas().Overlays().Top() == nil {
+			t.Fatal("no dialog waits for the browser")
+		}
+		test.Tap(h.v.signInCancel)
+	})
 	if c := h.call(); c != "sign-in ended: context canceled" {
 		t.Errorf("Cancel did not end the sign-in: %q", c)
 	}
 	h.wait("sign-in")
-	if top := h.win.Canvas().Overlays().Top(); top != nil {
-		t.Error("the sign-in dialog stays after Cancel")
-	}
-	if len(h.v.errs) != 0 {
-		t.Errorf("cancelling showed an error: %q", h.v.errs)
-	}
+	h.do(func() {
+		if top := h.win.Canvas().Overlays().Top(); top != nil {
+			t.Error("the sign-in dialog stays after Cancel")
+		}
+		if len(h.v.errs) != 0 {
+			t.Errorf("cancelling showed an error: %q", h.v.errs)
+		}
+	})
 }
 
 func TestWindowShowsActionErrors(t *testing.T) {
 	h := newHarness(t, sampleSnapshot(), WindowOptions{Server: "broken"})
 	h.b.fail = errors.New("there is no server called \"broken\"")
-	test.Tap(h.v.detail.fix)
+	h.tap(h.v.detail.fix)
 	h.call()
 	h.wait("action")
-	if len(h.v.errs) != 1 || h.v.errs[0] != `there is no server called "broken"` {
-		t.Fatalf("errors shown: %q", h.v.errs)
-	}
-	top := h.win.Canvas().Overlays().Top()
-	if top == nil || indexOf(labels(top), `there is no server called "broken"`) < 0 {
-		t.Errorf("no dialog shows the error")
-	}
+	h.do(func() {
+		if len(h.v.errs) != 1 || h.v.errs[0] != `there is no server called "broken"` {
+			t.Fatalf("errors shown: %q", h.v.errs)
+		}
+		top := h.win.Canvas().Overlays().Top()
+		if top == nil || indexOf(labels(top), `there is no server called "broken"`) < 0 {
+			t.Errorf("no dialog shows the error")
+		}
+	})
 }
 
 func TestWindowBanners(t *testing.T) {
@@ -456,37 +498,46 @@ func TestWindowBanners(t *testing.T) {
 	s.Problems = []config.Problem{{File: "/home/me/.cursor/mcp.json", Message: "is not valid JSON"}}
 	h := newHarness(t, s, WindowOptions{TrayProblem: "no StatusNotifierWatcher on the session bus"})
 	want := "The tray is not available (no StatusNotifierWatcher on the session bus), so this window is how you use mcptray; closing it quits mcptray."
-	got := labels(h.win.Canvas().Content())
-	if indexOf(got, want) < 0 {
-		t.Errorf("the tray banner does not show %q:\n%q", want, got)
-	}
-	for _, want := range []string{"Sign-ins cannot be kept: no keychain service is running", "Install gnome-keyring or KeePassXC."} {
+	h.do(func() {
+		got := labels(h.win.Canvas().Content())
 		if indexOf(got, want) < 0 {
-			t.Errorf("the keychain banner does not show %q:\n%q", want, got)
+			t.Errorf("the tray banner does not show %q:\n%q", want, got)
 		}
-	}
-	if !h.v.problems.Visible() || !strings.Contains(h.v.problems.Text, "/home/me/.cursor/mcp.json") {
-		t.Errorf("the config problem does not show: %q", h.v.problems.Text)
-	}
+		for _, want := range []string{"Sign-ins cannot be kept: no keychain service is running", "Install gnome-keyring or KeePassXC."} {
+			if indexOf(got, want) < 0 {
+				t.Errorf("the keychain banner does not show %q:\n%q", want, got)
+			}
+		}
+		if !h.v.problems.Visible() || !strings.Contains(h.v.problems.Text, "/home/me/.cursor/mcp.json") {
+			t.Errorf("the config problem does not show: %q", h.v.problems.Text)
+		}
+	})
 	s.Keychain = service.Keychain{Available: true}
 	s.Problems = nil
 	h.b.set(s)
 	h.wait("snapshot")
-	if h.v.keyBox.Visible() || h.v.problems.Visible() {
-		t.Error("a banner stays once its problem is gone")
-	}
+	h.do(func() {
+		if h.v.keyBox.Visible() || h.v.problems.Visible() {
+			t.Error("a banner stays once its problem is gone")
+		}
+	})
 }
 
 func TestWindowFocusRequests(t *testing.T) {
 	h := newHarness(t, sampleSnapshot(), WindowOptions{Server: "files"})
 	h.b.focus <- "notes"
 	h.wait("focus")
-	if h.v.sel != "notes" || h.v.detail.server.Name != "notes" {
-		t.Errorf("a focus request for notes selected %q", h.v.sel)
-	}
+	var approving bool
+	h.do(func() {
+		if h.v.sel != "notes" || h.v.detail.server.Name != "notes" {
+			t.Errorf("a focus request for notes selected %q", h.v.sel)
+		}
+		top := h.win.Canvas().Overlays().Top()
+		approving = top != nil && findButton(top, "Approve") != nil
+	})
 	// notes waits for approval: asked for from the tray, the window opens
 	// its approval dialog at once, so approving takes two clicks.
-	if top := h.win.Canvas().Overlays().Top(); top == nil || findButton(top, "Approve") == nil {
+	if !approving {
 		t.Error("a focus request for a server waiting for approval does not open its approval dialog")
 	} else {
 		// Approved elsewhere (the command line): the dialog goes away.
@@ -498,9 +549,11 @@ func TestWindowFocusRequests(t *testing.T) {
 		}
 		h.b.set(s)
 		h.wait("snapshot")
-		if top := h.win.Canvas().Overlays().Top(); top != nil && findButton(top, "Approve") != nil {
-			t.Error("the approval dialog stays open after the server was approved elsewhere")
-		}
+		h.do(func() {
+			if top := h.win.Canvas().Overlays().Top(); top != nil && findButton(top, "Approve") != nil {
+				t.Error("the approval dialog stays open after the server was approved elsewhere")
+			}
+		})
 		h.b.set(sampleSnapshot())
 		h.wait("snapshot")
 	}
@@ -511,41 +564,48 @@ func TestWindowFocusRequests(t *testing.T) {
 	s.Servers = append(s.Servers, service.Server{Name: "later", Scope: config.User, State: conn.Pending})
 	h.b.set(s)
 	h.wait("snapshot")
-	if h.v.detail.server.Name != "later" {
-		t.Errorf("the pane shows %q, want the server asked for", h.v.detail.server.Name)
-	}
+	h.do(func() {
+		if h.v.detail.server.Name != "later" {
+			t.Errorf("the pane shows %q, want the server asked for", h.v.detail.server.Name)
+		}
+	})
 }
 
 func TestWindowClosing(t *testing.T) {
 	t.Run("with a tray", func(t *testing.T) {
 		h := newHarness(t, sampleSnapshot(), WindowOptions{})
-		h.v.closeRequested()
-		top := h.win.Canvas().Overlays().Top()
-		if top == nil || indexOf(labels(top), trayNotice) < 0 {
-			t.Fatal("the first close does not say mcptray keeps running")
-		}
+		var ok *widget.Button
+		h.do(func() {
+			h.v.closeRequested()
+			top := h.win.Canvas().Overlays().Top()
+			if top == nil || indexOf(labels(top), trayNotice) < 0 {
+				t.Fatal("the first close does not say mcptray keeps running")
+			}
+			ok = findButton(top, "OK")
+		})
 		select {
 		case <-h.quits:
 			t.Fatal("the window quit before the person read the notice")
 		default:
 		}
-		ok := findButton(top, "OK")
 		if ok == nil {
 			t.Fatal("the notice has no OK button")
 		}
-		test.Tap(ok)
+		h.tap(ok)
 		expectQuit(t, h)
 		// The next close quits at once, without the notice.
-		h.v.closeRequested()
+		h.do(h.v.closeRequested)
 		expectQuit(t, h)
-		if h.win.Canvas().Overlays().Top() != nil {
-			t.Error("the notice showed a second time")
-		}
+		h.do(func() {
+			if h.win.Canvas().Overlays().Top() != nil {
+				t.Error("the notice showed a second time")
+			}
+		})
 	})
 	t.Run("without a tray", func(t *testing.T) {
 		stopped := make(chan struct{}, 1)
 		h := newHarness(t, sampleSnapshot(), WindowOptions{TrayProblem: "none", Quit: func() { stopped <- struct{}{} }})
-		h.v.closeRequested()
+		h.do(h.v.closeRequested)
 		select {
 		case <-stopped:
 		case <-time.After(5 * time.Second):
@@ -593,12 +653,6 @@ func findButton(o fyne.CanvasObject, text string) *widget.Button {
 	return found
 }
 
-// tap taps a button as a person would.
-func tap(b *widget.Button) { test.Tap(b) }
-
-// fyneDo runs f on the UI goroutine and waits.
-func fyneDo(f func()) { fyne.DoAndWait(f) }
-
 // TestWindowOpensConfigFile: a server whose fix is in its config file
 // offers "Open the file", which opens that file in the system's default
 // app, beside the hint that says what to change; when it cannot, it says
@@ -613,18 +667,20 @@ func TestWindowOpensConfigFile(t *testing.T) {
 	h := newHarness(t, s, WindowOptions{Server: "github"})
 	opened := make(chan string, 2)
 	var fail error
-	h.v.openURL = func(u *url.URL) error {
-		opened <- u.String()
-		return fail
-	}
 	d := h.v.detail
-	if !d.fix.Visible() || d.fix.Disabled() || d.fix.Text != "Open the file" {
-		t.Fatalf("the fix button: %q, shown %v, disabled %v", d.fix.Text, d.fix.Visible(), d.fix.Disabled())
-	}
-	if !d.hint.Visible() || d.hint.Text != s.Servers[len(s.Servers)-1].Fix.Hint {
-		t.Errorf("the hint shows %q (visible %v)", d.hint.Text, d.hint.Visible())
-	}
-	test.Tap(d.fix)
+	h.do(func() {
+		h.v.openURL = func(u *url.URL) error {
+			opened <- u.String()
+			return fail
+		}
+		if !d.fix.Visible() || d.fix.Disabled() || d.fix.Text != "Open the file" {
+			t.Fatalf("the fix button: %q, shown %v, disabled %v", d.fix.Text, d.fix.Visible(), d.fix.Disabled())
+		}
+		if !d.hint.Visible() || d.hint.Text != s.Servers[len(s.Servers)-1].Fix.Hint {
+			t.Errorf("the hint shows %q (visible %v)", d.hint.Text, d.hint.Visible())
+		}
+	})
+	h.tap(d.fix)
 	select {
 	case u := <-opened:
 		if u != "file:///home/me/My%20Files/mcp.json" {
@@ -633,16 +689,20 @@ func TestWindowOpensConfigFile(t *testing.T) {
 	default:
 		t.Fatal("Open the file opened nothing")
 	}
-	if len(h.v.errs) != 0 {
-		t.Errorf("errors shown: %q", h.v.errs)
-	}
+	h.do(func() {
+		if len(h.v.errs) != 0 {
+			t.Errorf("errors shown: %q", h.v.errs)
+		}
+	})
 
 	fail = errors.New("no application knows how to open it")
-	test.Tap(d.fix)
+	h.tap(d.fix)
 	<-opened
-	if len(h.v.errs) != 1 || !strings.Contains(h.v.errs[0], "/home/me/My Files/mcp.json") {
-		t.Errorf("a file that did not open: errors %q", h.v.errs)
-	}
+	h.do(func() {
+		if len(h.v.errs) != 1 || !strings.Contains(h.v.errs[0], "/home/me/My Files/mcp.json") {
+			t.Errorf("a file that did not open: errors %q", h.v.errs)
+		}
+	})
 }
 
 // TestWindowAsksForSecret: a server waiting for a secret gets a hidden
@@ -652,17 +712,18 @@ func TestWindowAsksForSecret(t *testing.T) {
 	s.Servers = append(s.Servers, service.Server{Name: "gh", Scope: config.User, State: conn.Failed,
 		Reason: "needs GITHUB_TOKEN", Fix: service.Fix{Action: service.SetSecretAction, Label: "Enter GITHUB_TOKEN…", Secret: "GITHUB_TOKEN"}})
 	h := newHarness(t, s, WindowOptions{Server: "gh"})
-	h.v.fix(h.v.detail.server)
-	if h.v.secretEntry == nil || !h.v.secretEntry.Password {
-		t.Fatal("no hidden entry asks for the secret")
-	}
-	test.Type(h.v.secretEntry, "ghp_example")
-	top := h.win.Canvas().Overlays().Top()
-	keep := findButton(top, "Keep it")
-	if keep == nil {
-		t.Fatal("the secret dialog has no Keep it button")
-	}
-	test.Tap(keep)
+	h.do(func() {
+		h.v.fix(h.v.detail.server)
+		if h.v.secretEntry == nil || !h.v.secretEntry.Password {
+			t.Fatal("no hidden entry asks for the secret")
+		}
+		test.Type(h.v.secretEntry, "ghp_example")
+		keep := findButton(h.win.Canvas().Overlays().Top(), "Keep it")
+		if keep == nil {
+			t.Fatal("the secret dialog has no Keep it button")
+		}
+		test.Tap(keep)
+	})
 	if c := h.call(); c != "set-secret gh GITHUB_TOKEN=ghp_example" {
 		t.Errorf("the backend was asked to %q", c)
 	}

@@ -114,6 +114,11 @@ func (p Paths) UserFile() string { return filepath.Join(p.Dir(), "config.json") 
 // ApprovalsFile keeps the person's approvals and denials.
 func (p Paths) ApprovalsFile() string { return filepath.Join(p.Dir(), "approvals.json") }
 
+// AppsSeenFile keeps when each AI app last used the gateway and how many
+// tools it was given then, so that the Apps view can say so after a
+// restart.
+func (p Paths) AppsSeenFile() string { return filepath.Join(p.Dir(), "apps-seen.json") }
+
 // LogFile is the log of the tray's process or mcptray serve (one of them
 // runs at a time); "" when LogDir is.
 func (p Paths) LogFile() string { return p.logFile("mcptray.log") }

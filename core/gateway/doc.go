@@ -21,10 +21,11 @@
 // to mcptray's window.
 //
 // It records each app's session (its clientInfo, face, when it was seen and
-// how many tools it was given; never arguments or results) and hands them to
-// the service, whose Apps says whether a connected app arrived. Clients
-// (limits.go) is the one table of the apps it recognises and the tool
-// limits they enforce.
+// how many tools it was given; never arguments or results; an app on MCP's
+// sessionless revision by the clientInfo each request carries, modern.go)
+// and hands them to the service, whose Apps says whether a connected app
+// arrived. Clients (limits.go) is the one table of the apps it recognises
+// and the tool limits they enforce.
 //
 // The gateway must never log or print its token, never keep it anywhere but
 // the keychain, and never listen beyond the loopback interface.

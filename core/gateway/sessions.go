@@ -49,12 +49,13 @@ type appSessions struct {
 
 	mu      sync.Mutex
 	byID    map[string]*service.AppSession
-	ended   []service.AppSession // newest last
-	changed func()               // tells the service; nil until FollowApps
+	ended   []service.AppSession  // newest last
+	modern  map[string]*modernApp // sessionless apps, by face and client (modern.go)
+	changed func()                // tells the service; nil until FollowApps
 }
 
 func newAppSessions() *appSessions {
-	return &appSessions{now: time.Now, byID: map[string]*service.AppSession{}}
+	return &appSessions{now: time.Now, byID: map[string]*service.AppSession{}, modern: map[string]*modernApp{}}
 }
 
 // addHooks adds the hooks that keep the record to h.
@@ -76,13 +77,22 @@ func (a *appSessions) addHooks(h *server.Hooks) {
 		a.tell()
 	})
 	h.AddAfterListTools(func(ctx context.Context, _ any, req *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
-		if res != nil {
-			a.gaveTools(sessionID(ctx), len(res.Tools), req != nil && req.Params.Cursor != "")
+		if res == nil {
+			return
+		}
+		n, page := len(res.Tools), req != nil && req.Params.Cursor != ""
+		if id := sessionID(ctx); id != "" {
+			a.gaveTools(id, n, page)
+		} else if a.modernTools(ctx, n, page) {
+			a.tell()
 		}
 	})
 	h.AddBeforeAny(func(ctx context.Context, _ any, _ mcp.MCPMethod, _ any) {
 		id := sessionID(ctx)
 		if id == "" {
+			if a.seenModern(ctx) {
+				a.tell()
+			}
 			return
 		}
 		a.mu.Lock()
@@ -90,6 +100,9 @@ func (a *appSessions) addHooks(h *server.Hooks) {
 			s.LastSeen = a.now()
 		}
 		a.mu.Unlock()
+	})
+	h.AddBeforeSubscriptionsListen(func(ctx context.Context, _ any, _ *mcp.SubscriptionsListenRequest) {
+		a.listening(ctx)
 	})
 	h.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) {
 		a.mu.Lock()
@@ -117,21 +130,26 @@ func (a *appSessions) gaveTools(id string, n int, page bool) {
 	}
 	a.mu.Lock()
 	s, ok := a.byID[id]
-	if ok && page {
-		n += s.Tools
-	}
-	changed := ok && (!s.Listed || s.Tools != n)
-	if ok {
-		s.Listed, s.Tools, s.LastSeen = true, n, a.now()
-		s.ToolWarning = ""
-		if c, known := ClientOf(s.Client); known {
-			s.ToolWarning = c.ToolWarning(n)
-		}
-	}
+	changed := ok && a.setTools(s, n, page)
 	a.mu.Unlock()
 	if changed {
 		a.tell()
 	}
+}
+
+// setTools records that s was given n tools, in a further page of the list
+// when page is set, and reports whether its count changed; a.mu is held.
+func (a *appSessions) setTools(s *service.AppSession, n int, page bool) bool {
+	if page {
+		n += s.Tools
+	}
+	changed := !s.Listed || s.Tools != n
+	s.Listed, s.Tools, s.LastSeen = true, n, a.now()
+	s.ToolWarning = ""
+	if c, known := ClientOf(s.Client); known {
+		s.ToolWarning = c.ToolWarning(n)
+	}
+	return changed
 }
 
 // tell tells the service that the sessions changed.
@@ -146,17 +164,21 @@ func (a *appSessions) tell() {
 
 // list returns the live sessions, then the ended ones, newest first.
 func (a *appSessions) list() []service.AppSession {
+	now := a.now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	out := make([]service.AppSession, 0, len(a.byID)+len(a.ended))
+	live, idle := a.modernSessions(now)
+	out := make([]service.AppSession, 0, len(a.byID)+len(a.ended)+len(a.modern))
 	for _, s := range a.byID {
 		out = append(out, *s)
 	}
+	out = append(out, live...)
 	slices.SortFunc(out, func(x, y service.AppSession) int { return y.Started.Compare(x.Started) })
 	for i := len(a.ended) - 1; i >= 0; i-- {
 		out = append(out, a.ended[i])
 	}
-	return out
+	slices.SortFunc(idle, func(x, y service.AppSession) int { return y.LastSeen.Compare(x.LastSeen) })
+	return append(out, idle...)
 }
 
 func sessionID(ctx context.Context) string {

@@ -87,6 +87,11 @@ type App struct {
 	// near or over what it can use.
 	Tools       int    `json:"tools"`
 	ToolWarning string `json:"toolWarning,omitempty"`
+	// LastSeen is when the gateway last saw it, in this mcptray or an
+	// earlier one; LastTools is how many tools it was given the last time
+	// it asked (0: never).
+	LastSeen  time.Time `json:"lastSeen,omitzero"`
+	LastTools int       `json:"lastTools,omitempty"`
 	// Sessions are its sessions since this mcptray started, live first.
 	Sessions []AppSession `json:"sessions,omitempty"`
 	// Movable are servers of its config that mcptray runs from another
@@ -133,6 +138,7 @@ type appsState struct {
 	mu          sync.Mutex
 	sessions    func() []AppSession
 	connectedAt map[string]time.Time // by config.Source.App
+	seen        seenState            // when each app was last seen (appsseen.go)
 }
 
 // FollowApps gives the service the gateway's sessions, read on each Apps
@@ -142,7 +148,11 @@ func (s *Service) FollowApps(sessions func() []AppSession) (changed func()) {
 	s.apps.mu.Lock()
 	s.apps.sessions = sessions
 	s.apps.mu.Unlock()
-	return s.hub.publish
+	poke := s.followSeen()
+	return func() {
+		s.hub.publish()
+		poke()
+	}
 }
 
 // Apps returns the AI apps found on this computer, and any other app with
@@ -162,6 +172,7 @@ func (s *Service) Apps(ctx context.Context) ([]App, error) {
 	if read != nil {
 		sessions = read()
 	}
+	seen := s.noteSessions(sessions)
 	now := s.opts.Now()
 	set := s.current()
 	p := s.opts.Paths
@@ -170,6 +181,7 @@ func (s *Service) Apps(ctx context.Context) ([]App, error) {
 	keys := p.AppNames()
 	for i, src := range p.ImportSources() {
 		a := App{Key: keys[i], Name: src.App, File: src.File, Found: config.AppFound(src, p.Home), ConnectedAt: connectedAt[src.App]}
+		a.LastSeen, a.LastTools = seen[seenKey(src.App)].LastSeen, seen[seenKey(src.App)].Tools
 		var err error
 		if a.Connected, err = config.AppConnected(src); err != nil {
 			a.Problem = sanitize.Line(err.Error())
@@ -253,6 +265,13 @@ func (a *App) judge(now time.Time) {
 	case len(a.Sessions) > 0:
 		a.State = AppIdle
 		a.Status = fmt.Sprintf("connected — last used at %s", a.Sessions[0].LastSeen.Local().Format("15:04"))
+	case !a.LastSeen.IsZero():
+		a.State = AppIdle
+		a.Status = "connected — last used " + agoWords(now.Sub(a.LastSeen))
+		if a.LastTools > 0 {
+			a.Status += fmt.Sprintf(", when it saw %s", plural(a.LastTools, "tool"))
+		}
+		a.Hint = "If " + name + " is open, " + strings.ToLower(reopen[:1]) + reopen[1:]
 	default:
 		a.State = AppIdle
 		a.Status = "connected — not used since mcptray started"

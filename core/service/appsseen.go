@@ -1,0 +1,272 @@
+package service
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcptray/mcptray/core/config"
+)
+
+// The gateway's sessions live in memory, so after a restart a connected
+// app would look as if it had never used mcptray. The service keeps, per
+// app it recognises (by its key, "claude-code"), when the gateway last saw
+// it and how many tools it was given then, in Paths.AppsSeenFile: never a
+// client's arguments, results or tokens. It writes the file when an app
+// arrives or leaves, at most once every appsSeenEvery, and when it closes.
+
+// appsSeenEvery is how often, at most, the file is written.
+const appsSeenEvery = 5 * time.Minute
+
+// maxAppsSeen bounds the apps the file keeps, the most recently seen; the
+// gateway recognises far fewer. maxAppsSeenSize bounds what is read of it.
+const (
+	maxAppsSeen     = 32
+	maxAppsSeenSize = 64 << 10
+)
+
+// appSeen is what is kept of one app.
+type appSeen struct {
+	LastSeen time.Time `json:"lastSeen"`
+	// Tools is how many tools it was given the last time it asked; 0
+	// when it never did.
+	Tools int `json:"tools,omitempty"`
+}
+
+// appsSeenFile is the file's form.
+type appsSeenFile struct {
+	Version int                `json:"version"`
+	Apps    map[string]appSeen `json:"apps"`
+}
+
+// seenState is the service's copy of the file.
+type seenState struct {
+	loaded bool
+	apps   map[string]appSeen
+	dirty  bool          // apps has news the file has not
+	poke   chan struct{} // asks the writer to write, when it may
+	write  sync.Mutex    // one write of the file at a time
+	saved  func()        // tests: called after each write
+}
+
+// seenKey is the key of the app the config calls name ("Claude Code"), as
+// Paths.AppNames gives it ("claude-code"); "" for none.
+func seenKey(name string) string {
+	return strings.ToLower(strings.ReplaceAll(strings.TrimSpace(name), " ", "-"))
+}
+
+// readAppsSeen reads the file; a missing one is empty.
+func readAppsSeen(path string) (map[string]appSeen, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]appSeen{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxAppsSeenSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxAppsSeenSize {
+		return nil, fmt.Errorf("%s is larger than it can be", path)
+	}
+	var file appsSeenFile
+	if err := json.Unmarshal(b, &file); err != nil {
+		return nil, fmt.Errorf("%s is damaged: %w", path, err)
+	}
+	if file.Apps == nil {
+		file.Apps = map[string]appSeen{}
+	}
+	return boundSeen(file.Apps), nil
+}
+
+// boundSeen keeps the maxAppsSeen most recently seen apps of m.
+func boundSeen(m map[string]appSeen) map[string]appSeen {
+	if len(m) <= maxAppsSeen {
+		return m
+	}
+	keys := slices.SortedFunc(maps.Keys(m), func(x, y string) int { return m[y].LastSeen.Compare(m[x].LastSeen) })
+	for _, k := range keys[maxAppsSeen:] {
+		delete(m, k)
+	}
+	return m
+}
+
+// mergeSeen lays what src says of each app over dst where it is newer,
+// and reports whether dst changed. An app seen again that has not asked
+// for the tools yet keeps the count it was given before.
+func mergeSeen(dst, src map[string]appSeen) bool {
+	changed := false
+	for k, v := range src {
+		old, ok := dst[k]
+		if ok && !v.LastSeen.After(old.LastSeen) {
+			continue
+		}
+		if v.Tools == 0 {
+			v.Tools = old.Tools
+		}
+		dst[k] = v
+		changed = true
+	}
+	return changed
+}
+
+// seenOf is what sessions say of each app the gateway recognised.
+func seenOf(sessions []AppSession) map[string]appSeen {
+	out := map[string]appSeen{}
+	for _, ss := range sessions {
+		k := seenKey(ss.App)
+		if k == "" || ss.LastSeen.IsZero() {
+			continue
+		}
+		v := appSeen{LastSeen: ss.LastSeen.UTC().Truncate(time.Second)}
+		if ss.Listed {
+			v.Tools = ss.Tools
+		}
+		mergeSeen(out, map[string]appSeen{k: v})
+	}
+	return out
+}
+
+// loadSeen reads the file once; s.apps.mu is held.
+func (s *Service) loadSeen() {
+	if s.apps.seen.loaded {
+		return
+	}
+	s.apps.seen.loaded = true
+	m, err := readAppsSeen(s.opts.Paths.AppsSeenFile())
+	if err != nil {
+		s.log.Warn("forgetting when the apps last used mcptray", "err", err)
+		m = map[string]appSeen{}
+	}
+	s.apps.seen.apps = m
+}
+
+// noteSessions takes what sessions say into the service's copy, and
+// returns the copy.
+func (s *Service) noteSessions(sessions []AppSession) map[string]appSeen {
+	news := seenOf(sessions)
+	s.apps.mu.Lock()
+	defer s.apps.mu.Unlock()
+	s.loadSeen()
+	if mergeSeen(s.apps.seen.apps, news) {
+		s.apps.seen.dirty = true
+		boundSeen(s.apps.seen.apps)
+	}
+	return maps.Clone(s.apps.seen.apps)
+}
+
+// saveSeen writes the service's copy when it has news, merged with the
+// file as another mcptray may have left it.
+func (s *Service) saveSeen() {
+	s.apps.seen.write.Lock()
+	defer s.apps.seen.write.Unlock()
+	s.apps.mu.Lock()
+	if !s.apps.seen.dirty {
+		s.apps.mu.Unlock()
+		return
+	}
+	s.apps.seen.dirty = false
+	m := maps.Clone(s.apps.seen.apps)
+	s.apps.mu.Unlock()
+	path := s.opts.Paths.AppsSeenFile()
+	if old, err := readAppsSeen(path); err == nil {
+		mergeSeen(old, m)
+		m = old
+	}
+	b, err := json.MarshalIndent(appsSeenFile{Version: 1, Apps: boundSeen(m)}, "", "  ")
+	if err == nil {
+		err = config.WriteFileAtomic(path, append(b, '\n'), 0o600)
+	}
+	if err != nil {
+		s.log.Warn("could not keep when the apps last used mcptray", "err", err)
+		s.apps.mu.Lock()
+		s.apps.seen.dirty = true
+		s.apps.mu.Unlock()
+	}
+	s.apps.mu.Lock()
+	saved := s.apps.seen.saved
+	s.apps.mu.Unlock()
+	if saved != nil {
+		saved()
+	}
+}
+
+// keepSeen writes what the gateway's sessions say into the file: when
+// poked (an app arrived, listed its tools or left) once appsSeenEvery has
+// passed since the last write, every appsSeenEvery, and when the service
+// closes. Its goroutine is in s.wg.
+func (s *Service) keepSeen(poke <-chan struct{}) {
+	defer s.wg.Done()
+	t := time.NewTicker(appsSeenEvery)
+	defer t.Stop()
+	var last time.Time
+	save := func() {
+		s.apps.mu.Lock()
+		read := s.apps.sessions
+		s.apps.mu.Unlock()
+		if read != nil {
+			s.noteSessions(read())
+		}
+		s.saveSeen()
+		last = time.Now()
+	}
+	for {
+		select {
+		case <-s.ctx.Done():
+			save()
+			return
+		case <-t.C:
+			save()
+		case <-poke:
+			if time.Since(last) >= appsSeenEvery {
+				save()
+			}
+		}
+	}
+}
+
+// followSeen starts keepSeen, unless it runs or the service is closed,
+// and returns what pokes it.
+func (s *Service) followSeen() (poke func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.apps.mu.Lock()
+	ch := s.apps.seen.poke
+	if ch == nil && !s.closed {
+		ch = make(chan struct{}, 1)
+		s.apps.seen.poke = ch
+		s.wg.Add(1)
+		go s.keepSeen(ch)
+	}
+	s.apps.mu.Unlock()
+	return func() {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// agoWords says how long ago d was, roughly: "3 hours ago".
+func agoWords(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "a moment ago"
+	case d < time.Hour:
+		return plural(int(d/time.Minute), "minute") + " ago"
+	case d < 48*time.Hour:
+		return plural(int(d/time.Hour), "hour") + " ago"
+	}
+	return plural(int(d/(24*time.Hour)), "day") + " ago"
+}
