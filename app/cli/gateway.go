@@ -94,7 +94,7 @@ func runGateway(ctx context.Context, c *cmdContext, args []string) error {
 	fmt.Fprintf(w, "Apps that start a command: %s stdio\n", exe)
 	switch {
 	case info.Problem != "":
-		fmt.Fprintf(w, "Apps that speak HTTP: the gateway's HTTP face does not run: %s\n", info.Problem)
+		fmt.Fprintf(w, "Apps that speak HTTP: not available: %s\n", info.Problem)
 	case info.URL == "":
 		fmt.Fprintln(w, "Apps that speak HTTP: the gateway gets its address the first time mcptray runs")
 	default:

@@ -88,7 +88,13 @@ func (g *Gateway) OpenHTTP(ctx context.Context, opts HTTPOptions) (*Face, error)
 	if !opts.NoAuth {
 		var err error
 		if token, err = Token(ctx, opts.Store); err != nil {
-			return nil, fmt.Errorf("the gateway's HTTP face needs its token from your keychain: %w", err)
+			var u *secret.UnavailableError
+			if errors.As(err, &u) {
+				// Said once, without the layers: "its token is kept in
+				// your keychain, which mcptray cannot reach: no D-Bus…".
+				return nil, fmt.Errorf("its token is kept in your keychain, which mcptray cannot reach: %s%s", u.Reason, prefixed("; ", u.Fix))
+			}
+			return nil, fmt.Errorf("its token is kept in your keychain: %w", err)
 		}
 	}
 	addr, keep := opts.Addr, false
@@ -137,3 +143,11 @@ func (f *Face) Serve(ctx context.Context) error {
 
 // Close stops listening; for a Face that is not served.
 func (f *Face) Close() error { return f.ln.Close() }
+
+// prefixed is s after p, or "" when s is.
+func prefixed(p, s string) string {
+	if s == "" {
+		return ""
+	}
+	return p + s
+}
