@@ -98,7 +98,7 @@ func (g *Gateway) Handler() http.Handler {
 			// session are forgotten after a day.
 			server.WithSessionIdleTTL(sessionIdle),
 		)
-		g.handler = strictSessions(ids, endWithStream(ids, g.listFromCache(ids, h)))
+		g.handler = strictSessions(ids, g.listeners.track(endWithStream(ids, g.listFromCache(ids, h))))
 	}
 	return g.handler
 }
