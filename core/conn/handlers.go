@@ -93,27 +93,3 @@ func (h rootsHandler) ListRoots(ctx context.Context, req mcp.ListRootsRequest) (
 	}
 	return res, nil
 }
-
-// samplingHandler passes a server's request to the AI model
-// (sampling/createMessage) to the app whose call caused it, when that app
-// can answer (a Caller with Sample). mcptray has no model of its own, so
-// otherwise the request is refused, in words the server may show.
-type samplingHandler struct {
-	m      *Manager
-	server string
-}
-
-// ErrNoSampler is the refusal of a server's request to the AI model when
-// no app can answer it.
-var ErrNoSampler = errors.New("no app that can answer this server's request to the AI model is connected; " +
-	"use the server from an AI app that supports sampling, through mcptray's gateway, and ask again")
-
-func (h samplingHandler) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-	if c := h.m.calls.callerFor(ctx, h.server); c != nil && c.Sample != nil {
-		res, err := c.Sample(ctx, req)
-		if !errors.Is(err, ErrCallerCannot) {
-			return res, err
-		}
-	}
-	return nil, ErrNoSampler
-}

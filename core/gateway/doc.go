@@ -20,7 +20,8 @@
 // sampling/createMessage, go to the calling app when it declared roots or
 // sampling (over HTTP, while it keeps a listening stream open:
 // listening.go); else the server sees no roots, and its request to the AI
-// model is refused.
+// model goes to mcptray's window for the person to answer (conn's
+// samplingHandler), or is refused.
 //
 // It records each app's session (its clientInfo, face, when it was seen and
 // how many tools it was given; never arguments or results) and hands them to

@@ -17,7 +17,7 @@ import (
 // declared it can answer them: questions (else to mcptray's own window, as
 // without the gateway), roots/list (for a server with no folder of its own:
 // a server from a project sees that project's folder, whichever app calls
-// it) and requests to the AI model (else refused).
+// it) and requests to the AI model (else to mcptray's window, or refused).
 func (g *Gateway) caller(ctx context.Context, req mcp.CallToolRequest) *conn.Caller {
 	c := &conn.Caller{}
 	if req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil {

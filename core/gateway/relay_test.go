@@ -18,7 +18,8 @@ import (
 // relayRig has the test server twice: "a" over stdio, where nothing links
 // a server's request to the call that caused it, and "h" over streamable
 // HTTP, where the request comes on the call's own stream. Servers'
-// questions that no app takes are recorded, and answered as "Host".
+// questions that no app takes are recorded, and answered as "Host" (with
+// a reply for a request to the AI model).
 func relayRig(t *testing.T) (*rig, *hostQuestions) {
 	t.Helper()
 	url := mcpserver.ServeTest(t, mcpserver.Options{Name: "h"}, "http")
@@ -33,7 +34,7 @@ func relayRig(t *testing.T) (*rig, *hostQuestions) {
 			hq.servers = append(hq.servers, server)
 			hq.mu.Unlock()
 			return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{
-				Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{"name": "Host", "age": 1}}}, nil
+				Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{"name": "Host", "age": 1, "reply": "Host's reply"}}}, nil
 		})
 	r.waitTool("mcp__h__echo")
 	return r, hq
@@ -181,8 +182,8 @@ func (appSampler) CreateMessage(_ context.Context, req mcp.CreateMessageRequest)
 
 // TestGatewayPassesSampling: a server's request to the AI model during an
 // app's call goes to that app when it declared sampling, and its answer
-// reaches the server; with an app that did not, the request is refused in
-// plain words, and the window is not asked.
+// reaches the server; with an app that did not, the person is asked in
+// mcptray's window, and their reply is the answer.
 func TestGatewayPassesSampling(t *testing.T) {
 	t.Parallel()
 	r, hq := relayRig(t)
@@ -193,13 +194,28 @@ func TestGatewayPassesSampling(t *testing.T) {
 		if isErr || text != "The app's model answers: Say hello." {
 			t.Errorf("%s: the app's answer: %q (error %v)", srv, text, isErr)
 		}
-		text, isErr = callText(t, plain, "mcp__"+srv+"__sample", nil)
-		if !isErr || !strings.Contains(text, "no app that can answer this server's request to the AI model is connected") {
-			t.Errorf("%s: with an app that cannot answer: %q (error %v), want the plain refusal", srv, text, isErr)
-		}
 		if q := hq.take(); len(q) != 0 {
-			t.Errorf("%s: the window was asked: %v", srv, q)
+			t.Errorf("%s: the window was asked too: %v", srv, q)
 		}
+		text, isErr = callText(t, plain, "mcp__"+srv+"__sample", nil)
+		if isErr || text != "Host's reply" {
+			t.Errorf("%s: with an app that cannot answer: %q (error %v), want the window's reply", srv, text, isErr)
+		}
+		if q := hq.take(); len(q) != 1 || q[0] != srv {
+			t.Errorf("%s: the window was asked for %v", srv, q)
+		}
+	}
+}
+
+// TestGatewayRefusesSampling: with no app that can answer a server's
+// request to the AI model and no window to ask in, the request is refused
+// in plain words, which reach the app.
+func TestGatewayRefusesSampling(t *testing.T) {
+	t.Parallel()
+	r := newRigWith(t, nil, map[string]any{"permissions": map[string]string{"mcp__a__sample": "allow"}})
+	text, isErr := callText(t, r.client(), "mcp__a__sample", nil)
+	if !isErr || !strings.Contains(text, "no app that can answer this server's request to the AI model is connected") {
+		t.Errorf("with nobody to answer: %q (error %v), want the plain refusal", text, isErr)
 	}
 }
 
