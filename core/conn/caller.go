@@ -13,10 +13,11 @@ import (
 )
 
 // Caller is the app a tool call is made for, when it is made through the
-// gateway: where the server's progress and its questions during the call
-// go. A nil field means the app cannot take that; the server's question
-// then goes where it would without a Caller (the person, through
-// Options.Elicit).
+// gateway: where the server's progress and its requests during the call
+// go. A nil field means the app cannot take that; the server's request
+// then goes where it would without a Caller (a question to the person,
+// through Options.Elicit; roots/list to the server's own folder; a request
+// to the AI model is refused).
 type Caller struct {
 	// Progress receives the server's notifications/progress for the call,
 	// in order; with it set, the call carries a progress token of
@@ -24,10 +25,15 @@ type Caller struct {
 	Progress func(mcp.ProgressNotificationParams)
 	// Elicit asks the app's person a server's question (elicitation/create).
 	Elicit func(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error)
+	// Roots lists the app's roots (roots/list), for a server with no
+	// folder of its own.
+	Roots func(ctx context.Context, req mcp.ListRootsRequest) (*mcp.ListRootsResult, error)
+	// Sample asks the app's AI model (sampling/createMessage).
+	Sample func(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error)
 }
 
-// ErrCallerCannot is what a Caller's Elicit returns when the
-// app cannot take the request after all: it goes where it would without a
+// ErrCallerCannot is what a Caller's Elicit, Roots or Sample returns when
+// the app cannot take the request after all: it goes where it would without a
 // Caller.
 var ErrCallerCannot = errors.New("the app cannot take the server's request")
 

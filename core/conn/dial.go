@@ -146,9 +146,11 @@ func (m *Manager) handshake(ctx context.Context, s *config.Server, tr mcptranspo
 		caps.Roots = &struct {
 			ListChanged bool `json:"listChanged,omitempty"`
 		}{ListChanged: true}
+		caps.Sampling = &mcp.SamplingCapability{}
 		opts = append(opts,
 			client.WithElicitationHandler(elicitHandler{m: m, server: s.Name}),
-			client.WithRootsHandler(rootsHandler{server: s}))
+			client.WithRootsHandler(rootsHandler{m: m, server: s}),
+			client.WithSamplingHandler(samplingHandler{m: m, server: s.Name}))
 	}
 	cl := client.NewClient(tr, opts...)
 	cl.OnNotification(m.calls.relayProgress)

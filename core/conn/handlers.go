@@ -66,17 +66,30 @@ func SchemaDefaults(schema any) map[string]any {
 }
 
 // rootsHandler answers roots/list with the server's folder: a server from a
-// project sees that project, and nothing else.
+// project sees that project, and nothing else. A server with no folder of
+// its own sees the roots of the app whose call it is serving, when that app
+// can tell them (a Caller with Roots), and else none.
 type rootsHandler struct {
+	m      *Manager
 	server *config.Server
 }
 
-func (h rootsHandler) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+func (h rootsHandler) ListRoots(ctx context.Context, req mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
 	dir := cmp.Or(h.server.Origin.Folder, h.server.Cwd)
 	res := &mcp.ListRootsResult{Roots: []mcp.Root{}}
 	if dir != "" {
 		u := url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}
 		res.Roots = append(res.Roots, mcp.Root{URI: u.String(), Name: filepath.Base(dir)})
+		return res, nil
+	}
+	if c := h.m.calls.callerFor(ctx, h.server.Name); c != nil && c.Roots != nil {
+		app, err := c.Roots(ctx, req)
+		if !errors.Is(err, ErrCallerCannot) {
+			if err == nil && app != nil && app.Roots == nil {
+				app.Roots = []mcp.Root{} // "roots": [], never null
+			}
+			return app, err
+		}
 	}
 	return res, nil
 }

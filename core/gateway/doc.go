@@ -18,7 +18,12 @@
 // command that allows the tool. An app's progress token is passed to the
 // server, and the server's progress back to that app; a server's question
 // during an app's call goes to that app when it declared elicitation, else
-// to mcptray's window.
+// to mcptray's window. roots/list from a server with no project folder, and
+// sampling/createMessage, go to the calling app when it declared roots or
+// sampling (over HTTP, while it keeps a listening stream open:
+// listening.go); else the server sees no roots, and its request to the AI
+// model goes to mcptray's window for the person to answer (conn's
+// samplingHandler), or is refused.
 //
 // It records each app's session (its clientInfo, face, when it was seen and
 // how many tools it was given; never arguments or results; an app on MCP's

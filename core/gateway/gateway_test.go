@@ -156,17 +156,24 @@ func (r *rig) client(opts ...client.ClientOption) *client.Client {
 	for _, o := range opts {
 		o(c)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), deadline)
-	defer cancel()
-	if err := c.Start(ctx); err != nil {
+	// The client's listening stream (GET) lives as long as the context
+	// Start is given: the client's own, not the handshake's deadline.
+	if err := c.Start(context.Background()); err != nil {
 		r.t.Fatal(err)
 	}
 	r.t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = legacy
 	req.Params.ClientInfo = mcp.Implementation{Name: "gateway-test", Version: "1"}
 	if _, err := c.Initialize(ctx, req); err != nil {
 		r.t.Fatalf("initialize through the gateway: %v", err)
+	}
+	// Its listening stream opens after initialize; roots/list and
+	// sampling/createMessage reach the app there only.
+	if !r.gw.listeners.wait(ctx, c.GetSessionId()) {
+		r.t.Fatal("the client's listening stream did not open")
 	}
 	return c
 }

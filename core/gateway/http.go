@@ -97,7 +97,7 @@ func (g *Gateway) Handler() http.Handler {
 			// session are forgotten after a day.
 			server.WithSessionIdleTTL(sessionIdle),
 		)
-		g.handler = strictSessions(ids, g.listFromCache(ids, h))
+		g.handler = strictSessions(ids, g.listeners.track(g.listFromCache(ids, h)))
 	}
 	return g.handler
 }

@@ -13,10 +13,11 @@ import (
 
 // caller is the app behind one tools/call, for the call to its server:
 // the server's progress goes to the app when the app gave a progress
-// token, and the server's questions during the call go to the app when it
-// declared it can answer them (else to mcptray's own window, as without
-// the gateway). roots/list is not passed on: a server from a project sees
-// that project's folder, whichever app calls it.
+// token, and the server's requests during the call go to the app when it
+// declared it can answer them: questions (else to mcptray's own window, as
+// without the gateway), roots/list (for a server with no folder of its own:
+// a server from a project sees that project's folder, whichever app calls
+// it) and requests to the AI model (else to mcptray's window, or refused).
 func (g *Gateway) caller(ctx context.Context, req mcp.CallToolRequest) *conn.Caller {
 	c := &conn.Caller{}
 	if req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil {
@@ -49,6 +50,34 @@ func (g *Gateway) caller(ctx context.Context, req mcp.CallToolRequest) *conn.Cal
 			return res, cannot(err)
 		}
 	}
+	// roots/list and sampling/createMessage reach an app over streamable
+	// HTTP on its listening stream only (listening.go).
+	deaf := func() error {
+		if listensForRequests(ctx) {
+			return nil
+		}
+		return fmt.Errorf("%w: it keeps no listening stream open", conn.ErrCallerCannot)
+	}
+	if _, ok := s.(server.SessionWithRoots); ok && caps.Roots != nil {
+		c.Roots = func(_ context.Context, r mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+			if err := deaf(); err != nil {
+				return nil, err
+			}
+			res, err := g.mcp.RequestRoots(ctx, r)
+			return res, cannot(err)
+		}
+	}
+	if _, ok := s.(server.SessionWithSampling); ok && caps.Sampling != nil {
+		c.Sample = func(_ context.Context, r mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			if err := deaf(); err != nil {
+				return nil, err
+			}
+			// Deprecated in revision 2026-07-28 with sampling itself; an app
+			// that declared sampling speaks an earlier one.
+			res, err := g.mcp.RequestSampling(ctx, r)
+			return res, cannot(err)
+		}
+	}
 	return c
 }
 
@@ -57,7 +86,8 @@ func (g *Gateway) caller(ctx context.Context, req mcp.CallToolRequest) *conn.Cal
 // have to answer input_required), so that the request goes elsewhere.
 func cannot(err error) error {
 	if errors.Is(err, server.ErrServerInitiatedRequestUnsupported) || errors.Is(err, server.ErrElicitationNotSupported) ||
-		errors.Is(err, server.ErrNoActiveSession) {
+		errors.Is(err, server.ErrRootsNotSupported) ||
+		errors.Is(err, server.ErrNoActiveSession) || errors.Is(err, server.ErrNoClientSession) {
 		return fmt.Errorf("%w: %v", conn.ErrCallerCannot, err)
 	}
 	return err

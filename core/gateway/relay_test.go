@@ -18,7 +18,8 @@ import (
 // relayRig has the test server twice: "a" over stdio, where nothing links
 // a server's request to the call that caused it, and "h" over streamable
 // HTTP, where the request comes on the call's own stream. Servers'
-// questions that no app takes are recorded, and answered as "Host".
+// questions that no app takes are recorded, and answered as "Host" (with
+// a reply for a request to the AI model).
 func relayRig(t *testing.T) (*rig, *hostQuestions) {
 	t.Helper()
 	url := mcpserver.ServeTest(t, mcpserver.Options{Name: "h"}, "http")
@@ -27,13 +28,14 @@ func relayRig(t *testing.T) (*rig, *hostQuestions) {
 		map[string]any{"permissions": map[string]string{
 			"mcp__a__ask": "allow", "mcp__h__ask": "allow", "mcp__a__roots": "allow", "mcp__h__roots": "allow",
 			"mcp__a__notify_tools_changed": "allow",
+			"mcp__a__sample":               "allow", "mcp__h__sample": "allow",
 		}},
 		func(_ context.Context, server string, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
 			hq.mu.Lock()
 			hq.servers = append(hq.servers, server)
 			hq.mu.Unlock()
 			return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{
-				Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{"name": "Host", "age": 1}}}, nil
+				Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{"name": "Host", "age": 1, "reply": "Host's reply"}}}, nil
 		})
 	r.waitTool("mcp__h__echo")
 	return r, hq
@@ -160,8 +162,102 @@ func TestGatewayRoutesQuestionsToTheApp(t *testing.T) {
 		}
 
 		text, isErr = callText(t, asking, "mcp__"+srv+"__roots", nil)
-		if isErr || text != "[]" {
-			t.Errorf("%s: roots during an app's call: %q, want the server's (none)", srv, text)
+		if isErr || !strings.Contains(text, "file:///home/me/app-project") {
+			t.Errorf("%s: roots during an app's call: %q, want the app's", srv, text)
 		}
+	}
+}
+
+type appSampler struct{}
+
+func (appSampler) CreateMessage(_ context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	text := "?"
+	if len(req.Messages) == 1 {
+		if tc, ok := req.Messages[0].Content.(mcp.TextContent); ok {
+			text = tc.Text
+		}
+	}
+	return &mcp.CreateMessageResult{Model: "app-model", SamplingMessage: mcp.SamplingMessage{
+		Role: mcp.RoleAssistant, Content: mcp.NewTextContent("The app's model answers: " + text)}}, nil
+}
+
+// TestGatewayPassesSampling: a server's request to the AI model during an
+// app's call goes to that app when it declared sampling, and its answer
+// reaches the server; with an app that did not, the person is asked in
+// mcptray's window, and their reply is the answer.
+func TestGatewayPassesSampling(t *testing.T) {
+	t.Parallel()
+	r, hq := relayRig(t)
+	sampling := r.client(client.WithSamplingHandler(appSampler{}))
+	plain := r.client()
+	for _, srv := range []string{"h", "a"} {
+		text, isErr := callText(t, sampling, "mcp__"+srv+"__sample", nil)
+		if isErr || text != "The app's model answers: Say hello." {
+			t.Errorf("%s: the app's answer: %q (error %v)", srv, text, isErr)
+		}
+		if q := hq.take(); len(q) != 0 {
+			t.Errorf("%s: the window was asked too: %v", srv, q)
+		}
+		text, isErr = callText(t, plain, "mcp__"+srv+"__sample", nil)
+		if isErr || text != "Host's reply" {
+			t.Errorf("%s: with an app that cannot answer: %q (error %v), want the window's reply", srv, text, isErr)
+		}
+		if q := hq.take(); len(q) != 1 || q[0] != srv {
+			t.Errorf("%s: the window was asked for %v", srv, q)
+		}
+	}
+}
+
+// TestGatewayRefusesSampling: with no app that can answer a server's
+// request to the AI model and no window to ask in, the request is refused
+// in plain words, which reach the app.
+func TestGatewayRefusesSampling(t *testing.T) {
+	t.Parallel()
+	r := newRigWith(t, nil, map[string]any{"permissions": map[string]string{"mcp__a__sample": "allow"}})
+	text, isErr := callText(t, r.client(), "mcp__a__sample", nil)
+	if !isErr || !strings.Contains(text, "no app that can answer this server's request to the AI model is connected") {
+		t.Errorf("with nobody to answer: %q (error %v), want the plain refusal", text, isErr)
+	}
+}
+
+// TestGatewayRootsOfTheApp: a server from a project sees its project's
+// folder, whichever app calls it; a server with no folder sees the calling
+// app's roots. An app that declared roots but keeps no listening stream
+// open, where mcp-go's HTTP server sends roots/list, is not asked: the
+// server sees no roots, at once rather than when the call times out.
+func TestGatewayRootsOfTheApp(t *testing.T) {
+	t.Parallel()
+	folder := t.TempDir()
+	r := newRigWith(t, map[string]any{"p": map[string]any{"command": testServerBin, "args": []string{"-name", "p"}, "cwd": folder}},
+		map[string]any{"permissions": map[string]string{"mcp__a__roots": "allow", "mcp__p__roots": "allow"}})
+	r.waitTool("mcp__p__roots")
+	app := r.client(client.WithRootsHandler(appRoots{}))
+	if text, isErr := callText(t, app, "mcp__p__roots", nil); isErr || !strings.Contains(text, "file://"+folder) || strings.Contains(text, "app-project") {
+		t.Errorf("a project's server sees %q, want its folder %s only", text, folder)
+	}
+	if text, isErr := callText(t, app, "mcp__a__roots", nil); isErr || !strings.Contains(text, "file:///home/me/app-project") {
+		t.Errorf("a server with no folder sees %q, want the app's roots", text)
+	}
+
+	deaf, err := client.NewStreamableHttpClient(r.face.Status().URL,
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + r.token}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client.WithRootsHandler(appRoots{})(deaf)
+	defer deaf.Close()
+	if err := deaf.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = legacy
+	init.Params.ClientInfo = mcp.Implementation{Name: "deaf-test", Version: "1"}
+	if _, err := deaf.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	if text, isErr := callText(t, deaf, "mcp__a__roots", nil); isErr || text != "[]" {
+		t.Errorf("an app with no listening stream: %q, want no roots", text)
 	}
 }

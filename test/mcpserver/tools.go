@@ -186,6 +186,12 @@ func standardTools(s *server.MCPServer, opts Options) []server.ServerTool {
 			Handler: roots,
 		},
 		{
+			Tool: mcp.NewTool("sample",
+				mcp.WithDescription(`Asks the client's AI model (sampling) to answer "Say hello." and returns its answer.`),
+			),
+			Handler: sample,
+		},
+		{
 			Tool: mcp.NewTool("progress", with(
 				mcp.WithDescription(`Sends notifications/progress "step 1" to "step 3" (total 3) when the call asks for progress, then returns "done". With pause_ms it works that long before each step and before answering.`),
 				mcp.WithNumber("pause_ms"),
@@ -211,10 +217,11 @@ func standardTools(s *server.MCPServer, opts Options) []server.ServerTool {
 	return tools
 }
 
-// ask and roots are written as multi round-trip handlers (SEP-2322): a client
-// on protocol 2026-07-28 gets an input_required result and retries, and for
-// older clients mcp-go sends the elicitation/create or roots/list request to
-// the client itself and calls the handler again with the answer.
+// ask, roots and sample are written as multi round-trip handlers
+// (SEP-2322): a client on protocol 2026-07-28 gets an input_required result
+// and retries, and for older clients mcp-go sends the elicitation/create,
+// roots/list or sampling/createMessage request to the client itself and
+// calls the handler again with the answer.
 func ask(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	if answer := server.ElicitationResponse(req.Params.InputResponses, "ask"); answer != nil {
 		return jsonText(answer.ElicitationResponse)
@@ -230,6 +237,24 @@ func roots(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, err
 		return jsonText(answer.Roots)
 	}
 	return server.NewInputRequestBuilder("").Roots("roots").ToolResult(), nil
+}
+
+func sample(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if answer := server.SamplingResponse(req.Params.InputResponses, "sample"); answer != nil {
+		// A retried call carries the answer as the client sent it: JSON.
+		content, err := mcp.ParseSamplingContent(answer.Content)
+		if err != nil {
+			return nil, err
+		}
+		if tc, ok := content.(mcp.TextContent); ok {
+			return mcp.NewToolResultText(tc.Text), nil
+		}
+		return jsonText(answer.Content)
+	}
+	return server.NewInputRequestBuilder("").Sample("sample", mcp.CreateMessageParams{
+		Messages:  []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.NewTextContent("Say hello.")}},
+		MaxTokens: 50,
+	}).ToolResult(), nil
 }
 
 // progress reports three steps of progress to a call with a progress token.
