@@ -138,8 +138,8 @@ func TestGatewayPassesProgress(t *testing.T) {
 
 // TestGatewayRoutesQuestionsToTheApp: a server's question during an app's
 // call goes to that app when it can answer, and its answer reaches the
-// server; an app that cannot leaves it to mcptray's own window. roots/list
-// is answered with the server's folder (none here), never the app's roots.
+// server; an app that cannot leaves it to mcptray's own window. A server
+// with no folder of its own (none here has one) sees the app's roots.
 func TestGatewayRoutesQuestionsToTheApp(t *testing.T) {
 	t.Parallel()
 	r, hq := relayRig(t)

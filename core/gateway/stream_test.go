@@ -59,13 +59,14 @@ func (r *rig) streamClient(name string, opts ...client.ClientOption) (*client.Cl
 
 // TestStreamSession: an app on the stdio face's stream calls tools, lists
 // them (the same list as on the HTTP face), hears of changes, answers a
-// server's question itself, shows in the sessions as a stdio app, and ends
-// its session by closing its end.
+// server's question, roots/list and request to the model itself, shows in
+// the sessions as a stdio app, and ends its session by closing its end.
 func TestStreamSession(t *testing.T) {
 	t.Parallel()
 	r, hq := relayRig(t)
 	changed := make(chan struct{}, 1)
-	c, a := r.streamClient("cursor-vscode", client.WithElicitationHandler(appElicit{name: "Grace"}))
+	c, a := r.streamClient("cursor-vscode", client.WithElicitationHandler(appElicit{name: "Grace"}),
+		client.WithRootsHandler(appRoots{}), client.WithSamplingHandler(appSampler{}))
 	c.OnNotification(func(n mcp.JSONRPCNotification) {
 		if n.Method == string(mcp.MethodNotificationToolsListChanged) {
 			select {
@@ -100,6 +101,12 @@ func TestStreamSession(t *testing.T) {
 	for _, srv := range []string{"h", "a"} {
 		if text, isErr := callText(t, c, "mcp__"+srv+"__ask", nil); isErr || !strings.Contains(text, `"name":"Grace"`) {
 			t.Errorf("%s: the app's answer to the server's question: %q", srv, text)
+		}
+		if text, isErr := callText(t, c, "mcp__"+srv+"__roots", nil); isErr || !strings.Contains(text, "file:///home/me/app-project") {
+			t.Errorf("%s: roots during the app's call: %q, want the app's", srv, text)
+		}
+		if text, isErr := callText(t, c, "mcp__"+srv+"__sample", nil); isErr || text != "The app's model answers: Say hello." {
+			t.Errorf("%s: the app's model's answer: %q (error %v)", srv, text, isErr)
 		}
 		if q := hq.take(); len(q) != 0 {
 			t.Errorf("%s: the window was asked too: %v", srv, q)
