@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,12 +66,17 @@ func BenchmarkGatewayCall(b *testing.B) {
 		measure(b, func() { c.call(b, "mcp__a__echo") })
 	})
 	b.Run("via=http-face", func(b *testing.B) {
+		h := bareHTTP(b, url)
+		h.handshake(b)
+		measure(b, func() { h.call(b, "mcp__a__echo") })
+	})
+	b.Run("via=http-face-net-http", func(b *testing.B) {
 		h := &httpApp{url: url, hc: &http.Client{}}
 		h.handshake(b)
 		measure(b, func() { h.call(b, "mcp__a__echo") })
 	})
 	b.Run("via=supergateway", func(b *testing.B) {
-		h := &httpApp{url: benchSupergateway(b, testServer), hc: &http.Client{}}
+		h := bareHTTP(b, benchSupergateway(b, testServer))
 		h.handshake(b)
 		measure(b, func() { h.call(b, "echo") })
 	})
@@ -239,11 +245,31 @@ func (c *lines) call(b *testing.B, tool string) {
 	}
 }
 
-// httpApp is an MCP client of the HTTP face.
+// httpApp is an MCP client over streamable HTTP. With hc it sends each
+// request through net/http's client; without, it writes HTTP/1.1 on one
+// kept connection and reads the answer itself, as bare as the line client
+// of the direct call, so that what is measured is the server's side.
 type httpApp struct {
 	url, session string
 	hc           *http.Client
+	conn         net.Conn
+	r            *bufio.Reader
 	id           int
+}
+
+// bareHTTP is an httpApp on a connection of its own, without net/http's
+// client.
+func bareHTTP(b *testing.B, url string) *httpApp {
+	u, err := neturl.Parse(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	return &httpApp{url: url, conn: c, r: bufio.NewReaderSize(c, 1<<20)}
 }
 
 func (h *httpApp) post(b *testing.B, body string) []byte {
@@ -254,7 +280,15 @@ func (h *httpApp) post(b *testing.B, body string) []byte {
 		req.Header.Set("Mcp-Session-Id", h.session)
 		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
 	}
-	resp, err := h.hc.Do(req)
+	var resp *http.Response
+	var err error
+	if h.conn != nil {
+		if err = req.Write(h.conn); err == nil {
+			resp, err = http.ReadResponse(h.r, req)
+		}
+	} else {
+		resp, err = h.hc.Do(req)
+	}
 	if err != nil {
 		b.Fatal(err)
 	}
