@@ -44,6 +44,19 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	return nil
 }
 
+// ReplaceFile replaces path with data as WriteFileAtomic does, but keeps no
+// backup: for mcptray's own state and caches, which a person never edits
+// and which are made anew when lost.
+func ReplaceFile(path string, data []byte, perm fs.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("creating %s: %w", filepath.Dir(path), err)
+	}
+	if err := writeAndRename(path, data, perm); err != nil {
+		return fmt.Errorf("%s cannot be written: %w", path, osReason(err))
+	}
+	return nil
+}
+
 // osReason is the OS's reason inside a file operation's error ("permission
 // denied"), without the operation and the path it was on.
 func osReason(err error) error {

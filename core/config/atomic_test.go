@@ -219,3 +219,28 @@ func TestWriteFileAtomicKeepsSymlink(t *testing.T) {
 		t.Errorf("backup = %q", b)
 	}
 }
+
+// TestReplaceFile: mcptray's own state is replaced whole, in a folder it
+// makes, and leaves no backup beside it.
+func TestReplaceFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "state", "apps-seen.json")
+	for _, content := range []string{"first\n", "second\n"} {
+		if err := ReplaceFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(path); err != nil || string(b) != content {
+			t.Fatalf("after writing %q: %q, %v", content, b, err)
+		}
+	}
+	entries, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 {
+		t.Errorf("the folder holds %v, want only the file", entries)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, %v; want 0600", fi.Mode().Perm(), err)
+	}
+}

@@ -142,7 +142,7 @@ func (c *Cache) save(cat *catalogue) error {
 	if err != nil {
 		return fmt.Errorf("saving the registry's catalogue: %w", err)
 	}
-	return config.WriteFileAtomic(c.Path, data, 0o600)
+	return config.ReplaceFile(c.Path, data, 0o600)
 }
 
 // Refresh asks the registry what changed since the catalogue was last

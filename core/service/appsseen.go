@@ -186,7 +186,7 @@ func (s *Service) saveSeen() {
 	}
 	b, err := json.MarshalIndent(appsSeenFile{Version: 1, Apps: boundSeen(m)}, "", "  ")
 	if err == nil {
-		err = config.WriteFileAtomic(path, append(b, '\n'), 0o600)
+		err = config.ReplaceFile(path, append(b, '\n'), 0o600)
 	}
 	if err != nil {
 		s.log.Warn("could not keep when the apps last used mcptray", "err", err)
