@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/sanitize"
 )
@@ -248,6 +249,10 @@ func newField(key string, p map[string]any, required bool) *formField {
 		if b, ok := def.(bool); ok {
 			fl.check.SetChecked(b)
 		}
+	case p[conn.LongTextKey] == true:
+		fl.entry = widget.NewMultiLineEntry()
+		fl.entry.Wrapping = fyne.TextWrapWord
+		fl.entry.SetMinRowsVisible(5)
 	default:
 		fl.entry = widget.NewEntry()
 		if hasDef && def != nil {

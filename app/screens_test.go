@@ -174,3 +174,29 @@ func TestWindowQuestionForm(t *testing.T) {
 		}
 	})
 }
+
+// TestWindowLongAnswer: a question whose answer may take several lines
+// (the person answering in the AI model's stead) gets a box of several
+// lines, and the lines reach the answer.
+func TestWindowLongAnswer(t *testing.T) {
+	h := newHarness(t, sampleSnapshot(), WindowOptions{})
+	h.b.questions <- control.Question{ID: "5", Server: "notes", Params: mcp.ElicitationParams{
+		Message: "notes wants an answer from the AI model.",
+		RequestedSchema: map[string]any{"type": "object", "required": []any{"reply"}, "properties": map[string]any{
+			"reply": map[string]any{"type": "string", "title": "Your answer", conn.LongTextKey: true},
+		}},
+	}}
+	h.wait("question")
+	h.do(func() {
+		f := h.v.question
+		if f == nil || len(f.fields) != 1 || f.fields[0].entry == nil || !f.fields[0].entry.MultiLine {
+			t.Fatal("no box of several lines for the answer")
+		}
+		test.Type(f.fields[0].entry, "Hello.\nTwo lines.")
+		test.Tap(f.accept)
+	})
+	if c := h.call(); c != `answer 5 {"action":"accept","content":{"reply":"Hello.\nTwo lines."}}` {
+		t.Errorf("Accept answered %q", c)
+	}
+	h.wait("action")
+}

@@ -68,6 +68,12 @@ const PersonModel = "mcptray: answered by a person"
 // replyField is the field of the question that holds the person's reply.
 const replyField = "reply"
 
+// LongTextKey marks a string property of a question whose answer may take
+// several lines, such as the person's answer in the AI model's stead: the
+// window shows a box of several lines for it. (A server that sets it gets
+// no more than that bigger box.)
+const LongTextKey = "x-mcptray-long-text"
+
 // maxSamplingText bounds how much of a request to the AI model the
 // person is shown.
 const maxSamplingText = 4000
@@ -98,7 +104,7 @@ func samplingQuestion(server string, req mcp.CreateMessageRequest) mcp.Elicitati
 			RequestedSchema: map[string]any{
 				"type": "object",
 				"properties": map[string]any{
-					replyField: map[string]any{"type": "string", "title": "Your answer"},
+					replyField: map[string]any{"type": "string", "title": "Your answer", LongTextKey: true},
 				},
 				"required": []any{replyField},
 			},
