@@ -143,9 +143,13 @@ func (m *Manager) handshake(ctx context.Context, s *config.Server, tr mcptranspo
 	var caps mcp.ClientCapabilities
 	if _, ok := tr.(mcptransport.BidirectionalInterface); ok {
 		caps.Elicitation = &mcp.ElicitationCapability{}
+		// No listChanged: the roots a server gets depend on the call (its
+		// own folder, or the calling app's), and mcptray sends no
+		// notifications/roots/list_changed; a server asks when it needs
+		// them.
 		caps.Roots = &struct {
 			ListChanged bool `json:"listChanged,omitempty"`
-		}{ListChanged: true}
+		}{}
 		caps.Sampling = &mcp.SamplingCapability{}
 		opts = append(opts,
 			client.WithElicitationHandler(elicitHandler{m: m, server: s.Name}),
