@@ -164,7 +164,6 @@ func (f *httpFace) initialize(w http.ResponseWriter, r *http.Request, body []byt
 	f.ids.set(id, s)
 	w.Header().Set(sessionHeader, id)
 	f.answer(p, res)
-	f.sweep(time.Now())
 }
 
 // handleHTTP passes one message to the gateway's MCP server and returns its

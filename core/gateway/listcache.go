@@ -15,8 +15,8 @@ import (
 // with 100 servers of 100 tools takes hundreds of milliseconds a request.
 // The gateway's tools change only on Sync, so it encodes the answer there,
 // once, and answers the plain tools/list of a live session with those bytes.
-// Anything else (a cursor, another method, a modern stateless request) goes
-// to mcp-go as before.
+// Anything else (a cursor, another method, a modern stateless request) is
+// the MCP server's to answer, as before.
 
 // maxListRequest is the largest body checked for a plain tools/list; such a
 // request is a few dozen bytes, and a bigger body is a call or a batch.
