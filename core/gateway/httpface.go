@@ -98,12 +98,19 @@ func (f *httpFace) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s := f.ids.get(r.Header.Get(sessionHeader))
-	if s == nil {
+	hasID := len(m.ID) > 0 && string(m.ID) != "null"
+	switch {
+	case s == nil && m.Method == "" && hasID:
+		// An answer outside a session: mcp-go's codes (202 to an
+		// empty one, such as a ping's).
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		f.rest.ServeHTTP(w, r)
+		return
+	case s == nil:
 		http.Error(w, "Invalid session ID", http.StatusNotFound)
 		return
 	}
 	s.touch()
-	hasID := len(m.ID) > 0 && string(m.ID) != "null"
 	switch {
 	case m.Method == "" && hasID:
 		s.answered(m.ID, body)
