@@ -67,6 +67,12 @@ type postEnvelope struct {
 	} `json:"params"`
 }
 
+// post takes one message: initialize starts a session; a message of a
+// session goes to the MCP server (a plain tools/list is answered from the
+// encoded list, the app's answer to the gateway goes to the request that
+// waits for it); the sessionless revision's, and what is not JSON-RPC, go
+// to mcp-go. The refusals are mcp-go's: 400 for another content type or an
+// unknown protocol version, 404 for an unknown session.
 func (f *httpFace) post(w http.ResponseWriter, r *http.Request) {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		http.Error(w, "Invalid content type: must be 'application/json'", http.StatusBadRequest)
