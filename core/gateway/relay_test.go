@@ -75,10 +75,11 @@ func (appRoots) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRoots
 // in order, under the app's token.
 //
 // The server is "a", over stdio, and the app listens on its calls' own
-// streams only: mcp-go's HTTP server hands a notification to whichever of
-// a session's streams takes it first (a GET stream, or a request that has
-// just ended and drops it), so over HTTP progress may come out of order or
-// not at all, with or without the gateway.
+// streams only: mcp-go's HTTP server (as "h" is served) hands a
+// notification to whichever of a session's streams takes it first (a GET
+// stream, or a request that has just ended and drops it), so from such a
+// server progress may come out of order or not at all. The gateway's own
+// HTTP face puts a call's progress on the call's stream.
 func TestGatewayPassesProgress(t *testing.T) {
 	t.Parallel()
 	r, _ := relayRig(t)
