@@ -7,11 +7,15 @@
 //
 // It has two faces. The HTTP face is streamable HTTP on 127.0.0.1 at a port
 // chosen once and kept in mcptray's config, behind a bearer token kept in
-// the keychain, Host and Origin checks and strict sessions. The stdio face
-// (mcptray stdio) is a session on a stream of its own (ServeStream), opened
-// over the control endpoint, whose socket's owner check stands in for the
-// token; mcptray stdio hands the app's stdin and stdout over, so mcptray
-// reads and writes them itself.
+// the keychain, Host and Origin checks and strict sessions; the gateway
+// serves its sessions itself (httpface.go, httpsession.go), each message
+// straight to its MCP server, and leaves requests of MCP's sessionless
+// revision to mcp-go's streamable HTTP server. The stdio face (mcptray
+// stdio) is a session on a stream of its own (ServeStream), opened over the
+// control endpoint, whose socket's owner check stands in for the token;
+// mcptray stdio hands the app's stdin and stdout over, so mcptray reads and
+// writes them itself. Both faces' sessions keep what the app said of itself
+// in the same way (clientstate.go).
 //
 // A call of a tool whose permission is Ask waits for the person's answer in
 // mcptray's window (Options.Ask); with no window it is refused with the
@@ -20,10 +24,10 @@
 // during an app's call goes to that app when it declared elicitation, else
 // to mcptray's window. roots/list from a server with no project folder, and
 // sampling/createMessage, go to the calling app when it declared roots or
-// sampling (over HTTP, while it keeps a listening stream open:
-// listening.go); else the server sees no roots, and its request to the AI
-// model goes to mcptray's window for the person to answer (conn's
-// samplingHandler), or is refused.
+// sampling (over HTTP on the call's own stream, as its progress does); else
+// the server sees no roots, and its request to the AI model goes to
+// mcptray's window for the person to answer (conn's samplingHandler), or is
+// refused.
 //
 // It records each app's session (its clientInfo, face, when it was seen and
 // how many tools it was given; never arguments or results; an app on MCP's

@@ -74,8 +74,7 @@ type Gateway struct {
 	listed        map[string]*listed          // each offered server's resources and prompts, by name
 	handler       http.Handler                // made by the first Handler call
 
-	apps      *appSessions // the apps' sessions (sessions.go)
-	listeners *listeners   // the apps' open listening streams (listening.go)
+	apps *appSessions // the apps' sessions (sessions.go)
 }
 
 // route is where a qualified name's calls go.
@@ -97,7 +96,7 @@ func New(svc Service, opts Options) *Gateway {
 	if opts.AskTimeout == 0 {
 		opts.AskTimeout = DefaultAskTimeout
 	}
-	g := &Gateway{svc: svc, log: opts.Logger, ask: opts.Ask, askTimeout: opts.AskTimeout, apps: newAppSessions(), listeners: newListeners()}
+	g := &Gateway{svc: svc, log: opts.Logger, ask: opts.Ask, askTimeout: opts.AskTimeout, apps: newAppSessions()}
 	hooks := &server.Hooks{}
 	g.apps.addHooks(hooks)
 	g.mcp = server.NewMCPServer(Name, opts.Version,

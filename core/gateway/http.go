@@ -31,18 +31,19 @@ const sessionIdle = 24 * time.Hour
 const sessionHeader = "Mcp-Session-Id"
 
 // sessions issues session ids from crypto/rand and knows every live one,
-// so that an id the gateway did not issue, or one that has ended, is
-// answered 404 (mcp-go's default accepts any well-formed id). Ended ids are
-// forgotten: they are as unknown as any other.
+// with its session once initialize made it, so that an id the gateway did
+// not issue, or one that has ended, is answered 404 (mcp-go's default
+// accepts any well-formed id). Ended ids are forgotten: they are as unknown
+// as any other.
 type sessions struct {
 	mu   sync.Mutex
-	live map[string]struct{}
+	live map[string]*httpSession // nil until initialize succeeds
 }
 
 var _ server.SessionIdManager = (*sessions)(nil)
 
 func newSessions() *sessions {
-	return &sessions{live: map[string]struct{}{}}
+	return &sessions{live: map[string]*httpSession{}}
 }
 
 // Generate returns a new session id.
@@ -51,7 +52,7 @@ func (s *sessions) Generate() string {
 	_, _ = rand.Read(b) // never fails (crypto/rand panics rather)
 	id := "mcptray-" + hex.EncodeToString(b)
 	s.mu.Lock()
-	s.live[id] = struct{}{}
+	s.live[id] = nil
 	s.mu.Unlock()
 	return id
 }
@@ -80,50 +81,64 @@ func (s *sessions) known(id string) bool {
 	return ok
 }
 
+// get returns the session id names; nil when there is none.
+func (s *sessions) get(id string) *httpSession {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.live[id]
+}
+
+// set gives the issued id its session.
+func (s *sessions) set(id string, hs *httpSession) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.live[id] = hs
+}
+
+// remove forgets hs and reports whether it was live: only the first of
+// several ends of a session does.
+func (s *sessions) remove(hs *httpSession) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.live[hs.id] != hs {
+		return false
+	}
+	delete(s.live, hs.id)
+	return true
+}
+
+// idle returns the sessions gone unused since before.
+func (s *sessions) idle(before time.Time) []*httpSession {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*httpSession
+	for _, hs := range s.live {
+		if hs != nil && hs.idle(before) {
+			out = append(out, hs)
+		}
+	}
+	return out
+}
+
 // Handler returns the gateway's streamable HTTP handler with strict
 // sessions, with no token and no Host check of its own: the HTTP face
-// wraps it with Protect.
+// wraps it with Protect. The gateway serves the sessions itself
+// (httpface.go); mcp-go's streamable HTTP server serves the rest.
 func (g *Gateway) Handler() http.Handler {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.handler == nil {
 		ids := newSessions()
-		h := server.NewStreamableHTTPServer(g.mcp,
+		rest := server.NewStreamableHTTPServer(g.mcp,
 			server.WithEndpointPath(Path),
 			server.WithSessionIdManager(ids),
 			server.WithStreamableHTTPLogger(g.log),
-			server.WithHeartbeatInterval(30*time.Second),
-			// Apps on the HTTP face that go away without ending their
-			// session are forgotten after a day.
-			server.WithSessionIdleTTL(sessionIdle),
 		)
-		g.handler = strictSessions(ids, g.listeners.track(g.listFromCache(ids, h)))
+		f := &httpFace{g: g, ids: ids, rest: rest}
+		f.sweepLater()
+		g.handler = f
 	}
 	return g.handler
-}
-
-// strictSessions answers 404 to a GET or DELETE whose session is unknown:
-// mcp-go checks the session of POSTs only, and would open a listening
-// stream for any id.
-func strictSessions(ids *sessions, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != Path {
-			http.NotFound(w, r)
-			return
-		}
-		if r.Method == http.MethodGet || r.Method == http.MethodDelete {
-			id := r.Header.Get(sessionHeader)
-			switch {
-			case id == "":
-				http.Error(w, "Bad Request: the Mcp-Session-Id header is missing", http.StatusBadRequest)
-				return
-			case !ids.known(id):
-				http.Error(w, "Not Found: no such session", http.StatusNotFound)
-				return
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
 }
 
 // ProtectOptions say what the HTTP face lets in.

@@ -3,9 +3,6 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
-	"io"
-	"mime"
-	"net/http"
 	"slices"
 	"strings"
 
@@ -18,8 +15,8 @@ import (
 // with 100 servers of 100 tools takes hundreds of milliseconds a request.
 // The gateway's tools change only on Sync, so it encodes the answer there,
 // once, and answers the plain tools/list of a live session with those bytes.
-// Anything else (a cursor, another method, a modern stateless request) goes
-// to mcp-go as before.
+// Anything else (a cursor, another method, a modern stateless request) is
+// the MCP server's to answer, as before.
 
 // maxListRequest is the largest body checked for a plain tools/list; such a
 // request is a few dozen bytes, and a bigger body is a call or a batch.
@@ -57,40 +54,6 @@ type listRequest struct {
 	} `json:"params"`
 }
 
-// answerList answers r from the encoded list when it is a plain tools/list
-// of a live session, and reports whether it did. When it did not, r's body
-// is as it was for the next handler.
-func (g *Gateway) answerList(ids *sessions, w http.ResponseWriter, r *http.Request) bool {
-	encoded := g.listJSON.Load()
-	if encoded == nil || r.Method != http.MethodPost || r.ContentLength <= 0 || r.ContentLength > maxListRequest {
-		return false
-	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		return false
-	}
-	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(mcp.LegacyProtocolVersions(), v) {
-		return false
-	}
-	session := r.Header.Get(sessionHeader)
-	if session == "" || !ids.known(session) {
-		return false
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxListRequest+1))
-	r.Body.Close()
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	if err != nil {
-		return false
-	}
-	out, ok := g.listAnswer(session, body, encoded)
-	if !ok {
-		return false
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(out)
-	return true
-}
-
 // listAnswer is the answer to body, one message of session, from encoded,
 // when body is a plain tools/list; the answer ends in a newline.
 func (g *Gateway) listAnswer(session string, body []byte, encoded *encodedList) ([]byte, bool) {
@@ -112,14 +75,4 @@ func (g *Gateway) listAnswer(session string, body []byte, encoded *encodedList) 
 	// given these tools.
 	g.apps.gaveTools(session, encoded.tools, false)
 	return out, true
-}
-
-// listFromCache answers plain tools/list requests from the encoded list and
-// passes every other request to next.
-func (g *Gateway) listFromCache(ids *sessions, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !g.answerList(ids, w, r) {
-			next.ServeHTTP(w, r)
-		}
-	})
 }

@@ -50,28 +50,14 @@ func (g *Gateway) caller(ctx context.Context, req mcp.CallToolRequest) *conn.Cal
 			return res, cannot(err)
 		}
 	}
-	// roots/list and sampling/createMessage reach an app over streamable
-	// HTTP on its listening stream only (listening.go).
-	deaf := func() error {
-		if listensForRequests(ctx) {
-			return nil
-		}
-		return fmt.Errorf("%w: it keeps no listening stream open", conn.ErrCallerCannot)
-	}
 	if _, ok := s.(server.SessionWithRoots); ok && caps.Roots != nil {
 		c.Roots = func(_ context.Context, r mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
-			if err := deaf(); err != nil {
-				return nil, err
-			}
 			res, err := g.mcp.RequestRoots(ctx, r)
 			return res, cannot(err)
 		}
 	}
 	if _, ok := s.(server.SessionWithSampling); ok && caps.Sampling != nil {
 		c.Sample = func(_ context.Context, r mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-			if err := deaf(); err != nil {
-				return nil, err
-			}
 			// Deprecated in revision 2026-07-28 with sampling itself; an app
 			// that declared sampling speaks an earlier one.
 			res, err := g.mcp.RequestSampling(ctx, r)

@@ -10,9 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -138,20 +136,11 @@ func (g *Gateway) handleStream(ctx context.Context, s *streamSession, id json.Ra
 // session interfaces, so that the gateway's requests to the app
 // (elicitation, roots, sampling) and its notifications reach it.
 type streamSession struct {
-	id            string
+	clientState
 	notifications chan mcp.JSONRPCNotification
-	initialized   atomic.Bool
-	clientInfo    atomic.Pointer[mcp.Implementation]
-	caps          atomic.Pointer[mcp.ClientCapabilities]
-	version       atomic.Pointer[string]
-	logLevel      atomic.Pointer[mcp.LoggingLevel]
 
 	outMu sync.Mutex
 	out   io.Writer
-
-	nextID  atomic.Int64
-	mu      sync.Mutex
-	pending map[string]chan json.RawMessage // the gateway's requests to the app, by id
 }
 
 var (
@@ -166,52 +155,14 @@ func newStreamSession(w io.Writer) *streamSession {
 	b := make([]byte, 12)
 	_, _ = rand.Read(b)
 	return &streamSession{
-		id:            "stdio-" + hex.EncodeToString(b),
+		clientState:   newClientState("stdio-" + hex.EncodeToString(b)),
 		notifications: make(chan mcp.JSONRPCNotification, 100),
 		out:           w,
-		pending:       map[string]chan json.RawMessage{},
 	}
 }
 
-func (s *streamSession) SessionID() string { return s.id }
-func (s *streamSession) Initialize()       { s.initialized.Store(true) }
-func (s *streamSession) Initialized() bool { return s.initialized.Load() }
 func (s *streamSession) NotificationChannel() chan<- mcp.JSONRPCNotification {
 	return s.notifications
-}
-
-func (s *streamSession) GetClientInfo() mcp.Implementation {
-	if v := s.clientInfo.Load(); v != nil {
-		return *v
-	}
-	return mcp.Implementation{}
-}
-func (s *streamSession) SetClientInfo(v mcp.Implementation) { s.clientInfo.Store(&v) }
-func (s *streamSession) GetClientCapabilities() mcp.ClientCapabilities {
-	if v := s.caps.Load(); v != nil {
-		return *v
-	}
-	return mcp.ClientCapabilities{}
-}
-func (s *streamSession) SetClientCapabilities(v mcp.ClientCapabilities) { s.caps.Store(&v) }
-
-// SetProtocolVersion records the version initialize settled on (mcp-go
-// calls it through an interface of its own).
-func (s *streamSession) SetProtocolVersion(v string) { s.version.Store(&v) }
-
-// legacy says whether the session speaks a revision whose tools/list the
-// encoded list answers.
-func (s *streamSession) legacy() bool {
-	v := s.version.Load()
-	return v != nil && slices.Contains(mcp.LegacyProtocolVersions(), *v)
-}
-
-func (s *streamSession) SetLogLevel(l mcp.LoggingLevel) { s.logLevel.Store(&l) }
-func (s *streamSession) GetLogLevel() mcp.LoggingLevel {
-	if l := s.logLevel.Load(); l != nil {
-		return *l
-	}
-	return mcp.LoggingLevelError
 }
 
 // passNotifications writes the session's notifications until ctx ends.
@@ -242,94 +193,23 @@ func (s *streamSession) writeRaw(b []byte) {
 	_, _ = s.out.Write(b)
 }
 
-// request sends the app a request and decodes its result into out.
-func (s *streamSession) request(ctx context.Context, method mcp.MCPMethod, params, out any) error {
-	id := fmt.Sprintf(`"mcptray-%d"`, s.nextID.Add(1))
-	ch := make(chan json.RawMessage, 1)
-	s.mu.Lock()
-	s.pending[id] = ch
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.pending, id)
-		s.mu.Unlock()
-	}()
-	msg, err := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Method  mcp.MCPMethod   `json:"method"`
-		Params  any             `json:"params,omitempty"`
-	}{mcp.JSONRPC_VERSION, json.RawMessage(id), method, params})
-	if err != nil {
-		return fmt.Errorf("encoding %s: %w", method, err)
-	}
-	s.writeRaw(append(msg, '\n'))
-	var answer json.RawMessage
-	select {
-	case answer = <-ch:
-	case <-ctx.Done():
-		// The call it was for ended: the app can stop asking its person.
-		s.writeRaw([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `}}` + "\n"))
-		return ctx.Err()
-	}
-	var res struct {
-		Result json.RawMessage `json:"result"`
-		Error  *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(answer, &res); err != nil {
-		return fmt.Errorf("the app's answer to %s: %w", method, err)
-	}
-	if res.Error != nil {
-		return fmt.Errorf("the app refused %s: %s (%d)", method, res.Error.Message, res.Error.Code)
-	}
-	if err := json.Unmarshal(res.Result, out); err != nil {
-		return fmt.Errorf("the app's answer to %s: %w", method, err)
-	}
-	return nil
-}
-
-// answered passes the app's answer to the request it answers; an answer
-// to nothing is dropped.
-func (s *streamSession) answered(id json.RawMessage, msg []byte) {
-	s.mu.Lock()
-	ch := s.pending[string(id)]
-	s.mu.Unlock()
-	if ch != nil {
-		select {
-		case ch <- bytes.Clone(msg):
-		default:
-		}
-	}
+// send writes one encoded message, without its newline, for the gateway's
+// requests to the app.
+func (s *streamSession) send(msg []byte) error {
+	s.outMu.Lock()
+	defer s.outMu.Unlock()
+	_, err := s.out.Write(append(msg, '\n'))
+	return err
 }
 
 func (s *streamSession) RequestElicitation(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
-	var res mcp.ElicitationResult
-	if err := s.request(ctx, mcp.MethodElicitationCreate, req.Params, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
+	return s.elicit(ctx, s.send, req)
 }
 
-func (s *streamSession) ListRoots(ctx context.Context, req mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
-	var res mcp.ListRootsResult
-	if err := s.request(ctx, mcp.MethodListRoots, nil, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
+func (s *streamSession) ListRoots(ctx context.Context, _ mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	return s.listRoots(ctx, s.send)
 }
 
 func (s *streamSession) RequestSampling(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-	var res mcp.CreateMessageResult
-	if err := s.request(ctx, mcp.MethodSamplingCreateMessage, req.CreateMessageParams, &res); err != nil {
-		return nil, err
-	}
-	content, err := mcp.ParseSamplingContent(res.Content)
-	if err != nil {
-		return nil, fmt.Errorf("the app's answer to %s: %w", mcp.MethodSamplingCreateMessage, err)
-	}
-	res.Content = content
-	return &res, nil
+	return s.sample(ctx, s.send, req)
 }
