@@ -29,7 +29,7 @@ func begin(t *testing.T, w io.Writer, r *bufio.Reader) {
 	io.WriteString(w, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
 }
 
-// waitApp waits until Cursor's state is not in use any more.
+// waitGone waits until Cursor's one session has ended and it is not in use.
 func (r *gatewayRig) waitGone(t *testing.T, ctx context.Context) service.App {
 	t.Helper()
 	notices, err := r.cl.Subscribe(ctx)
