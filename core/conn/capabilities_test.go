@@ -19,20 +19,20 @@ import (
 func TestDeclaredCapabilities(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
-	var got *mcp.ClientCapabilities
+	var got []mcp.ClientCapabilities // as each request declared them
 	hooks := &server.Hooks{}
 	// Over streamable HTTP mcptray speaks the sessionless revision, which
 	// declares them on every request; initialize declares them on older
 	// ones.
 	hooks.AddAfterInitialize(func(_ context.Context, _ any, req *mcp.InitializeRequest, _ *mcp.InitializeResult) {
 		mu.Lock()
-		got = &req.Params.Capabilities
+		got = append(got, req.Params.Capabilities)
 		mu.Unlock()
 	})
 	hooks.AddBeforeAny(func(ctx context.Context, _ any, _ mcp.MCPMethod, _ any) {
 		if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.ClientCapabilities != nil {
 			mu.Lock()
-			got = info.ClientCapabilities
+			got = append(got, *info.ClientCapabilities)
 			mu.Unlock()
 		}
 	})
@@ -49,12 +49,15 @@ func TestDeclaredCapabilities(t *testing.T) {
 	waitState(t, m, "remote", Connected)
 	mu.Lock()
 	defer mu.Unlock()
-	switch {
-	case got == nil:
-		t.Fatal("the server saw no initialize")
-	case got.Elicitation == nil || got.Sampling == nil || got.Roots == nil:
-		t.Errorf("declared %+v, want elicitation, sampling and roots", *got)
-	case got.Roots.ListChanged:
-		t.Error("roots.listChanged is declared, but mcptray never sends notifications/roots/list_changed")
+	if len(got) == 0 {
+		t.Fatal("the server saw no capabilities declared")
+	}
+	for _, c := range got {
+		switch {
+		case c.Elicitation == nil || c.Sampling == nil || c.Roots == nil:
+			t.Errorf("declared %+v, want elicitation, sampling and roots", c)
+		case c.Roots.ListChanged:
+			t.Error("roots.listChanged is declared, but mcptray never sends notifications/roots/list_changed")
+		}
 	}
 }

@@ -152,6 +152,9 @@ func (m *Manager) handshake(ctx context.Context, s *config.Server, tr mcptranspo
 		}{}
 		caps.Sampling = &mcp.SamplingCapability{}
 		opts = append(opts,
+			// mcp-go would otherwise declare what its handlers imply,
+			// listChanged included.
+			client.WithClientCapabilities(caps),
 			client.WithElicitationHandler(elicitHandler{m: m, server: s.Name}),
 			client.WithRootsHandler(rootsHandler{m: m, server: s}),
 			client.WithSamplingHandler(samplingHandler{m: m, server: s.Name}))
