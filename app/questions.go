@@ -41,6 +41,7 @@ type formField struct {
 	label    string
 	kind     string // "string", "number", "integer", "boolean"
 	required bool
+	long     bool           // a text of several lines, such as an answer in the AI model's stead
 	entry    *widget.Entry  // string, number, integer
 	check    *widget.Check  // boolean
 	choice   *widget.Select // a string with an enum
@@ -136,7 +137,13 @@ func (v *window) newQuestionForm(q control.Question) *questionForm {
 	scroll := container.NewVScroll(body)
 	scroll.SetMinSize(fyne.NewSize(480, min(body.MinSize().Height, 380)))
 	f.d = dialog.NewCustomWithoutButtons(server+" asks", scroll, v.win)
-	f.accept = widget.NewButton("Accept", func() { v.answer(f, mcp.ElicitationResponseActionAccept) })
+	// A question that asks the person to write something is answered by
+	// sending it; any other is accepted.
+	accept := "Accept"
+	if slices.ContainsFunc(f.fields, func(fl *formField) bool { return fl.long }) {
+		accept = "Send answer"
+	}
+	f.accept = widget.NewButton(accept, func() { v.answer(f, mcp.ElicitationResponseActionAccept) })
 	f.accept.Importance = widget.HighImportance
 	f.decline = widget.NewButton("Decline", func() { v.answer(f, mcp.ElicitationResponseActionDecline) })
 	f.cancel = widget.NewButton("Cancel", func() { v.answer(f, mcp.ElicitationResponseActionCancel) })
@@ -250,6 +257,7 @@ func newField(key string, p map[string]any, required bool) *formField {
 			fl.check.SetChecked(b)
 		}
 	case p[conn.LongTextKey] == true:
+		fl.long = true
 		fl.entry = widget.NewMultiLineEntry()
 		fl.entry.Wrapping = fyne.TextWrapWord
 		fl.entry.SetMinRowsVisible(5)

@@ -192,6 +192,9 @@ func TestWindowLongAnswer(t *testing.T) {
 		if f == nil || len(f.fields) != 1 || f.fields[0].entry == nil || !f.fields[0].entry.MultiLine {
 			t.Fatal("no box of several lines for the answer")
 		}
+		if f.accept.Text != "Send answer" {
+			t.Errorf("the answer is sent with %q", f.accept.Text)
+		}
 		test.Type(f.fields[0].entry, "Hello.\nTwo lines.")
 		test.Tap(f.accept)
 	})
