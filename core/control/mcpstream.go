@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -75,7 +74,7 @@ func (s *Server) mcpStream(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get(handoverHeader) != "" {
 		files, err = receiveFiles(conn, 2)
 		if err != nil {
-			s.log().Warn("control: taking over an app's stdin and stdout", "err", err)
+			s.logger().Warn("control: taking over an app's stdin and stdout", "err", err)
 			return
 		}
 		defer closeAll(files)
@@ -100,7 +99,7 @@ func (s *Server) mcpStream(w http.ResponseWriter, r *http.Request) {
 	go func() { <-ctx.Done(); stop() }()
 	err = s.Stream(ctx, in, out)
 	if err != nil && ctx.Err() == nil {
-		s.log().Debug("control: an app's session ended", "err", err)
+		s.logger().Debug("control: an app's session ended", "err", err)
 	}
 	if files != nil {
 		why := byte(endDone)
@@ -115,13 +114,6 @@ func closeAll(files []*os.File) {
 	for _, f := range files {
 		f.Close()
 	}
-}
-
-func (s *Server) log() *slog.Logger {
-	if s.Logger == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return s.Logger
 }
 
 // Stream is an app's session with the running mcptray's gateway, opened

@@ -89,10 +89,7 @@ type toolsResponse struct {
 
 // Serve answers requests on ln until ctx ends, then closes ln.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	log := s.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log := s.logger()
 	hs := &http.Server{
 		Handler:           s.handler(),
 		ReadHeaderTimeout: 10 * time.Second,
