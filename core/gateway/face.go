@@ -138,6 +138,7 @@ func (f *Face) Status() Status { return f.status }
 
 // Serve answers requests until ctx ends, then closes the listener.
 func (f *Face) Serve(ctx context.Context) error {
+	go f.g.httpFace().sweepUntil(ctx)
 	return serveHTTP(ctx, f.ln, f.h, f.g.log)
 }
 

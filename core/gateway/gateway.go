@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -72,7 +71,7 @@ type Gateway struct {
 	lastPrompts   []byte                      // and prompts
 	listJSON      atomic.Pointer[encodedList] // the answer to tools/list, encoded (listcache.go)
 	listed        map[string]*listed          // each offered server's resources and prompts, by name
-	handler       http.Handler                // made by the first Handler call
+	handler       *httpFace                   // made by the first Handler call
 
 	apps *appSessions // the apps' sessions (sessions.go)
 }

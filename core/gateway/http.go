@@ -120,11 +120,13 @@ func (s *sessions) idle(before time.Time) []*httpSession {
 	return out
 }
 
-// Handler returns the gateway's streamable HTTP handler with strict
-// sessions, with no token and no Host check of its own: the HTTP face
-// wraps it with Protect. The gateway serves the sessions itself
+// Handler returns the gateway's streamable HTTP handler, with no token and
+// no Host check of its own: the HTTP face wraps it with Protect. The gateway serves the sessions itself
 // (httpface.go); mcp-go's streamable HTTP server serves the rest.
-func (g *Gateway) Handler() http.Handler {
+func (g *Gateway) Handler() http.Handler { return g.httpFace() }
+
+// httpFace is the HTTP face's handler, made by the first call.
+func (g *Gateway) httpFace() *httpFace {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.handler == nil {
@@ -134,9 +136,7 @@ func (g *Gateway) Handler() http.Handler {
 			server.WithSessionIdManager(ids),
 			server.WithStreamableHTTPLogger(g.log),
 		)
-		f := &httpFace{g: g, ids: ids, rest: rest}
-		f.sweepLater()
-		g.handler = f
+		g.handler = &httpFace{g: g, ids: ids, rest: rest}
 	}
 	return g.handler
 }

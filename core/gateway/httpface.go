@@ -141,7 +141,7 @@ func (f *httpFace) handle(w http.ResponseWriter, r *http.Request, s *httpSession
 	ctx, cancel := context.WithCancel(f.g.mcp.WithContext(r.Context(), postSession{s, p}))
 	defer cancel()
 	defer context.AfterFunc(s.ctx, cancel)()
-	res, _ := f.g.handleHTTP(ctx, body)
+	res, _ := f.g.handle(ctx, body)
 	f.answer(p, res)
 }
 
@@ -160,7 +160,7 @@ func (f *httpFace) initialize(w http.ResponseWriter, r *http.Request, body []byt
 	id := f.ids.Generate()
 	s := newHTTPSession(id)
 	p := &postStream{w: w}
-	res, ok := f.g.handleHTTP(f.g.mcp.WithContext(r.Context(), postSession{s, p}), body)
+	res, ok := f.g.handle(f.g.mcp.WithContext(r.Context(), postSession{s, p}), body)
 	if !ok {
 		f.ids.Terminate(id)
 		s.end()
@@ -179,10 +179,11 @@ func (f *httpFace) initialize(w http.ResponseWriter, r *http.Request, body []byt
 	f.answer(p, res)
 }
 
-// handleHTTP passes one message to the gateway's MCP server and returns its
+// handle passes one message to the gateway's MCP server and returns its
 // answer, encoded (nil when there is none), and whether it is a result. A
-// panic answers the request with an error instead of ending mcptray.
-func (g *Gateway) handleHTTP(ctx context.Context, body []byte) (out []byte, ok bool) {
+// panic answers the request with an error instead of ending mcptray. Both
+// faces' sessions use it.
+func (g *Gateway) handle(ctx context.Context, body []byte) (out []byte, ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			g.log.Error("gateway: handling an app's message", "panic", p)
@@ -292,11 +293,17 @@ func (f *httpFace) sweep(now time.Time) {
 	}
 }
 
-// sweepLater sweeps every sweepEvery, for apps that went away without
-// ending their session.
-func (f *httpFace) sweepLater() {
-	time.AfterFunc(sweepEvery, func() {
-		f.sweep(time.Now())
-		f.sweepLater()
-	})
+// sweepUntil sweeps every sweepEvery until ctx ends, for apps that went
+// away without ending their session.
+func (f *httpFace) sweepUntil(ctx context.Context) {
+	t := time.NewTicker(sweepEvery)
+	defer t.Stop()
+	for {
+		select {
+		case now := <-t.C:
+			f.sweep(now)
+		case <-ctx.Done():
+			return
+		}
+	}
 }

@@ -226,7 +226,7 @@ func TestHTTPFaceForgetsIdle(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	f := r.gw.Handler().(*httpFace)
+	f := r.gw.httpFace()
 	if s := f.ids.get(listening); s == nil || s.listening.Load() != 1 {
 		t.Fatal("the listening stream is not counted")
 	}

@@ -109,26 +109,17 @@ func (g *Gateway) streamMessage(ctx context.Context, s *streamSession, wg *sync.
 		fallthrough
 	case hasID:
 		msg := bytes.Clone(line) // line is the reader's buffer
-		wg.Go(func() { g.handleStream(ctx, s, m.ID, msg) })
+		wg.Go(func() { g.handleStream(ctx, s, msg) })
 	default:
-		g.handleStream(ctx, s, nil, line)
+		g.handleStream(ctx, s, line)
 	}
 }
 
 // handleStream passes one message to the gateway's MCP server and its
-// answer to the app. A panic answers the request with an error instead of
-// ending mcptray.
-func (g *Gateway) handleStream(ctx context.Context, s *streamSession, id json.RawMessage, msg []byte) {
-	defer func() {
-		if p := recover(); p != nil {
-			g.log.Error("gateway: handling an app's message", "panic", p)
-			if len(id) > 0 {
-				s.writeRaw([]byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"error":{"code":-32603,"message":"mcptray failed on this request"}}` + "\n"))
-			}
-		}
-	}()
-	if res := g.mcp.HandleMessage(ctx, msg); res != nil {
-		s.write(res)
+// answer, if any, to the app.
+func (g *Gateway) handleStream(ctx context.Context, s *streamSession, msg []byte) {
+	if res, _ := g.handle(ctx, msg); res != nil {
+		s.writeRaw(append(res, '\n'))
 	}
 }
 
