@@ -49,9 +49,15 @@ func appKey(s string) string {
 func (p Paths) AppNames() []string {
 	var out []string
 	for _, src := range p.ImportSources() {
-		out = append(out, strings.ToLower(strings.ReplaceAll(src.App, " ", "-")))
+		out = append(out, AppKeyFor(src.App))
 	}
 	return out
+}
+
+// AppKeyFor is the name a person types for the app a Source names
+// ("Claude Code" → "claude-code"); "" for none.
+func AppKeyFor(app string) string {
+	return strings.ToLower(strings.ReplaceAll(strings.TrimSpace(app), " ", "-"))
 }
 
 // ConnectApp writes the gateway's entry (command with the single argument

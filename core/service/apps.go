@@ -181,7 +181,7 @@ func (s *Service) Apps(ctx context.Context) ([]App, error) {
 	keys := p.AppNames()
 	for i, src := range p.ImportSources() {
 		a := App{Key: keys[i], Name: src.App, File: src.File, Found: config.AppFound(src, p.Home), ConnectedAt: connectedAt[src.App]}
-		a.LastSeen, a.LastTools = seen[seenKey(src.App)].LastSeen, seen[seenKey(src.App)].Tools
+		a.LastSeen, a.LastTools = seen[keys[i]].LastSeen, seen[keys[i]].Tools
 		var err error
 		if a.Connected, err = config.AppConnected(src); err != nil {
 			a.Problem = sanitize.Line(err.Error())

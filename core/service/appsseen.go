@@ -9,7 +9,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -55,12 +54,6 @@ type seenState struct {
 	poke   chan struct{} // asks the writer to write, when it may
 	write  sync.Mutex    // one write of the file at a time
 	saved  func()        // tests: called after each write
-}
-
-// seenKey is the key of the app the config calls name ("Claude Code"), as
-// Paths.AppNames gives it ("claude-code"); "" for none.
-func seenKey(name string) string {
-	return strings.ToLower(strings.ReplaceAll(strings.TrimSpace(name), " ", "-"))
 }
 
 // readAppsSeen reads the file; a missing one is empty.
@@ -125,7 +118,7 @@ func mergeSeen(dst, src map[string]appSeen) bool {
 func seenOf(sessions []AppSession) map[string]appSeen {
 	out := map[string]appSeen{}
 	for _, ss := range sessions {
-		k := seenKey(ss.App)
+		k := config.AppKeyFor(ss.App)
 		if k == "" || ss.LastSeen.IsZero() {
 			continue
 		}
