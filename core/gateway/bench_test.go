@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime/metrics"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,7 +27,8 @@ import (
 // in front of that without a transport (via=gateway-in-process), the
 // stdio face's session on a stream, as mcptray stdio's pipes reach it
 // (via=stream), and the gateway's HTTP face (via=http-face). It reports
-// each one's p50 and p99.
+// each one's p50 and p99, and the CPU this process spent per call (cpu-µs),
+// which this shared machine's noise moves far less than the wall clock.
 //
 //	go test -run '^$' -bench CallLayers -benchtime 3000x ./core/gateway
 func BenchmarkCallLayers(b *testing.B) {
@@ -116,6 +119,24 @@ func BenchmarkCallLayers(b *testing.B) {
 	})
 }
 
+// processCPU is the CPU time this process has spent so far, user and
+// system: the gateway's, the service's and the benchmark's own client's,
+// not the test server's.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// goroutinesCreated is how many goroutines this process has started.
+func goroutinesCreated() uint64 {
+	s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
 func measureCalls(b *testing.B, fn func() error) {
 	for range 50 {
 		if err := fn(); err != nil {
@@ -123,6 +144,8 @@ func measureCalls(b *testing.B, fn func() error) {
 		}
 	}
 	took := make([]time.Duration, 0, b.N)
+	cpu, spawned := processCPU(b), goroutinesCreated()
+	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
 		start := time.Now()
@@ -132,6 +155,8 @@ func measureCalls(b *testing.B, fn func() error) {
 		took = append(took, time.Since(start))
 	}
 	b.StopTimer()
+	b.ReportMetric(float64((processCPU(b)-cpu).Microseconds())/float64(b.N), "cpu-µs")
+	b.ReportMetric(float64(goroutinesCreated()-spawned)/float64(b.N), "goroutines/op")
 	slices.Sort(took)
 	at := func(q float64) float64 { return float64(took[int(q*float64(len(took)-1))].Nanoseconds()) / 1e3 }
 	b.ReportMetric(at(0.50), "p50-µs")
