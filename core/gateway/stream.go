@@ -45,12 +45,13 @@ func (g *Gateway) ServeStream(ctx context.Context, r io.Reader, w io.Writer) err
 		g.mcp.UnregisterSession(context.WithoutCancel(ctx), s.id)
 	}()
 	wg.Go(func() { s.passNotifications(ctx) })
+	work := newWorkers(ctx, &wg)
 
 	in := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, err := readLine(in)
 		if len(line) > 0 {
-			g.streamMessage(ctx, s, &wg, line)
+			g.streamMessage(ctx, s, work, line)
 		}
 		switch {
 		case errors.Is(err, io.EOF):
@@ -91,7 +92,7 @@ type envelope struct {
 // streamMessage handles one message from the app. Requests run side by
 // side, so a slow tool holds up neither the next call nor its own
 // cancellation; notifications and answers are handled in order.
-func (g *Gateway) streamMessage(ctx context.Context, s *streamSession, wg *sync.WaitGroup, line []byte) {
+func (g *Gateway) streamMessage(ctx context.Context, s *streamSession, work *workers, line []byte) {
 	var m envelope
 	if err := json.Unmarshal(line, &m); err != nil {
 		s.writeRaw([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: not a JSON-RPC message"}}` + "\n"))
@@ -109,7 +110,7 @@ func (g *Gateway) streamMessage(ctx context.Context, s *streamSession, wg *sync.
 		fallthrough
 	case hasID:
 		msg := bytes.Clone(line) // line is the reader's buffer
-		wg.Go(func() { g.handleStream(ctx, s, msg) })
+		work.run(func() { g.handleStream(ctx, s, msg) })
 	default:
 		g.handleStream(ctx, s, line)
 	}
