@@ -1,6 +1,7 @@
 package conn
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,14 +31,9 @@ func (m *Manager) CallTool(ctx context.Context, server, tool string, args json.R
 	if err != nil {
 		return nil, err
 	}
-	arguments := map[string]any{} // never null: servers validate it as an object
-	if len(args) > 0 {
-		if err := json.Unmarshal(args, &arguments); err != nil {
-			return nil, fmt.Errorf("the arguments must be a JSON object: %w", err)
-		}
-		if arguments == nil { // the JSON was null
-			arguments = map[string]any{}
-		}
+	arguments, err := objectArguments(args)
+	if err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, m.opts.ToolCallTimeout)
 	defer cancel()
@@ -50,7 +46,7 @@ func (m *Manager) CallTool(ctx context.Context, server, tool string, args json.R
 	defer end()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
-	req.Params.Arguments = arguments
+	req.Params.RawArguments = arguments // passed on as they came, not decoded
 	if inflight.token != "" {
 		req.Params.Meta = &mcp.Meta{ProgressToken: inflight.token}
 	}
@@ -70,6 +66,22 @@ func (m *Manager) CallTool(ctx context.Context, server, tool string, args json.R
 	}
 	tools.SanitizeResult(res)
 	return res, nil
+}
+
+// objectArguments checks that args is a JSON object and returns it, or {}
+// for none (empty or null): servers validate the arguments as an object.
+// They are checked, not decoded, as they pass through unchanged.
+func objectArguments(args json.RawMessage) (json.RawMessage, error) {
+	args = bytes.TrimSpace(args)
+	switch {
+	case len(args) == 0 || string(args) == "null":
+		return json.RawMessage(`{}`), nil
+	case !json.Valid(args):
+		return nil, errors.New("the arguments must be a JSON object: they are not valid JSON")
+	case args[0] != '{':
+		return nil, errors.New("the arguments must be a JSON object, not a list or a single value")
+	}
+	return args, nil
 }
 
 // explain adds why a stdio server's connection broke under a call ("exited

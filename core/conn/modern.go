@@ -62,11 +62,14 @@ func (sess *session) headerToolOK(raw json.RawMessage) error {
 // paramHeaders returns the Mcp-Param-* headers that mirror a tools/call's
 // arguments named by the tool's x-mcp-header annotations (SEP-2243): mcp-go
 // mirrors them only for tools it listed itself.
-func (sess *session) paramHeaders(tool *tools.Tool, arguments map[string]any) http.Header {
+func (sess *session) paramHeaders(tool *tools.Tool, arguments json.RawMessage) http.Header {
 	if !sess.modern || !sess.http || tool == nil || len(tool.InputSchema) == 0 {
 		return nil
 	}
-	params, err := json.Marshal(map[string]any{"name": tool.Name, "arguments": arguments})
+	params, err := json.Marshal(struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}{tool.Name, arguments})
 	if err != nil {
 		return nil
 	}

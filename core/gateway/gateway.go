@@ -276,7 +276,11 @@ func hint(h tools.Hint) *bool {
 func (g *Gateway) call(r route) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args json.RawMessage
-		if raw := req.GetRawArguments(); raw != nil {
+		switch raw := req.GetRawArguments().(type) {
+		case nil:
+		case json.RawMessage: // as the app sent them: passed on unchanged
+			args = raw
+		default:
 			b, err := json.Marshal(raw)
 			if err != nil {
 				return mcp.NewToolResultError(fmt.Sprintf("the arguments could not be read: %v", err)), nil
