@@ -22,7 +22,7 @@ type clientState struct {
 	initialized atomic.Bool
 	clientInfo  atomic.Pointer[mcp.Implementation]
 	caps        atomic.Pointer[mcp.ClientCapabilities]
-	version     atomic.Pointer[string]
+	isLegacy    atomic.Bool // initialize settled on a revision before 2026-07-28
 	logLevel    atomic.Pointer[mcp.LoggingLevel]
 
 	nextID  atomic.Int64
@@ -55,14 +55,14 @@ func (c *clientState) SetClientCapabilities(v mcp.ClientCapabilities) { c.caps.S
 
 // SetProtocolVersion records the version initialize settled on (mcp-go
 // calls it through an interface of its own).
-func (c *clientState) SetProtocolVersion(v string) { c.version.Store(&v) }
-
-// legacy says whether the session speaks a revision whose tools/list the
-// encoded list answers.
-func (c *clientState) legacy() bool {
-	v := c.version.Load()
-	return v != nil && slices.Contains(mcp.LegacyProtocolVersions(), *v)
+func (c *clientState) SetProtocolVersion(v string) {
+	c.isLegacy.Store(slices.Contains(mcp.LegacyProtocolVersions(), v))
 }
+
+// legacy says whether the session speaks a revision before 2026-07-28,
+// whose tools/list the encoded list answers and whose tools/call the
+// gateway answers directly.
+func (c *clientState) legacy() bool { return c.isLegacy.Load() }
 
 func (c *clientState) SetLogLevel(l mcp.LoggingLevel) { c.logLevel.Store(&l) }
 func (c *clientState) GetLogLevel() mcp.LoggingLevel {

@@ -66,12 +66,14 @@ type Gateway struct {
 
 	syncMu        sync.Mutex // held through each Sync
 	mu            sync.Mutex
-	last          []byte                      // the tool set last given to mcp, encoded; nil before the first
-	lastResources []byte                      // the same for resources
-	lastPrompts   []byte                      // and prompts
-	listJSON      atomic.Pointer[encodedList] // the answer to tools/list, encoded (listcache.go)
-	listed        map[string]*listed          // each offered server's resources and prompts, by name
-	handler       *httpFace                   // made by the first Handler call
+	last          []byte                       // the tool set last given to mcp, encoded; nil before the first
+	lastResources []byte                       // the same for resources
+	lastPrompts   []byte                       // and prompts
+	listJSON      atomic.Pointer[encodedList]  // the answer to tools/list, encoded (listcache.go)
+	handlers      atomic.Pointer[toolHandlers] // the offered tools' handlers, for direct calls (directcall.go)
+	calls         directCalls                  // the direct calls in flight
+	listed        map[string]*listed           // each offered server's resources and prompts, by name
+	handler       *httpFace                    // made by the first Handler call
 
 	apps *appSessions // the apps' sessions (sessions.go)
 }
@@ -174,8 +176,12 @@ func (g *Gateway) Sync(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("encoding the tools: %w", err)
 	}
+	// Direct calls reach the servers' tools only: the search tools read
+	// their arguments decoded, as mcp-go gives them.
+	direct := newToolHandlers(list)
 	if rules.Search {
 		list = g.searchTools(list, routes)
+		direct = newToolHandlers(nil)
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -190,6 +196,7 @@ func (g *Gateway) Sync(ctx context.Context) error {
 			g.listJSON.Store(nil) // mcp-go answers, and says what is wrong
 			g.log.Warn("gateway: encoding the tools", "err", err)
 		}
+		g.handlers.Store(direct)
 		g.mcp.SetTools(list...) // sends tools/list_changed to every session
 		g.log.Debug("gateway: tools changed", "tools", len(list))
 	}

@@ -193,6 +193,12 @@ func (g *Gateway) handle(ctx context.Context, body []byte) (out []byte, ok bool)
 			}
 		}
 	}()
+	if out, isResult, ok := g.directCall(ctx, body); ok {
+		return out, isResult
+	}
+	if g.cancelDirect(ctx, body) {
+		return nil, false
+	}
 	res := g.mcp.HandleMessage(ctx, body)
 	switch res.(type) {
 	case nil:

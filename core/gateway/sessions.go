@@ -58,6 +58,15 @@ func newAppSessions() *appSessions {
 	return &appSessions{now: time.Now, byID: map[string]*service.AppSession{}, modern: map[string]*modernApp{}}
 }
 
+// seen records that session id was active now.
+func (a *appSessions) seen(id string) {
+	a.mu.Lock()
+	if s, ok := a.byID[id]; ok {
+		s.LastSeen = a.now()
+	}
+	a.mu.Unlock()
+}
+
 // addHooks adds the hooks that keep the record to h.
 func (a *appSessions) addHooks(h *server.Hooks) {
 	h.AddAfterInitialize(func(ctx context.Context, _ any, req *mcp.InitializeRequest, _ *mcp.InitializeResult) {
@@ -95,11 +104,7 @@ func (a *appSessions) addHooks(h *server.Hooks) {
 			}
 			return
 		}
-		a.mu.Lock()
-		if s, ok := a.byID[id]; ok {
-			s.LastSeen = a.now()
-		}
-		a.mu.Unlock()
+		a.seen(id)
 	})
 	h.AddBeforeSubscriptionsListen(func(ctx context.Context, _ any, _ *mcp.SubscriptionsListenRequest) {
 		a.listening(ctx)
