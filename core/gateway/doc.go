@@ -15,7 +15,11 @@
 // control endpoint, whose socket's owner check stands in for the token;
 // mcptray stdio hands the app's stdin and stdout over, so mcptray reads and
 // writes them itself. Both faces' sessions keep what the app said of itself
-// in the same way (clientstate.go).
+// in the same way (clientstate.go). On both, the calls apps make all day
+// take a shorter way than mcp-go's dispatch, with the same answers: a plain
+// tools/list is answered from the list encoded at each change
+// (listcache.go), a plain tools/call is decoded once and goes straight to
+// its tool's handler (directcall.go).
 //
 // A call of a tool whose permission is Ask waits for the person's answer in
 // mcptray's window (Options.Ask); with no window it is refused with the
