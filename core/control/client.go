@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -230,6 +229,3 @@ func (c *Client) Call(ctx context.Context, req service.CallRequest) (*mcp.CallTo
 func (c *Client) OpenWindow(ctx context.Context, server string) error {
 	return c.do(ctx, http.MethodPost, "window", windowRequest{Server: server}, nil)
 }
-
-// IsNotRunning reports whether err means no mcptray is running.
-func IsNotRunning(err error) bool { return errors.Is(err, ErrNotRunning) }

@@ -61,7 +61,6 @@ type Servers struct {
 	accessTTL     time.Duration
 	redirectError string
 	redirectDesc  string
-	redirectState string
 	beforeRefresh func()
 	revokeStatus  int
 	// key signs ID tokens and ID-JAGs.
@@ -151,14 +150,6 @@ func (s *Servers) SetAccessTTL(d time.Duration) {
 func (s *Servers) SetRedirectError(code, description string) {
 	s.mu.Lock()
 	s.redirectError, s.redirectDesc = code, description
-	s.mu.Unlock()
-}
-
-// SetRedirectState makes the authorization endpoint send the browser back
-// with this state rather than the one it was given; "" undoes it.
-func (s *Servers) SetRedirectState(state string) {
-	s.mu.Lock()
-	s.redirectState = state
 	s.mu.Unlock()
 }
 
@@ -297,11 +288,7 @@ func (s *Servers) authorizeHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := back.Query()
-	state := q.Get("state")
-	if s.redirectState != "" {
-		state = s.redirectState
-	}
-	v.Set("state", state)
+	v.Set("state", q.Get("state"))
 	if s.redirectError != "" {
 		v.Set("error", s.redirectError)
 		if s.redirectDesc != "" {
