@@ -27,11 +27,6 @@ func runStdio(ctx context.Context, c *cmdContext, args []string) error {
 	if len(args) > 0 {
 		return usagef("stdio takes no arguments")
 	}
-	cl, err := c.reachRunning(ctx)
-	if err != nil {
-		return err
-	}
-	cl.Close()
 	// Handed over, the app's stdin and stdout are read and written by the
 	// running mcptray itself: one process fewer on every message's way.
 	stdin, _ := c.Stdin.(*os.File)
@@ -40,6 +35,16 @@ func runStdio(ctx context.Context, c *cmdContext, args []string) error {
 		stdin, stdout = nil, nil
 	}
 	st, err := control.OpenStream(ctx, c.paths, stdin, stdout)
+	if errors.Is(err, control.ErrNotRunning) {
+		// None runs: start one, then ask again. When one runs, as it
+		// mostly does, the session is the only connection made.
+		cl, rerr := c.reachRunning(ctx)
+		if rerr != nil {
+			return rerr
+		}
+		cl.Close()
+		st, err = control.OpenStream(ctx, c.paths, stdin, stdout)
+	}
 	if err != nil {
 		return err
 	}
