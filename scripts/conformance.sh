@@ -51,11 +51,17 @@ for name in "${names[@]}"; do
 		listed=0
 	fi
 	echo "conformance $version ($name):"
-	passed=0 failed=0 failures=""
+	passed=0 failed=0 empty=0 failures=""
 	for scenario in "$@"; do
 		log=$out/$name-$(echo "$scenario" | tr / _).log
-		if "$node" "$suite" client --command "$root/test/conformance/client" --scenario "$scenario" -o "$out/results-$name" >"$log" 2>&1 &&
-			grep -q 'SUCCESS' "$log" && ! grep -qE '\] (FAILURE|WARNING)' "$log"; then
+		ran=0
+		"$node" "$suite" client --command "$root/test/conformance/client" --scenario "$scenario" -o "$out/results-$name" >"$log" 2>&1 || ran=$?
+		if grep -q 'Passed: 0/0, 0 failed' "$log"; then
+			# The suite has the scenario but checks nothing in it yet
+			# (the next suite's sep-2640 ones): neither passed nor failed.
+			empty=$((empty + 1))
+			echo "EMPTY $scenario (the suite checks nothing in it yet)"
+		elif [ "$ran" -eq 0 ] && grep -q 'SUCCESS' "$log" && ! grep -qE '\] (FAILURE|WARNING)' "$log"; then
 			passed=$((passed + 1))
 			echo "PASS  $scenario ($(grep -o 'Passed: [0-9]*/[0-9]*.*warnings' "$log" | tail -1))"
 		else
@@ -67,6 +73,7 @@ for name in "${names[@]}"; do
 	done
 	[ "$listed" -eq 0 ] || set --
 	line="conformance $version ($name): $passed passed, $failed failed"
+	[ "$empty" -eq 0 ] || line="$line, $empty check nothing yet"
 	[ -z "$failures" ] || line="$line; failed:$failures"
 	summaries="$summaries$line"$'\n'
 	[ "$failed" -eq 0 ] || status=1
