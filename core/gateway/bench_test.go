@@ -12,7 +12,6 @@ import (
 	"runtime/metrics"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -134,17 +133,6 @@ func BenchmarkCallLayers(b *testing.B) {
 			return err
 		})
 	})
-}
-
-// processCPU is the CPU time this process has spent so far, user and
-// system: the gateway's, the service's and the benchmark's own client's,
-// not the test server's.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // goroutinesCreated is how many goroutines this process has started.
