@@ -44,21 +44,13 @@ func (m *Manager) CallTool(ctx context.Context, server, tool string, args json.R
 	}
 	inflight, end := m.calls.begin(server, callerOf(ctx))
 	defer end()
-	req := mcp.CallToolRequest{}
-	req.Params.Name = tool
-	req.Params.RawArguments = arguments // passed on as they came, not decoded
-	if inflight.token != "" {
-		req.Params.Meta = &mcp.Meta{ProgressToken: inflight.token}
-	}
-	req.Header = sess.paramHeaders(c.tool(tool), arguments)
-	res, err := sess.client.CallTool(ctx, req)
+	res, err := c.callTool(ctx, sess, tool, arguments, inflight.token)
 	if transport.IsSessionExpired(err) {
 		c.log.Info("session expired; reconnecting and trying once more")
 		if sess, err = c.reconnect(ctx); err != nil {
 			return nil, fmt.Errorf("%s restarted and reconnecting failed: %w", server, err)
 		}
-		req.Header = sess.paramHeaders(c.tool(tool), arguments)
-		res, err = sess.client.CallTool(ctx, req)
+		res, err = c.callTool(ctx, sess, tool, arguments, inflight.token)
 	}
 	if err != nil {
 		c.noticeFailure(sess, err)
@@ -66,6 +58,30 @@ func (m *Manager) CallTool(ctx context.Context, server, tool string, args json.R
 	}
 	tools.SanitizeResult(res)
 	return res, nil
+}
+
+// callTool makes one tools/call on sess: straight through its transport
+// when it can (direct.go), else through mcp-go's client, which drives the
+// 2026-07-28 revision's multi round-trip and mirrors the arguments into
+// headers. The arguments are passed on as they came, not decoded.
+func (c *serverConn) callTool(ctx context.Context, sess *session, tool string, arguments json.RawMessage, token string) (*mcp.CallToolResult, error) {
+	if sess.direct {
+		res, err := sess.callDirect(ctx, tool, arguments, token)
+		if err != nil || !res.NeedsInput() {
+			return res, err
+		}
+		// A result asking for input belongs to the multi round-trip, which
+		// no earlier revision has; should a server send one anyway, the
+		// call is asked again through mcp-go's client, which drives it.
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.RawArguments = arguments
+	if token != "" {
+		req.Params.Meta = &mcp.Meta{ProgressToken: token}
+	}
+	req.Header = sess.paramHeaders(c.tool(tool), arguments)
+	return sess.client.CallTool(ctx, req)
 }
 
 // objectArguments checks that args is a JSON object and returns it, or {}

@@ -184,6 +184,7 @@ func (m *Manager) handshake(ctx context.Context, s *config.Server, tr mcptranspo
 		lostErr = func() error { return nil }
 	}
 	sess := &session{client: cl, lost: lost, lostErr: lostErr, close: cl.Close, caps: caps, info: req.Params.ClientInfo}
+	sess.direct = !mcp.IsModernProtocol(cl.ProtocolVersion()) && canCallDirect(tr)
 	if mcp.IsModernProtocol(cl.ProtocolVersion()) {
 		_, sess.http = tr.(mcptransport.HTTPConnection)
 		sess.modern = true

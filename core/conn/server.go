@@ -350,4 +350,7 @@ type session struct {
 	stderr       func() string // nil for servers without a process
 	pid          int           // the child's process id, for stdio servers
 	close        func() error
+	// direct is a session whose tools/call goes straight through its
+	// transport (direct.go).
+	direct bool
 }

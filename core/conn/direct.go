@@ -1,0 +1,163 @@
+package conn
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcptray/mcptray/core/transport"
+)
+
+// Why tools/call has a direct path: it is the gateway's hot path, and
+// mcp-go's Client.CallTool spends most of a call's CPU on work a session
+// in a revision before 2026-07-28 does not need. On every call it encodes
+// the params through their MarshalJSON, runs the 2026-07-28 multi
+// round-trip loop, and decodes the answer three times over
+// (mcp.ParseCallToolResult: a probe, then the result, each content item
+// twice).
+//
+// So on such a session over stdio or streamable HTTP a tools/call goes
+// straight through the session's transport. The request is the one mcp-go
+// would send, with the app's arguments as they came and an id of its own
+// ("mcptray-N", which cannot meet the client's numbers); the transport is
+// the same object, so the server's progress, its requests during the call
+// and the end of the connection reach the call as before. Errors are made
+// the way mcp-go makes them (*transport.Error for the transport's, the
+// JSON-RPC error as an error), and a call whose context ends tells the
+// server with notifications/cancelled, as mcp-go's client does. The usual
+// answer (text content, perhaps isError) is decoded once (quickResult);
+// anything else goes to mcp-go's parser.
+
+// directIDs numbers the direct calls of every session.
+var directIDs atomic.Int64
+
+// cancelNotificationTimeout bounds sending notifications/cancelled, as
+// mcp-go's client bounds it.
+const cancelNotificationTimeout = 5 * time.Second
+
+// canCallDirect reports whether tools/call on a session over tr, in a
+// revision before 2026-07-28, may go straight through tr: mcptray's stdio
+// transport and streamable HTTP. SSE, WebSocket and in-process sessions
+// keep mcp-go's path.
+func canCallDirect(tr mcptransport.Interface) bool {
+	switch tr.(type) {
+	case *transport.Stdio:
+		return true
+	case legacyRequirer: // streamable HTTP
+		return true
+	}
+	return false
+}
+
+// callParams is tools/call's params as mcp-go encodes them.
+type callParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Meta      *progressMeta   `json:"_meta,omitempty"`
+}
+
+type progressMeta struct {
+	ProgressToken string `json:"progressToken"`
+}
+
+// callDirect calls tool with arguments (a JSON object) through the
+// session's transport; token, when not "", is the call's progress token.
+func (sess *session) callDirect(ctx context.Context, tool string, arguments json.RawMessage, token string) (*mcp.CallToolResult, error) {
+	tr := sess.client.GetTransport()
+	params := callParams{Name: tool, Arguments: arguments}
+	if token != "" {
+		params.Meta = &progressMeta{ProgressToken: token}
+	}
+	req := mcptransport.JSONRPCRequest{
+		JSONRPC: mcp.JSONRPC_VERSION,
+		ID:      mcp.NewRequestId("mcptray-" + strconv.FormatInt(directIDs.Add(1), 10)),
+		Method:  string(mcp.MethodToolsCall),
+		Params:  params,
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, mcptransport.NewError(err) // not sent: nothing to cancel
+	}
+	resp, err := tr.SendRequest(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			cancelOnServer(ctx, tr, req.ID)
+		}
+		return nil, mcptransport.NewError(err)
+	}
+	if resp.Error != nil {
+		return nil, resp.Error.AsError()
+	}
+	if res, ok := quickResult(resp.Result); ok {
+		return res, nil
+	}
+	return mcp.ParseCallToolResult(&resp.Result)
+}
+
+// quickWire is the usual tools/call result: text content, perhaps isError.
+type quickWire struct {
+	Content *[]quickText `json:"content"`
+	IsError bool         `json:"isError"`
+}
+
+type quickText struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// quickResult decodes the usual result once, as mcp.ParseCallToolResult
+// would read it. Any member it does not know (structuredContent, _meta,
+// annotations, …), content that is not text, no content or what does not
+// decode makes it report false, and mcp-go's parser reads the result: it
+// drops nothing mcp-go would keep.
+func quickResult(raw json.RawMessage) (*mcp.CallToolResult, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var wire quickWire
+	// raw is one JSON value, as the transport cut it from the message: a
+	// single Decode reads all of it.
+	if dec.Decode(&wire) != nil || wire.Content == nil {
+		return nil, false
+	}
+	res := &mcp.CallToolResult{IsError: wire.IsError}
+	if len(*wire.Content) > 0 { // mcp-go leaves no content nil
+		res.Content = make([]mcp.Content, len(*wire.Content))
+	}
+	for i, c := range *wire.Content {
+		if c.Type != mcp.ContentTypeText {
+			return nil, false
+		}
+		res.Content[i] = mcp.TextContent{Type: c.Type, Text: c.Text}
+	}
+	return res, true
+}
+
+// cancelOnServer tells the server to stop working on the request id,
+// whose context has ended, as mcp-go's client does: not over HTTP (where
+// earlier revisions keep their behaviour), with a context of its own, off
+// the caller's path, best effort.
+func cancelOnServer(ctx context.Context, tr mcptransport.Interface, id mcp.RequestId) {
+	if _, ok := tr.(mcptransport.HTTPConnection); ok {
+		return
+	}
+	n := mcp.JSONRPCNotification{
+		JSONRPC: mcp.JSONRPC_VERSION,
+		Notification: mcp.Notification{
+			Method: string(mcp.MethodNotificationCancelled),
+			Params: mcp.NotificationParams{
+				AdditionalFields: map[string]any{"requestId": id, "reason": ctx.Err().Error()},
+			},
+		},
+	}
+	ctx = context.WithoutCancel(ctx)
+	go func() {
+		ctx, cancel := context.WithTimeout(ctx, cancelNotificationTimeout)
+		defer cancel()
+		_ = tr.SendNotification(ctx, n)
+	}()
+}
