@@ -69,7 +69,9 @@ type StdioConfig struct {
 //     then Done closes and ExitErr says why;
 //   - the newest StderrBytes of stderr are kept in a ring, for the UI;
 //   - a line on stdout longer than MaxMessageSize stops the server, and
-//     ExitErr says why (mcp-go would read it into memory however long).
+//     ExitErr says why (mcp-go would read it into memory however long);
+//   - the answers to SendRequest are taken off stdout before mcp-go's reader
+//     sees them and decoded once (replies): mcp-go decodes each twice.
 //
 // # Who waits for the child
 //
@@ -95,6 +97,8 @@ type Stdio struct {
 	// child's pipes once Start has made them.
 	stdin  *lateWriter
 	stdout *limitReader
+	// replies answers SendRequest from stdout, before mcp-go reads it.
+	replies *replies
 
 	// Written by command on Start's goroutine; read after, by Start and the
 	// supervisor it starts. inR, outW and errW are the child's ends.
@@ -150,7 +154,8 @@ func NewStdio(cfg StdioConfig) (*Stdio, error) {
 	s.stdout = &limitReader{limit: MaxMessageSize, mode: limitLine, onExceed: s.misbehaved}
 	// mcp-go spawns a process itself only through exec's StdoutPipe, which
 	// leaves no place to bound a line; over streams it reads ours.
-	s.inner = mcptransport.NewIO(s.stdout, s.stdin, nil)
+	s.replies = newReplies(s.stdout)
+	s.inner = mcptransport.NewIO(s.replies, s.stdin, nil)
 	mcptransport.WithCommandLogger(cfg.Logger)(s.inner)
 	return s, nil
 }
@@ -188,6 +193,7 @@ func (s *Stdio) Start(ctx context.Context) error {
 	if err != nil {
 		// Unwatched, the child could not be looked after: end it now.
 		_ = s.cmd.Process.Kill()
+		s.replies.close()
 		_ = s.inner.Close()
 		_ = s.cmd.Wait()
 		s.closePipes()
@@ -362,6 +368,7 @@ func (s *Stdio) stop(g *procGroup) (reaped bool, err error) {
 	// one cmd.Wait reaps the child once it has exited.
 	waited := make(chan struct{})
 	go func() {
+		s.replies.close()
 		_ = s.inner.Close()
 		_ = s.cmd.Wait()
 		close(waited)
@@ -437,6 +444,7 @@ func (s *Stdio) Close() error {
 		s.exitErr = errNeverStarted
 		s.mu.Unlock()
 		close(s.done)
+		s.replies.close()
 		return s.inner.Close() // nothing runs; later calls get ErrTransportClosed
 	case phaseStarting, phaseRunning:
 		s.cancel(mcptransport.ErrTransportClosed)
@@ -482,7 +490,7 @@ func (s *Stdio) Pid() int {
 // A request cut short because mcptray stopped a misbehaving server fails
 // with the reason, not mcp-go's "transport closed".
 func (s *Stdio) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
-	resp, err := s.inner.SendRequest(ctx, req)
+	resp, err := s.replies.send(ctx, req, s.stdin)
 	if err != nil {
 		if fault := s.faultErr(); fault != nil {
 			return nil, fault

@@ -46,6 +46,8 @@ func init() {
 //	           spawn (starts a grandchild that sleeps, holding stdout and
 //	           stderr too, and answers its pid) and roots (asks the client)
 //	ignoreterm the same server, ignoring SIGTERM and, after stdin closes, living on
+//	burst      a bare server whose tools/call answer comes in one write with
+//	           three progress notifications before it (stdio_replies_test.go)
 //	flood      floodBytes to stderr, then floodEnd, then exit 0
 //	bigline    a line of MaxMessageSize+1 bytes to stdout, unended, then sleep
 //	sleep      sleep for an hour
@@ -67,6 +69,8 @@ func runStdioChild(mode string) int {
 	case "bigline":
 		os.Stdout.WriteString(strings.Repeat("x", MaxMessageSize+1))
 		time.Sleep(time.Hour)
+	case "burst":
+		serveBurst()
 	case "sleep":
 		time.Sleep(time.Hour)
 	case "parent":

@@ -1,0 +1,150 @@
+package transport
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// TestRepliesTakeAnswersOnly: replies takes the answer (a result or an
+// error) to a request that waits, as mcp-go's reader would decode it, and
+// passes every other line on to mcp-go.
+func TestRepliesTakeAnswersOnly(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		line  string
+		taken bool
+	}{
+		{`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}]}}` + "\n", true},
+		{` { "result" : {"a":[1,{"b":"}"}]} , "id" : 7 , "jsonrpc" : "2.0" } ` + "\r\n", true},
+		{`{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"no"}}`, true},
+		{`{"jsonrpc":"2.0","ID":7,"Result":{}}`, true},    // encoding/json matches any case, as in mcp-go
+		{`{"jsonrpc":"2.0","id":"7","result":{}}`, false}, // another id
+		{`{"jsonrpc":"2.0","id":8,"result":{}}`, false},   // nobody waits for it
+		{`{"jsonrpc":"2.0","id":7,"method":"ping"}`, false},
+		{`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`, false},
+		{`{"jsonrpc":"2.0","id":null,"result":{}}`, false},
+		{`{"jsonrpc":"2.0","id":7,"result":{}`, false},
+		{"not json\n", false},
+	} {
+		r := newReplies(strings.NewReader(""))
+		ch := make(chan *mcptransport.JSONRPCResponse, 1)
+		r.waiting[mcp.NewRequestId(int64(7)).String()] = ch
+		if got := r.take([]byte(tc.line)); got != tc.taken {
+			t.Errorf("take(%s) = %v, want %v", tc.line, got, tc.taken)
+			continue
+		}
+		if !tc.taken {
+			continue
+		}
+		var want mcptransport.JSONRPCResponse
+		if err := json.Unmarshal([]byte(tc.line), &want); err != nil {
+			t.Fatal(err)
+		}
+		if got := <-ch; !reflect.DeepEqual(got, &want) {
+			t.Errorf("take(%s) answered %+v; mcp-go reads %+v", tc.line, got, &want)
+		}
+		if len(r.waiting) != 0 {
+			t.Errorf("take(%s) left the request waiting", tc.line)
+		}
+	}
+}
+
+// serveBurst is a bare stdio server whose answer to tools/call comes in
+// the same write as three progress notifications before it.
+func serveBurst() {
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(in.Bytes(), &req) != nil || req.ID == nil {
+			continue
+		}
+		var out strings.Builder
+		result := `{}`
+		switch req.Method {
+		case "initialize":
+			result = `{"protocolVersion":"` + testProtocol + `","capabilities":{"tools":{}},"serverInfo":{"name":"burst","version":"1"}}`
+		case "tools/call":
+			for i := 1; i <= 3; i++ {
+				fmt.Fprintf(&out, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":%d}}`+"\n", i)
+			}
+			result = `{"content":[{"type":"text","text":"done"}]}`
+		}
+		fmt.Fprintf(&out, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", req.ID, result)
+		os.Stdout.WriteString(out.String())
+	}
+}
+
+// TestStdioRepliesKeepOrder: notifications written before an answer, in
+// the same write, reach the client before the answer does; and calls made
+// at once each get their own answer.
+func TestStdioRepliesKeepOrder(t *testing.T) {
+	t.Parallel()
+	ctx := stdioTestCtx(t)
+	s := newStdioChild(t, "burst", nil)
+	c := connectStdio(t, ctx, s)
+	var progress atomic.Int64
+	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == string(mcp.MethodNotificationProgress) {
+			progress.Add(1)
+		}
+	})
+	// While the client handles the first notification, the answer after
+	// it is not handed over: the call waits.
+	entered, release := make(chan struct{}), make(chan struct{})
+	var first sync.Once
+	c.OnNotification(func(mcp.JSONRPCNotification) {
+		first.Do(func() {
+			close(entered)
+			<-release
+		})
+	})
+	done := make(chan error, 1)
+	go func() { _, err := callTool(ctx, c, "any", nil); done <- err }()
+	<-entered
+	select {
+	case err := <-done:
+		t.Fatalf("the call returned (%v) before the client had handled the progress sent before its answer", err)
+	case <-time.After(100 * time.Millisecond): // the call must not return meanwhile
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	progress.Store(0)
+
+	for i := 1; i <= 20; i++ {
+		if got, err := callTool(ctx, c, "any", nil); err != nil || got != "done" {
+			t.Fatalf("call %d = %q, %v", i, got, err)
+		}
+		if n := progress.Load(); n != int64(3*i) {
+			t.Fatalf("after call %d the client had %d progress notifications, want %d", i, n, 3*i)
+		}
+	}
+
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 10 {
+				if got, err := callTool(ctx, c, "any", nil); err != nil || got != "done" {
+					t.Errorf("a call made alongside others = %q, %v", got, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
