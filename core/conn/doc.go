@@ -11,6 +11,11 @@
 // state.go and reaches front ends through Subscribe; they rebuild what they
 // show from Snapshot.
 //
+// Calls go through mcp-go's client, except on the gateway's hot path: a
+// tools/call on a session in a revision before 2026-07-28, over stdio or
+// streamable HTTP, goes straight through the session's transport and
+// decodes the usual answer once (direct.go).
+//
 // conn never imports a front end, never prompts a person itself (the
 // elicitation handler is the front end's), and never logs a header value,
 // an environment value or a token.
