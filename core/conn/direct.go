@@ -125,7 +125,7 @@ func quickResult(raw json.RawMessage) (*mcp.CallToolResult, bool) {
 		return nil, false
 	}
 	res := &mcp.CallToolResult{IsError: wire.IsError}
-	if len(*wire.Content) > 0 { // mcp-go leaves no content nil
+	if len(*wire.Content) > 0 { // empty content stays nil, as in mcp-go
 		res.Content = make([]mcp.Content, len(*wire.Content))
 	}
 	for i, c := range *wire.Content {
