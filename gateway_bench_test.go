@@ -23,24 +23,26 @@ import (
 )
 
 // BenchmarkGatewayCall measures a tools/call round trip (echo on the in-repo
-// test server over stdio) four ways: straight to the server (via=direct),
-// through mcptray stdio (via=stdio-face: the bridge hands its pipes to the
-// running mcptray, whose gateway and service reach the server), through
-// the HTTP face
-// (via=http-face), and, for comparison, through supergateway, the npm bridge
-// most apps use today, to a copy of the server (via=supergateway); it
-// reports each one's p50 and p99 and, through the faces, the CPU the running
-// mcptray spent per call (serve-cpu-µs), which this shared machine's noise
-// moves far less than the wall-clock figures. The HTTP face runs
-// without its token (serve --gateway-no-auth), which saves one SHA-256 of
-// the header per call.
+// test server over stdio) several ways: straight to the server
+// (via=direct); through mcptray stdio (via=stdio-face: the bridge hands its
+// pipes to the running mcptray, whose gateway and service reach the
+// server); through the HTTP face (via=http-face, and via=http-face-net-http
+// with Go's HTTP client); through supergateway, the npm bridge most apps use
+// today, to a copy of the server (via=supergateway); and through the least
+// any Go proxy adds (bench/floor: a line copier, via=floor-stdio, and a bare
+// net/http server, via=floor-http). It reports each one's p50 and p99 and,
+// for mcptray and the floor's HTTP server, the CPU that process spent per
+// call (serve-cpu-µs), which this shared machine's noise moves far less
+// than the wall-clock figures. The HTTP face runs without its token (serve
+// --gateway-no-auth), which saves one SHA-256 of the header per call.
 //
 //	go test -run '^$' -bench GatewayCall -benchtime 3000x .
 func BenchmarkGatewayCall(b *testing.B) {
 	dir := b.TempDir()
 	mcptray := filepath.Join(dir, "mcptray")
 	testServer := filepath.Join(dir, "mcp-testserver")
-	for bin, pkg := range map[string]string{mcptray: ".", testServer: "./test/mcpserver/cmd/mcp-testserver"} {
+	floor := filepath.Join(dir, "floor")
+	for bin, pkg := range map[string]string{mcptray: ".", testServer: "./test/mcpserver/cmd/mcp-testserver", floor: "./bench/floor"} {
 		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
 			b.Fatalf("go build %s: %v\n%s", pkg, err, out)
 		}
@@ -77,11 +79,41 @@ func BenchmarkGatewayCall(b *testing.B) {
 		h.handshake(b)
 		measure(b, serve, func() { h.call(b, "mcp__a__echo") })
 	})
+	b.Run("via=floor-stdio", func(b *testing.B) {
+		c := startLines(b, exec.Command(floor, testServer, "-name", "direct"), nil)
+		c.handshake(b)
+		measure(b, 0, func() { c.call(b, "echo") })
+	})
+	b.Run("via=floor-http", func(b *testing.B) {
+		url, pid := benchFloorHTTP(b, floor, testServer)
+		h := bareHTTP(b, url)
+		h.handshake(b)
+		measure(b, pid, func() { h.call(b, "echo") })
+	})
 	b.Run("via=supergateway", func(b *testing.B) {
 		h := bareHTTP(b, benchSupergateway(b, testServer))
 		h.handshake(b)
 		measure(b, 0, func() { h.call(b, "echo") })
 	})
+}
+
+// benchFloorHTTP runs bench/floor -http in front of a copy of the test
+// server and returns its URL and process id.
+func benchFloorHTTP(b *testing.B, floor, testServer string) (string, int) {
+	cmd := exec.Command(floor, "-http", testServer, "-name", "direct")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	url, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		b.Fatalf("bench/floor did not say where it listens: %v", err)
+	}
+	return strings.TrimSpace(url), cmd.Process.Pid
 }
 
 // benchSupergateway runs supergateway (npm, in test/peers) bridging a copy

@@ -1,0 +1,89 @@
+// Command floor is the least a Go proxy can add in front of a stdio MCP
+// server, for BenchmarkGatewayCall's reference rows: it does nothing but
+// pass messages on. With -http it is a bare net/http server on 127.0.0.1
+// that writes each POST's body to the server as one line and answers with
+// the server's next line (one request at a time); without, it copies
+// lines from its stdin to the server and back. It prints the URL it serves
+// on its stdout in -http mode. It is a benchmark's yardstick, not a
+// gateway: no sessions, no checks, no concurrency.
+//
+//	floor [-http] COMMAND [ARG...]
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"sync"
+)
+
+func main() {
+	useHTTP := flag.Bool("http", false, "serve HTTP on 127.0.0.1 instead of copying stdin and stdout")
+	flag.Parse()
+	if flag.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "usage: floor [-http] COMMAND [ARG...]")
+		os.Exit(2)
+	}
+	srv := exec.Command(flag.Arg(0), flag.Args()[1:]...)
+	srv.Stderr = os.Stderr
+	in, err := srv.StdinPipe()
+	if err != nil {
+		fail(err)
+	}
+	out, err := srv.StdoutPipe()
+	if err != nil {
+		fail(err)
+	}
+	if err := srv.Start(); err != nil {
+		fail(err)
+	}
+	defer srv.Process.Kill()
+	if !*useHTTP {
+		go io.Copy(os.Stdout, out)
+		io.Copy(in, os.Stdin)
+		return
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fail(err)
+	}
+	fmt.Printf("http://%s/mcp\n", l.Addr())
+	replies := bufio.NewReader(out)
+	var mu sync.Mutex
+	fail(http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if _, err := in.Write(append(bytes.TrimSpace(body), '\n')); err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		w.Header().Set("Mcp-Session-Id", "floor")
+		if !bytes.Contains(body, []byte(`"id"`)) { // a notification: no answer comes
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		line, err := replies.ReadBytes('\n')
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(line)
+	})))
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "floor:", err)
+	os.Exit(1)
+}
