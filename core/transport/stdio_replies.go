@@ -38,8 +38,9 @@ type replies struct {
 }
 
 // repliesBuffer is how much of a line is read at once; a longer line is
-// gathered in pieces.
-const repliesBuffer = 64 << 10
+// gathered in pieces. Every stdio server has one, for as long as it runs:
+// it is small, so that twenty idle servers do not hold a megabyte of it.
+const repliesBuffer = 4 << 10
 
 func newReplies(stdout io.Reader) *replies {
 	return &replies{

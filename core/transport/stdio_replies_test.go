@@ -148,3 +148,36 @@ func TestStdioRepliesKeepOrder(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestRepliesLongLines: an answer many times longer than replies' buffer is
+// taken whole, and a long line nobody waits for reaches mcp-go whole.
+func TestRepliesLongLines(t *testing.T) {
+	t.Parallel()
+	text := strings.Repeat("x", 40*repliesBuffer+17)
+	answer := `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"` + text + `"}]}}`
+	other := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + text + `"}}`
+	r := newReplies(strings.NewReader(answer + "\n" + other + "\n"))
+	ch := make(chan *mcptransport.JSONRPCResponse, 1)
+	r.waiting[mcp.NewRequestId(int64(7)).String()] = ch
+
+	var passed strings.Builder
+	buf := make([]byte, 1000)
+	for {
+		n, err := r.Read(buf)
+		passed.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	if passed.String() != other+"\n" {
+		t.Errorf("mcp-go read %d bytes, want the %d of the notification", passed.Len(), len(other)+1)
+	}
+	select {
+	case resp := <-ch:
+		if !strings.Contains(string(resp.Result), text) || len(resp.Result) != len(answer)-len(`{"jsonrpc":"2.0","id":7,"result":}`) {
+			t.Errorf("the answer's result has %d bytes, not the whole of it", len(resp.Result))
+		}
+	default:
+		t.Error("the long answer was not taken")
+	}
+}
