@@ -31,8 +31,8 @@ import (
 // today, to a copy of the server (via=supergateway); and through the least
 // any Go proxy adds (bench/floor: a line copier, via=floor-stdio, and a bare
 // net/http server, via=floor-http). It reports each one's p50 and p99 and,
-// for mcptray and the floor's HTTP server, the CPU that process spent per
-// call (serve-cpu-µs), which this shared machine's noise moves far less
+// for mcptray and the floor, the CPU that process spent per call
+// (serve-cpu-µs), which this shared machine's noise moves far less
 // than the wall-clock figures. The HTTP face runs without its token (serve
 // --gateway-no-auth), which saves one SHA-256 of the header per call.
 //
@@ -80,9 +80,10 @@ func BenchmarkGatewayCall(b *testing.B) {
 		measure(b, serve, func() { h.call(b, "mcp__a__echo") })
 	})
 	b.Run("via=floor-stdio", func(b *testing.B) {
-		c := startLines(b, exec.Command(floor, testServer, "-name", "direct"), nil)
+		cmd := exec.Command(floor, testServer, "-name", "direct")
+		c := startLines(b, cmd, nil)
 		c.handshake(b)
-		measure(b, 0, func() { c.call(b, "echo") })
+		measure(b, cmd.Process.Pid, func() { c.call(b, "echo") })
 	})
 	b.Run("via=floor-http", func(b *testing.B) {
 		url, pid := benchFloorHTTP(b, floor, testServer)
