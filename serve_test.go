@@ -56,6 +56,22 @@ func TestServe(t *testing.T) {
 		})
 	}
 
+	t.Run("mcptray quit stops it and every server", func(t *testing.T) {
+		t.Parallel()
+		s := startServe(t, mcptray, testServer, "a", "b")
+		s.waitLines("both servers to connect", "a: connected", "b: connected")
+		s.stopBy("mcptray quit", func() {
+			out, err := s.run("quit")
+			if err != nil || !strings.Contains(out, "mcptray stopped") {
+				t.Errorf("mcptray quit: %v\n%s", err, out)
+			}
+		})
+		s.checkLog()
+		if out, err := s.run("quit"); err != nil || out != "mcptray is not running.\n" {
+			t.Errorf("mcptray quit with none running: %v\n%q", err, out)
+		}
+	})
+
 	t.Run("commands go through it, so every server runs once", func(t *testing.T) {
 		t.Parallel()
 		s := startServe(t, mcptray, testServer, "a")
@@ -300,23 +316,32 @@ func (s *serve) servers() []proc {
 // a zombie.
 func (s *serve) stop(sig syscall.Signal) {
 	s.t.Helper()
+	s.stopBy(signalName(sig), func() {
+		if err := s.cmd.Process.Signal(sig); err != nil {
+			s.t.Fatal(err)
+		}
+	})
+}
+
+// stopBy stops mcptray serve with stop, which how names, and checks that
+// it stops every server it ran, as on a signal.
+func (s *serve) stopBy(how string, stop func()) {
+	s.t.Helper()
 	servers := s.servers()
 	if len(servers) == 0 {
 		s.t.Fatalf("no test server is running under mcptray serve\n%s", s.output())
 	}
-	if err := s.cmd.Process.Signal(sig); err != nil {
-		s.t.Fatal(err)
-	}
+	stop()
 	start := time.Now()
 	timer := time.NewTimer(stopDeadline)
 	defer timer.Stop()
 	select {
 	case <-s.exited:
 		if s.waitErr != nil {
-			s.t.Errorf("mcptray serve ended with %v after %s, want exit status 0\nstderr: %s", s.waitErr, signalName(sig), s.stderr)
+			s.t.Errorf("mcptray serve ended with %v after %s, want exit status 0\nstderr: %s", s.waitErr, how, s.stderr)
 		}
 	case <-timer.C:
-		s.t.Fatalf("mcptray serve still runs %v after %s\n%s", stopDeadline, signalName(sig), s.output())
+		s.t.Fatalf("mcptray serve still runs %v after %s\n%s", stopDeadline, how, s.output())
 	}
 	took := time.Since(start)
 
@@ -339,7 +364,7 @@ drain:
 	for _, want := range []string{"Stopping every server…", "Stopped in "} {
 		if !slices.ContainsFunc(s.seen, func(l string) bool { return strings.HasPrefix(l, want) }) {
 			s.t.Errorf("mcptray serve did not print %q on %s (exited after %v)\n%s\nstderr: %s",
-				want, signalName(sig), took.Round(time.Millisecond), s.output(), s.stderr)
+				want, how, took.Round(time.Millisecond), s.output(), s.stderr)
 		}
 	}
 

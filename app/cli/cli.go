@@ -75,6 +75,7 @@ func init() {
 		{"logout", "SERVER|URL", "forget the sign-in to a remote server", runLogout},
 		{"logout", "--idp", "forget the sign-in to your identity provider", nil},
 		{"serve", "[--gateway-addr 127.0.0.1:PORT] [--gateway-no-auth]", "run every server without a window until Ctrl-C, with the gateway for your apps", runServe},
+		{"quit", "", "stop the running mcptray (in the tray, or mcptray serve, perhaps started by an app) and every server it runs", runQuit},
 		{"gateway", "[--json] [--show-token]", "say where apps reach your servers through mcptray, and how they authenticate", runGateway},
 		{"gateway", "search [on|off]", "with search on, apps see two tools that find and call your tools, instead of every tool (for many servers)", nil},
 		{"connect", "APP [--move]", "make an app (claude-desktop, claude-code, cursor, vs-code) use mcptray's gateway: writes mcptray stdio into its config, with a backup", runConnect},

@@ -31,9 +31,12 @@ func runServe(ctx context.Context, c *cmdContext, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("serve takes no arguments")
 	}
+	// mcptray quit stops it as Ctrl-C does.
+	ctx, quit := context.WithCancel(ctx)
+	defer quit()
 	ln, err := control.Listen(c.paths)
 	if errors.Is(err, control.ErrRunning) {
-		return errors.New("mcptray is already running for you; stop it first (Quit in its tray menu, or Ctrl-C where mcptray serve runs)")
+		return errors.New("mcptray is already running for you; stop it first: mcptray quit (or Quit in its tray menu)")
 	}
 	if err != nil {
 		return err
@@ -59,7 +62,7 @@ func runServe(ctx context.Context, c *cmdContext, args []string) error {
 		Options: gateway.Options{Logger: c.logger()},
 		HTTP:    gateway.HTTPOptions{Paths: c.paths, Store: c.Store, Addr: *addr, NoAuth: *noAuth},
 	})
-	srv := &control.Server{Backend: svc, Logger: c.logger(), Gateway: gw.Status, Stream: gw.ServeStream}
+	srv := &control.Server{Backend: svc, Logger: c.logger(), Gateway: gw.Status, Stream: gw.ServeStream, Quit: quit}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(sctx, ln) }()
 

@@ -120,7 +120,7 @@ func Run(ctx context.Context, opts Options) int {
 	})
 	srv := &control.Server{Backend: svc, Logger: log, OpenWindow: func(server string) error {
 		return win.open(server)
-	}, Gateway: gw.Status, Stream: gw.ServeStream}
+	}, Gateway: gw.Status, Stream: gw.ServeStream, Quit: quit}
 	win.focus = srv.Focus
 	questions.serve(srv)
 	served := make(chan error, 1)
@@ -180,6 +180,14 @@ func openRunning(ctx context.Context, opts Options) int {
 	}
 	defer cl.Close()
 	if err := cl.OpenWindow(ctx, ""); err != nil {
+		var serr *service.Error
+		if errors.As(err, &serr) && serr.Code == service.NotAllowed {
+			// mcptray serve, perhaps started by an app through mcptray
+			// stdio: it has no tray and no window to open.
+			fmt.Fprintln(os.Stderr, "mcptray: it is already running in the background, without a tray or a window (mcptray serve, perhaps started by one of your apps).")
+			fmt.Fprintln(os.Stderr, "mcptray: to have it in the tray: mcptray quit, then start mcptray again; your apps use it once they reconnect.")
+			return 1
+		}
 		fmt.Fprintf(os.Stderr, "mcptray: it is already running, but could not open its window: %v\n", err)
 		return 1
 	}

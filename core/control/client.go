@@ -224,6 +224,12 @@ func (c *Client) Call(ctx context.Context, req service.CallRequest) (*mcp.CallTo
 	return mcp.ParseCallToolResult(&raw)
 }
 
+// Quit asks the running mcptray to stop, as its tray's Quit would; it
+// returns once the request is taken, before the servers have stopped.
+func (c *Client) Quit(ctx context.Context) error {
+	return c.do(ctx, http.MethodPost, "quit", struct{}{}, nil)
+}
+
 // OpenWindow asks the running mcptray to open its window (at server, when
 // not ""), or bring it forward.
 func (c *Client) OpenWindow(ctx context.Context, server string) error {

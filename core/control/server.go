@@ -54,6 +54,9 @@ type Server struct {
 	// Stream, when set, serves an app's session through mcptray stdio
 	// (mcpstream.go).
 	Stream StreamFunc
+	// Quit, when set, stops this mcptray as its tray's Quit or Ctrl-C
+	// would (mcptray quit); it must not wait for the stop.
+	Quit func()
 
 	focus    focusHub
 	asksOnce sync.Once
@@ -182,6 +185,14 @@ func (s *Server) handler() http.Handler {
 			return
 		}
 		reply(w, s.Gateway(), nil)
+	})
+	mux.HandleFunc("POST /v1/quit", func(w http.ResponseWriter, r *http.Request) {
+		if s.Quit == nil {
+			reply(w, nil, &service.Error{Code: service.NotAllowed, Msg: "this mcptray cannot be stopped from the command line"})
+			return
+		}
+		reply(w, struct{}{}, nil)
+		s.Quit() // the control endpoint stops after this answer, and the servers after it
 	})
 	mux.HandleFunc("POST /v1/window", func(w http.ResponseWriter, r *http.Request) {
 		var req windowRequest

@@ -1,0 +1,73 @@
+package control
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/mcptray/mcptray/core/secret/secrettest"
+	"github.com/mcptray/mcptray/core/service"
+)
+
+// TestQuit: mcptray quit stops the running mcptray as its tray's Quit
+// does: the request is answered, then the control endpoint stops and lets
+// the socket go. An mcptray that cannot be stopped so says why.
+func TestQuit(t *testing.T) {
+	t.Parallel()
+	p := testPaths(t)
+	ln, err := Listen(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	svc, err := service.New(service.Options{Paths: p, Store: secrettest.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	ctx, quit := context.WithCancel(context.Background())
+	defer quit()
+	if err := svc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	srv := &Server{Backend: svc, Quit: quit}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+
+	cl, err := Dial(t.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if err := cl.Quit(t.Context()); err != nil {
+		t.Fatalf("Quit: %v", err)
+	}
+	select {
+	case <-served:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the control endpoint still serves 10 s after Quit")
+	}
+	if _, err := Dial(t.Context(), p); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("Dial after Quit = %v, want ErrNotRunning", err)
+	}
+}
+
+// TestQuitRefused: a server without Quit refuses it in plain words.
+func TestQuitRefused(t *testing.T) {
+	t.Parallel()
+	p := testPaths(t)
+	serve(t, p)
+	cl, err := Dial(t.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var serr *service.Error
+	if err := cl.Quit(t.Context()); !errors.As(err, &serr) || serr.Code != service.NotAllowed || serr.Msg == "" {
+		t.Errorf("Quit = %v, want a NotAllowed error that says why", err)
+	}
+	if _, err := cl.Snapshot(t.Context()); err != nil {
+		t.Errorf("after a refused Quit the running mcptray does not answer: %v", err)
+	}
+}
