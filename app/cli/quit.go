@@ -32,6 +32,9 @@ func runQuit(ctx context.Context, c *cmdContext, args []string) error {
 	}
 	err = cl.Quit(ctx)
 	cl.Close()
+	if errors.Is(err, control.ErrOlder) {
+		return fmt.Errorf("the running mcptray (process %d) is older than this one and cannot be asked to stop; use Quit in its tray menu, or end that process", cl.PID)
+	}
 	if err != nil {
 		return fmt.Errorf("asking the running mcptray to stop: %w", err)
 	}

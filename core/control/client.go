@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -92,11 +93,18 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	return nil
 }
 
+// ErrOlder says that the running mcptray does not know the request: it is
+// an older mcptray than the one asking, still running after an upgrade.
+var ErrOlder = errors.New("the running mcptray is older than this one and does not know this request")
+
 // answerError is the error a refusing answer carries, in the running
 // mcptray's words when it gave some.
 func answerError(resp *http.Response) error {
 	var e service.Error
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxBody)).Decode(&e); err != nil || e.Msg == "" {
+		if resp.StatusCode == http.StatusNotFound {
+			return ErrOlder
+		}
 		return fmt.Errorf("the running mcptray answered %s", resp.Status)
 	}
 	return &e

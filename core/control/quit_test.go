@@ -71,3 +71,25 @@ func TestQuitRefused(t *testing.T) {
 		t.Errorf("after a refused Quit the running mcptray does not answer: %v", err)
 	}
 }
+
+// TestOlder: a request the running mcptray does not know, as one from a
+// newer mcptray after an upgrade, fails with ErrOlder, which the command
+// line puts in plain words.
+func TestOlder(t *testing.T) {
+	t.Parallel()
+	p := testPaths(t)
+	serve(t, p)
+	cl, err := Dial(t.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if err := cl.do(t.Context(), "POST", "from-a-newer-mcptray", struct{}{}, nil); !errors.Is(err, ErrOlder) {
+		t.Errorf("an unknown request = %v, want ErrOlder", err)
+	}
+	// What the running mcptray refuses in its own words stays in them.
+	var serr *service.Error
+	if _, err := cl.Approve(t.Context(), "nosuch"); !errors.As(err, &serr) || errors.Is(err, ErrOlder) {
+		t.Errorf("approving an unknown server = %v, want the running mcptray's own error", err)
+	}
+}
