@@ -52,13 +52,18 @@ func run(ctx context.Context) int {
 			Store: store,
 		})
 	}
-	if p := host.DisplayProblem(os.Getenv); p != "" {
-		fmt.Fprintln(os.Stderr, p)
-		return 1
-	}
 	paths, err := config.DefaultPaths()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mcptray:", err)
+		return 1
+	}
+	if p := host.DisplayProblem(os.Getenv); p != "" {
+		if cl, err := control.Dial(ctx, paths); err == nil {
+			cl.Close()
+			fmt.Fprintln(os.Stderr, "mcptray is already running for you, in the background (there is no desktop here for its tray); mcptray status shows your servers.")
+			return 0
+		}
+		fmt.Fprintln(os.Stderr, p)
 		return 1
 	}
 	if len(os.Args) > 1 && !atLogin {

@@ -60,6 +60,10 @@ func TestServe(t *testing.T) {
 		t.Parallel()
 		s := startServe(t, mcptray, testServer, "a", "b")
 		s.waitLines("both servers to connect", "a: connected", "b: connected")
+		// Started with no desktop while it runs, mcptray says where it is.
+		if out, err := s.run(); err != nil || !strings.Contains(out, "mcptray is already running for you, in the background") {
+			t.Errorf("mcptray with no desktop while mcptray serve runs: %v\n%s", err, out)
+		}
 		s.stopBy("mcptray quit", func() {
 			out, err := s.run("quit")
 			if err != nil || !strings.Contains(out, "mcptray stopped") {
