@@ -107,11 +107,8 @@ func (c *clientState) request(ctx context.Context, send func([]byte) error, meth
 		return ctx.Err()
 	}
 	var res struct {
-		Result json.RawMessage `json:"result"`
-		Error  *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
+		Result json.RawMessage          `json:"result"`
+		Error  *mcp.JSONRPCErrorDetails `json:"error"`
 	}
 	if err := json.Unmarshal(answer, &res); err != nil {
 		return fmt.Errorf("the app's answer to %s: %w", method, err)
