@@ -491,12 +491,31 @@ func (s *Stdio) Pid() int {
 // with the reason, not mcp-go's "transport closed".
 func (s *Stdio) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
 	resp, err := s.replies.send(ctx, req, s.stdin)
+	return resp, s.why(err)
+}
+
+// SendRequestAsync writes req to the server and returns without waiting
+// for its answer: done gets it, or why there is none, once. The answer
+// comes on the goroutine that reads the server's output, so done must not
+// wait on anything; hand slow work to a goroutine of its own. When
+// SendRequestAsync returns an error, nothing was sent and done is never
+// called. The errors are SendRequest's.
+func (s *Stdio) SendRequestAsync(ctx context.Context, req mcptransport.JSONRPCRequest, done func(*mcptransport.JSONRPCResponse, error)) error {
+	err := s.replies.sendAsync(ctx, req, s.stdin, func(resp *mcptransport.JSONRPCResponse, err error) {
+		done(resp, s.why(err))
+	})
+	return s.why(err)
+}
+
+// why is err, or the reason mcptray stopped a misbehaving server when
+// that cut a request short.
+func (s *Stdio) why(err error) error {
 	if err != nil {
 		if fault := s.faultErr(); fault != nil {
-			return nil, fault
+			return fault
 		}
 	}
-	return resp, err
+	return err
 }
 
 // SendNotification implements mcp-go's transport.Interface.

@@ -31,10 +31,8 @@ type replies struct {
 	err error         // why reading stopped
 
 	mu      sync.Mutex
-	waiting map[string]chan *mcptransport.JSONRPCResponse // by the request's id
-
-	closed chan struct{} // closed once reading has stopped or the transport closes
-	once   sync.Once
+	waiting map[string]*waiter // by the request's id
+	ended   bool               // closed: no more requests
 }
 
 // repliesBuffer is how much of a line is read at once; a longer line is
@@ -45,8 +43,7 @@ const repliesBuffer = 4 << 10
 func newReplies(stdout io.Reader) *replies {
 	return &replies{
 		in:      bufio.NewReaderSize(stdout, repliesBuffer),
-		waiting: map[string]chan *mcptransport.JSONRPCResponse{},
-		closed:  make(chan struct{}),
+		waiting: map[string]*waiter{},
 	}
 }
 
@@ -112,68 +109,117 @@ func (r *replies) take(line []byte) bool {
 	if json.Unmarshal(line, &msg) != nil || msg.Method != "" || msg.ID == nil {
 		return false
 	}
-	key := msg.ID.String()
-	r.mu.Lock()
-	ch, ok := r.waiting[key]
-	delete(r.waiting, key)
-	r.mu.Unlock()
-	if ok {
-		ch <- &mcptransport.JSONRPCResponse{JSONRPC: msg.JSONRPC, ID: *msg.ID, Result: msg.Result, Error: msg.Error}
+	w := r.remove(msg.ID.String(), nil)
+	if w == nil {
+		return false
 	}
-	return ok
+	w.stop()
+	w.done(&mcptransport.JSONRPCResponse{JSONRPC: msg.JSONRPC, ID: *msg.ID, Result: msg.Result, Error: msg.Error}, nil)
+	return true
+}
+
+// A waiter is a request written to the server, waiting for its answer.
+type waiter struct {
+	done func(*mcptransport.JSONRPCResponse, error)
+	stop func() bool // stops watching the request's context
+}
+
+// remove takes the waiter for key off the list and returns it, or nil when
+// none waits (or, when only is not nil, when another does). Whoever removes
+// a waiter calls its done: that is how done is called once.
+func (r *replies) remove(key string, only *waiter) *waiter {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w := r.waiting[key]
+	if w == nil || (only != nil && w != only) {
+		return nil
+	}
+	delete(r.waiting, key)
+	return w
+}
+
+// sendAsync writes req to w and returns without waiting for the answer.
+// When it returns nil, done is called once, later or meanwhile: with the
+// answer, on the goroutine that reads the server's output (so done must not
+// wait on anything), or with why there is none (ctx ended, the transport
+// closed) on another. When it returns an error, the request was not sent
+// and done is never called. The errors are mcp-go's stdio SendRequest's.
+func (r *replies) sendAsync(ctx context.Context, req mcptransport.JSONRPCRequest, w io.Writer, done func(*mcptransport.JSONRPCResponse, error)) error {
+	r.mu.Lock()
+	ended := r.ended
+	r.mu.Unlock()
+	if ended {
+		return mcptransport.ErrTransportClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("failed to marshal request: %w", err)
+	}
+	b = append(b, '\n')
+	key := req.ID.String()
+	wt := &waiter{done: done}
+	wt.stop = context.AfterFunc(ctx, func() { r.fail(key, wt, ctx.Err()) })
+	r.mu.Lock()
+	if r.ended {
+		r.mu.Unlock()
+		wt.stop()
+		return mcptransport.ErrTransportClosed
+	}
+	r.waiting[key] = wt
+	r.mu.Unlock()
+	if ctx.Err() != nil { // ended before it was on the list, where AfterFunc looked
+		r.fail(key, wt, ctx.Err())
+		return nil
+	}
+	// One Write a message, as mcp-go writes its own: an *os.File holds its
+	// write lock for the whole of it, so lines written at once do not
+	// interleave.
+	if _, err := w.Write(b); err != nil {
+		if r.remove(key, wt) == nil {
+			return nil // done has its answer already (the context ended)
+		}
+		wt.stop()
+		return fmt.Errorf("failed to write request: %w", err)
+	}
+	return nil
+}
+
+// fail ends the request key with err, if wt still waits for it.
+func (r *replies) fail(key string, wt *waiter, err error) {
+	if r.remove(key, wt) != nil {
+		wt.stop()
+		wt.done(nil, err)
+	}
 }
 
 // send writes req to w and waits for its answer, as mcp-go's stdio
 // SendRequest does, with its errors.
 func (r *replies) send(ctx context.Context, req mcptransport.JSONRPCRequest, w io.Writer) (*mcptransport.JSONRPCResponse, error) {
-	select {
-	case <-r.closed:
-		return nil, mcptransport.ErrTransportClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	default:
+	type answer struct {
+		resp *mcptransport.JSONRPCResponse
+		err  error
 	}
-	b, err := json.Marshal(req)
+	ch := make(chan answer, 1)
+	err := r.sendAsync(ctx, req, w, func(resp *mcptransport.JSONRPCResponse, err error) { ch <- answer{resp, err} })
 	if err != nil {
-		return nil, fmt.Errorf("failed to marshal request: %w", err)
+		return nil, err
 	}
-	b = append(b, '\n')
-	key := req.ID.String()
-	ch := make(chan *mcptransport.JSONRPCResponse, 1)
-	r.mu.Lock()
-	r.waiting[key] = ch
-	r.mu.Unlock()
-	// One Write a message, as mcp-go writes its own: an *os.File holds its
-	// write lock for the whole of it, so lines written at once do not
-	// interleave.
-	if _, err := w.Write(b); err != nil {
-		r.forget(key)
-		return nil, fmt.Errorf("failed to write request: %w", err)
-	}
-	select {
-	case resp := <-ch:
-		return resp, nil
-	case <-r.closed:
-		select {
-		case resp := <-ch: // answered just before the end
-			return resp, nil
-		default:
-		}
-		r.forget(key)
-		return nil, mcptransport.ErrTransportClosed
-	case <-ctx.Done():
-		r.forget(key)
-		return nil, ctx.Err()
-	}
-}
-
-func (r *replies) forget(key string) {
-	r.mu.Lock()
-	delete(r.waiting, key)
-	r.mu.Unlock()
+	a := <-ch
+	return a.resp, a.err
 }
 
 // close fails the requests waiting and those sent later.
 func (r *replies) close() {
-	r.once.Do(func() { close(r.closed) })
+	r.mu.Lock()
+	r.ended = true
+	waiting := r.waiting
+	r.waiting = map[string]*waiter{}
+	r.mu.Unlock()
+	for _, w := range waiting {
+		w.stop()
+		w.done(nil, mcptransport.ErrTransportClosed)
+	}
 }

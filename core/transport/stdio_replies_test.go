@@ -2,8 +2,11 @@ package transport
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"strings"
@@ -38,8 +41,7 @@ func TestRepliesTakeAnswersOnly(t *testing.T) {
 		{"not json\n", false},
 	} {
 		r := newReplies(strings.NewReader(""))
-		ch := make(chan *mcptransport.JSONRPCResponse, 1)
-		r.waiting[mcp.NewRequestId(int64(7)).String()] = ch
+		ch := waitFor(r, mcp.NewRequestId(int64(7)))
 		if got := r.take([]byte(tc.line)); got != tc.taken {
 			t.Errorf("take(%s) = %v, want %v", tc.line, got, tc.taken)
 			continue
@@ -157,8 +159,7 @@ func TestRepliesLongLines(t *testing.T) {
 	answer := `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"` + text + `"}]}}`
 	other := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + text + `"}}`
 	r := newReplies(strings.NewReader(answer + "\n" + other + "\n"))
-	ch := make(chan *mcptransport.JSONRPCResponse, 1)
-	r.waiting[mcp.NewRequestId(int64(7)).String()] = ch
+	ch := waitFor(r, mcp.NewRequestId(int64(7)))
 
 	var passed strings.Builder
 	buf := make([]byte, 1000)
@@ -179,5 +180,107 @@ func TestRepliesLongLines(t *testing.T) {
 		}
 	default:
 		t.Error("the long answer was not taken")
+	}
+}
+
+// waitFor puts a request with id on r's list, as if it had been sent, and
+// returns where its answer goes.
+func waitFor(r *replies, id mcp.RequestId) chan *mcptransport.JSONRPCResponse {
+	ch := make(chan *mcptransport.JSONRPCResponse, 1)
+	r.waiting[id.String()] = &waiter{
+		done: func(resp *mcptransport.JSONRPCResponse, _ error) { ch <- resp },
+		stop: func() bool { return true },
+	}
+	return ch
+}
+
+// TestSendAsyncAnswersOnce: a request sent without waiting gets exactly
+// one answer: the server's, or why there is none when its context ends
+// first (and the server's late answer then goes on to mcp-go), or when the
+// transport closes. Once closed, nothing more is sent.
+func TestSendAsyncAnswersOnce(t *testing.T) {
+	t.Parallel()
+	server, out := io.Pipe() // what the server writes, as replies reads it
+	r := newReplies(server)
+	passed := make(chan string, 10) // what mcp-go's reader gets
+	go func() {
+		in := bufio.NewReader(r)
+		for {
+			line, err := in.ReadString('\n')
+			if err != nil {
+				close(passed)
+				return
+			}
+			passed <- line
+		}
+	}()
+	type answer struct {
+		id  string
+		res string
+		err error
+	}
+	answers := make(chan answer, 10)
+	send := func(ctx context.Context, id int64) error {
+		req := mcptransport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: "tools/call"}
+		return r.sendAsync(ctx, req, io.Discard, func(resp *mcptransport.JSONRPCResponse, err error) {
+			a := answer{id: fmt.Sprint(id), err: err}
+			if resp != nil {
+				a.res = string(resp.Result)
+			}
+			answers <- a
+		})
+	}
+	next := func() answer {
+		t.Helper()
+		select {
+		case a := <-answers:
+			return a
+		case <-time.After(10 * time.Second):
+			t.Fatal("no answer came")
+			return answer{}
+		}
+	}
+	ctx := context.Background()
+
+	if err := send(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(out, `{"jsonrpc":"2.0","id":1,"result":{"a":1}}`)
+	if a := next(); a.id != "1" || a.res != `{"a":1}` || a.err != nil {
+		t.Errorf("the answered request got %+v", a)
+	}
+
+	cctx, cancel := context.WithCancel(ctx)
+	if err := send(cctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if a := next(); a.id != "2" || !errors.Is(a.err, context.Canceled) {
+		t.Errorf("the cancelled request got %+v", a)
+	}
+	late := `{"jsonrpc":"2.0","id":2,"result":{}}` + "\n"
+	fmt.Fprint(out, late)
+	if got := <-passed; got != late {
+		t.Errorf("mcp-go got %q, want the late answer", got)
+	}
+
+	if err := send(cctx, 3); !errors.Is(err, context.Canceled) {
+		t.Errorf("a request with its context ended: %v, want it not sent", err)
+	}
+
+	if err := send(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+	if a := next(); a.id != "4" || !errors.Is(a.err, mcptransport.ErrTransportClosed) {
+		t.Errorf("the request the end cut short got %+v", a)
+	}
+	if err := send(ctx, 5); !errors.Is(err, mcptransport.ErrTransportClosed) {
+		t.Errorf("a request after the end: %v, want ErrTransportClosed", err)
+	}
+	select {
+	case a := <-answers:
+		t.Errorf("an answer too many: %+v", a)
+	default:
 	}
 }
