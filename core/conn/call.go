@@ -27,37 +27,101 @@ import (
 // has forgotten the session (it restarted: HTTP 404 or JSON-RPC -32001), the
 // connection is made anew and the call is tried once more.
 func (m *Manager) CallTool(ctx context.Context, server, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	type outcome struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	ch := make(chan outcome, 1)
+	m.callTool(ctx, server, tool, args, false, func(res *mcp.CallToolResult, err error) { ch <- outcome{res, err} })
+	o := <-ch
+	return o.res, o.err
+}
+
+// CallToolAsync is CallTool without the wait: it returns once the call is
+// on its way, and done gets what CallTool would return, once. On a stdio
+// server the answer comes on the goroutine that reads the server's output,
+// so done must not wait on anything: hand slow work to a goroutine of its
+// own. Why stdio calls go this way: the goroutine that reads the answer
+// goes on to pass it to the app, where waking a waiting goroutine for it
+// was most of what the gateway added to a call.
+func (m *Manager) CallToolAsync(ctx context.Context, server, tool string, args json.RawMessage, done func(*mcp.CallToolResult, error)) {
+	m.callTool(ctx, server, tool, args, true, done)
+}
+
+// callTool starts a call whose result goes to done. A stdio server's direct
+// call is sent without waiting; any other call waits on a goroutine of its
+// own when async, else on the caller's. The rare ways after a failure
+// (reconnecting, waiting to learn why a server ended) always run on a
+// goroutine of their own.
+func (m *Manager) callTool(ctx context.Context, server, tool string, args json.RawMessage, async bool, done func(*mcp.CallToolResult, error)) {
 	c, err := m.conn(server)
 	if err != nil {
-		return nil, err
+		done(nil, err)
+		return
 	}
 	arguments, err := objectArguments(args)
 	if err != nil {
-		return nil, err
+		done(nil, err)
+		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, m.opts.ToolCallTimeout)
-	defer cancel()
-
 	sess, err := c.live()
 	if err != nil {
-		return nil, err
+		cancel()
+		done(nil, err)
+		return
 	}
 	inflight, end := m.calls.begin(server, callerOf(ctx))
-	defer end()
-	res, err := c.callTool(ctx, sess, tool, arguments, inflight.token)
+	finish := func(res *mcp.CallToolResult, err error) {
+		if err == nil {
+			tools.SanitizeResult(res)
+		}
+		end()
+		cancel()
+		done(res, err)
+	}
+	answered := func(res *mcp.CallToolResult, err error) {
+		if err == nil {
+			finish(res, nil)
+			return
+		}
+		go func() { finish(c.afterFailure(ctx, sess, server, tool, arguments, inflight.token, err)) }()
+	}
+	if tr, ok := sess.client.GetTransport().(*transport.Stdio); ok && sess.direct {
+		sess.callDirectAsync(ctx, tr, tool, arguments, inflight.token, func(res *mcp.CallToolResult, err error) {
+			if err == nil && res.NeedsInput() {
+				// See callTool: mcp-go's client drives the round trip.
+				go func() { answered(c.callClient(ctx, sess, tool, arguments, inflight.token)) }()
+				return
+			}
+			answered(res, err)
+		})
+		return
+	}
+	if async {
+		go func() { answered(c.callTool(ctx, sess, tool, arguments, inflight.token)) }()
+		return
+	}
+	answered(c.callTool(ctx, sess, tool, arguments, inflight.token))
+}
+
+// afterFailure is what follows a call that failed with err: once more on a
+// new connection when the server forgot the session, else the error in
+// plain words, after the server's connection is looked at.
+func (c *serverConn) afterFailure(ctx context.Context, sess *session, server, tool string, arguments json.RawMessage, token string, err error) (*mcp.CallToolResult, error) {
 	if transport.IsSessionExpired(err) {
 		c.log.Info("session expired; reconnecting and trying once more")
 		if sess, err = c.reconnect(ctx); err != nil {
 			return nil, fmt.Errorf("%s restarted and reconnecting failed: %w", server, err)
 		}
-		res, err = c.callTool(ctx, sess, tool, arguments, inflight.token)
+		res, err2 := c.callTool(ctx, sess, tool, arguments, token)
+		if err2 == nil {
+			return res, nil
+		}
+		err = err2
 	}
-	if err != nil {
-		c.noticeFailure(sess, err)
-		return nil, fmt.Errorf("calling %s on %s: %w", tool, server, readable(c.explain(sess, err)))
-	}
-	tools.SanitizeResult(res)
-	return res, nil
+	c.noticeFailure(sess, err)
+	return nil, fmt.Errorf("calling %s on %s: %w", tool, server, readable(c.explain(ctx, sess, err)))
 }
 
 // callTool makes one tools/call on sess: straight through its transport
@@ -74,6 +138,11 @@ func (c *serverConn) callTool(ctx context.Context, sess *session, tool string, a
 		// no earlier revision has; should a server send one anyway, the
 		// call is asked again through mcp-go's client, which drives it.
 	}
+	return c.callClient(ctx, sess, tool, arguments, token)
+}
+
+// callClient makes one tools/call on sess through mcp-go's client.
+func (c *serverConn) callClient(ctx context.Context, sess *session, tool string, arguments json.RawMessage, token string) (*mcp.CallToolResult, error) {
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.RawArguments = arguments
@@ -103,10 +172,10 @@ func objectArguments(args json.RawMessage) (json.RawMessage, error) {
 // explain adds why a stdio server's connection broke under a call ("exited
 // with status 3"), which says more than mcp-go's "transport closed". The
 // exit is noticed a moment after the pipe closes, so it is waited for,
-// briefly.
-func (c *serverConn) explain(sess *session, err error) error {
+// briefly; a call its context ended has nothing to wait for.
+func (c *serverConn) explain(ctx context.Context, sess *session, err error) error {
 	var terr *mcptransport.Error
-	if c.entry.Transport != config.Stdio || !errors.As(err, &terr) {
+	if c.entry.Transport != config.Stdio || !errors.As(err, &terr) || ctx.Err() != nil {
 		return err
 	}
 	t := time.NewTimer(time.Second)

@@ -35,7 +35,7 @@ func (m *Manager) request(ctx context.Context, server, what string, fn func(ctx 
 	}
 	if err != nil {
 		c.noticeFailure(sess, err)
-		return fmt.Errorf("%s on %s: %w", what, server, readable(c.explain(sess, err)))
+		return fmt.Errorf("%s on %s: %w", what, server, readable(c.explain(ctx, sess, err)))
 	}
 	return nil
 }

@@ -70,23 +70,48 @@ type progressMeta struct {
 // session's transport; token, when not "", is the call's progress token.
 func (sess *session) callDirect(ctx context.Context, tool string, arguments json.RawMessage, token string) (*mcp.CallToolResult, error) {
 	tr := sess.client.GetTransport()
+	req := directRequest(tool, arguments, token)
+	if err := ctx.Err(); err != nil {
+		return nil, mcptransport.NewError(err) // not sent: nothing to cancel
+	}
+	resp, err := tr.SendRequest(ctx, req)
+	return directAnswer(ctx, tr, req.ID, resp, err)
+}
+
+// callDirectAsync is callDirect on a stdio session without the wait: done
+// gets the answer, on the goroutine that reads the server's output (see
+// Stdio.SendRequestAsync).
+func (sess *session) callDirectAsync(ctx context.Context, tr *transport.Stdio, tool string, arguments json.RawMessage, token string, done func(*mcp.CallToolResult, error)) {
+	req := directRequest(tool, arguments, token)
+	err := tr.SendRequestAsync(ctx, req, func(resp *mcptransport.JSONRPCResponse, err error) {
+		done(directAnswer(ctx, tr, req.ID, resp, err))
+	})
+	if err != nil { // not sent: nothing to cancel
+		done(nil, mcptransport.NewError(err))
+	}
+}
+
+// directRequest is the tools/call mcp-go would send, with an id of its
+// own.
+func directRequest(tool string, arguments json.RawMessage, token string) mcptransport.JSONRPCRequest {
 	params := callParams{Name: tool, Arguments: arguments}
 	if token != "" {
 		params.Meta = &progressMeta{ProgressToken: token}
 	}
-	req := mcptransport.JSONRPCRequest{
+	return mcptransport.JSONRPCRequest{
 		JSONRPC: mcp.JSONRPC_VERSION,
 		ID:      mcp.NewRequestId("mcptray-" + strconv.FormatInt(directIDs.Add(1), 10)),
 		Method:  string(mcp.MethodToolsCall),
 		Params:  params,
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, mcptransport.NewError(err) // not sent: nothing to cancel
-	}
-	resp, err := tr.SendRequest(ctx, req)
+}
+
+// directAnswer reads the answer to the direct call id, or says why there
+// is none, as mcp-go's client would.
+func directAnswer(ctx context.Context, tr mcptransport.Interface, id mcp.RequestId, resp *mcptransport.JSONRPCResponse, err error) (*mcp.CallToolResult, error) {
 	if err != nil {
 		if ctx.Err() != nil {
-			cancelOnServer(ctx, tr, req.ID)
+			cancelOnServer(ctx, tr, id)
 		}
 		return nil, mcptransport.NewError(err)
 	}

@@ -185,6 +185,22 @@ func TestDirectCallPaths(t *testing.T) {
 			if _, err := m.CallTool(context.Background(), name, "nope", nil); err == nil {
 				t.Error("calling a tool the server does not have succeeded")
 			}
+
+			// Without the wait, the same answers, each once.
+			res, err = callAsync(t, m, name, "echo", json.RawMessage(`{"text":"<hi>"}`))
+			if err != nil || text(t, res) != "<hi>" {
+				t.Errorf("echo without the wait = %+v, %v", res, err)
+			}
+			res, err = callAsync(t, m, name, "add", json.RawMessage(`{"a":"x","b":1}`))
+			if err != nil || !res.IsError {
+				t.Errorf("a tool's error without the wait = %+v, %v; want a result with IsError", res, err)
+			}
+			if _, err := callAsync(t, m, name, "nope", nil); err == nil || !strings.Contains(err.Error(), "calling nope on "+name) {
+				t.Errorf("an unknown tool without the wait: %v", err)
+			}
+			if _, err := callAsync(t, m, name, "echo", json.RawMessage(`[1]`)); err == nil {
+				t.Error("arguments that are not an object were sent")
+			}
 		})
 	}
 }
@@ -337,4 +353,28 @@ func TestDirectCallAskingForInput(t *testing.T) {
 	if !slices.Equal(srv.calls, []string{"", "", "s"}) {
 		t.Errorf("tools/call came with request states %q; want the direct call, mcp-go's, and mcp-go's with the input", srv.calls)
 	}
+}
+
+// callAsync makes a call with CallToolAsync and returns what done got,
+// failing the test if done is called more than once.
+func callAsync(t *testing.T, m *Manager, server, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	t.Helper()
+	type outcome struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	ch := make(chan outcome, 2)
+	m.CallToolAsync(context.Background(), server, tool, args, func(res *mcp.CallToolResult, err error) { ch <- outcome{res, err} })
+	var o outcome
+	select {
+	case o = <-ch:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("CallToolAsync(%s) gave no answer", tool)
+	}
+	t.Cleanup(func() {
+		if len(ch) > 0 {
+			t.Errorf("CallToolAsync(%s) answered twice", tool)
+		}
+	})
+	return o.res, o.err
 }
