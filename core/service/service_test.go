@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/oauth"
@@ -199,6 +201,25 @@ func TestActions(t *testing.T) {
 	res, err := s.Call(ctx, CallRequest{Server: "mine", Tool: "echo", Arguments: json.RawMessage(`{"text":"hi"}`)})
 	if err != nil || res.IsError || !strings.Contains(textOf(res.Content), "hi") {
 		t.Errorf("Call echo = %+v, %v", res, err)
+	}
+	// Without the wait: the same, and the same words for a server that
+	// is not there (that one waits on a goroutine, as Call would).
+	for _, tc := range []struct{ server, want string }{{"mine", "hi"}, {"nobody", ""}} {
+		type outcome struct {
+			res *mcp.CallToolResult
+			err error
+		}
+		ch := make(chan outcome, 1)
+		req := CallRequest{Server: tc.server, Tool: "echo", Arguments: json.RawMessage(`{"text":"hi"}`)}
+		s.CallAsync(ctx, req, func(res *mcp.CallToolResult, err error) { ch <- outcome{res, err} })
+		o := <-ch
+		_, want := s.Call(ctx, req)
+		switch {
+		case tc.want != "" && (o.err != nil || !strings.Contains(textOf(o.res.Content), tc.want)):
+			t.Errorf("CallAsync echo on %s = %+v, %v", tc.server, o.res, o.err)
+		case tc.want == "" && (o.err == nil || want == nil || o.err.Error() != want.Error() || CodeOf(o.err) != CodeOf(want)):
+			t.Errorf("CallAsync on %s: %v; Call says %v", tc.server, o.err, want)
+		}
 	}
 
 	added, err := s.Add(ctx, AddRequest{Name: "more", Entry: mustJSON(t, testServer("more"))})

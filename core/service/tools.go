@@ -52,6 +52,43 @@ func (s *Service) Call(ctx context.Context, req CallRequest) (*mcp.CallToolResul
 	return res, err
 }
 
+// CallAsync is Call without the wait: done gets what Call would return,
+// once, perhaps on the goroutine that reads a stdio server's answers, so
+// done must not wait on anything (see conn.Manager.CallToolAsync). A
+// configured server that is connected is called without a goroutine of
+// its own; anything else (waiting for a server to connect, a server by URL)
+// waits on one.
+func (s *Service) CallAsync(ctx context.Context, req CallRequest, done func(*mcp.CallToolResult, error)) {
+	if name, ok := s.connected(req.Server); ok {
+		s.conns.CallToolAsync(ctx, name, req.Tool, req.Arguments, func(res *mcp.CallToolResult, err error) {
+			done(res, wrapError(err))
+		})
+		return
+	}
+	go func() { done(s.Call(ctx, req)) }()
+}
+
+// connected returns the name of the configured server target names when
+// it is connected now, so that a call to it needs no waiting.
+func (s *Service) connected(target string) (string, bool) {
+	if s.checkOpen() != nil {
+		return "", false
+	}
+	if _, ok := urlServer(target); ok {
+		return "", false
+	}
+	name := target
+	if name != builtinName {
+		e, err := s.find(s.current(), target)
+		if err != nil {
+			return "", false
+		}
+		name = e.Name
+	}
+	st, ok := s.conns.Status(name)
+	return name, ok && st.State == conn.Connected
+}
+
 // withServer runs fn with the connected server that target names: a
 // configured one in the service's manager, or one reached by URL in a
 // manager of its own that is closed afterwards.
