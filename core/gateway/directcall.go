@@ -85,31 +85,32 @@ func (d *directCalls) cancel(session string, notification []byte) bool {
 }
 
 // directCall answers body when it is a plain tools/call of a live legacy
-// session in ctx; ok is false when it is not, and mcp-go is to answer.
-// isResult says whether the answer is a result rather than an error.
-func (g *Gateway) directCall(ctx context.Context, body []byte) (out []byte, isResult, ok bool) {
+// session in ctx, and reports whether it is; when it is not, mcp-go is to
+// answer. answer gets the answer, encoded, and whether it is a result
+// rather than an error, once: perhaps before directCall returns, perhaps on
+// the goroutine that reads a stdio server's output (see Gateway.forward),
+// so it must not wait on anything. directCall does not keep body.
+func (g *Gateway) directCall(ctx context.Context, body []byte, answer func(out []byte, isResult bool)) bool {
 	s, _ := server.ClientSessionFromContext(ctx).(legacySession)
 	if s == nil || !s.Initialized() || !s.legacy() || !bytes.Contains(body, []byte(`"tools/call"`)) {
-		return nil, false, false
+		return false
 	}
 	var req callRequest
 	if json.Unmarshal(body, &req) != nil || req.JSONRPC != mcp.JSONRPC_VERSION || req.Method != string(mcp.MethodToolsCall) ||
 		!plainID(req.ID) || req.Params == nil ||
 		len(req.Params.Task) > 0 || len(req.Params.InputResponses) > 0 || len(req.Params.RequestState) > 0 ||
 		req.Params.Meta.ProtocolVersion() != "" {
-		return nil, false, false
+		return false
 	}
-	handler := g.toolHandler(req.Params.Name)
-	if handler == nil {
-		return nil, false, false // mcp-go says it is unknown, in its words
+	r, ok := g.toolRoute(req.Params.Name)
+	if !ok {
+		return false // mcp-go says it is unknown, in its words
 	}
 	g.apps.seen(s.SessionID()) // what mcp-go's hooks would have recorded
 
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	key := callKey(s.SessionID(), req.ID)
 	g.calls.m.Store(key, cancel)
-	defer g.calls.m.Delete(key)
 
 	call := mcp.CallToolRequest{}
 	call.Method = string(mcp.MethodToolsCall)
@@ -118,17 +119,29 @@ func (g *Gateway) directCall(ctx context.Context, body []byte) (out []byte, isRe
 	if a := bytes.TrimSpace(req.Params.Arguments); len(a) > 0 && string(a) != "null" {
 		call.Params.RawArguments = a
 	}
-	res, err := handler(ctx, call)
-	if err != nil {
-		msg, _ := json.Marshal(err.Error())
-		return jsonrpc(req.ID, `"error":{"code":-32603,"message":`, msg, `}`), false, true
-	}
-	enc, err := json.Marshal(res)
-	if err != nil {
-		g.log.Error("gateway: encoding an answer", "err", err)
-		return jsonrpc(req.ID, `"error":{"code":-32603,"message":"mcptray could not encode its answer"`, nil, `}`), false, true
-	}
-	return jsonrpc(req.ID, `"result":`, enc, ``), true, true
+	g.forward(ctx, r, call, func(res *mcp.CallToolResult, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				g.log.Error("gateway: answering a call", "panic", p)
+				answer(jsonrpc(req.ID, `"error":{"code":-32603,"message":"mcptray failed on this request"`, nil, `}`), false)
+			}
+		}()
+		g.calls.m.Delete(key)
+		cancel()
+		if err != nil {
+			msg, _ := json.Marshal(err.Error())
+			answer(jsonrpc(req.ID, `"error":{"code":-32603,"message":`, msg, `}`), false)
+			return
+		}
+		enc, err := json.Marshal(res)
+		if err != nil {
+			g.log.Error("gateway: encoding an answer", "err", err)
+			answer(jsonrpc(req.ID, `"error":{"code":-32603,"message":"mcptray could not encode its answer"`, nil, `}`), false)
+			return
+		}
+		answer(jsonrpc(req.ID, `"result":`, enc, ``), true)
+	})
+	return true
 }
 
 // plainID says whether id is a JSON-RPC request's id: a string or a
@@ -137,27 +150,26 @@ func plainID(id json.RawMessage) bool {
 	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9'))
 }
 
-// toolHandlers are the handlers of the servers' tools the gateway offers,
-// by the name apps call them by: the same as mcp-go's. They read the
-// arguments as the app sent them (GetRawArguments), which is all a direct
-// call gives them.
-type toolHandlers map[string]server.ToolHandlerFunc
+// toolRoutes are where the calls of the servers' tools the gateway offers
+// go, by the name apps call them by: the routes of mcp-go's handlers.
+type toolRoutes map[string]route
 
-func newToolHandlers(list []server.ServerTool) *toolHandlers {
-	h := make(toolHandlers, len(list))
-	for _, st := range list {
-		h[st.Tool.Name] = st.Handler
+func newToolRoutes(routes []route) *toolRoutes {
+	m := make(toolRoutes, len(routes))
+	for _, r := range routes {
+		m[r.qualified] = r
 	}
-	return &h
+	return &m
 }
 
-// toolHandler is the handler of the tool apps call name; nil when the gateway
-// offers none by that name.
-func (g *Gateway) toolHandler(name string) server.ToolHandlerFunc {
-	if h := g.handlers.Load(); h != nil {
-		return (*h)[name]
+// toolRoute is the route of the tool apps call name; false when the
+// gateway offers none by that name for direct calls.
+func (g *Gateway) toolRoute(name string) (route, bool) {
+	if m := g.routes.Load(); m != nil {
+		r, ok := (*m)[name]
+		return r, ok
 	}
-	return nil
+	return route{}, false
 }
 
 // jsonrpc is the JSON-RPC message with id whose member is head, body and

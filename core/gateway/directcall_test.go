@@ -28,7 +28,7 @@ func TestDirectCall(t *testing.T) {
 		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"mcp__a__pid"}}`,                                             // blocked
 		`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"mcp__a__echo","arguments":null}}`,                           // the server refuses
 	} {
-		got, _, ok := r.gw.directCall(ctx, []byte(body))
+		got, _, ok := waitDirect(r.gw, ctx, []byte(body))
 		if !ok {
 			t.Errorf("not called directly: %s", body)
 			continue
@@ -54,7 +54,7 @@ func TestDirectCall(t *testing.T) {
 		`{"jsonrpc":"2.0","id":12,"method":"tools/call"}`,
 		`not JSON "tools/call"`,
 	} {
-		if got, _, ok := r.gw.directCall(ctx, []byte(body)); ok {
+		if got, _, ok := waitDirect(r.gw, ctx, []byte(body)); ok {
 			t.Errorf("%s\nanswered directly, not by mcp-go: %s", body, got)
 		}
 	}
@@ -63,7 +63,25 @@ func TestDirectCall(t *testing.T) {
 	fresh := newStreamSession(io.Discard)
 	fresh.SetProtocolVersion(legacy)
 	body := `{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"mcp__a__echo","arguments":{"text":"hi"}}}`
-	if _, _, ok := r.gw.directCall(r.gw.mcp.WithContext(context.Background(), fresh), []byte(body)); ok {
+	if _, _, ok := waitDirect(r.gw, r.gw.mcp.WithContext(context.Background(), fresh), []byte(body)); ok {
 		t.Error("a call of a session without initialize was answered directly")
 	}
+}
+
+// waitDirect makes a direct call and waits for its answer; ok is false
+// when the call is mcp-go's.
+func waitDirect(g *Gateway, ctx context.Context, body []byte) (out []byte, isResult, ok bool) {
+	type answer struct {
+		out      []byte
+		isResult bool
+	}
+	ch := make(chan answer, 2)
+	if !g.directCall(ctx, body, func(out []byte, isResult bool) { ch <- answer{out, isResult} }) {
+		return nil, false, false
+	}
+	a := <-ch
+	if len(ch) > 0 {
+		panic("a direct call answered twice")
+	}
+	return a.out, a.isResult, true
 }

@@ -29,9 +29,10 @@ type Service interface {
 	Snapshot(ctx context.Context) (service.Snapshot, error)
 	// Subscribe gives a notice whenever the Snapshot may have changed.
 	Subscribe(ctx context.Context) (<-chan struct{}, error)
-	// Call calls a tool by its server's name and the server's own name
-	// for the tool.
-	Call(ctx context.Context, req service.CallRequest) (*mcp.CallToolResult, error)
+	// CallAsync calls a tool by its server's name and the server's own
+	// name for the tool, and gives done the result, once, perhaps on a
+	// goroutine where done must not wait on anything.
+	CallAsync(ctx context.Context, req service.CallRequest, done func(*mcp.CallToolResult, error))
 }
 
 var _ Service = (*service.Service)(nil)
@@ -70,7 +71,7 @@ type Gateway struct {
 	lastResources []byte                       // the same for resources
 	lastPrompts   []byte                       // and prompts
 	listJSON      atomic.Pointer[encodedList]  // the answer to tools/list, encoded (listcache.go)
-	handlers      atomic.Pointer[toolHandlers] // the offered tools' handlers, for direct calls (directcall.go)
+	routes        atomic.Pointer[toolRoutes]   // the offered tools' routes, for direct calls (directcall.go)
 	calls         directCalls                  // the direct calls in flight
 	listed        map[string]*listed           // each offered server's resources and prompts, by name
 	handler       *httpFace                    // made by the first Handler call
@@ -178,10 +179,10 @@ func (g *Gateway) Sync(ctx context.Context) error {
 	}
 	// Direct calls reach the servers' tools only: the search tools read
 	// their arguments decoded, as mcp-go gives them.
-	direct := newToolHandlers(list)
+	direct := newToolRoutes(routes)
 	if rules.Search {
 		list = g.searchTools(list, routes)
-		direct = newToolHandlers(nil)
+		direct = newToolRoutes(nil)
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -196,7 +197,7 @@ func (g *Gateway) Sync(ctx context.Context) error {
 			g.listJSON.Store(nil) // mcp-go answers, and says what is wrong
 			g.log.Warn("gateway: encoding the tools", "err", err)
 		}
-		g.handlers.Store(direct)
+		g.routes.Store(direct)
 		g.mcp.SetTools(list...) // sends tools/list_changed to every session
 		g.log.Debug("gateway: tools changed", "tools", len(list))
 	}
@@ -279,36 +280,72 @@ func hint(h tools.Hint) *bool {
 	return nil
 }
 
-// call forwards a call of one tool to its server.
+// call is the handler of one tool for mcp-go: forward, waiting.
 func (g *Gateway) call(r route) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var args json.RawMessage
-		switch raw := req.GetRawArguments().(type) {
-		case nil:
-		case json.RawMessage: // as the app sent them: passed on unchanged
-			args = raw
-		default:
-			b, err := json.Marshal(raw)
-			if err != nil {
-				return mcp.NewToolResultError(fmt.Sprintf("the arguments could not be read: %v", err)), nil
-			}
-			args = b
+		type outcome struct {
+			res *mcp.CallToolResult
+			err error
 		}
-		if why := g.check(ctx, r, args); why != "" {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			return mcp.NewToolResultError(why), nil
-		}
-		res, err := g.svc.Call(conn.WithCaller(ctx, g.caller(ctx, req)), service.CallRequest{Server: r.server, Tool: r.tool, Arguments: args})
-		if err == nil {
-			return res, nil
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err() // the app cancelled: it reads no answer
-		}
-		return mcp.NewToolResultError(g.explain(ctx, r.server, "the tool "+sanitize.Line(r.tool), err)), nil
+		ch := make(chan outcome, 1)
+		g.forward(ctx, r, req, func(res *mcp.CallToolResult, err error) { ch <- outcome{res, err} })
+		o := <-ch
+		return o.res, o.err
 	}
+}
+
+// forward forwards a call of one tool to its server, once the person's
+// permission allows it, and gives done what the tool's handler returns,
+// once. A tool that is allowed is called without a goroutine of its own
+// (Service.CallAsync): done then runs on the goroutine that reads the
+// server's answers and must not wait on anything. Asking the person, and
+// explaining a failure, happen on a goroutine of their own.
+func (g *Gateway) forward(ctx context.Context, r route, req mcp.CallToolRequest, done func(*mcp.CallToolResult, error)) {
+	var args json.RawMessage
+	switch raw := req.GetRawArguments().(type) {
+	case nil:
+	case json.RawMessage: // as the app sent them: passed on unchanged
+		args = raw
+	default:
+		b, err := json.Marshal(raw)
+		if err != nil {
+			done(mcp.NewToolResultError(fmt.Sprintf("the arguments could not be read: %v", err)), nil)
+			return
+		}
+		args = b
+	}
+	if permission(g.rules.Load(), r.qualified, r.readOnly) != config.Allow {
+		go func() {
+			if why := g.check(ctx, r, args); why != "" {
+				if ctx.Err() != nil {
+					done(nil, ctx.Err())
+					return
+				}
+				done(mcp.NewToolResultError(why), nil)
+				return
+			}
+			g.send(ctx, r, req, args, done)
+		}()
+		return
+	}
+	g.send(ctx, r, req, args, done)
+}
+
+// send calls the tool, its permission given.
+func (g *Gateway) send(ctx context.Context, r route, req mcp.CallToolRequest, args json.RawMessage, done func(*mcp.CallToolResult, error)) {
+	creq := service.CallRequest{Server: r.server, Tool: r.tool, Arguments: args}
+	g.svc.CallAsync(conn.WithCaller(ctx, g.caller(ctx, req)), creq, func(res *mcp.CallToolResult, err error) {
+		switch {
+		case err == nil:
+			done(res, nil)
+		case ctx.Err() != nil:
+			done(nil, ctx.Err()) // the app cancelled: it reads no answer
+		default:
+			go func() {
+				done(mcp.NewToolResultError(g.explain(ctx, r.server, "the tool "+sanitize.Line(r.tool), err)), nil)
+			}()
+		}
+	})
 }
 
 // explain says in plain words why a request failed: the server is

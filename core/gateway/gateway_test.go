@@ -554,8 +554,8 @@ func (stubService) Snapshot(context.Context) (service.Snapshot, error) {
 func (stubService) Subscribe(ctx context.Context) (<-chan struct{}, error) {
 	return make(chan struct{}), nil
 }
-func (stubService) Call(context.Context, service.CallRequest) (*mcp.CallToolResult, error) {
-	return nil, fmt.Errorf("no servers")
+func (stubService) CallAsync(_ context.Context, _ service.CallRequest, done func(*mcp.CallToolResult, error)) {
+	done(nil, fmt.Errorf("no servers"))
 }
 
 // TestGatewayResourcesAndPrompts: servers' resources keep their URIs (the

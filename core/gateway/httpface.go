@@ -193,8 +193,14 @@ func (g *Gateway) handle(ctx context.Context, body []byte) (out []byte, ok bool)
 			}
 		}
 	}()
-	if out, isResult, ok := g.directCall(ctx, body); ok {
-		return out, isResult
+	type answer struct {
+		out      []byte
+		isResult bool
+	}
+	ch := make(chan answer, 1)
+	if g.directCall(ctx, body, func(out []byte, isResult bool) { ch <- answer{out, isResult} }) {
+		a := <-ch
+		return a.out, a.isResult
 	}
 	if g.cancelDirect(ctx, body) {
 		return nil, false

@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -91,7 +93,11 @@ type envelope struct {
 
 // streamMessage handles one message from the app. Requests run side by
 // side, so a slow tool holds up neither the next call nor its own
-// cancellation; notifications and answers are handled in order.
+// cancellation; notifications and answers are handled in order. A plain
+// tools/call is sent on from here, and the goroutine that reads its
+// server's answer writes it to the app (directCall): handing each call to
+// a worker and each answer back to it woke a goroutine twice a call, which
+// was most of what the gateway added to a call.
 func (g *Gateway) streamMessage(ctx context.Context, s *streamSession, work *workers, line []byte) {
 	var m envelope
 	if err := json.Unmarshal(line, &m); err != nil {
@@ -108,12 +114,28 @@ func (g *Gateway) streamMessage(ctx context.Context, s *streamSession, work *wor
 			return
 		}
 		fallthrough
+	case hasID && m.Method == string(mcp.MethodToolsCall) && g.streamCall(ctx, s, work.wg, line):
+		// On its way: the answer is written when it comes.
 	case hasID:
 		msg := bytes.Clone(line) // line is the reader's buffer
 		work.run(func() { g.handleStream(ctx, s, msg) })
 	default:
 		g.handleStream(ctx, s, line)
 	}
+}
+
+// streamCall makes a direct call of line, if it is one, whose answer is
+// written to the app when it comes; ServeStream waits for it with wg.
+func (g *Gateway) streamCall(ctx context.Context, s *streamSession, wg *sync.WaitGroup, line []byte) (ok bool) {
+	wg.Add(1)
+	ok = g.directCall(ctx, line, func(out []byte, isResult bool) {
+		defer wg.Done()
+		s.answerSoon(out, isResult)
+	})
+	if !ok {
+		wg.Done()
+	}
+	return ok
 }
 
 // handleStream passes one message to the gateway's MCP server and its
@@ -177,6 +199,39 @@ func (s *streamSession) write(msg any) {
 	}
 	s.writeRaw(append(b, '\n'))
 }
+
+// answerSoon writes a direct call's answer for a goroutine that must not
+// wait on this app (the one that reads a server's answers for every app):
+// when the app does not take it at once (it does not read, and its pipe is
+// full), or another message is being written, the rest is written by a
+// goroutine of its own.
+func (s *streamSession) answerSoon(out []byte, _ bool) {
+	out = append(out, '\n')
+	d, ok := s.out.(interface{ SetWriteDeadline(time.Time) error })
+	if !ok || !s.outMu.TryLock() {
+		go s.writeRaw(out)
+		return
+	}
+	if d.SetWriteDeadline(time.Now().Add(answerAtOnce)) != nil {
+		s.outMu.Unlock()
+		go s.writeRaw(out)
+		return
+	}
+	n, err := s.out.Write(out)
+	_ = d.SetWriteDeadline(time.Time{})
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		s.outMu.Unlock()
+		return
+	}
+	go func() {
+		defer s.outMu.Unlock()
+		_, _ = s.out.Write(out[n:])
+	}()
+}
+
+// answerAtOnce is how long answerSoon lets an app take an answer: a write
+// into a pipe or socket with room takes microseconds.
+const answerAtOnce = 5 * time.Millisecond
 
 // writeRaw sends one encoded message, newline included, to the app.
 func (s *streamSession) writeRaw(b []byte) {

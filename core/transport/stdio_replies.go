@@ -144,7 +144,15 @@ func (r *replies) remove(key string, only *waiter) *waiter {
 // wait on anything), or with why there is none (ctx ended, the transport
 // closed) on another. When it returns an error, the request was not sent
 // and done is never called. The errors are mcp-go's stdio SendRequest's.
+// It does not wait for a server busy with earlier requests: the request is
+// then written on a goroutine of its own.
 func (r *replies) sendAsync(ctx context.Context, req mcptransport.JSONRPCRequest, w io.Writer, done func(*mcptransport.JSONRPCResponse, error)) error {
+	return r.start(ctx, req, w, false, done)
+}
+
+// start is sendAsync; when inline, the request is always written on the
+// caller's goroutine, which is going to wait anyway.
+func (r *replies) start(ctx context.Context, req mcptransport.JSONRPCRequest, w io.Writer, inline bool, done func(*mcptransport.JSONRPCResponse, error)) error {
 	r.mu.Lock()
 	ended := r.ended
 	r.mu.Unlock()
@@ -168,12 +176,37 @@ func (r *replies) sendAsync(ctx context.Context, req mcptransport.JSONRPCRequest
 		wt.stop()
 		return mcptransport.ErrTransportClosed
 	}
+	// The caller is often the goroutine that reads an app's messages:
+	// it must not wait for a server that has not read what it was sent
+	// before. A server with no request unanswered has read them all (it
+	// cannot answer one unread), so a message well under a pipe's
+	// capacity goes in at once; otherwise it is written on a goroutine of
+	// its own.
+	wait := len(r.waiting) > 0 || len(b) > maxWriteAtOnce
 	r.waiting[key] = wt
 	r.mu.Unlock()
 	if ctx.Err() != nil { // ended before it was on the list, where AfterFunc looked
 		r.fail(key, wt, ctx.Err())
 		return nil
 	}
+	if wait && !inline {
+		go func() {
+			if err := r.write(key, wt, w, b); err != nil {
+				r.fail(key, wt, err)
+			}
+		}()
+		return nil
+	}
+	return r.write(key, wt, w, b)
+}
+
+// maxWriteAtOnce is the largest request written on the caller's goroutine:
+// a pipe holds 64 KiB on Linux and macOS, and 4 KiB when the user has many.
+const maxWriteAtOnce = 4 << 10
+
+// write writes request key's message b to w. An error means the request
+// was not sent and is off the list, and its done is not to be called.
+func (r *replies) write(key string, wt *waiter, w io.Writer, b []byte) error {
 	// One Write a message, as mcp-go writes its own: an *os.File holds its
 	// write lock for the whole of it, so lines written at once do not
 	// interleave.
@@ -203,7 +236,7 @@ func (r *replies) send(ctx context.Context, req mcptransport.JSONRPCRequest, w i
 		err  error
 	}
 	ch := make(chan answer, 1)
-	err := r.sendAsync(ctx, req, w, func(resp *mcptransport.JSONRPCResponse, err error) { ch <- answer{resp, err} })
+	err := r.start(ctx, req, w, true, func(resp *mcptransport.JSONRPCResponse, err error) { ch <- answer{resp, err} })
 	if err != nil {
 		return nil, err
 	}

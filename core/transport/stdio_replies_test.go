@@ -284,3 +284,61 @@ func TestSendAsyncAnswersOnce(t *testing.T) {
 	default:
 	}
 }
+
+// TestSendAsyncDoesNotWaitForABusyServer: a request to a server that has
+// not answered an earlier one, or a large request, is written on a
+// goroutine of its own: the caller (an app's reader) goes on.
+func TestSendAsyncDoesNotWaitForABusyServer(t *testing.T) {
+	t.Parallel()
+	r := newReplies(strings.NewReader(""))
+	w := &gate{open: make(chan struct{}), wrote: make(chan string, 10)}
+	send := func(id int64, text string) {
+		t.Helper()
+		req := mcptransport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: "tools/call", Params: map[string]string{"text": text}}
+		returned := make(chan error, 1)
+		go func() {
+			returned <- r.sendAsync(context.Background(), req, w, func(*mcptransport.JSONRPCResponse, error) {})
+		}()
+		select {
+		case err := <-returned:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("sending request %d waited for the server", id)
+		}
+	}
+	w.first.Store(true) // the first write goes through: the server reads it
+	send(1, "first")
+	if got := <-w.wrote; !strings.Contains(got, "first") {
+		t.Fatalf("wrote %q", got)
+	}
+	send(2, "while 1 waits") // the server holds 1: its pipe may be full
+	r.fail(mcp.NewRequestId(int64(1)).String(), r.waiting[mcp.NewRequestId(int64(1)).String()], errors.New("done"))
+	r.fail(mcp.NewRequestId(int64(2)).String(), r.waiting[mcp.NewRequestId(int64(2)).String()], errors.New("done"))
+	send(3, strings.Repeat("x", maxWriteAtOnce)) // nothing waits, but it is large
+	close(w.open)
+	for range 2 {
+		select {
+		case <-w.wrote:
+		case <-time.After(10 * time.Second):
+			t.Fatal("a request written on its own goroutine never arrived")
+		}
+	}
+}
+
+// gate is a writer whose writes wait until open is closed, but for the
+// first when first is set.
+type gate struct {
+	first atomic.Bool
+	open  chan struct{}
+	wrote chan string
+}
+
+func (g *gate) Write(p []byte) (int, error) {
+	if !g.first.CompareAndSwap(true, false) {
+		<-g.open
+	}
+	g.wrote <- string(p)
+	return len(p), nil
+}
