@@ -67,14 +67,14 @@ type Gateway struct {
 
 	syncMu        sync.Mutex // held through each Sync
 	mu            sync.Mutex
-	last          []byte                       // the tool set last given to mcp, encoded; nil before the first
-	lastResources []byte                       // the same for resources
-	lastPrompts   []byte                       // and prompts
-	listJSON      atomic.Pointer[encodedList]  // the answer to tools/list, encoded (listcache.go)
-	routes        atomic.Pointer[toolRoutes]   // the offered tools' routes, for direct calls (directcall.go)
-	calls         directCalls                  // the direct calls in flight
-	listed        map[string]*listed           // each offered server's resources and prompts, by name
-	handler       *httpFace                    // made by the first Handler call
+	last          []byte                      // the tool set last given to mcp, encoded; nil before the first
+	lastResources []byte                      // the same for resources
+	lastPrompts   []byte                      // and prompts
+	listJSON      atomic.Pointer[encodedList] // the answer to tools/list, encoded (listcache.go)
+	routes        atomic.Pointer[toolRoutes]  // the offered tools' routes, for direct calls (directcall.go)
+	calls         directCalls                 // the direct calls in flight
+	listed        map[string]*listed          // each offered server's resources and prompts, by name
+	handler       *httpFace                   // made by the first Handler call
 
 	apps *appSessions // the apps' sessions (sessions.go)
 }
