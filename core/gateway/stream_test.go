@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -17,22 +18,29 @@ import (
 // appStream is one app's session on ServeStream, as mcptray stdio gives
 // it: the app writes to in and reads out.
 type appStream struct {
-	in     *io.PipeWriter
-	out    *io.PipeReader
+	in     *os.File
+	out    *os.File
 	served chan error // ServeStream's return
 }
 
 // stream starts a session on ServeStream.
 func (r *rig) stream() *appStream {
 	r.t.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
+	// Real pipes, as mcptray stdio hands over an app's stdin and stdout.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		r.t.Fatal(err)
+	}
 	a := &appStream{in: inW, out: outR, served: make(chan error, 1)}
 	go func() {
 		a.served <- r.gw.ServeStream(context.Background(), inR, outW)
 		outW.Close()
 	}()
-	r.t.Cleanup(func() { inW.Close(); outR.Close() })
+	r.t.Cleanup(func() { inW.Close(); outR.Close(); inR.Close() })
 	return a
 }
 
