@@ -141,7 +141,21 @@ func (f *httpFace) handle(w http.ResponseWriter, r *http.Request, s *httpSession
 	ctx, cancel := context.WithCancel(f.g.mcp.WithContext(r.Context(), postSession{s, p}))
 	defer cancel()
 	defer context.AfterFunc(s.ctx, cancel)()
-	res, _ := f.g.handle(ctx, body)
+	// A direct call's answer is written by the goroutine that reads it
+	// from the server, when it can be at once (answerNow): the app has it
+	// before this goroutine wakes up.
+	type answer struct {
+		out []byte
+		now bool
+	}
+	ch := make(chan answer, 1)
+	if f.g.directCall(ctx, body, func(out []byte, _ bool) { ch <- answer{out, p.answerNow(out)} }) {
+		if a := <-ch; !a.now {
+			f.answer(p, a.out)
+		}
+		return
+	}
+	res, _ := f.g.handleMCP(ctx, body)
 	f.answer(p, res)
 }
 
@@ -184,15 +198,6 @@ func (f *httpFace) initialize(w http.ResponseWriter, r *http.Request, body []byt
 // panic answers the request with an error instead of ending mcptray. Both
 // faces' sessions use it.
 func (g *Gateway) handle(ctx context.Context, body []byte) (out []byte, ok bool) {
-	defer func() {
-		if p := recover(); p != nil {
-			g.log.Error("gateway: handling an app's message", "panic", p)
-			var m envelope
-			if json.Unmarshal(body, &m) == nil && len(m.ID) > 0 {
-				out, ok = []byte(`{"jsonrpc":"2.0","id":`+string(m.ID)+`,"error":{"code":-32603,"message":"mcptray failed on this request"}}`), false
-			}
-		}
-	}()
 	type answer struct {
 		out      []byte
 		isResult bool
@@ -202,6 +207,20 @@ func (g *Gateway) handle(ctx context.Context, body []byte) (out []byte, ok bool)
 		a := <-ch
 		return a.out, a.isResult
 	}
+	return g.handleMCP(ctx, body)
+}
+
+// handleMCP is handle for a message that is not a direct call.
+func (g *Gateway) handleMCP(ctx context.Context, body []byte) (out []byte, ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			g.log.Error("gateway: handling an app's message", "panic", p)
+			var m envelope
+			if json.Unmarshal(body, &m) == nil && len(m.ID) > 0 {
+				out, ok = []byte(`{"jsonrpc":"2.0","id":`+string(m.ID)+`,"error":{"code":-32603,"message":"mcptray failed on this request"}}`), false
+			}
+		}
+	}()
 	if g.cancelDirect(ctx, body) {
 		return nil, false
 	}
