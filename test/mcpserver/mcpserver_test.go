@@ -326,12 +326,15 @@ func TestHangInit(t *testing.T) {
 	const patience = 100 * time.Millisecond
 	ctx, cancel := context.WithTimeout(t.Context(), patience)
 	defer cancel()
-	begin := time.Now()
-	if _, err := c.Initialize(ctx, initRequest(legacy)); err == nil {
+	_, err := c.Initialize(ctx, initRequest(legacy))
+	if err == nil {
 		t.Fatal("a hanging server answered initialize")
 	}
-	if d := time.Since(begin); d < patience {
-		t.Errorf("initialize failed after %v, before the client gave up", d)
+	// It failed because the client gave up, not by an answer: its deadline
+	// had passed. (Timing it with time.Since failed once: the VM's timer
+	// fired 2.5 ms before time.Since said the deadline had come.)
+	if ctx.Err() == nil {
+		t.Errorf("initialize failed with %v, before the client gave up", err)
 	}
 }
 
