@@ -22,7 +22,7 @@ const abBlock = 500
 // abBlock, a block of each kind in turn, b.N rounds, so that both builds
 // meet the same moments. It reports the median over the rounds of each
 // block's p50, the time added over a direct call, and each serve's CPU per
-// call; every round's figures are logged.
+// call; each round's figures are logged.
 //
 //	MCPTRAY_BENCH_BASE=../base go test -run '^$' -bench GatewayAB -benchtime 8x .
 func BenchmarkGatewayAB(b *testing.B) {
@@ -95,12 +95,20 @@ func BenchmarkGatewayAB(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	for r := range b.N {
+	for i, k := range kinds {
 		line := ""
-		for i, k := range kinds[1:] {
-			line += fmt.Sprintf(" %s %+.0f", k.name, p50[i+1][r]-p50[0][r])
+		for r := range b.N {
+			if i == 0 {
+				line += fmt.Sprintf(" %.0f", p50[0][r])
+			} else {
+				line += fmt.Sprintf(" %+.0f", p50[i][r]-p50[0][r])
+			}
 		}
-		b.Logf("round %d: direct %.0f µs; added (µs):%s", r, p50[0][r], line)
+		if i == 0 {
+			b.Logf("%-10s p50 by round (µs):%s", k.name, line)
+		} else {
+			b.Logf("%-10s added by round (µs):%s", k.name, line)
+		}
 	}
 	for i, k := range kinds {
 		added := make([]float64, b.N)
