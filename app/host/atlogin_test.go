@@ -7,11 +7,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/secret/secrettest"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // TestAtLoginLeavesRunningAlone: started at login while mcptray runs, it
@@ -79,4 +82,41 @@ func TestWaitForTray(t *testing.T) {
 	if err := waitForTray(ctx, never, time.Hour, time.Hour); err == nil {
 		t.Error("quitting while waiting: no error")
 	}
+}
+
+// TestStartedWhileInTheBackground: started while an mcptray without a tray
+// or a window runs (mcptray serve, perhaps started by an app through
+// mcptray stdio), mcptray says so in plain words and how to have it in the
+// tray, and exits 1.
+func TestStartedWhileInTheBackground(t *testing.T) {
+	dir := t.TempDir()
+	p := config.Paths{Home: dir, UserConfigDir: filepath.Join(dir, ".config"), RuntimeDir: filepath.Join(dir, "run")}
+	ln, err := control.Listen(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := service.New(service.Options{Paths: p, Store: secrettest.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := svc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- (&control.Server{Backend: svc}).Serve(ctx, ln) }() // no window: mcptray serve
+	var out, errs bytes.Buffer
+	code := Run(ctx, Options{Paths: p, Stdout: &out, Stderr: &errs, Logger: slog.New(slog.DiscardHandler)})
+	if code != 1 || out.Len() != 0 {
+		t.Errorf("exit %d, said %q on stdout; want 1 and nothing", code, out.String())
+	}
+	for _, want := range []string{"already running in the background, without a tray or a window", "mcptray quit, then start mcptray again"} {
+		if !strings.Contains(errs.String(), want) {
+			t.Errorf("it said:\n%s\nwant it to say %q", errs.String(), want)
+		}
+	}
+	cancel()
+	<-served
 }

@@ -39,8 +39,10 @@ type Options struct {
 	// flags: the running binary and "window" in the product.
 	Window []string
 	// Stdout gets the few lines a person who started mcptray from a
-	// terminal reads.
+	// terminal reads, and Stderr why it could not start; nil means
+	// nowhere and os.Stderr.
 	Stdout io.Writer
+	Stderr io.Writer
 	// TrayAvailable says whether a tray can be shown; nil means
 	// tray.Available.
 	TrayAvailable func() error
@@ -63,6 +65,9 @@ func Run(ctx context.Context, opts Options) int {
 	if opts.Stdout == nil {
 		opts.Stdout = io.Discard
 	}
+	if opts.Stderr == nil {
+		opts.Stderr = os.Stderr
+	}
 	if opts.TrayAvailable == nil {
 		opts.TrayAvailable = tray.Available
 	}
@@ -75,7 +80,7 @@ func Run(ctx context.Context, opts Options) int {
 		return openRunning(ctx, opts)
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "mcptray: %v\n", err)
+		fmt.Fprintf(opts.Stderr, "mcptray: %v\n", err)
 		return 1
 	}
 	defer ln.Close()
@@ -92,14 +97,14 @@ func Run(ctx context.Context, opts Options) int {
 	}
 	svc, err := service.New(so)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "mcptray: %v\n", err)
+		fmt.Fprintf(opts.Stderr, "mcptray: %v\n", err)
 		return 1
 	}
 	defer svc.Close()
 	ctx, quit := context.WithCancel(ctx)
 	defer quit()
 	if err := svc.Start(ctx); err != nil {
-		fmt.Fprintf(os.Stderr, "mcptray: %v\n", err)
+		fmt.Fprintf(opts.Stderr, "mcptray: %v\n", err)
 		return 1
 	}
 
@@ -142,7 +147,7 @@ func Run(ctx context.Context, opts Options) int {
 	if trayErr != nil {
 		fmt.Fprintf(opts.Stdout, "mcptray: no tray (%s); its window is the way in, and closing it quits mcptray.\n", win.noTray)
 		if err := win.open(""); err != nil {
-			fmt.Fprintf(os.Stderr, "mcptray: %v\n", err)
+			fmt.Fprintf(opts.Stderr, "mcptray: %v\n", err)
 			return 1
 		}
 		<-ctx.Done()
@@ -165,7 +170,7 @@ func Run(ctx context.Context, opts Options) int {
 		Dark:       tray.PrefersDark(),
 	})
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "mcptray: %v\n", err)
+		fmt.Fprintf(opts.Stderr, "mcptray: %v\n", err)
 		return 1
 	}
 	return 0
@@ -175,7 +180,7 @@ func Run(ctx context.Context, opts Options) int {
 func openRunning(ctx context.Context, opts Options) int {
 	cl, err := control.Dial(ctx, opts.Paths)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "mcptray: it is already running, but did not answer: %v\n", err)
+		fmt.Fprintf(opts.Stderr, "mcptray: it is already running, but did not answer: %v\n", err)
 		return 1
 	}
 	defer cl.Close()
@@ -184,11 +189,11 @@ func openRunning(ctx context.Context, opts Options) int {
 		if errors.As(err, &serr) && serr.Code == service.NotAllowed {
 			// mcptray serve, perhaps started by an app through mcptray
 			// stdio: it has no tray and no window to open.
-			fmt.Fprintln(os.Stderr, "mcptray: it is already running in the background, without a tray or a window (mcptray serve, perhaps started by one of your apps).")
-			fmt.Fprintln(os.Stderr, "mcptray: to have it in the tray: mcptray quit, then start mcptray again; your apps use it once they reconnect.")
+			fmt.Fprintln(opts.Stderr, "mcptray: it is already running in the background, without a tray or a window (mcptray serve, perhaps started by one of your apps).")
+			fmt.Fprintln(opts.Stderr, "mcptray: to have it in the tray: mcptray quit, then start mcptray again; your apps use it once they reconnect.")
 			return 1
 		}
-		fmt.Fprintf(os.Stderr, "mcptray: it is already running, but could not open its window: %v\n", err)
+		fmt.Fprintf(opts.Stderr, "mcptray: it is already running, but could not open its window: %v\n", err)
 		return 1
 	}
 	fmt.Fprintln(opts.Stdout, "mcptray is already running; its window opens.")
