@@ -19,13 +19,15 @@
 // take a shorter way than mcp-go's dispatch, with the same answers: a plain
 // tools/list is answered from the list encoded at each change
 // (listcache.go), a plain tools/call is decoded once and goes straight to
-// its tool's handler (directcall.go). Such a call does not wait on a
-// goroutine: the stdio face sends it on from the goroutine that reads the
+// its tool's handler (directcall.go). On the stdio face such a call does
+// not wait on a goroutine: it is sent on from the goroutine that reads the
 // app's messages, and the goroutine that reads the server's answer writes
-// the answer to the app (the HTTP face: when it is small), so that a call
-// wakes no goroutine but the readers, as a line copier would. Whatever
-// would make those readers wait (asking the person, explaining a failure,
-// an app or a server that does not keep up) goes to a goroutine of its own.
+// the answer to the app, so that a call wakes no goroutine but the readers,
+// as a line copier would. Whatever would make those readers wait (asking
+// the person, explaining a failure, an app or a server that does not keep
+// up) goes to a goroutine of its own. (An HTTP answer is written by its
+// POST's goroutine: writing it from the server's reader measured no
+// faster.)
 //
 // A call of a tool whose permission is Ask waits for the person's answer in
 // mcptray's window (Options.Ask); with no window it is refused with the

@@ -141,21 +141,7 @@ func (f *httpFace) handle(w http.ResponseWriter, r *http.Request, s *httpSession
 	ctx, cancel := context.WithCancel(f.g.mcp.WithContext(r.Context(), postSession{s, p}))
 	defer cancel()
 	defer context.AfterFunc(s.ctx, cancel)()
-	// A direct call's answer is written by the goroutine that reads it
-	// from the server, when it can be at once (answerNow): the app has it
-	// before this goroutine wakes up.
-	type answer struct {
-		out []byte
-		now bool
-	}
-	ch := make(chan answer, 1)
-	if f.g.directCall(ctx, body, func(out []byte, _ bool) { ch <- answer{out, p.answerNow(out)} }) {
-		if a := <-ch; !a.now {
-			f.answer(p, a.out)
-		}
-		return
-	}
-	res, _ := f.g.handleMCP(ctx, body)
+	res, _ := f.g.handle(ctx, body)
 	f.answer(p, res)
 }
 
@@ -198,20 +184,6 @@ func (f *httpFace) initialize(w http.ResponseWriter, r *http.Request, body []byt
 // panic answers the request with an error instead of ending mcptray. Both
 // faces' sessions use it.
 func (g *Gateway) handle(ctx context.Context, body []byte) (out []byte, ok bool) {
-	type answer struct {
-		out      []byte
-		isResult bool
-	}
-	ch := make(chan answer, 1)
-	if g.directCall(ctx, body, func(out []byte, isResult bool) { ch <- answer{out, isResult} }) {
-		a := <-ch
-		return a.out, a.isResult
-	}
-	return g.handleMCP(ctx, body)
-}
-
-// handleMCP is handle for a message that is not a direct call.
-func (g *Gateway) handleMCP(ctx context.Context, body []byte) (out []byte, ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			g.log.Error("gateway: handling an app's message", "panic", p)
@@ -221,6 +193,15 @@ func (g *Gateway) handleMCP(ctx context.Context, body []byte) (out []byte, ok bo
 			}
 		}
 	}()
+	type answer struct {
+		out      []byte
+		isResult bool
+	}
+	ch := make(chan answer, 1)
+	if g.directCall(ctx, body, func(out []byte, isResult bool) { ch <- answer{out, isResult} }) {
+		a := <-ch
+		return a.out, a.isResult
+	}
 	if g.cancelDirect(ctx, body) {
 		return nil, false
 	}

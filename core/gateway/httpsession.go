@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -224,34 +223,6 @@ func (p *postStream) answer(msg []byte, status int) {
 	p.w.WriteHeader(status)
 	_, _ = p.w.Write(append(msg, '\n'))
 }
-
-// answerNow writes msg as the answer at once, for a goroutine that must
-// not wait on this app (the one that reads a server's answers for every
-// app), and reports whether it did. It does when nothing else is being
-// written on the POST and msg is small: HTTP/1.1 answers one request at a
-// time, so the connection's send buffer holds nothing else and takes it
-// without waiting. Otherwise answer is to write it.
-func (p *postStream) answerNow(msg []byte) bool {
-	if len(msg) >= answerNowMax || !p.mu.TryLock() {
-		return false
-	}
-	defer p.mu.Unlock()
-	if p.ch != nil || p.events || p.answered {
-		return false
-	}
-	p.answered = true
-	h := p.w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(msg)+1))
-	p.w.WriteHeader(http.StatusOK)
-	_, _ = p.w.Write(append(msg, '\n'))
-	_ = http.NewResponseController(p.w).Flush()
-	return true
-}
-
-// answerNowMax bounds the answers answerNow writes: well under a loopback
-// connection's smallest send buffer.
-const answerNowMax = 4 << 10
 
 // accepted answers a POST that needs no answer (a notification, or the
 // app's answer to the gateway): 202, or the end of its event stream.
