@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -241,5 +242,32 @@ func TestStreamCancelsItsQuestion(t *testing.T) {
 	withdrawn := next(`"method":"notifications/cancelled"`)
 	if !strings.Contains(withdrawn, `"requestId":"`+q.ID+`"`) {
 		t.Errorf("the withdrawal %s names another request than %s", withdrawn, q.ID)
+	}
+}
+
+// TestStreamAppThatDoesNotRead: an app that sends calls and never reads
+// their answers holds up no other app's calls to the same server. The
+// goroutine that reads the server's answers writes them to the apps, and
+// one app's full pipe must not stop it.
+func TestStreamAppThatDoesNotRead(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil)
+	r.waitTool("mcp__a__echo")
+	stuck := r.stream()
+	io.WriteString(stuck.in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+legacy+`","capabilities":{},"clientInfo":{"name":"stuck","version":"1"}}}`+"\n")
+	if line, err := bufio.NewReader(stuck.out).ReadString('\n'); err != nil || !strings.Contains(line, `"id":1`) {
+		t.Fatalf("initialize: %q, %v", line, err)
+	}
+	io.WriteString(stuck.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	// Twice what a pipe holds, in answers nobody reads.
+	text := strings.Repeat("x", 16<<10)
+	for id := 2; id < 2+8; id++ {
+		fmt.Fprintf(stuck.in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"mcp__a__echo","arguments":{"text":%q}}}`+"\n", id, text)
+	}
+	c, _ := r.streamClient("reads")
+	for range 3 {
+		if got, isErr := callText(t, c, "mcp__a__echo", map[string]any{"text": "still here"}); isErr || got != "still here" {
+			t.Fatalf("a call beside an app that does not read: %q (error %v)", got, isErr)
+		}
 	}
 }
