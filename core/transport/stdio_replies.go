@@ -176,6 +176,11 @@ func (r *replies) start(ctx context.Context, req mcptransport.JSONRPCRequest, w 
 		wt.stop()
 		return mcptransport.ErrTransportClosed
 	}
+	if r.waiting[key] != nil {
+		r.mu.Unlock()
+		wt.stop()
+		return fmt.Errorf("failed to send request: a request with id %s is waiting already", key)
+	}
 	// The caller is often the goroutine that reads an app's messages:
 	// it must not wait for a server that has not read what it was sent
 	// before. A server with no request unanswered has read them all (it
@@ -192,7 +197,7 @@ func (r *replies) start(ctx context.Context, req mcptransport.JSONRPCRequest, w 
 	if wait && !inline {
 		go func() {
 			if err := r.write(key, wt, w, b); err != nil {
-				r.fail(key, wt, err)
+				wt.done(nil, err) // start has returned: done is how it fails
 			}
 		}()
 		return nil

@@ -342,3 +342,53 @@ func (g *gate) Write(p []byte) (int, error) {
 	g.wrote <- string(p)
 	return len(p), nil
 }
+
+// TestSendAsyncWriteFails: a request that cannot be written fails, once:
+// with an error from sendAsync when it was written on the caller's
+// goroutine, through done when on a goroutine of its own. A second request
+// with a waiting one's id is refused.
+func TestSendAsyncWriteFails(t *testing.T) {
+	t.Parallel()
+	r := newReplies(strings.NewReader(""))
+	req := func(id int64) mcptransport.JSONRPCRequest {
+		return mcptransport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: "tools/call"}
+	}
+	failed := make(chan error, 10)
+	done := func(_ *mcptransport.JSONRPCResponse, err error) { failed <- err }
+	ctx := context.Background()
+
+	if err := r.sendAsync(ctx, req(1), io.Discard, done); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.sendAsync(ctx, req(1), io.Discard, done); err == nil {
+		t.Error("a second request with a waiting one's id was sent")
+	}
+	broken := brokenWriter{}
+	// 1 waits, so 2 is written on a goroutine of its own.
+	if err := r.sendAsync(ctx, req(2), broken, done); err != nil {
+		t.Fatalf("sendAsync returned %v; want the failure through done", err)
+	}
+	select {
+	case err := <-failed:
+		if err == nil || !strings.Contains(err.Error(), "failed to write request") {
+			t.Errorf("done got %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a request that could not be written never failed")
+	}
+	r.fail(mcp.NewRequestId(int64(1)).String(), r.waiting[mcp.NewRequestId(int64(1)).String()], errors.New("done"))
+	<-failed
+	// Nothing waits now: 3 is written at once, and fails at once.
+	if err := r.sendAsync(ctx, req(3), broken, done); err == nil || !strings.Contains(err.Error(), "failed to write request") {
+		t.Errorf("sendAsync = %v; want the write's failure", err)
+	}
+	select {
+	case err := <-failed:
+		t.Errorf("done was called too: %v", err)
+	default:
+	}
+}
+
+type brokenWriter struct{}
+
+func (brokenWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
