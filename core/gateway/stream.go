@@ -96,8 +96,8 @@ type envelope struct {
 // cancellation; notifications and answers are handled in order. A plain
 // tools/call is sent on from here, and the goroutine that reads its
 // server's answer writes it to the app (directCall): handing each call to
-// a worker and each answer back to it woke a goroutine twice a call, which
-// was most of what the gateway added to a call.
+// a worker and each answer back to it woke a goroutine twice a call, and
+// without it the face adds a fifth to a third less to a call (bench/).
 func (g *Gateway) streamMessage(ctx context.Context, s *streamSession, work *workers, line []byte) {
 	var m envelope
 	if err := json.Unmarshal(line, &m); err != nil {
