@@ -120,28 +120,33 @@ func (g *Gateway) directCall(ctx context.Context, body []byte, answer func(out [
 		call.Params.RawArguments = a
 	}
 	g.forward(ctx, r, call, func(res *mcp.CallToolResult, err error) {
-		defer func() {
-			if p := recover(); p != nil {
-				g.log.Error("gateway: answering a call", "panic", p)
-				answer(jsonrpc(req.ID, `"error":{"code":-32603,"message":"mcptray failed on this request"`, nil, `}`), false)
-			}
-		}()
 		g.calls.m.Delete(key)
 		cancel()
-		if err != nil {
-			msg, _ := json.Marshal(err.Error())
-			answer(jsonrpc(req.ID, `"error":{"code":-32603,"message":`, msg, `}`), false)
-			return
-		}
-		enc, err := json.Marshal(res)
-		if err != nil {
-			g.log.Error("gateway: encoding an answer", "err", err)
-			answer(jsonrpc(req.ID, `"error":{"code":-32603,"message":"mcptray could not encode its answer"`, nil, `}`), false)
-			return
-		}
-		answer(jsonrpc(req.ID, `"result":`, enc, ``), true)
+		answer(g.encodeAnswer(req.ID, res, err))
 	})
 	return true
+}
+
+// encodeAnswer is the JSON-RPC answer with id to a call whose handler
+// returned res and err, as mcp-go encodes it; a panic (in a content type's
+// encoding) is an error answer, not the end of mcptray.
+func (g *Gateway) encodeAnswer(id json.RawMessage, res *mcp.CallToolResult, err error) (out []byte, isResult bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			g.log.Error("gateway: answering a call", "panic", p)
+			out, isResult = jsonrpc(id, `"error":{"code":-32603,"message":"mcptray failed on this request"`, nil, `}`), false
+		}
+	}()
+	if err != nil {
+		msg, _ := json.Marshal(err.Error())
+		return jsonrpc(id, `"error":{"code":-32603,"message":`, msg, `}`), false
+	}
+	enc, err := json.Marshal(res)
+	if err != nil {
+		g.log.Error("gateway: encoding an answer", "err", err)
+		return jsonrpc(id, `"error":{"code":-32603,"message":"mcptray could not encode its answer"`, nil, `}`), false
+	}
+	return jsonrpc(id, `"result":`, enc, ``), true
 }
 
 // plainID says whether id is a JSON-RPC request's id: a string or a
