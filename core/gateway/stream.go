@@ -108,20 +108,20 @@ func (g *Gateway) streamMessage(ctx context.Context, s *streamSession, work *wor
 	switch {
 	case m.Method == "" && hasID:
 		s.answered(m.ID, line)
-	case m.Method == string(mcp.MethodToolsList) && hasID && s.legacy():
+		return
+	case !hasID:
+		g.handleStream(ctx, s, line)
+		return
+	case m.Method == string(mcp.MethodToolsList) && s.legacy():
 		if out, ok := g.listAnswer(s.id, line, g.listJSON.Load()); ok {
 			s.writeRaw(out)
 			return
 		}
-		fallthrough
-	case hasID && m.Method == string(mcp.MethodToolsCall) && g.streamCall(ctx, s, work.wg, line):
-		// On its way: the answer is written when it comes.
-	case hasID:
-		msg := bytes.Clone(line) // line is the reader's buffer
-		work.run(func() { g.handleStream(ctx, s, msg) })
-	default:
-		g.handleStream(ctx, s, line)
+	case m.Method == string(mcp.MethodToolsCall) && g.streamCall(ctx, s, work.wg, line):
+		return // on its way: the answer is written when it comes
 	}
+	msg := bytes.Clone(line) // line is the reader's buffer
+	work.run(func() { g.handleStream(ctx, s, msg) })
 }
 
 // streamCall makes a direct call of line, if it is one, whose answer is

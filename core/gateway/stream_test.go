@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -182,6 +183,9 @@ func TestStreamRefusesNonsense(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, nil)
 	a := r.stream()
+	if err := a.out.SetReadDeadline(time.Now().Add(deadline)); err != nil {
+		t.Fatal(err)
+	}
 	out := bufio.NewReader(a.out)
 	io.WriteString(a.in, "this is not json\n")
 	line, err := out.ReadString('\n')
@@ -191,6 +195,26 @@ func TestStreamRefusesNonsense(t *testing.T) {
 	io.WriteString(a.in, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
 	if line, err = out.ReadString('\n'); err != nil || !strings.Contains(line, `"id":1,"result":{}`) {
 		t.Fatalf("ping after the nonsense was answered %q (%v)", line, err)
+	}
+	// A tools/list the encoded list does not answer (a cursor) is mcp-go's
+	// to answer; it is answered all the same.
+	io.WriteString(a.in, `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"`+legacy+`","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`+"\n")
+	if line, err = out.ReadString('\n'); err != nil || !strings.Contains(line, `"id":2,"result"`) {
+		t.Fatalf("initialize was answered %q (%v)", line, err)
+	}
+	io.WriteString(a.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	io.WriteString(a.in, `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"nonsense"}}`+"\n")
+	for {
+		line, err = out.ReadString('\n')
+		if err != nil {
+			t.Fatalf("tools/list with a cursor: %v", err)
+		}
+		if !strings.Contains(line, `"method":"notifications/`) {
+			break
+		}
+	}
+	if !strings.Contains(line, `"id":3,`) {
+		t.Fatalf("tools/list with a cursor was answered %q (%v)", line, err)
 	}
 }
 
