@@ -278,6 +278,9 @@ func TestStreamAppThatDoesNotRead(t *testing.T) {
 	r := newRig(t, nil)
 	r.waitTool("mcp__a__echo")
 	stuck := r.stream()
+	if err := stuck.out.SetReadDeadline(time.Now().Add(deadline)); err != nil {
+		t.Fatal(err)
+	}
 	io.WriteString(stuck.in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+legacy+`","capabilities":{},"clientInfo":{"name":"stuck","version":"1"}}}`+"\n")
 	if line, err := bufio.NewReader(stuck.out).ReadString('\n'); err != nil || !strings.Contains(line, `"id":1`) {
 		t.Fatalf("initialize: %q, %v", line, err)
