@@ -77,16 +77,25 @@ func (s *Service) connected(target string) (string, bool) {
 	if _, ok := urlServer(target); ok {
 		return "", false
 	}
-	name := target
-	if name != builtinName {
-		e, err := s.find(s.current(), target)
-		if err != nil {
-			return "", false
-		}
-		name = e.Name
+	name, err := s.configuredName(target)
+	if err != nil {
+		return "", false
 	}
 	st, ok := s.conns.Status(name)
 	return name, ok && st.State == conn.Connected
+}
+
+// configuredName is the name of the configured server target names (the
+// built-in one included), or why there is none.
+func (s *Service) configuredName(target string) (string, error) {
+	if target == builtinName {
+		return target, nil
+	}
+	e, err := s.find(s.current(), target)
+	if err != nil {
+		return "", err
+	}
+	return e.Name, nil
 }
 
 // withServer runs fn with the connected server that target names: a
@@ -99,13 +108,9 @@ func (s *Service) withServer(ctx context.Context, target string, fn func(m *conn
 	if sv, ok := urlServer(target); ok {
 		return s.withURL(ctx, sv, fn)
 	}
-	name := target
-	if name != builtinName {
-		e, err := s.find(s.current(), target)
-		if err != nil {
-			return err
-		}
-		name = e.Name
+	name, err := s.configuredName(target)
+	if err != nil {
+		return err
 	}
 	if err := s.waitConnected(ctx, s.conns, name); err != nil {
 		return err
