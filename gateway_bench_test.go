@@ -29,8 +29,9 @@ import (
 // server); through the HTTP face (via=http-face, and via=http-face-net-http
 // with Go's HTTP client); through supergateway, the npm bridge most apps use
 // today, to a copy of the server (via=supergateway); and through the least
-// any Go proxy adds (bench/floor: a line copier, via=floor-stdio, and a bare
-// net/http server, via=floor-http). It reports each one's p50 and p99 and,
+// any Go proxy adds (bench/floor: a line copier, via=floor-stdio, a bare
+// net/http server, via=floor-http, and the same on fasthttp,
+// via=floor-fasthttp). It reports each one's p50 and p99 and,
 // for mcptray and the floor, the CPU that process spent per call
 // (serve-cpu-µs), which this shared machine's noise moves far less
 // than the wall-clock figures. The HTTP face runs without its token (serve
@@ -86,7 +87,13 @@ func BenchmarkGatewayCall(b *testing.B) {
 		measure(b, cmd.Process.Pid, func() { c.call(b, "echo") })
 	})
 	b.Run("via=floor-http", func(b *testing.B) {
-		url, pid := benchFloorHTTP(b, floor, testServer)
+		url, pid := benchFloorHTTP(b, floor, testServer, "-http")
+		h := bareHTTP(b, url)
+		h.handshake(b)
+		measure(b, pid, func() { h.call(b, "echo") })
+	})
+	b.Run("via=floor-fasthttp", func(b *testing.B) {
+		url, pid := benchFloorHTTP(b, floor, testServer, "-fasthttp")
 		h := bareHTTP(b, url)
 		h.handshake(b)
 		measure(b, pid, func() { h.call(b, "echo") })
@@ -100,8 +107,8 @@ func BenchmarkGatewayCall(b *testing.B) {
 
 // benchFloorHTTP runs bench/floor -http in front of a copy of the test
 // server and returns its URL and process id.
-func benchFloorHTTP(b *testing.B, floor, testServer string) (string, int) {
-	cmd := exec.Command(floor, "-http", testServer, "-name", "direct")
+func benchFloorHTTP(b *testing.B, floor, testServer, mode string) (string, int) {
+	cmd := exec.Command(floor, mode, testServer, "-name", "direct")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		b.Fatal(err)

@@ -4,10 +4,11 @@
 // that writes each POST's body to the server as one line and answers with
 // the server's next line (one request at a time); without, it copies
 // lines from its stdin to the server and back. It prints the URL it serves
-// on its stdout in -http mode. It is a benchmark's yardstick, not a
+// on its stdout in -http mode. With -fasthttp it is the same server on
+// fasthttp instead of net/http. It is a benchmark's yardstick, not a
 // gateway: no sessions, no checks, no concurrency.
 //
-//	floor [-http] COMMAND [ARG...]
+//	floor [-http|-fasthttp] COMMAND [ARG...]
 package main
 
 import (
@@ -21,13 +22,16 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+
+	"github.com/valyala/fasthttp"
 )
 
 func main() {
 	useHTTP := flag.Bool("http", false, "serve HTTP on 127.0.0.1 instead of copying stdin and stdout")
+	useFast := flag.Bool("fasthttp", false, "serve HTTP with fasthttp instead of net/http")
 	flag.Parse()
 	if flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: floor [-http] COMMAND [ARG...]")
+		fmt.Fprintln(os.Stderr, "usage: floor [-http|-fasthttp] COMMAND [ARG...]")
 		os.Exit(2)
 	}
 	srv := exec.Command(flag.Arg(0), flag.Args()[1:]...)
@@ -44,6 +48,9 @@ func main() {
 		fail(err)
 	}
 	defer srv.Process.Kill()
+	if *useFast {
+		*useHTTP = true
+	}
 	if !*useHTTP {
 		go io.Copy(os.Stdout, out)
 		io.Copy(in, os.Stdin)
@@ -56,6 +63,29 @@ func main() {
 	fmt.Printf("http://%s/mcp\n", l.Addr())
 	replies := bufio.NewReader(out)
 	var mu sync.Mutex
+	if *useFast {
+		fail(fasthttp.Serve(l, func(ctx *fasthttp.RequestCtx) {
+			body := ctx.PostBody()
+			mu.Lock()
+			defer mu.Unlock()
+			if _, err := in.Write(append(bytes.TrimSpace(body), '\n')); err != nil {
+				ctx.Error(err.Error(), http.StatusBadGateway)
+				return
+			}
+			ctx.Response.Header.Set("Mcp-Session-Id", "floor")
+			if !bytes.Contains(body, []byte(`"id"`)) {
+				ctx.SetStatusCode(http.StatusAccepted)
+				return
+			}
+			line, err := replies.ReadBytes('\n')
+			if err != nil {
+				ctx.Error(err.Error(), http.StatusBadGateway)
+				return
+			}
+			ctx.SetContentType("application/json")
+			ctx.Write(line)
+		}))
+	}
 	fail(http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
