@@ -3,7 +3,6 @@ package control
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -44,10 +43,15 @@ func TestPermissionQuestions(t *testing.T) {
 	ran := make(chan error, 1)
 	gwCtx, stopGateway := context.WithCancel(ctx)
 	go func() { ran <- gw.Run(gwCtx) }()
-	hs := httptest.NewServer(gw.Handler())
+	face, err := gw.OpenHTTP(gwCtx, gateway.HTTPOptions{Paths: p, Addr: "127.0.0.1:0", NoAuth: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- face.Serve(gwCtx) }()
 	t.Cleanup(func() {
-		hs.Close()
 		stopGateway()
+		<-served
 		<-ran
 	})
 
@@ -71,7 +75,7 @@ func TestPermissionQuestions(t *testing.T) {
 		}
 	}
 
-	app, err := client.NewStreamableHttpClient(hs.URL + gateway.Path)
+	app, err := client.NewStreamableHttpClient(face.Status().URL)
 	if err != nil {
 		t.Fatal(err)
 	}

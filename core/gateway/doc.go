@@ -7,10 +7,13 @@
 //
 // It has two faces. The HTTP face is streamable HTTP on 127.0.0.1 at a port
 // chosen once and kept in mcptray's config, behind a bearer token kept in
-// the keychain, Host and Origin checks and strict sessions; the gateway
-// serves its sessions itself (httpface.go, httpsession.go), each message
-// straight to its MCP server, and leaves requests of MCP's sessionless
-// revision to mcp-go's streamable HTTP server. The stdio face (mcptray
+// the keychain, Host and Origin checks and strict sessions, served by
+// fasthttp (net/http's goroutine per request cost as much as the rest of
+// the face); the gateway serves its sessions' POSTs itself (httpface.go,
+// httpsession.go), each message straight to its MCP server, and leaves
+// requests of MCP's sessionless revision to mcp-go's streamable HTTP
+// server through fasthttp's net/http adaptor. A request ends when its app
+// closes the connection (gone_unix.go). The stdio face (mcptray
 // stdio) is a session on a stream of its own (ServeStream), opened over the
 // control endpoint, whose socket's owner check stands in for the token;
 // mcptray stdio hands the app's stdin and stdout over, so mcptray reads and
@@ -26,8 +29,7 @@
 // as a line copier would. Whatever would make those readers wait (asking
 // the person, explaining a failure, an app or a server that does not keep
 // up) goes to a goroutine of its own. (An HTTP answer is written by its
-// POST's goroutine: writing it from the server's reader measured no
-// faster.)
+// POST's handler, which the server's reader wakes.)
 //
 // A call of a tool whose permission is Ask waits for the person's answer in
 // mcptray's window (Options.Ask); with no window it is refused with the

@@ -7,7 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
+
+	"github.com/valyala/fasthttp"
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/secret"
@@ -77,7 +78,7 @@ type Status struct {
 type Face struct {
 	g      *Gateway
 	ln     net.Listener
-	h      http.Handler
+	h      fasthttp.RequestHandler
 	status Status
 }
 
@@ -129,7 +130,7 @@ func (g *Gateway) OpenHTTP(ctx context.Context, opts HTTPOptions) (*Face, error)
 	if opts.NoAuth {
 		f.status.Auth = "none"
 	}
-	f.h = Protect(withFace(g.Handler(), FaceHTTP), ProtectOptions{Token: token, NoAuth: opts.NoAuth, Port: port})
+	f.h = Protect(g.httpFace().serve, ProtectOptions{Token: token, NoAuth: opts.NoAuth, Port: port})
 	return f, nil
 }
 
@@ -138,8 +139,9 @@ func (f *Face) Status() Status { return f.status }
 
 // Serve answers requests until ctx ends, then closes the listener.
 func (f *Face) Serve(ctx context.Context) error {
-	go f.g.httpFace().sweepUntil(ctx)
-	return serveHTTP(ctx, f.ln, f.h, f.g.log)
+	face := f.g.httpFace()
+	go face.sweepUntil(ctx)
+	return serveHTTP(ctx, f.ln, f.h, face.endAll, f.g.log)
 }
 
 // Close stops listening; for a Face that is not served.

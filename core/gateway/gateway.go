@@ -74,7 +74,7 @@ type Gateway struct {
 	routes        atomic.Pointer[toolRoutes]  // the offered tools' routes, for direct calls (directcall.go)
 	calls         directCalls                 // the direct calls in flight
 	listed        map[string]*listed          // each offered server's resources and prompts, by name
-	handler       *httpFace                   // made by the first Handler call
+	handler       *httpFace                   // the HTTP face, made when first asked for
 
 	apps *appSessions // the apps' sessions (sessions.go)
 }

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -13,11 +14,13 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/valyala/fasthttp"
 )
 
 // Path is where the gateway answers, on the HTTP face and on the control
@@ -109,21 +112,21 @@ func (s *sessions) remove(hs *httpSession) bool {
 
 // idle returns the sessions gone unused since before.
 func (s *sessions) idle(before time.Time) []*httpSession {
+	return slices.DeleteFunc(s.all(), func(hs *httpSession) bool { return !hs.idle(before) })
+}
+
+// all returns the live sessions.
+func (s *sessions) all() []*httpSession {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []*httpSession
 	for _, hs := range s.live {
-		if hs != nil && hs.idle(before) {
+		if hs != nil {
 			out = append(out, hs)
 		}
 	}
 	return out
 }
-
-// Handler returns the gateway's streamable HTTP handler, with no token and
-// no Host check of its own: the HTTP face wraps it with Protect. The gateway serves the sessions itself
-// (httpface.go); mcp-go's streamable HTTP server serves the rest.
-func (g *Gateway) Handler() http.Handler { return g.httpFace() }
 
 // httpFace is the HTTP face's handler, made by the first call.
 func (g *Gateway) httpFace() *httpFace {
@@ -136,7 +139,7 @@ func (g *Gateway) httpFace() *httpFace {
 			server.WithSessionIdManager(ids),
 			server.WithStreamableHTTPLogger(g.log),
 		)
-		g.handler = &httpFace{g: g, ids: ids, rest: rest}
+		g.handler = newHTTPFace(g, ids, rest)
 	}
 	return g.handler
 }
@@ -155,40 +158,40 @@ type ProtectOptions struct {
 // Protect wraps the gateway's handler for the HTTP face: a foreign Host
 // (DNS rebinding) or Origin (a web page) is answered 403, a missing or
 // wrong token 401. The token is compared in constant time.
-func Protect(next http.Handler, opts ProtectOptions) http.Handler {
+func Protect(next fasthttp.RequestHandler, opts ProtectOptions) fasthttp.RequestHandler {
 	want := sha256.Sum256([]byte(opts.Token))
 	hosts := map[string]bool{
 		fmt.Sprintf("127.0.0.1:%d", opts.Port): true,
 		fmt.Sprintf("localhost:%d", opts.Port): true,
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !hosts[strings.ToLower(r.Host)] {
-			http.Error(w, "Forbidden: the Host header must be 127.0.0.1 or localhost with the gateway's port", http.StatusForbidden)
+	return func(ctx *fasthttp.RequestCtx) {
+		if host := ctx.Request.Header.Host(); !hosts[string(host)] && !hosts[strings.ToLower(string(host))] {
+			httpError(ctx, "Forbidden: the Host header must be 127.0.0.1 or localhost with the gateway's port", http.StatusForbidden)
 			return
 		}
-		if o := r.Header.Get("Origin"); o != "" && !loopbackOrigin(o) {
-			http.Error(w, "Forbidden: requests from web pages are not accepted", http.StatusForbidden)
+		if o := ctx.Request.Header.Peek("Origin"); len(o) > 0 && !loopbackOrigin(string(o)) {
+			httpError(ctx, "Forbidden: requests from web pages are not accepted", http.StatusForbidden)
 			return
 		}
 		if !opts.NoAuth {
 			// The scheme's name is case-insensitive (RFC 9110).
-			auth := r.Header.Get("Authorization")
-			ok := len(auth) > len("Bearer ") && strings.EqualFold(auth[:len("Bearer ")], "Bearer ")
-			got := ""
+			auth := ctx.Request.Header.Peek("Authorization")
+			ok := len(auth) > len("Bearer ") && bytes.EqualFold(auth[:len("Bearer ")], []byte("Bearer "))
+			var got []byte
 			if ok {
-				got = strings.TrimSpace(auth[len("Bearer "):])
+				got = bytes.TrimSpace(auth[len("Bearer "):])
 			}
-			sum := sha256.Sum256([]byte(got))
+			sum := sha256.Sum256(got)
 			// Hashing first makes the comparison's time independent of
 			// the lengths too.
 			if !ok || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="mcptray"`)
-				http.Error(w, "Unauthorized: send the gateway's token as Authorization: Bearer TOKEN (mcptray gateway says how)", http.StatusUnauthorized)
+				ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="mcptray"`)
+				httpError(ctx, "Unauthorized: send the gateway's token as Authorization: Bearer TOKEN (mcptray gateway says how)", http.StatusUnauthorized)
 				return
 			}
 		}
-		next.ServeHTTP(w, r)
-	})
+		next(ctx)
+	}
 }
 
 // loopbackOrigin reports whether an Origin header names this computer.
@@ -232,23 +235,62 @@ func ListenLoopback(addr string) (net.Listener, error) {
 	return ln, nil
 }
 
-// serveHTTP serves h on ln until ctx ends, then closes ln.
-func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger) error {
-	hs := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+// drainIdle is how long drain waits for more of a body the app sends.
+const drainIdle = 100 * time.Millisecond
+
+// drain reads and drops what the app still sends on c (a body the server
+// refused unread), up to twice maxMessage, so that c closes with nothing
+// unread and the app gets the refusal rather than a reset connection.
+func drain(c net.Conn) {
+	buf := make([]byte, 64<<10)
+	for n := 0; n < 2*maxMessage; {
+		_ = c.SetReadDeadline(time.Now().Add(drainIdle))
+		m, err := c.Read(buf)
+		n += m
+		if err != nil {
+			return
+		}
 	}
+}
+
+// serveHTTP serves h on ln until ctx ends, then closes ln and calls
+// stopped, which is to end the requests still running (listening streams
+// do not end by themselves).
+func serveHTTP(ctx context.Context, ln net.Listener, h fasthttp.RequestHandler, stopped func(), log *slog.Logger) error {
+	hs := &fasthttp.Server{
+		Handler:            h,
+		ReadTimeout:        10 * time.Second, // a request's head and body
+		IdleTimeout:        10 * time.Minute, // between an app's requests
+		MaxRequestBodySize: maxMessage,
+		// Apps send nothing in the gateway's headers' place.
+		NoDefaultServerHeader: true,
+		NoDefaultContentType:  true,
+		ErrorHandler: func(ctx *fasthttp.RequestCtx, err error) {
+			if errors.Is(err, fasthttp.ErrBodyTooLarge) {
+				drain(ctx.Conn())
+				httpError(ctx, "Request Entity Too Large: a message may be 32 MiB at most", http.StatusRequestEntityTooLarge)
+				return
+			}
+			httpError(ctx, "Bad Request: the request could not be read", http.StatusBadRequest)
+		},
+		Logger:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+		CloseOnShutdown: true,
+	}
+	served := make(chan struct{})
+	defer close(served)
 	go func() {
-		<-ctx.Done()
+		select {
+		case <-ctx.Done():
+		case <-served:
+			return
+		}
+		stopped()
 		shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		_ = hs.Shutdown(shutdown)
-		hs.Close() // listening streams do not end by themselves
+		_ = hs.ShutdownWithContext(shutdown)
 	}()
 	err := hs.Serve(ln)
-	if errors.Is(err, http.ErrServerClosed) {
+	if ctx.Err() != nil {
 		return nil
 	}
 	return err

@@ -1,16 +1,18 @@
 package gateway
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"mime"
 	"net/http"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/fasthttpadaptor"
 )
 
 // The HTTP face's sessions (MCP's revisions with Mcp-Session-Id) are served
@@ -21,10 +23,19 @@ import (
 // (httpsession.go); a POST of a notification or of the app's answer to the
 // gateway is answered 202; a GET opens the session's listening stream; a
 // DELETE ends the session. Every message goes straight to the gateway's MCP
-// server with the session in its context, as on the stdio face's stream:
-// no goroutine, and one parse of the body besides mcp-go's, for a plain
-// call. Requests of MCP's sessionless revision (2026-07-28), and whatever
-// else is not a session's, go to mcp-go's streamable HTTP server (rest).
+// server with the session in its context, as on the stdio face's stream,
+// with one parse of the body besides the call's.
+//
+// The face is served by fasthttp, not net/http: on a plain call net/http
+// starts a goroutine per request to watch the connection and hands off to
+// it at the end, which on a small machine costs about as much as the rest
+// of the face (bench/README.md). A POST of a session is answered by
+// fasthttp's handler itself; the rest — listening streams, DELETE, and
+// whatever is not a session's, such as MCP's sessionless revision
+// (2026-07-28), which mcp-go's streamable HTTP server serves — goes
+// through fasthttp's adaptor to net/http handlers. A request whose app
+// closes its connection ends (watchConn), as the sessionless revision
+// requires.
 
 // listenHeartbeat is how often a listening stream with nothing to say
 // sends a comment, so that nothing between the app and the gateway takes it
@@ -34,26 +45,76 @@ const listenHeartbeat = 30 * time.Second
 // sweepEvery is how often sessions are looked at for being idle.
 const sweepEvery = time.Hour
 
+// goneAfter is how long a request runs before the face watches whether
+// its app went away.
+const goneAfter = 20 * time.Millisecond
+
 // httpFace is the gateway's streamable HTTP handler.
 type httpFace struct {
 	g    *Gateway
 	ids  *sessions
-	rest http.Handler // mcp-go's, for what is not a session's
+	rest http.Handler            // mcp-go's, for what is not a session's
+	slow fasthttp.RequestHandler // GET, DELETE and rest, through net/http
 }
 
-func (f *httpFace) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != Path {
-		http.NotFound(w, r)
-		return
+func newHTTPFace(g *Gateway, ids *sessions, rest http.Handler) *httpFace {
+	f := &httpFace{g: g, ids: ids, rest: withFace(rest, FaceHTTP)}
+	f.slow = fasthttpadaptor.NewFastHTTPHandler(endsWithConn(http.HandlerFunc(f.serveSlow)))
+	return f
+}
+
+// serve is the face's fasthttp handler. A panic answers 500 instead of
+// ending mcptray, as net/http's server would.
+func (f *httpFace) serve(ctx *fasthttp.RequestCtx) {
+	defer func() {
+		if p := recover(); p != nil {
+			f.g.log.Error("gateway: serving an app's request", "panic", p)
+			httpError(ctx, "Internal Server Error: mcptray failed on this request", http.StatusInternalServerError)
+		}
+	}()
+	switch {
+	case string(ctx.Path()) != Path:
+		httpError(ctx, "404 page not found", http.StatusNotFound)
+	case ctx.IsPost():
+		f.post(ctx)
+	default:
+		f.slow(ctx)
 	}
+}
+
+// serveSlow serves what is not a POST, and the POSTs that are not a
+// session's, through net/http.
+func (f *httpFace) serveSlow(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
-	case http.MethodPost:
-		f.post(w, r)
 	case http.MethodGet, http.MethodDelete:
 		f.getOrDelete(w, r)
 	default:
 		f.rest.ServeHTTP(w, r)
 	}
+}
+
+// endsWithConn gives a net/http request a context that ends when its app
+// closes the connection. fasthttp's adaptor gives it the RequestCtx, which
+// ends only with the server, and which fasthttp reuses for the
+// connection's next request once this one is answered: nothing may
+// derive from it and outlive the request.
+func endsWithConn(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		if rc, ok := r.Context().(*fasthttp.RequestCtx); ok {
+			defer watchConn(rc.Conn(), goneAfter, cancel)()
+		}
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// httpError answers msg with status, as net/http's http.Error does.
+func httpError(ctx *fasthttp.RequestCtx, msg string, status int) {
+	ctx.Response.Header.Set("X-Content-Type-Options", "nosniff")
+	ctx.SetContentType("text/plain; charset=utf-8")
+	ctx.SetStatusCode(status)
+	ctx.SetBodyString(msg + "\n")
 }
 
 // postEnvelope is what the gateway reads of a POST's message.
@@ -73,110 +134,119 @@ type postEnvelope struct {
 // waits for it); the sessionless revision's, and what is not JSON-RPC, go
 // to mcp-go. The refusals are mcp-go's: 400 for another content type or an
 // unknown protocol version, 404 for an unknown session.
-func (f *httpFace) post(w http.ResponseWriter, r *http.Request) {
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		http.Error(w, "Invalid content type: must be 'application/json'", http.StatusBadRequest)
-		return
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxMessage))
-	if err != nil {
-		if errors.As(err, new(*http.MaxBytesError)) {
-			http.Error(w, "Request Entity Too Large: a message may be 32 MiB at most", http.StatusRequestEntityTooLarge)
+func (f *httpFace) post(ctx *fasthttp.RequestCtx) {
+	if ct := ctx.Request.Header.ContentType(); string(ct) != "application/json" {
+		if mt, _, err := mime.ParseMediaType(string(ct)); err != nil || mt != "application/json" {
+			httpError(ctx, "Invalid content type: must be 'application/json'", http.StatusBadRequest)
 			return
 		}
-		http.Error(w, "Bad Request: the message could not be read", http.StatusBadRequest)
-		return
 	}
+	body := ctx.PostBody() // the server keeps it to maxMessage
 	var m postEnvelope
-	version := r.Header.Get(mcp.HeaderProtocolVersion)
+	version := string(ctx.Request.Header.Peek(mcp.HeaderProtocolVersion))
 	if json.Unmarshal(body, &m) != nil || mcp.IsModernProtocol(version) || mcp.IsModernProtocol(m.Params.Meta.Version) {
 		// Not JSON-RPC (mcp-go says so), or the sessionless revision.
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		f.rest.ServeHTTP(w, r)
+		f.slow(ctx)
 		return
 	}
 	if m.Method == string(mcp.MethodInitialize) {
-		f.initialize(w, r, body)
+		f.initialize(ctx, bytes.Clone(body))
 		return
 	}
 	if version != "" && !mcp.IsValidProtocolVersion(version) {
-		http.Error(w, "Unsupported protocol version: "+version, http.StatusBadRequest)
+		httpError(ctx, "Unsupported protocol version: "+version, http.StatusBadRequest)
 		return
 	}
-	s := f.ids.get(r.Header.Get(sessionHeader))
+	s := f.ids.get(string(ctx.Request.Header.Peek(sessionHeader)))
 	hasID := len(m.ID) > 0 && string(m.ID) != "null"
 	switch {
 	case s == nil && m.Method == "" && hasID:
 		// An answer outside a session: mcp-go's codes (202 to an
 		// empty one, such as a ping's).
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		f.rest.ServeHTTP(w, r)
+		f.slow(ctx)
 		return
 	case s == nil:
-		http.Error(w, "Invalid session ID", http.StatusNotFound)
+		httpError(ctx, "Invalid session ID", http.StatusNotFound)
 		return
 	}
 	s.touch()
 	switch {
 	case m.Method == "" && hasID:
 		s.answered(m.ID, body)
-		w.WriteHeader(http.StatusAccepted)
-	case m.Method == string(mcp.MethodToolsList) && hasID && s.legacy():
+		ctx.SetStatusCode(http.StatusAccepted)
+	case !hasID:
+		// A notification: nothing goes on its POST.
+		f.g.handle(f.g.mcp.WithContext(s.ctx, s), body)
+		ctx.SetStatusCode(http.StatusAccepted)
+	case m.Method == string(mcp.MethodToolsList) && s.legacy():
 		if out, ok := f.g.listAnswer(s.id, body, f.g.listJSON.Load()); ok {
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write(out)
+			ctx.SetContentType("application/json")
+			ctx.SetBody(out)
 			return
 		}
-		fallthrough
+		f.request(ctx, s, bytes.Clone(body))
 	default:
-		f.handle(w, r, s, body)
+		f.request(ctx, s, bytes.Clone(body))
 	}
 }
 
-// handle passes one message of session s to the gateway's MCP server and
-// answers the POST. The request ends with the POST (the app went away) or
-// with the session.
-func (f *httpFace) handle(w http.ResponseWriter, r *http.Request, s *httpSession, body []byte) {
-	p := &postStream{w: w}
-	ctx, cancel := context.WithCancel(f.g.mcp.WithContext(r.Context(), postSession{s, p}))
-	defer cancel()
-	defer context.AfterFunc(s.ctx, cancel)()
-	res, _ := f.g.handle(ctx, body)
-	f.answer(p, res)
+// request passes a request of session s to the gateway's MCP server and
+// answers the POST. The request ends with its session, or when the app
+// goes away.
+func (f *httpFace) request(ctx *fasthttp.RequestCtx, s *httpSession, body []byte) {
+	cctx, cancel := context.WithCancel(s.ctx)
+	p := newPostStream(cancel)
+	stop := watchConn(ctx.Conn(), goneAfter, cancel)
+	f.g.handleAsync(f.g.mcp.WithContext(cctx, postSession{s, p}), body, p.finish)
+	f.answer(ctx, p, func() { stop(); cancel() })
 }
 
-// answer answers a POST with res, the MCP server's answer; nil is none.
-func (f *httpFace) answer(p *postStream, res []byte) {
-	if res == nil {
-		p.accepted()
+// answer answers a POST with p once its request has something to say,
+// then calls end.
+func (f *httpFace) answer(ctx *fasthttp.RequestCtx, p *postStream, end func()) {
+	<-p.ready
+	if res, ok := p.plain(); ok {
+		end()
+		if res == nil {
+			ctx.SetStatusCode(http.StatusAccepted)
+			return
+		}
+		ctx.SetContentType("application/json")
+		ctx.SetBody(append(res, '\n'))
 		return
 	}
-	p.answer(res, http.StatusOK)
+	ctx.SetContentType("text/event-stream")
+	ctx.Response.Header.Set("Cache-Control", "no-cache")
+	ctx.Response.ImmediateHeaderFlush = true
+	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
+		defer end()
+		p.stream(w)
+	})
 }
 
 // initialize starts a session: its id goes on the answer when initialize
 // succeeded.
-func (f *httpFace) initialize(w http.ResponseWriter, r *http.Request, body []byte) {
+func (f *httpFace) initialize(ctx *fasthttp.RequestCtx, body []byte) {
 	id := f.ids.Generate()
 	s := newHTTPSession(id)
-	p := &postStream{w: w}
-	res, ok := f.g.handle(f.g.mcp.WithContext(r.Context(), postSession{s, p}), body)
-	if !ok {
+	p := newPostStream(func() {})
+	res, ok := f.g.handle(f.g.mcp.WithContext(s.ctx, postSession{s, p}), body)
+	if ok {
+		if err := f.g.mcp.RegisterSession(context.WithoutCancel(s.ctx), s); err != nil {
+			f.g.log.Error("gateway: starting an app's session", "err", err)
+			f.ids.Terminate(id)
+			s.end()
+			httpError(ctx, "Internal Server Error: mcptray could not start the session", http.StatusInternalServerError)
+			return
+		}
+		f.ids.set(id, s)
+		ctx.Response.Header.Set(sessionHeader, id)
+	} else {
 		f.ids.Terminate(id)
 		s.end()
-		f.answer(p, res)
-		return
 	}
-	if err := f.g.mcp.RegisterSession(context.WithoutCancel(r.Context()), s); err != nil {
-		f.g.log.Error("gateway: starting an app's session", "err", err)
-		f.ids.Terminate(id)
-		s.end()
-		http.Error(w, "Internal Server Error: mcptray could not start the session", http.StatusInternalServerError)
-		return
-	}
-	f.ids.set(id, s)
-	w.Header().Set(sessionHeader, id)
-	f.answer(p, res)
+	p.finish(res, ok)
+	f.answer(ctx, p, func() {})
 }
 
 // handle passes one message to the gateway's MCP server and returns its
@@ -186,11 +256,7 @@ func (f *httpFace) initialize(w http.ResponseWriter, r *http.Request, body []byt
 func (g *Gateway) handle(ctx context.Context, body []byte) (out []byte, ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
-			g.log.Error("gateway: handling an app's message", "panic", p)
-			var m envelope
-			if json.Unmarshal(body, &m) == nil && len(m.ID) > 0 {
-				out, ok = []byte(`{"jsonrpc":"2.0","id":`+string(m.ID)+`,"error":{"code":-32603,"message":"mcptray failed on this request"}}`), false
-			}
+			out, ok = g.failed(body, p)
 		}
 	}()
 	type answer struct {
@@ -202,6 +268,37 @@ func (g *Gateway) handle(ctx context.Context, body []byte) (out []byte, ok bool)
 		a := <-ch
 		return a.out, a.isResult
 	}
+	return g.handleMCP(ctx, body)
+}
+
+// failed is the answer to body when handling it panicked.
+func (g *Gateway) failed(body []byte, p any) (out []byte, ok bool) {
+	g.log.Error("gateway: handling an app's message", "panic", p)
+	var m envelope
+	if json.Unmarshal(body, &m) == nil && len(m.ID) > 0 {
+		return []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32603,"message":"mcptray failed on this request"}}`), false
+	}
+	return nil, false
+}
+
+// handleAsync is handle whose answer goes to answer, once, perhaps before
+// it returns, perhaps on another goroutine; a direct call's answer comes
+// on the goroutine that reads its server, so answer must not wait on
+// anything.
+func (g *Gateway) handleAsync(ctx context.Context, body []byte, answer func(out []byte, ok bool)) {
+	if !g.directCall(ctx, body, answer) {
+		go func() { answer(g.handleMCP(ctx, body)) }()
+	}
+}
+
+// handleMCP is handle for a message that is not a direct call: mcp-go's
+// MCP server answers it.
+func (g *Gateway) handleMCP(ctx context.Context, body []byte) (out []byte, ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, ok = g.failed(body, p)
+		}
+	}()
 	if g.cancelDirect(ctx, body) {
 		return nil, false
 	}
@@ -295,6 +392,13 @@ func (f *httpFace) end(ctx context.Context, s *httpSession) {
 	}
 	s.end()
 	f.g.mcp.UnregisterSession(context.WithoutCancel(ctx), s.id)
+}
+
+// endAll ends every session, when the face stops.
+func (f *httpFace) endAll() {
+	for _, s := range f.ids.all() {
+		f.end(context.Background(), s)
+	}
 }
 
 // sweep ends the sessions that went unused for sessionIdle before now.

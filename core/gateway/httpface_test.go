@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -168,24 +170,33 @@ func TestHTTPFaceRefusesNonsense(t *testing.T) {
 	}
 }
 
-// TestHTTPFaceCancels: a call ends when its app goes away, and when its
-// session ends.
+// TestHTTPFaceCancels: a call ends when its app goes away (in a session,
+// and in the sessionless revision, which mcp-go's server answers), and
+// when its session ends.
 func TestHTTPFaceCancels(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, nil)
 	sess := r.initialize(t, http.StatusOK)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	req := r.request(t, sess, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"mcp__a__sleep","arguments":{"ms":600001}}}`)
-	go func() {
-		if resp, err := http.DefaultClient.Do(req.WithContext(ctx)); err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-		}
-	}()
-	r.waitStderr(t, "a", "mcp-testserver: sleeping 600001ms")
-	cancel()
-	r.waitStderr(t, "a", "mcp-testserver: sleep cancelled")
+	goAway := func(req *http.Request, ms string) {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			if resp, err := http.DefaultClient.Do(req.WithContext(ctx)); err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+		r.waitStderr(t, "a", "mcp-testserver: sleeping "+ms+"ms")
+		cancel()
+		r.waitStderr(t, "a", "mcp-testserver: sleep cancelled")
+	}
+	goAway(r.request(t, sess, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"mcp__a__sleep","arguments":{"ms":600001}}}`), "600001")
+	modern := r.request(t, "", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"mcp__a__sleep","arguments":{"ms":600003},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}}}`)
+	modern.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	modern.Header.Set("Mcp-Method", "tools/call")
+	modern.Header.Set("Mcp-Name", "mcp__a__sleep")
+	goAway(modern, "600003")
 
 	other := r.initialize(t, http.StatusOK)
 	done := make(chan struct{})
@@ -208,6 +219,54 @@ func TestHTTPFaceCancels(t *testing.T) {
 	case <-done:
 	case <-time.After(deadline):
 		t.Fatal("the call went on after its session ended")
+	}
+}
+
+// TestHTTPFaceKeepsConnection: after a call long enough for the face to
+// watch whether its app went away, the app's next request on the same
+// connection is read and answered.
+func TestHTTPFaceKeepsConnection(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil)
+	sess := r.initialize(t, http.StatusOK)
+	c, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(r.face.Status().URL, "http://"), Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(deadline))
+	rd := bufio.NewReader(c)
+	for i, call := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mcp__a__sleep","arguments":{"ms":` + fmt.Sprint(3*goneAfter.Milliseconds()) + `}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"mcp__a__echo","arguments":{"text":"again"}}}`,
+	} {
+		req := r.request(t, sess, call)
+		if err := req.Write(c); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(rd, req)
+		if err != nil {
+			t.Fatalf("call %d: %v", i+1, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), fmt.Sprintf(`"id":%d,"result"`, i+1)) {
+			t.Errorf("call %d: %s\n%s", i+1, resp.Status, b)
+		}
+	}
+	if !strings.Contains(string(r.post(t, sess, `{"jsonrpc":"2.0","id":3,"method":"ping"}`, http.StatusOK)), `"result"`) {
+		t.Error("the session does not answer a ping after the calls")
+	}
+}
+
+// TestHTTPFaceTooLarge: a message over 32 MiB is refused in plain words.
+func TestHTTPFaceTooLarge(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil)
+	sess := r.initialize(t, http.StatusOK)
+	big := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mcp__a__echo","arguments":{"text":"` + strings.Repeat("x", maxMessage) + `"}}}`
+	if b := r.post(t, sess, big, http.StatusRequestEntityTooLarge); !strings.Contains(string(b), "32 MiB at most") {
+		t.Errorf("the refusal says %q", b)
 	}
 }
 

@@ -1,10 +1,11 @@
 package gateway
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,7 +30,7 @@ import (
 type httpSession struct {
 	clientState
 	notifications chan mcp.JSONRPCNotification // for the listening stream
-	ctx           context.Context              // done when the session ends
+	ctx           context.Context              // the face's; done when the session ends
 	end           context.CancelFunc
 	lastSeen      atomic.Int64 // unix nanoseconds of its last request
 	listening     atomic.Int32 // its open listening streams
@@ -41,7 +42,7 @@ var (
 )
 
 func newHTTPSession(id string) *httpSession {
-	ctx, end := context.WithCancel(context.Background())
+	ctx, end := context.WithCancel(context.WithValue(context.Background(), faceKey{}, FaceHTTP))
 	s := &httpSession{
 		clientState:   newClientState(id),
 		notifications: make(chan mcp.JSONRPCNotification, 100),
@@ -105,19 +106,34 @@ func (ps postSession) RequestSampling(ctx context.Context, req mcp.CreateMessage
 // on it.
 var errAnswered = errors.New("the request was already answered")
 
+// errAppGone says that the app went away from its request's POST.
+var errAppGone = errors.New("the app went away")
+
 // postStream is one POST's answer: application/json when the answer is
 // all there is, else an event stream of the messages that came before the
-// answer, then the answer. It starts no goroutine until a notification
-// comes.
+// answer, then the answer. The POST's handler waits for the first of
+// them (ready); when it is the answer, it answers and returns. Otherwise
+// it starts the event stream, which the HTTP server writes on a goroutine
+// of its own (stream), and returns. It starts no goroutine of its own
+// until a notification comes.
 type postStream struct {
-	w http.ResponseWriter
+	ready  chan struct{} // something to answer with: a message or the answer
+	done   chan struct{} // closed once the POST is answered
+	cancel func()        // ends the request: the app went away
 
 	mu       sync.Mutex
-	events   bool // the answer is an event stream: its header is written
+	queued   [][]byte      // messages before the answer, until the stream is written
+	w        *bufio.Writer // the event stream, once it is written
+	failed   bool          // a write to the stream failed
 	answered bool
+	answer   []byte                       // nil: a notification's, or an answer's
 	ch       chan mcp.JSONRPCNotification // made by the first notification
 	stop     chan struct{}                // closed when the answer is ready
 	stopped  chan struct{}                // closed when forward returns
+}
+
+func newPostStream(cancel func()) *postStream {
+	return &postStream{ready: make(chan struct{}, 1), done: make(chan struct{}), cancel: cancel}
 }
 
 // channel is where the request's notifications go, passed on by a
@@ -136,7 +152,8 @@ func (p *postStream) channel() chan mcp.JSONRPCNotification {
 	return p.ch
 }
 
-// forward writes the request's notifications until the answer is ready.
+// forward passes the request's notifications on until the answer is
+// ready.
 func (p *postStream) forward() {
 	defer close(p.stopped)
 	for {
@@ -150,92 +167,127 @@ func (p *postStream) forward() {
 }
 
 func (p *postStream) notify(n mcp.JSONRPCNotification) {
-	b, err := json.Marshal(n)
-	if err != nil {
-		return
+	if b, err := json.Marshal(n); err == nil {
+		_ = p.send(b)
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.event(b)
 }
 
-// send writes one message of the gateway's to the app on the POST, until
+// send puts one message of the gateway's to the app on the POST, until
 // it is answered.
 func (p *postStream) send(msg []byte) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.answered {
+	switch {
+	case p.answered:
 		return errAnswered
+	case p.failed:
+		return errAppGone
+	case p.w == nil:
+		p.queued = append(p.queued, msg)
+		p.wake()
+		return nil
 	}
-	return p.event(msg)
+	return p.write(msg)
 }
 
-// event writes msg as one event, turning the answer into an event stream
-// first; p.mu is held.
-func (p *postStream) event(msg []byte) error {
-	if !p.events {
-		h := p.w.Header()
-		h.Set("Content-Type", "text/event-stream")
-		h.Set("Cache-Control", "no-cache")
-		p.w.WriteHeader(http.StatusOK)
-		p.events = true
+// write writes msg as one event of the stream; p.mu is held. A write that
+// fails ends the request: the app went away.
+func (p *postStream) write(msg []byte) error {
+	err := writeEvent(p.w, msg)
+	if err == nil {
+		err = p.w.Flush()
 	}
-	if err := writeEvent(p.w, msg); err != nil {
-		return err
+	if err != nil {
+		p.failed = true
+		p.cancel()
+		return errAppGone
 	}
-	return http.NewResponseController(p.w).Flush()
+	return nil
 }
 
-// end marks the POST answered and writes the request's notifications that
-// came before; it returns with p.mu held, for the answer.
-func (p *postStream) end() {
+// wake tells the POST's handler that there is something to answer with.
+func (p *postStream) wake() {
+	select {
+	case p.ready <- struct{}{}:
+	default:
+	}
+}
+
+// finish takes the request's answer (nil: none). It is called once,
+// perhaps on the goroutine that reads a stdio server (Gateway.forward),
+// so it waits on nothing: when notifications or a stream are under way,
+// a goroutine of its own writes the answer after them.
+func (p *postStream) finish(out []byte, _ bool) {
 	p.mu.Lock()
-	p.answered = true
+	if p.ch == nil && p.w == nil {
+		p.answered, p.answer = true, out
+		p.mu.Unlock()
+		close(p.done)
+		p.wake()
+		return
+	}
+	p.mu.Unlock()
+	go p.end(out)
+}
+
+// end passes on the notifications that came before the answer, then
+// the answer.
+func (p *postStream) end(out []byte) {
+	p.mu.Lock()
 	ch := p.ch
 	p.mu.Unlock()
 	if ch != nil {
 		close(p.stop)
 		<-p.stopped
-	}
-	p.mu.Lock()
-	for ch != nil {
-		select {
-		case n := <-ch:
-			if b, err := json.Marshal(n); err == nil {
-				_ = p.event(b)
+		for drained := false; !drained; {
+			select {
+			case n := <-ch:
+				p.notify(n)
+			default:
+				drained = true
 			}
-		default:
-			ch = nil
 		}
 	}
+	p.mu.Lock()
+	p.answered, p.answer = true, out
+	if p.w != nil && !p.failed && out != nil {
+		_ = p.write(out)
+	}
+	p.mu.Unlock()
+	close(p.done)
+	p.wake()
 }
 
-// answer writes the request's answer after the messages that came before
-// it. status applies to an answer that is not an event stream.
-func (p *postStream) answer(msg []byte, status int) {
-	p.end()
+// plain reports whether the POST is answered with nothing before the
+// answer, and then the answer (nil: none).
+func (p *postStream) plain() (answer []byte, ok bool) {
+	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.events {
-		_ = writeEvent(p.w, msg)
-		return
-	}
-	p.w.Header().Set("Content-Type", "application/json")
-	p.w.WriteHeader(status)
-	_, _ = p.w.Write(append(msg, '\n'))
+	return p.answer, p.answered && len(p.queued) == 0
 }
 
-// accepted answers a POST that needs no answer (a notification, or the
-// app's answer to the gateway): 202, or the end of its event stream.
-func (p *postStream) accepted() {
-	p.end()
-	defer p.mu.Unlock()
-	if !p.events {
-		p.w.WriteHeader(http.StatusAccepted)
+// stream writes the event stream to w: the messages that came before it
+// started, the ones that come while the request runs, then the answer. The
+// HTTP server calls it on a goroutine of its own once the POST's handler
+// returned.
+func (p *postStream) stream(w *bufio.Writer) {
+	p.mu.Lock()
+	p.w = w
+	for _, m := range p.queued {
+		if p.write(m) != nil {
+			break
+		}
 	}
+	p.queued = nil
+	if p.answered && !p.failed && p.answer != nil {
+		_ = p.write(p.answer)
+	}
+	p.mu.Unlock()
+	<-p.done
 }
 
 // writeEvent writes one server-sent event holding msg.
-func writeEvent(w http.ResponseWriter, msg []byte) error {
+func writeEvent(w io.Writer, msg []byte) error {
 	b := make([]byte, 0, len(msg)+len("event: message\ndata: \n\n"))
 	b = append(b, "event: message\ndata: "...)
 	b = append(b, msg...)
