@@ -141,12 +141,37 @@ func (g *Gateway) encodeAnswer(id json.RawMessage, res *mcp.CallToolResult, err 
 		msg, _ := json.Marshal(err.Error())
 		return jsonrpc(id, `"error":{"code":-32603,"message":`, msg, `}`), false
 	}
-	enc, err := json.Marshal(res)
+	enc, err := encodeResult(res)
 	if err != nil {
 		g.log.Error("gateway: encoding an answer", "err", err)
 		return jsonrpc(id, `"error":{"code":-32603,"message":"mcptray could not encode its answer"`, nil, `}`), false
 	}
 	return jsonrpc(id, `"result":`, enc, ``), true
+}
+
+// encodeResult encodes res as mcp-go does. mcp-go's encoding goes through
+// a map of its fields, at four times the cost of the usual result's: its
+// content, perhaps isError, and nothing else, which is encoded here to the
+// same bytes (a map's keys come out sorted: "content", then "isError").
+func encodeResult(res *mcp.CallToolResult) ([]byte, error) {
+	if res == nil || res.Meta != nil || res.ResultType != "" || len(res.RawStructuredContent) > 0 || res.StructuredContent != nil ||
+		len(res.InputRequests) > 0 || res.RequestState != "" {
+		return json.Marshal(res)
+	}
+	content := []byte("[]") // none is an empty list, as in mcp-go
+	if len(res.Content) > 0 {
+		var err error
+		if content, err = json.Marshal(res.Content); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]byte, 0, len(content)+len(`{"content":,"isError":true}`))
+	out = append(out, `{"content":`...)
+	out = append(out, content...)
+	if res.IsError {
+		out = append(out, `,"isError":true`...)
+	}
+	return append(out, '}'), nil
 }
 
 // plainID says whether id is a JSON-RPC request's id: a string or a

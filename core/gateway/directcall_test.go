@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // TestDirectCall: a plain tools/call of a live session is answered by the
@@ -85,3 +87,35 @@ func waitDirect(g *Gateway, ctx context.Context, body []byte) (out []byte, isRes
 	}
 	return a.out, a.isResult, true
 }
+
+// TestEncodeResult: the short way encodes every result to mcp-go's bytes.
+func TestEncodeResult(t *testing.T) {
+	text := func(s string) mcp.Content { return mcp.TextContent{Type: mcp.ContentTypeText, Text: s} }
+	results := map[string]*mcp.CallToolResult{
+		"text":                 {Content: []mcp.Content{text("hi")}},
+		"two texts, escaped":   {Content: []mcp.Content{text(`<a href="x">&</a>` + "\n\u2028"), text("")}},
+		"an error":             {Content: []mcp.Content{text("no")}, IsError: true},
+		"no content":           {},
+		"empty content":        {Content: []mcp.Content{}},
+		"an image":             {Content: []mcp.Content{mcp.ImageContent{Type: mcp.ContentTypeImage, Data: "AAAA", MIMEType: "image/png"}}},
+		"annotated":            {Content: []mcp.Content{mcp.TextContent{Type: mcp.ContentTypeText, Text: "a", Annotated: mcp.Annotated{Annotations: &mcp.Annotations{Priority: ptr(0.5)}}}}},
+		"structured":           {Content: []mcp.Content{text("a")}, StructuredContent: map[string]any{"b": 1}},
+		"raw structured":       {Content: []mcp.Content{text("a")}, RawStructuredContent: json.RawMessage(`{"b":1}`)},
+		"meta":                 {Result: mcp.Result{Meta: &mcp.Meta{AdditionalFields: map[string]any{"k": "v"}}}, Content: []mcp.Content{text("a")}},
+		"resultType":           {Result: mcp.Result{ResultType: mcp.ResultTypeComplete}, Content: []mcp.Content{text("a")}},
+		"input required":       {MultiRoundTripResult: mcp.MultiRoundTripResult{RequestState: "s"}},
+		"an error, no content": {IsError: true},
+	}
+	for name, res := range results {
+		want, err := json.Marshal(res)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got, err := encodeResult(res)
+		if err != nil || string(got) != string(want) {
+			t.Errorf("%s: %s, %v\nwant %s", name, got, err, want)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
