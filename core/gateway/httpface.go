@@ -142,8 +142,15 @@ func (f *httpFace) post(ctx *fasthttp.RequestCtx) {
 		}
 	}
 	body := ctx.PostBody() // the server keeps it to maxMessage
-	var m postEnvelope
 	version := string(ctx.Request.Header.Peek(mcp.HeaderProtocolVersion))
+	s := f.ids.get(string(ctx.Request.Header.Peek(sessionHeader)))
+	// A plain call of a session, the request apps make all day, is tried
+	// first: the direct call reads it once, where routing it first would
+	// read it twice.
+	if s != nil && (version == "" || mcp.IsValidProtocolVersion(version) && !mcp.IsModernProtocol(version)) && f.request(ctx, s, body, true) {
+		return
+	}
+	var m postEnvelope
 	if json.Unmarshal(body, &m) != nil || mcp.IsModernProtocol(version) || mcp.IsModernProtocol(m.Params.Meta.Version) {
 		// Not JSON-RPC (mcp-go says so), or the sessionless revision.
 		f.slow(ctx)
@@ -157,7 +164,6 @@ func (f *httpFace) post(ctx *fasthttp.RequestCtx) {
 		httpError(ctx, "Unsupported protocol version: "+version, http.StatusBadRequest)
 		return
 	}
-	s := f.ids.get(string(ctx.Request.Header.Peek(sessionHeader)))
 	hasID := len(m.ID) > 0 && string(m.ID) != "null"
 	switch {
 	case s == nil && m.Method == "" && hasID:
@@ -184,21 +190,32 @@ func (f *httpFace) post(ctx *fasthttp.RequestCtx) {
 			ctx.SetBody(out)
 			return
 		}
-		f.request(ctx, s, bytes.Clone(body))
+		f.request(ctx, s, body, false)
 	default:
-		f.request(ctx, s, bytes.Clone(body))
+		f.request(ctx, s, body, false)
 	}
 }
 
 // request passes a request of session s to the gateway's MCP server and
 // answers the POST. The request ends with its session, or when the app
-// goes away.
-func (f *httpFace) request(ctx *fasthttp.RequestCtx, s *httpSession, body []byte) {
+// goes away. With directOnly only a direct call is made: false says that
+// body is not one, and nothing was done.
+func (f *httpFace) request(ctx *fasthttp.RequestCtx, s *httpSession, body []byte, directOnly bool) bool {
 	cctx, cancel := context.WithCancel(s.ctx)
 	p := newPostStream(cancel)
+	mctx := f.g.mcp.WithContext(cctx, postSession{s, p})
+	if !f.g.directCall(mctx, body, p.finish) { // which keeps nothing of body
+		if directOnly {
+			cancel()
+			return false
+		}
+		body = bytes.Clone(body) // fasthttp's, until the POST is answered
+		go func() { p.finish(f.g.handleMCP(mctx, body)) }()
+	}
+	s.touch()
 	stop := watchConn(ctx.Conn(), goneAfter, cancel)
-	f.g.handleAsync(f.g.mcp.WithContext(cctx, postSession{s, p}), body, p.finish)
 	f.answer(ctx, p, func() { stop(); cancel() })
+	return true
 }
 
 // answer answers a POST with p once its request has something to say,
@@ -279,16 +296,6 @@ func (g *Gateway) failed(body []byte, p any) (out []byte, ok bool) {
 		return []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32603,"message":"mcptray failed on this request"}}`), false
 	}
 	return nil, false
-}
-
-// handleAsync is handle whose answer goes to answer, once, perhaps before
-// it returns, perhaps on another goroutine; a direct call's answer comes
-// on the goroutine that reads its server, so answer must not wait on
-// anything.
-func (g *Gateway) handleAsync(ctx context.Context, body []byte, answer func(out []byte, ok bool)) {
-	if !g.directCall(ctx, body, answer) {
-		go func() { answer(g.handleMCP(ctx, body)) }()
-	}
 }
 
 // handleMCP is handle for a message that is not a direct call: mcp-go's

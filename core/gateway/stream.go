@@ -99,6 +99,12 @@ type envelope struct {
 // a worker and each answer back to it woke a goroutine twice a call, and
 // without it the face adds a fifth to a third less to a call (bench/).
 func (g *Gateway) streamMessage(ctx context.Context, s *streamSession, work *workers, line []byte) {
+	// A plain call, the message apps send all day, is tried first: the
+	// direct call reads it once, where routing it first would read it
+	// twice.
+	if g.streamCall(ctx, s, work.wg, line) {
+		return // on its way: the answer is written when it comes
+	}
 	var m envelope
 	if err := json.Unmarshal(line, &m); err != nil {
 		s.writeRaw([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: not a JSON-RPC message"}}` + "\n"))
@@ -117,8 +123,6 @@ func (g *Gateway) streamMessage(ctx context.Context, s *streamSession, work *wor
 			s.writeRaw(out)
 			return
 		}
-	case m.Method == string(mcp.MethodToolsCall) && g.streamCall(ctx, s, work.wg, line):
-		return // on its way: the answer is written when it comes
 	}
 	msg := bytes.Clone(line) // line is the reader's buffer
 	work.run(func() { g.handleStream(ctx, s, msg) })
