@@ -235,6 +235,10 @@ func ListenLoopback(addr string) (net.Listener, error) {
 	return ln, nil
 }
 
+// maxHeader bounds a request's head (its line and headers); fasthttp's
+// default of 4 KiB is less than some apps' headers.
+const maxHeader = 64 << 10
+
 // drainIdle is how long drain waits for more of a body the app sends.
 const drainIdle = 100 * time.Millisecond
 
@@ -262,6 +266,8 @@ func serveHTTP(ctx context.Context, ln net.Listener, h fasthttp.RequestHandler, 
 		ReadTimeout:        10 * time.Second, // a request's head and body
 		IdleTimeout:        10 * time.Minute, // between an app's requests
 		MaxRequestBodySize: maxMessage,
+		ReadBufferSize:     maxHeader, // which bounds a request's head
+
 		// Apps send nothing in the gateway's headers' place.
 		NoDefaultServerHeader: true,
 		NoDefaultContentType:  true,
@@ -269,6 +275,10 @@ func serveHTTP(ctx context.Context, ln net.Listener, h fasthttp.RequestHandler, 
 			if errors.Is(err, fasthttp.ErrBodyTooLarge) {
 				drain(ctx.Conn())
 				httpError(ctx, "Request Entity Too Large: a message may be 32 MiB at most", http.StatusRequestEntityTooLarge)
+				return
+			}
+			if errors.As(err, new(*fasthttp.ErrSmallBuffer)) {
+				httpError(ctx, "Request Header Fields Too Large: a request's head may be 64 KiB at most", http.StatusRequestHeaderFieldsTooLarge)
 				return
 			}
 			httpError(ctx, "Bad Request: the request could not be read", http.StatusBadRequest)

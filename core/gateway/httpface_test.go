@@ -270,6 +270,31 @@ func TestHTTPFaceTooLarge(t *testing.T) {
 	}
 }
 
+// TestHTTPFaceHeaders: a request with 32 KiB of headers is served (some
+// apps send long ones); one with more than 64 KiB is refused in plain
+// words.
+func TestHTTPFaceHeaders(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil)
+	sess := r.initialize(t, http.StatusOK)
+	for _, tt := range []struct {
+		size   int
+		status int
+	}{{32 << 10, http.StatusOK}, {80 << 10, http.StatusRequestHeaderFieldsTooLarge}} {
+		req := r.request(t, sess, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+		req.Header.Set("X-Long", strings.Repeat("x", tt.size))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.status || tt.status != http.StatusOK && !strings.Contains(string(b), "64 KiB at most") {
+			t.Errorf("%d bytes of headers: %s\n%s", tt.size, resp.Status, b)
+		}
+	}
+}
+
 // TestHTTPFaceForgetsIdle: a session unused for sessionIdle is forgotten
 // and its app's record ended; one with a listening stream open is kept.
 func TestHTTPFaceForgetsIdle(t *testing.T) {
