@@ -191,8 +191,11 @@ func (s *Service) Start(ctx context.Context) error {
 	s.started = true
 	s.mu.Unlock()
 
+	// Subscribed before any server starts: a change made before the
+	// relay's goroutine ran would otherwise reach no one.
+	events := s.conns.Subscribe(s.ctx)
 	s.wg.Add(1)
-	go s.relay()
+	go s.relay(events)
 	set := s.reload()
 	if s.opts.Follow {
 		s.wg.Add(1)
@@ -263,9 +266,9 @@ func (s *Service) follow(updates <-chan config.Update) {
 }
 
 // relay passes the connection manager's events on as change notices.
-func (s *Service) relay() {
+func (s *Service) relay(events <-chan conn.Event) {
 	defer s.wg.Done()
-	for range s.conns.Subscribe(s.ctx) {
+	for range events {
 		s.hub.publish()
 	}
 }
