@@ -61,29 +61,21 @@ func main() {
 		fail(err)
 	}
 	fmt.Printf("http://%s/mcp\n", l.Addr())
-	replies := bufio.NewReader(out)
-	var mu sync.Mutex
+	server := &lines{in: in, replies: bufio.NewReader(out)}
 	if *useFast {
 		fail(fasthttp.Serve(l, func(ctx *fasthttp.RequestCtx) {
-			body := ctx.PostBody()
-			mu.Lock()
-			defer mu.Unlock()
-			if _, err := in.Write(append(bytes.TrimSpace(body), '\n')); err != nil {
+			line, err := server.pass(ctx.PostBody())
+			switch {
+			case err != nil:
 				ctx.Error(err.Error(), http.StatusBadGateway)
 				return
+			case line == nil:
+				ctx.SetStatusCode(http.StatusAccepted)
+			default:
+				ctx.SetContentType("application/json")
+				ctx.Write(line)
 			}
 			ctx.Response.Header.Set("Mcp-Session-Id", "floor")
-			if !bytes.Contains(body, []byte(`"id"`)) {
-				ctx.SetStatusCode(http.StatusAccepted)
-				return
-			}
-			line, err := replies.ReadBytes('\n')
-			if err != nil {
-				ctx.Error(err.Error(), http.StatusBadGateway)
-				return
-			}
-			ctx.SetContentType("application/json")
-			ctx.Write(line)
 		}))
 	}
 	fail(http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -92,25 +84,40 @@ func main() {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		if _, err := in.Write(append(bytes.TrimSpace(body), '\n')); err != nil {
+		line, err := server.pass(body)
+		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
 		}
 		w.Header().Set("Mcp-Session-Id", "floor")
-		if !bytes.Contains(body, []byte(`"id"`)) { // a notification: no answer comes
+		if line == nil {
 			w.WriteHeader(http.StatusAccepted)
-			return
-		}
-		line, err := replies.ReadBytes('\n')
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(line)
 	})))
+}
+
+// lines is the server, one message a line, one at a time.
+type lines struct {
+	mu      sync.Mutex
+	in      io.Writer
+	replies *bufio.Reader
+}
+
+// pass writes body to the server as one line and returns the server's next
+// line; nil for a notification, which gets no answer.
+func (s *lines) pass(body []byte) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.in.Write(append(bytes.TrimSpace(body), '\n')); err != nil {
+		return nil, err
+	}
+	if !bytes.Contains(body, []byte(`"id"`)) {
+		return nil, nil
+	}
+	return s.replies.ReadBytes('\n')
 }
 
 func fail(err error) {
