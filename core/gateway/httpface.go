@@ -147,8 +147,11 @@ func (f *httpFace) post(ctx *fasthttp.RequestCtx) {
 	// A plain call of a session, the request apps make all day, is tried
 	// first: the direct call reads it once, where routing it first would
 	// read it twice.
-	if s != nil && (version == "" || mcp.IsValidProtocolVersion(version) && !mcp.IsModernProtocol(version)) && f.request(ctx, s, body, true) {
-		return
+	if s != nil && (version == "" || mcp.IsValidProtocolVersion(version) && !mcp.IsModernProtocol(version)) {
+		s.touch()
+		if f.request(ctx, s, body, true) {
+			return
+		}
 	}
 	var m postEnvelope
 	if json.Unmarshal(body, &m) != nil || mcp.IsModernProtocol(version) || mcp.IsModernProtocol(m.Params.Meta.Version) {
@@ -212,7 +215,6 @@ func (f *httpFace) request(ctx *fasthttp.RequestCtx, s *httpSession, body []byte
 		body = bytes.Clone(body) // fasthttp's, until the POST is answered
 		go func() { p.finish(f.g.handleMCP(mctx, body)) }()
 	}
-	s.touch()
 	stop := watchConn(ctx.Conn(), goneAfter, cancel)
 	f.answer(ctx, p, func() { stop(); cancel() })
 	return true
