@@ -85,9 +85,5 @@ func (c *cmdContext) openLog() func() error {
 		fmt.Fprintf(c.Stderr, "mcptray serve: keeping no log file: %v\n", err)
 	}
 	c.log = log
-	log.Info("mcptray serve starts", "pid", os.Getpid())
-	return func() error {
-		log.Info("mcptray serve stopped")
-		return closeLog()
-	}
+	return closeLog
 }

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"time"
 
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/gateway"
+	"github.com/mcptray/mcptray/core/instance"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -31,63 +33,53 @@ func runServe(ctx context.Context, c *cmdContext, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("serve takes no arguments")
 	}
-	// mcptray quit stops it as Ctrl-C does.
-	ctx, quit := context.WithCancel(ctx)
-	defer quit()
-	ln, err := control.Listen(c.paths)
+	so, err := c.serviceOptions(nil)
+	if err != nil {
+		return err
+	}
+	closeLog := c.openLog()
+	defer closeLog()
+	inst, err := instance.Listen(instance.Options{
+		Service: so, Logger: c.logger(),
+		HTTP: gateway.HTTPOptions{Addr: *addr, NoAuth: *noAuth},
+	})
 	if errors.Is(err, control.ErrRunning) {
 		return errors.New("mcptray is already running for you; stop it first: mcptray quit (or Quit in its tray menu)")
 	}
 	if err != nil {
 		return err
 	}
-	defer ln.Close()
-	closeLog := c.openLog()
-	defer closeLog()
-	svc, err := c.newService(nil, true)
-	if err != nil {
+	// Here, where this process is the one that runs: a second serve
+	// writes nothing to the log.
+	log := c.logger()
+	log.Info("mcptray serve starts", "pid", os.Getpid())
+	defer log.Info("mcptray serve stopped")
+	// Ctrl-C and mcptray quit stop it alike.
+	if err := inst.Start(ctx); err != nil {
+		inst.Close()
 		return err
 	}
-	defer svc.Close()
-	if err := svc.Start(ctx); err != nil {
-		return err
-	}
-	sctx, stop := context.WithCancel(ctx)
-	defer stop()
 	if *noAuth {
 		fmt.Fprintln(c.Stderr, "mcptray serve: WARNING: the gateway's HTTP face takes requests WITHOUT a token (--gateway-no-auth):")
 		fmt.Fprintln(c.Stderr, "mcptray serve: WARNING: every program on this computer can call every tool of your servers.")
 	}
-	gw := gateway.Start(sctx, svc, gateway.StartOptions{
-		Options: gateway.Options{Logger: c.logger()},
-		HTTP:    gateway.HTTPOptions{Paths: c.paths, Store: c.Store, Addr: *addr, NoAuth: *noAuth},
-	})
-	srv := &control.Server{Backend: svc, Logger: c.logger(), Gateway: gw.Status, Stream: gw.ServeStream, Quit: quit}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(sctx, ln) }()
-
+	svc := inst.Service
 	snap, _ := svc.Snapshot(ctx)
 	fmt.Fprintf(c.Stdout, "mcptray is running %d servers; press Ctrl-C to stop.\n", len(configured(snap)))
-	printGateway(c, gw.Status())
-	notices, _ := svc.Subscribe(ctx)
+	printGateway(c, inst.Gateway.Status())
+	notices, _ := svc.Subscribe(inst.Context())
 	last := states(snap)
 	for {
 		select {
-		case <-ctx.Done():
-			<-served  // it stops with ctx
-			gw.Wait() // and so does the gateway
-			return c.stopServe(svc)
-		case err := <-served:
-			if ctx.Err() != nil { // it saw ctx end first
-				gw.Wait()
-				return c.stopServe(svc)
+		case <-inst.Context().Done():
+			if err := inst.Err(); err != nil {
+				inst.Close()
+				return fmt.Errorf("the control endpoint stopped: %v", err)
 			}
-			stop()
-			gw.Wait()
-			return fmt.Errorf("the control endpoint stopped: %v", err)
+			return c.stopServe(inst)
 		case _, ok := <-notices:
 			if !ok {
-				return nil
+				continue // the instance is stopping: its context ends next
 			}
 			snap, err := svc.Snapshot(ctx)
 			if err != nil {
@@ -101,10 +93,10 @@ func runServe(ctx context.Context, c *cmdContext, args []string) error {
 }
 
 // stopServe stops every server and says so.
-func (c *cmdContext) stopServe(svc *service.Service) error {
+func (c *cmdContext) stopServe(inst *instance.Instance) error {
 	fmt.Fprintln(c.Stdout, "Stopping every server…")
 	start := time.Now()
-	svc.Close()
+	inst.Close()
 	fmt.Fprintf(c.Stdout, "Stopped in %s.\n", time.Since(start).Round(time.Millisecond))
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/instance"
 	"github.com/mcptray/mcptray/core/secret/secrettest"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -91,22 +92,17 @@ func TestWaitForTray(t *testing.T) {
 func TestStartedWhileInTheBackground(t *testing.T) {
 	dir := t.TempDir()
 	p := config.Paths{Home: dir, UserConfigDir: filepath.Join(dir, ".config"), RuntimeDir: filepath.Join(dir, "run")}
-	ln, err := control.Listen(p)
+	// No window: mcptray serve.
+	inst, err := instance.Listen(instance.Options{Service: service.Options{Paths: p, Store: secrettest.New()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := service.New(service.Options{Paths: p, Store: secrettest.New()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
+	defer inst.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := svc.Start(ctx); err != nil {
+	if err := inst.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	served := make(chan error, 1)
-	go func() { served <- (&control.Server{Backend: svc}).Serve(ctx, ln) }() // no window: mcptray serve
 	var out, errs bytes.Buffer
 	code := Run(ctx, Options{Paths: p, Stdout: &out, Stderr: &errs, Logger: slog.New(slog.DiscardHandler)})
 	if code != 1 || out.Len() != 0 {
@@ -117,6 +113,4 @@ func TestStartedWhileInTheBackground(t *testing.T) {
 			t.Errorf("it said:\n%s\nwant it to say %q", errs.String(), want)
 		}
 	}
-	cancel()
-	<-served
 }

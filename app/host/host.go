@@ -1,6 +1,6 @@
-// Package host is the running mcptray's own process: the service, its
-// control endpoint, the gateway for the person's apps, the tray and the
-// launcher of the window.
+// Package host is the tray's process: a running mcptray (core/instance:
+// the service, the gateway, the control endpoint) with the tray and the
+// launcher of the window in front of it.
 //
 // It imports no Fyne: the window is a process of its own (mcptray window),
 // started here and reached through the control endpoint, so the process
@@ -21,7 +21,7 @@ import (
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/control"
-	"github.com/mcptray/mcptray/core/gateway"
+	"github.com/mcptray/mcptray/core/instance"
 	"github.com/mcptray/mcptray/core/secret"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/tray"
@@ -71,7 +71,12 @@ func Run(ctx context.Context, opts Options) int {
 	if opts.TrayAvailable == nil {
 		opts.TrayAvailable = tray.Available
 	}
-	ln, err := control.Listen(opts.Paths)
+	win := &windows{cmd: opts.Window, log: log}
+	so := opts.Service
+	so.Paths, so.Store = opts.Paths, opts.Store
+	inst, err := instance.Listen(instance.Options{
+		Service: so, Logger: log, Window: true, OpenWindow: win.open,
+	})
 	if errors.Is(err, control.ErrRunning) {
 		if opts.AtLogin {
 			log.Debug("started at login, but mcptray runs already")
@@ -83,74 +88,45 @@ func Run(ctx context.Context, opts Options) int {
 		fmt.Fprintf(opts.Stderr, "mcptray: %v\n", err)
 		return 1
 	}
-	defer ln.Close()
 	// Here, where this process is the one that runs: a second launch
 	// writes nothing to the log.
 	log.Info("mcptray starts in the tray", "pid", os.Getpid())
 	defer log.Info("mcptray stopped")
-
-	so := opts.Service
-	so.Paths, so.Store, so.Logger, so.Follow = opts.Paths, opts.Store, log, true
-	questions := &asker{}
-	if so.Elicit == nil {
-		so.Elicit = questions.ask // the window asks the person
-	}
-	svc, err := service.New(so)
-	if err != nil {
+	win.focus = inst.Endpoint.Focus
+	defer func() {
+		inst.Quit()
+		win.close() // at once: the window has nothing to save
+		inst.Close()
+	}()
+	if err := inst.Start(ctx); err != nil {
 		fmt.Fprintf(opts.Stderr, "mcptray: %v\n", err)
 		return 1
 	}
-	defer svc.Close()
-	ctx, quit := context.WithCancel(ctx)
-	defer quit()
-	if err := svc.Start(ctx); err != nil {
-		fmt.Fprintf(opts.Stderr, "mcptray: %v\n", err)
-		return 1
-	}
+	svc, quit := inst.Service, inst.Quit
 
 	trayErr := opts.TrayAvailable()
 	if trayErr != nil && opts.AtLogin {
-		trayErr = waitForTray(ctx, opts.TrayAvailable, trayWait, time.Second)
+		trayErr = waitForTray(inst.Context(), opts.TrayAvailable, trayWait, time.Second)
 	}
-	win := &windows{cmd: opts.Window, log: log}
 	if trayErr != nil {
-		win.noTray = plainTrayProblem(trayErr)
-		win.onExit = quit // the window is the only way in: closing it quits
+		// The window is the only way in: closing it quits.
+		win.noTrayQuits(plainTrayProblem(trayErr), quit)
 	}
-	// The gateway for the person's apps: its HTTP face, and mcptray stdio
-	// through the control endpoint.
-	gw := gateway.Start(ctx, svc, gateway.StartOptions{
-		Options: gateway.Options{Logger: log, Ask: questions.askPermission},
-		HTTP:    gateway.HTTPOptions{Paths: opts.Paths, Store: opts.Store},
-	})
-	srv := &control.Server{Backend: svc, Logger: log, OpenWindow: func(server string) error {
-		return win.open(server)
-	}, Gateway: gw.Status, Stream: gw.ServeStream, Quit: quit}
-	win.focus = srv.Focus
-	questions.serve(srv)
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
-	defer func() {
-		quit()
-		<-served
-		gw.Wait()
-		win.close()
-	}()
 
 	if trayErr != nil && opts.AtLogin {
 		// Started at login with no tray: serve the apps quietly; opening
 		// mcptray from the app menu shows its window.
-		log.Warn("started at login with no tray; opening mcptray from the app menu shows its window", "tray", win.noTray)
-		<-ctx.Done()
+		log.Warn("started at login with no tray; opening mcptray from the app menu shows its window", "tray", plainTrayProblem(trayErr))
+		<-inst.Context().Done()
 		return 0
 	}
 	if trayErr != nil {
-		fmt.Fprintf(opts.Stdout, "mcptray: no tray (%s); its window is the way in, and closing it quits mcptray.\n", win.noTray)
+		fmt.Fprintf(opts.Stdout, "mcptray: no tray (%s); its window is the way in, and closing it quits mcptray.\n", plainTrayProblem(trayErr))
 		if err := win.open(""); err != nil {
 			fmt.Fprintf(opts.Stderr, "mcptray: %v\n", err)
 			return 1
 		}
-		<-ctx.Done()
+		<-inst.Context().Done()
 		return 0
 	}
 	if windowAtStart(opts) {
@@ -158,7 +134,7 @@ func Run(ctx context.Context, opts Options) int {
 			log.Warn("opening the window", "err", err)
 		}
 	}
-	err = tray.Run(ctx, trayBackend{svc}, tray.Options{
+	err = tray.Run(inst.Context(), trayBackend{svc}, tray.Options{
 		Logger: log,
 		OpenWindow: func(server string) {
 			if err := win.open(server); err != nil {
@@ -166,7 +142,7 @@ func Run(ctx context.Context, opts Options) int {
 			}
 		},
 		Quit:       quit,
-		WindowOpen: srv.WindowOpen,
+		WindowOpen: inst.Endpoint.WindowOpen,
 		Dark:       tray.PrefersDark(),
 	})
 	if err != nil {

@@ -12,17 +12,25 @@ import (
 // windows starts the window process and keeps track of it: one window at
 // a time, brought forward rather than started twice.
 type windows struct {
-	cmd    []string
-	log    *slog.Logger
-	noTray string // why there is no tray, passed to the window; "" with one
+	cmd []string
+	log *slog.Logger
 	// focus asks an open window to come forward; false when none listens.
+	// Set before the window can be opened.
 	focus func(server string) bool
-	// onExit is called when the window process ends.
-	onExit func()
 
-	mu   sync.Mutex
-	proc *exec.Cmd     // the window process while it runs
-	done chan struct{} // closed when proc has ended
+	mu     sync.Mutex
+	noTray string        // why there is no tray, passed to the window; "" with one
+	onExit func()        // called when the window process ends
+	proc   *exec.Cmd     // the window process while it runs
+	done   chan struct{} // closed when proc has ended
+}
+
+// noTrayQuits says there is no tray, for reason: the window says so, and
+// closing it calls quit.
+func (w *windows) noTrayQuits(reason string, quit func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.noTray, w.onExit = reason, quit
 }
 
 // open brings the window forward at server, or starts it.

@@ -1,0 +1,177 @@
+// Package instance is one running mcptray: the service with its servers,
+// the gateway that serves them to the person's apps, and the control
+// endpoint through which the window, the command line and mcptray stdio
+// reach both. It is the one place that wires them together and takes them
+// down again, in order.
+//
+// The tray's process (app/host) and mcptray serve (app/cli) each run one,
+// and so do the tests that need a whole mcptray. What differs between them
+// is what sits in front: a tray and a window, or a terminal.
+//
+//	inst, err := instance.Listen(opts) // this process is now the running mcptray
+//	...                                 // hook up what needs inst.Endpoint
+//	err = inst.Start(ctx)               // servers start; the endpoint and the gateway serve
+//	<-inst.Context().Done()             // Quit, mcptray quit, ctx's end, or the endpoint failed
+//	inst.Close()                        // endpoint, gateway, every server process, the socket
+package instance
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+
+	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/gateway"
+	"github.com/mcptray/mcptray/core/service"
+)
+
+// Options configure an Instance.
+type Options struct {
+	// Service configures the service. Paths and Store are required;
+	// Logger, Follow and (with Window) Elicit are set by Listen.
+	Service service.Options
+	Logger  *slog.Logger
+	// Window says that the person answers in mcptray's window: servers'
+	// questions and the gateway's permission questions go to it through
+	// the control endpoint. Without a window, servers' questions go to
+	// Service.Elicit (nil: their defaults) and calls that would ask are
+	// refused with the command that allows them.
+	Window bool
+	// OpenWindow opens the window, or brings it forward, at a server (""
+	// for none); nil means this mcptray has no window to open.
+	OpenWindow func(server string) error
+	// HTTP configures the gateway's HTTP face; its Paths and Store are
+	// the service's.
+	HTTP gateway.HTTPOptions
+}
+
+// Instance is a running mcptray. Listen sets Service and Endpoint, Start
+// sets Gateway; none changes after.
+type Instance struct {
+	// Service runs the servers.
+	Service *service.Service
+	// Endpoint answers the window, the command line and mcptray stdio.
+	Endpoint *control.Server
+	// Gateway serves the servers to the person's apps; nil until Start
+	// has started it.
+	Gateway *gateway.Running
+
+	opts Options
+	log  *slog.Logger
+	ln   *control.Listener
+
+	ctx    context.Context // ends with Quit
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	started bool
+	served  chan error // the endpoint's end, once it serves
+	err     error      // why the endpoint stopped by itself
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Listen makes this process the running mcptray for opts.Service.Paths:
+// it takes the instance lock, listens on the control socket and builds the
+// service and the endpoint, which serve once Start is called. It returns
+// an error matching control.ErrRunning when another mcptray runs.
+func Listen(opts Options) (*Instance, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	ln, err := control.Listen(opts.Service.Paths)
+	if err != nil {
+		return nil, err
+	}
+	i := &Instance{opts: opts, log: opts.Logger, ln: ln}
+	i.Endpoint = &control.Server{Logger: opts.Logger, OpenWindow: opts.OpenWindow, Quit: i.Quit}
+	so := opts.Service
+	so.Logger, so.Follow = opts.Logger, true
+	if opts.Window {
+		so.Elicit = i.Endpoint.Ask
+	}
+	if i.Service, err = service.New(so); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	i.Endpoint.Backend = i.Service
+	i.ctx, i.cancel = context.WithCancel(context.Background())
+	return i, nil
+}
+
+// Start starts the servers, the gateway and the endpoint. They run until
+// Quit, or until ctx ends.
+func (i *Instance) Start(ctx context.Context) error {
+	i.mu.Lock()
+	if i.started {
+		i.mu.Unlock()
+		return errors.New("instance: started twice")
+	}
+	i.started = true
+	i.mu.Unlock()
+	stop := context.AfterFunc(ctx, i.Quit)
+	go func() { <-i.ctx.Done(); stop() }()
+	if err := i.Service.Start(i.ctx); err != nil {
+		return err
+	}
+	gopts := gateway.StartOptions{Options: gateway.Options{Logger: i.log}, HTTP: i.opts.HTTP}
+	gopts.HTTP.Paths, gopts.HTTP.Store = i.opts.Service.Paths, i.opts.Service.Store
+	if i.opts.Window {
+		gopts.Ask = i.Endpoint.AskPermission
+	}
+	gw := gateway.Start(i.ctx, i.Service, gopts)
+	i.Endpoint.Gateway, i.Endpoint.Stream = gw.Status, gw.ServeStream
+	served := make(chan error, 1)
+	i.mu.Lock()
+	i.Gateway, i.served = gw, served
+	i.mu.Unlock()
+	go func() {
+		err := i.Endpoint.Serve(i.ctx, i.ln)
+		if err != nil && i.ctx.Err() == nil {
+			i.log.Warn("the control endpoint stopped", "err", err)
+			i.mu.Lock()
+			i.err = err
+			i.mu.Unlock()
+		}
+		i.Quit() // without its endpoint, nothing reaches this mcptray
+		served <- err
+	}()
+	return nil
+}
+
+// Quit asks the instance to stop, as the tray's Quit, mcptray quit and
+// Ctrl-C do. It does not wait: Close does.
+func (i *Instance) Quit() { i.cancel() }
+
+// Context ends once the instance is asked to stop, or its endpoint
+// stopped by itself (Err says why). What runs beside the instance, such as
+// the tray, runs under it.
+func (i *Instance) Context() context.Context { return i.ctx }
+
+// Err says why the endpoint stopped by itself, or nil.
+func (i *Instance) Err() error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.err
+}
+
+// Close stops the instance and waits, in order, for the endpoint, the
+// gateway and every server process to be gone, then lets go of the socket
+// and the instance lock. It is safe to call more than once.
+func (i *Instance) Close() error {
+	i.closeOnce.Do(func() {
+		i.Quit()
+		i.mu.Lock()
+		served, gw := i.served, i.Gateway
+		i.mu.Unlock()
+		if served != nil { // Start got as far as serving
+			<-served
+			gw.Wait()
+		}
+		i.closeErr = i.Service.Close()
+		i.ln.Close()
+	})
+	return i.closeErr
+}
