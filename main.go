@@ -25,7 +25,6 @@ import (
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/logfile"
-	"github.com/mcptray/mcptray/core/oauth"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/keychain"
 )
@@ -79,13 +78,8 @@ func run(ctx context.Context) int {
 		fmt.Fprintln(os.Stderr, "mcptray: cannot find its own program to open the window:", err)
 		return 1
 	}
-	var so service.Options
-	if v := os.Getenv("MCPTRAY_BROWSER"); v != "" {
-		so.Browser = oauth.CommandBrowser(oauth.ParseBrowserCommand(v))
-	}
-	so.ClientMetadataURL = os.Getenv("MCPTRAY_CLIENT_METADATA_URL")
 	return host.Run(ctx, host.Options{
-		Paths: paths, Store: store, Logger: logger, Service: so,
+		Paths: paths, Store: store, Logger: logger, Service: service.FromEnvironment(os.LookupEnv),
 		Window: []string{exe, "window"}, Stdout: os.Stdout, AtLogin: atLogin,
 	})
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -62,7 +61,11 @@ func (c *cmdContext) backend(ctx context.Context, only []string) (b backend, clo
 	if !errors.Is(err, control.ErrNotRunning) {
 		return nil, nil, err
 	}
-	svc, err := c.newService(only, false)
+	so, err := c.serviceOptions(only)
+	if err != nil {
+		return nil, nil, err
+	}
+	svc, err := service.New(so)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -73,28 +76,19 @@ func (c *cmdContext) backend(ctx context.Context, only []string) (b backend, clo
 	return svc, func() { svc.Close() }, nil
 }
 
-// newService returns the service this process runs: for one command
-// (follow false) or for mcptray serve (follow true).
-func (c *cmdContext) newService(only []string, follow bool) (*service.Service, error) {
+// serviceOptions are the options of the service this process runs, for
+// one command (connecting only the servers in only; nil: all) or for
+// mcptray serve.
+func (c *cmdContext) serviceOptions(only []string) (service.Options, error) {
 	if c.Store == nil {
-		return nil, errors.New("no keychain was given to the command line")
+		return service.Options{}, errors.New("no keychain was given to the command line")
 	}
-	opts := service.Options{
-		Paths:  c.paths,
-		Lookup: c.Lookup,
-		Store:  c.Store,
-		Logger: c.logger(),
-		Elicit: c.elicit,
-		Now:    c.Now,
-		Follow: follow,
-		Only:   only,
-	}
-	// MCPTRAY_BROWSER names a program that is given the sign-in URL
-	// instead of the system browser (tests use `curl -sL -o /dev/null`);
-	// it is run directly, never through a shell.
-	browser := oauth.SystemBrowser()
-	if v, _ := c.Lookup("MCPTRAY_BROWSER"); strings.TrimSpace(v) != "" {
-		browser = oauth.CommandBrowser(oauth.ParseBrowserCommand(v))
+	opts := service.FromEnvironment(c.Lookup)
+	opts.Paths, opts.Lookup, opts.Store = c.paths, c.Lookup, c.Store
+	opts.Logger, opts.Elicit, opts.Now, opts.Only = c.logger(), c.elicit, c.Now, only
+	browser := opts.Browser
+	if browser == nil {
+		browser = oauth.SystemBrowser()
 	}
 	// Say so only when the browser really opens: a saved sign-in may do
 	// without it.
@@ -102,12 +96,7 @@ func (c *cmdContext) newService(only []string, follow bool) (*service.Service, e
 		fmt.Fprintf(c.Stderr, "Opening your browser to sign in to %s…\n", sanitize.Line(displayName(c.signingIn)))
 		return browser(ctx, u)
 	}
-	// The https URL of a Client ID Metadata Document to use as the client
-	// id with servers that support them.
-	if v, _ := c.Lookup("MCPTRAY_CLIENT_METADATA_URL"); v != "" {
-		opts.ClientMetadataURL = v
-	}
-	return service.New(opts)
+	return opts, nil
 }
 
 // logger writes everything to stderr with MCPTRAY_DEBUG=1, and nothing

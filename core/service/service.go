@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -359,4 +360,21 @@ func mergeSettings(base, over oauth.Settings) oauth.Settings {
 		base.CallbackPort = over.CallbackPort
 	}
 	return base
+}
+
+// FromEnvironment returns the options mcptray takes from its environment,
+// read through lookup; every front end starts from them.
+//
+//   - MCPTRAY_BROWSER names a program that is given sign-in pages instead
+//     of the system browser (tests use `curl -sL -o /dev/null`); it is run
+//     directly, never through a shell.
+//   - MCPTRAY_CLIENT_METADATA_URL is the https URL of a Client ID Metadata
+//     Document to use as the client id with servers that support them.
+func FromEnvironment(lookup func(string) (string, bool)) Options {
+	var o Options
+	if v, _ := lookup("MCPTRAY_BROWSER"); strings.TrimSpace(v) != "" {
+		o.Browser = oauth.CommandBrowser(oauth.ParseBrowserCommand(v))
+	}
+	o.ClientMetadataURL, _ = lookup("MCPTRAY_CLIENT_METADATA_URL")
+	return o
 }
