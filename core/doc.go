@@ -1,11 +1,14 @@
 // Package core is everything in mcptray that is not a pixel, in
 // sub-packages: server configuration (config), connections (conn, transport,
-// tools), sign-in (oauth, secret), the one running service that wires them
-// together (service) and its local control endpoint (control). A gateway
-// that serves every server's tools to other apps is planned.
+// tools), sign-in (oauth, secret), the service that composes them (service),
+// the gateway that serves every server's tools to the person's AI apps
+// (gateway), the local control endpoint that the window, the command line
+// and mcptray stdio reach it through (control), and one running mcptray
+// made of the three (instance).
 //
 // core must never import Fyne, a tray library or any other front-end package;
 // a test in this package checks that with `go list -deps`. Front ends (app/,
 // app/cli, app/host, tray/) reach core through small interfaces they define
-// themselves, and only core/service wires core together.
+// themselves. core/service composes the engine; core/instance is the only
+// place that starts a running mcptray around it.
 package core
