@@ -33,6 +33,8 @@ type backend interface {
 	Tools(ctx context.Context, target string) ([]tools.Tool, error)
 	Call(ctx context.Context, req service.CallRequest) (*mcp.CallToolResult, error)
 	secretBackend
+	foldersBackend
+	rulesBackend
 }
 
 var (

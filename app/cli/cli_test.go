@@ -299,10 +299,10 @@ func TestFolders(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"folders", "add", dir}, 1, "already in your folders"},
+		{[]string{"folders", "add", dir}, 1, "is already one of your project folders"},
 		{[]string{"folders", "add", file}, 1, "is a file"},
-		{[]string{"folders", "add", filepath.Join(h.dir, "nope")}, 1, "cannot be added: no such file or directory"},
-		{[]string{"folders", "remove", filepath.Join(h.dir, "nope")}, 1, "is not in your folders"},
+		{[]string{"folders", "add", filepath.Join(h.dir, "nope")}, 1, "there is no folder"},
+		{[]string{"folders", "remove", filepath.Join(h.dir, "nope")}, 1, "is not one of your project folders; mcptray folders list shows them\n"},
 		{[]string{"folders"}, 2, "say add, remove or list"},
 		{[]string{"folders", "move", dir}, 2, "no folders command"},
 	} {

@@ -39,7 +39,7 @@ type stdioInfo struct {
 
 func runGateway(ctx context.Context, c *cmdContext, args []string) error {
 	if len(args) > 0 && args[0] == "search" {
-		return runGatewaySearch(c, args[1:])
+		return runGatewaySearch(ctx, c, args[1:])
 	}
 	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)

@@ -11,15 +11,40 @@ import (
 	"github.com/mcptray/mcptray/core/sanitize"
 )
 
+// rulesBackend is what the permissions, hide, unhide and gateway search
+// commands need of mcptray.
+type rulesBackend interface {
+	SetPermission(ctx context.Context, tool string, p config.Permission) error
+	SetHidden(ctx context.Context, target string, hidden bool) error
+	SetSearch(ctx context.Context, on bool) error
+}
+
+// rules returns the person's rules for the gateway, as mcptray holds them.
+func (c *cmdContext) rules(ctx context.Context) (config.GatewayRules, error) {
+	b, done, err := c.backend(ctx, connectNone)
+	if err != nil {
+		return config.GatewayRules{}, err
+	}
+	defer done()
+	snap, err := b.Snapshot(ctx)
+	return snap.Gateway, err
+}
+
+// changeRules changes the person's rules for the gateway through mcptray.
+func (c *cmdContext) changeRules(ctx context.Context, change func(rulesBackend) error) error {
+	b, done, err := c.backend(ctx, connectNone)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return change(b)
+}
+
 // runPermissions shows or sets what the gateway does when an app calls a
 // tool: allow, ask or block.
-func runPermissions(_ context.Context, c *cmdContext, args []string) error {
+func runPermissions(ctx context.Context, c *cmdContext, args []string) error {
 	if len(args) == 0 || (len(args) == 1 && args[0] == "list") {
-		u, err := config.ReadUserFile(c.paths.UserFile())
-		if err != nil {
-			return err
-		}
-		r, err := u.GatewayRules()
+		r, err := c.rules(ctx)
 		if err != nil {
 			return err
 		}
@@ -47,7 +72,7 @@ func runPermissions(_ context.Context, c *cmdContext, args []string) error {
 	if args[0] == "reset" {
 		p = ""
 	}
-	err := c.modifyRules(func(r *config.GatewayRules) { r.SetPermission(tool, p) })
+	err := c.changeRules(ctx, func(b rulesBackend) error { return b.SetPermission(ctx, tool, p) })
 	if err != nil {
 		return err
 	}
@@ -60,11 +85,11 @@ func runPermissions(_ context.Context, c *cmdContext, args []string) error {
 }
 
 // runHide hides a tool, or every tool of a server, from the apps.
-func runHide(_ context.Context, c *cmdContext, args []string) error {
+func runHide(ctx context.Context, c *cmdContext, args []string) error {
 	if len(args) != 1 {
 		return usagef("hide takes one tool (mcp__SERVER__TOOL) or server")
 	}
-	err := c.modifyRules(func(r *config.GatewayRules) { r.SetHidden(args[0], true) })
+	err := c.changeRules(ctx, func(b rulesBackend) error { return b.SetHidden(ctx, args[0], true) })
 	if err == nil {
 		fmt.Fprintf(c.Stdout, "Apps no longer see %s.\n", sanitize.Line(args[0]))
 	}
@@ -72,19 +97,13 @@ func runHide(_ context.Context, c *cmdContext, args []string) error {
 }
 
 // runUnhide offers a hidden tool or server to the apps again.
-func runUnhide(_ context.Context, c *cmdContext, args []string) error {
+func runUnhide(ctx context.Context, c *cmdContext, args []string) error {
 	if len(args) != 1 {
 		return usagef("unhide takes one tool (mcp__SERVER__TOOL) or server")
 	}
-	err := c.modifyRules(func(r *config.GatewayRules) { r.SetHidden(args[0], false) })
+	err := c.changeRules(ctx, func(b rulesBackend) error { return b.SetHidden(ctx, args[0], false) })
 	if err == nil {
 		fmt.Fprintf(c.Stdout, "Apps see %s again.\n", sanitize.Line(args[0]))
 	}
 	return err
-}
-
-// modifyRules changes the gateway's rules in mcptray's config; a running
-// mcptray follows the change.
-func (c *cmdContext) modifyRules(fn func(*config.GatewayRules)) error {
-	return config.ModifyGatewayRules(c.paths.UserFile(), fn)
 }

@@ -1,9 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/sanitize"
 )
@@ -11,13 +11,9 @@ import (
 // runGatewaySearch turns the gateway's search mode on or off, or says
 // whether it is on: apps then see two tools that find and call the others
 // instead of every tool.
-func runGatewaySearch(c *cmdContext, args []string) error {
+func runGatewaySearch(ctx context.Context, c *cmdContext, args []string) error {
 	if len(args) == 0 {
-		u, err := config.ReadUserFile(c.paths.UserFile())
-		if err != nil {
-			return err
-		}
-		r, err := u.GatewayRules()
+		r, err := c.rules(ctx)
 		if err != nil {
 			return err
 		}
@@ -32,7 +28,7 @@ func runGatewaySearch(c *cmdContext, args []string) error {
 		return usagef("gateway search takes on or off, not %q", sanitize.Line(args[0]))
 	}
 	on := args[0] == "on"
-	if err := c.modifyRules(func(r *config.GatewayRules) { r.Search = on }); err != nil {
+	if err := c.changeRules(ctx, func(b rulesBackend) error { return b.SetSearch(ctx, on) }); err != nil {
 		return err
 	}
 	if on {
