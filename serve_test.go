@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // serveDeadline bounds every wait in the serve tests: starting servers
@@ -133,7 +133,7 @@ func TestServe(t *testing.T) {
 		for _, l := range s.seen[removed:] {
 			rest, ok := strings.CutPrefix(l, "a: ")
 			state, _, _ := strings.Cut(rest, " ")
-			var st conn.State
+			var st service.State
 			if ok && st.UnmarshalText([]byte(state)) == nil {
 				t.Errorf("after a was removed, serve printed %q\n%s", l, s.output())
 			}

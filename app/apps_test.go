@@ -13,7 +13,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/mcptray/mcptray/core/config"
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/secret/secrettest"
 	"github.com/mcptray/mcptray/core/service"
@@ -136,7 +135,7 @@ func TestRealAppsMove(t *testing.T) {
 func TestRealToolRules(t *testing.T) {
 	var token string
 	r := newReal(t, map[string]any{"mcpServers": map[string]any{"echo": testServer("echo")}}, withGateway(&token))
-	r.until("echo to connect", func() bool { return r.shows("echo", conn.Connected) })
+	r.until("echo to connect", func() bool { return r.shows("echo", service.Connected) })
 	r.v.do(func() { r.v.focus("echo") })
 	const tool = "mcp__echo__echo"
 	r.until("echo's switches", func() bool { return r.v.rules != nil && r.v.rules.permission[tool] != nil })

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -145,7 +144,7 @@ func diagnostics(sv service.Server, snap service.Snapshot, now time.Time) string
 	if sv.Suppressed != "" {
 		line("Not used: %s", sanitize.Line(sv.Suppressed))
 	}
-	if sv.State == conn.Connected {
+	if sv.State == service.Connected {
 		line("Tools: %d", len(sv.Tools))
 	}
 	if snap.Paused {

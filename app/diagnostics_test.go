@@ -8,7 +8,6 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/mcptray/mcptray/core/config"
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/service"
 )
 
@@ -18,7 +17,7 @@ func TestDiagnosticsLeaveSecretsOut(t *testing.T) {
 		Name: "db", ConfigName: "db", Scope: config.User, Transport: config.Stdio,
 		Origin:  config.Origin{File: "/home/me/.config/mcptray/config.json", Line: 4, Column: 5},
 		Command: "db-mcp", Args: []string{"--token", "tok-AAAA", "--api-key=KEY123", "--url", "postgres://u:pw@host/db?sslkey=zz", "--ro"},
-		EnvNames: []string{"DB_PASSWORD"}, State: conn.Failed, Since: since, Failures: 3,
+		EnvNames: []string{"DB_PASSWORD"}, State: service.Failed, Since: since, Failures: 3,
 		Reason: "it exited with status 1", Fix: service.Fix{Action: service.RetryAction, Label: "Retry", Hint: "Check the database is up."},
 		Stderr: "connecting with Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abc\npassword=hunter2 rejected\nghp_abcdefghijklmnopqrstuvwxyz0123 is invalid\n",
 	}

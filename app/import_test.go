@@ -11,7 +11,6 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/mcptray/mcptray/core/config"
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/service"
 )
 
@@ -34,7 +33,7 @@ func TestRealImport(t *testing.T) {
 	r := newReal(t, nil, following, withFile(claudeDesktop, map[string]any{"mcpServers": map[string]any{"desk": entry}}))
 	r.until("desk to run from Claude Desktop's config", func() bool {
 		sv, ok := r.v.snap.Find("desk")
-		return ok && sv.Scope == config.Imported && sv.State == conn.Connected
+		return ok && sv.Scope == config.Imported && sv.State == service.Connected
 	})
 
 	r.tap(r.v.addButton)
@@ -63,7 +62,7 @@ func TestRealImport(t *testing.T) {
 
 	r.until("desk to run from mcptray's config", func() bool {
 		sv, ok := r.v.snap.Find("desk")
-		return ok && sv.Scope == config.User && sv.State == conn.Connected
+		return ok && sv.Scope == config.User && sv.State == service.Connected
 	})
 	u, err := config.ReadUserFile(r.paths.UserFile())
 	if err != nil {
@@ -92,7 +91,7 @@ func TestRealImport(t *testing.T) {
 		}
 		return true
 	})
-	if !r.shows("desk", conn.Connected) {
+	if !r.shows("desk", service.Connected) {
 		sv, _ := r.v.snap.Find("desk")
 		t.Errorf("desk stopped with Claude Desktop's copy: %+v", sv)
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/mcptray/mcptray/core/config"
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -358,7 +357,7 @@ func (v *window) signInIfWaiting(sv service.Server) {
 	case sv.Fix.Action == service.SignInAction:
 		delete(v.signInNext, sv.Name)
 		v.signIn(sv)
-	case sv.State == conn.Connected, sv.State == conn.Failed, sv.Suppressed != "":
+	case sv.State == service.Connected, sv.State == service.Failed, sv.Suppressed != "":
 		delete(v.signInNext, sv.Name)
 	}
 }

@@ -9,9 +9,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcptray/mcptray/core/config"
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/gateway"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // TestWindowPermissionQuestion: the gateway's question says which app
@@ -82,7 +82,7 @@ func TestRealPermission(t *testing.T) {
 		"mcpServers": map[string]any{"asker": testServer("asker")},
 		"gateway":    map[string]any{"permissions": map[string]string{"mcp__asker__echo": "ask"}},
 	})
-	r.until("asker to connect", func() bool { return r.shows("asker", conn.Connected) })
+	r.until("asker to connect", func() bool { return r.shows("asker", service.Connected) })
 	gw := gateway.New(r.svc, gateway.Options{Ask: r.srv.AskPermission, AskTimeout: realDeadline})
 	ctx, cancel := context.WithTimeout(context.Background(), realDeadline)
 	defer cancel()

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/mcptray/mcptray/core/config"
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/service"
 )
 
@@ -19,7 +18,7 @@ func TestWindowOffersToMoveAPlainTextKey(t *testing.T) {
 	s.Servers = append(s.Servers, service.Server{Name: "gh", Scope: config.Imported, Transport: config.Stdio, Command: "npx",
 		Origin:    config.Origin{File: "/home/me/.config/Claude/claude_desktop_config.json", App: "Claude Desktop"},
 		EnvNames:  []string{"GITHUB_TOKEN"},
-		PlainKeys: []string{"GITHUB_TOKEN"}, State: conn.Connected, Runnable: true})
+		PlainKeys: []string{"GITHUB_TOKEN"}, State: service.Connected, Runnable: true})
 	h := newHarness(t, s, WindowOptions{Server: "gh"})
 	d := h.v.detail
 	h.do(func() {

@@ -16,9 +16,9 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // questionForm is a server's question (MCP elicitation) as a form built
@@ -256,7 +256,7 @@ func newField(key string, p map[string]any, required bool) *formField {
 		if b, ok := def.(bool); ok {
 			fl.check.SetChecked(b)
 		}
-	case p[conn.LongTextKey] == true:
+	case p[service.LongTextKey] == true:
 		fl.long = true
 		fl.entry = widget.NewMultiLineEntry()
 		fl.entry.Wrapping = fyne.TextWrapWord

@@ -16,7 +16,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcptray/mcptray/core/config"
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/oauth"
 	"github.com/mcptray/mcptray/core/secret/secrettest"
@@ -190,7 +189,7 @@ func (r *real) until(what string, ok func() bool) {
 }
 
 // shows reports whether the window's snapshot has name in state st.
-func (r *real) shows(name string, st conn.State) bool {
+func (r *real) shows(name string, st service.State) bool {
 	sv, ok := r.v.snap.Find(name)
 	return ok && sv.State == st
 }
@@ -218,7 +217,7 @@ func TestRealAddByPaste(t *testing.T) {
 		}
 	})
 	r.tap(a.add)
-	r.until("echo to connect", func() bool { return r.shows("echo", conn.Connected) })
+	r.until("echo to connect", func() bool { return r.shows("echo", service.Connected) })
 	u, err := config.ReadUserFile(r.paths.UserFile())
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +235,7 @@ func TestRealAddByPaste(t *testing.T) {
 // is declined.
 func TestRealQuestion(t *testing.T) {
 	r := newReal(t, map[string]any{"mcpServers": map[string]any{"asker": testServer("asker")}})
-	r.until("asker to connect", func() bool { return r.shows("asker", conn.Connected) })
+	r.until("asker to connect", func() bool { return r.shows("asker", service.Connected) })
 
 	type result struct {
 		res *mcp.CallToolResult
@@ -322,14 +321,14 @@ func TestRealFoldersApprovalAndRemove(t *testing.T) {
 	r := newReal(t, map[string]any{"mcpServers": map[string]any{"mine": testServer("mine")}})
 	proj := filepath.Join(r.dir, "proj")
 	r.write(filepath.Join(proj, ".mcp.json"), map[string]any{"mcpServers": map[string]any{"theirs": testServer("theirs")}})
-	r.until("mine to connect", func() bool { return r.shows("mine", conn.Connected) })
+	r.until("mine to connect", func() bool { return r.shows("mine", service.Connected) })
 
 	r.v.do(func() { r.v.addFolder(proj) })
-	r.until("theirs to wait for approval", func() bool { return r.shows("theirs", conn.AwaitingApproval) })
+	r.until("theirs to wait for approval", func() bool { return r.shows("theirs", service.AwaitingApproval) })
 	r.v.do(func() { r.v.focus("theirs") })
 	r.tap(r.v.detail.fix)
 	r.tap(r.v.approveButton)
-	r.until("theirs to connect", func() bool { return r.shows("theirs", conn.Connected) })
+	r.until("theirs to connect", func() bool { return r.shows("theirs", service.Connected) })
 	decisions, err := config.NewLoader(r.paths).Approvals.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -371,7 +370,7 @@ func TestRealSpoofedName(t *testing.T) {
 	const written = "notes\u202Eexe.txt\u200B"
 	r := newReal(t, map[string]any{"mcpServers": map[string]any{written: testServer("spoof")}})
 	const shown = "notes?exe.txt?"
-	r.until("the spoofed server to connect", func() bool { return r.shows(shown, conn.Connected) })
+	r.until("the spoofed server to connect", func() bool { return r.shows(shown, service.Connected) })
 	r.v.do(func() { r.v.focus(shown) })
 	var list, pane []string
 	r.v.do(func() {

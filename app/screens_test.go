@@ -8,7 +8,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcptray/mcptray/core/config"
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -43,7 +42,7 @@ func TestWindowWelcome(t *testing.T) {
 func TestWindowSuppressedAndButtons(t *testing.T) {
 	s := sampleSnapshot()
 	s.Servers = append(s.Servers, service.Server{Name: "files (Cursor)", ConfigName: "files", Scope: config.Imported,
-		Transport: config.Stdio, Command: "npx", State: conn.Disabled,
+		Transport: config.Stdio, Command: "npx", State: service.Disabled,
 		Suppressed: "gives way to the same server in user scope", SuppressedBy: "files"})
 	h := newHarness(t, s, WindowOptions{Server: "files (Cursor)"})
 	h.do(func() {
@@ -107,7 +106,7 @@ func TestWindowAddURLSignsIn(t *testing.T) {
 	h.do(func() { h.v.signInWhenAsked(service.Server{Name: "linear", Transport: config.HTTP}) })
 	s := sampleSnapshot()
 	s.Servers = append(s.Servers, service.Server{Name: "linear", Scope: config.User, Transport: config.HTTP,
-		URL: "https://mcp.linear.app/mcp", State: conn.NeedsAuth, Fix: service.Fix{Action: service.SignInAction, Label: "Sign in…"}})
+		URL: "https://mcp.linear.app/mcp", State: service.NeedsAuth, Fix: service.Fix{Action: service.SignInAction, Label: "Sign in…"}})
 	h.b.set(s)
 	if c := h.call(); c != "sign-in linear" {
 		t.Fatalf("after adding a server that needs sign-in the backend was asked %q", c)
@@ -183,7 +182,7 @@ func TestWindowLongAnswer(t *testing.T) {
 	h.b.questions <- control.Question{ID: "5", Server: "notes", Params: mcp.ElicitationParams{
 		Message: "notes wants an answer from the AI model.",
 		RequestedSchema: map[string]any{"type": "object", "required": []any{"reply"}, "properties": map[string]any{
-			"reply": map[string]any{"type": "string", "title": "Your answer", conn.LongTextKey: true},
+			"reply": map[string]any{"type": "string", "title": "Your answer", service.LongTextKey: true},
 		}},
 	}}
 	h.wait("question")

@@ -13,7 +13,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/mcptray/mcptray/core/config"
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/core/tools"
@@ -72,17 +71,17 @@ func stateWord(sv service.Server) (string, widget.Importance) {
 		return "not used", widget.LowImportance
 	}
 	switch sv.State {
-	case conn.Connected:
+	case service.Connected:
 		return "connected", widget.SuccessImportance
-	case conn.Pending:
+	case service.Pending:
 		return "starting…", widget.MediumImportance
-	case conn.AwaitingApproval:
+	case service.AwaitingApproval:
 		return "waiting for approval", widget.WarningImportance
-	case conn.NeedsAuth:
+	case service.NeedsAuth:
 		return "needs sign-in", widget.WarningImportance
-	case conn.Failed:
+	case service.Failed:
 		return "failed", widget.DangerImportance
-	case conn.Disabled:
+	case service.Disabled:
 		if sv.Reason == "paused" {
 			return "paused", widget.LowImportance
 		}
@@ -217,10 +216,10 @@ func updateRow(o fyne.CanvasObject, r row) {
 }
 
 // quietReasons are the reasons that only repeat what a state's word says.
-var quietReasons = map[conn.State]string{
-	conn.Pending:          "connecting…",
-	conn.NeedsAuth:        "needs you to sign in",
-	conn.AwaitingApproval: "waits for your approval before it runs",
+var quietReasons = map[service.State]string{
+	service.Pending:          "connecting…",
+	service.NeedsAuth:        "needs you to sign in",
+	service.AwaitingApproval: "waits for your approval before it runs",
 }
 
 // reasonOf is why sv is in its state, or "" when its state says it all.
@@ -237,7 +236,7 @@ func rowNote(sv service.Server) string {
 	if r := reasonOf(sv); r != "" {
 		return r
 	}
-	if sv.State == conn.Connected {
+	if sv.State == service.Connected {
 		return count(len(sv.Tools), "tool")
 	}
 	return ""
@@ -401,7 +400,7 @@ func (d *detail) show(v *window, sv service.Server) {
 		d.turn.SetText("Turn off")
 		d.turn.Show()
 	}
-	if sv.Transport.Remote() && sv.State == conn.Connected && sv.Suppressed == "" {
+	if sv.Transport.Remote() && sv.State == service.Connected && sv.Suppressed == "" {
 		d.signOut.Show()
 	} else {
 		d.signOut.Hide()
@@ -410,7 +409,7 @@ func (d *detail) show(v *window, sv service.Server) {
 	// that misbehaves, or one that failed for a reason a file holds.
 	if sv.Runnable && sv.Suppressed == "" && !sv.BuiltIn() && !v.snap.Paused &&
 		sv.Fix.Action != service.RetryAction &&
-		(sv.State == conn.Connected || sv.State == conn.Failed) {
+		(sv.State == service.Connected || sv.State == service.Failed) {
 		d.retry.Show()
 	} else {
 		d.retry.Hide()
@@ -435,7 +434,7 @@ func (d *detail) show(v *window, sv service.Server) {
 		for _, t := range sv.Tools {
 			d.tools.Add(v.toolWithRules(sv, t))
 		}
-	case sv.State == conn.Connected:
+	case sv.State == service.Connected:
 		d.toolsHeader.SetText("Tools")
 		d.tools.Add(widget.NewLabel("It offers no tools."))
 	default:

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/oauth"
+	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/test/authserver"
 )
 
@@ -29,7 +29,7 @@ func TestRealSignIn(t *testing.T) {
 		return follow(ctx, u)
 	}
 	r := newReal(t, map[string]any{"mcpServers": map[string]any{"notes": map[string]any{"url": srv.MCPURL}}}, withBrowser(browser))
-	r.until("notes to need sign-in", func() bool { return r.shows("notes", conn.NeedsAuth) })
+	r.until("notes to need sign-in", func() bool { return r.shows("notes", service.NeedsAuth) })
 	r.v.do(func() { r.v.focus("notes") })
 	if d := r.v.detail; d.fix.Text != "Sign in…" || d.fix.Disabled() {
 		t.Fatalf("notes's fix button says %q (disabled %v)", d.fix.Text, d.fix.Disabled())
@@ -43,7 +43,7 @@ func TestRealSignIn(t *testing.T) {
 	case <-time.After(realDeadline):
 		t.Fatal("Sign in… opened no browser")
 	}
-	r.until("notes to connect", func() bool { return r.shows("notes", conn.Connected) })
+	r.until("notes to connect", func() bool { return r.shows("notes", service.Connected) })
 	r.until("the sign-in dialog to go", func() bool { return r.win.Canvas().Overlays().Top() == nil })
 	if len(r.v.errs) != 0 {
 		t.Errorf("errors shown: %q", r.v.errs)
@@ -62,7 +62,7 @@ func TestRealSignInCancel(t *testing.T) {
 		return nil
 	}
 	r := newReal(t, map[string]any{"mcpServers": map[string]any{"notes": map[string]any{"url": srv.MCPURL}}}, withBrowser(browser))
-	r.until("notes to need sign-in", func() bool { return r.shows("notes", conn.NeedsAuth) })
+	r.until("notes to need sign-in", func() bool { return r.shows("notes", service.NeedsAuth) })
 	r.v.do(func() { r.v.focus("notes") })
 	r.tap(r.v.detail.fix)
 	select {
@@ -79,7 +79,7 @@ func TestRealSignInCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sv, _ := snap.Find("notes"); sv.State != conn.NeedsAuth {
+	if sv, _ := snap.Find("notes"); sv.State != service.NeedsAuth {
 		t.Errorf("after Cancel notes is %v (%s), want needs sign-in", sv.State, sv.Reason)
 	}
 	if len(r.v.errs) != 0 {

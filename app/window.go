@@ -16,7 +16,6 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/registry"
 	"github.com/mcptray/mcptray/core/sanitize"
@@ -249,7 +248,7 @@ func (v *window) focus(name string) {
 // window was asked to show (from the tray's "Review…" or a notification)
 // that waits for approval: approving then takes two clicks from the tray.
 func (v *window) reviewIfWaiting(sv service.Server) {
-	if sv.State == conn.AwaitingApproval && sv.Fix.Action == service.ApproveAction {
+	if sv.State == service.AwaitingApproval && sv.Fix.Action == service.ApproveAction {
 		v.confirmApproval(sv)
 	}
 }
@@ -464,7 +463,7 @@ func (v *window) closeStaleApproval(s service.Snapshot) {
 	if v.approveDialog == nil {
 		return
 	}
-	if sv, ok := s.Find(v.approveFor); ok && sv.State == conn.AwaitingApproval {
+	if sv, ok := s.Find(v.approveFor); ok && sv.State == service.AwaitingApproval {
 		return
 	}
 	v.approveDialog.Hide()

@@ -18,7 +18,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcptray/mcptray/core/config"
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/core/tools"
@@ -124,19 +123,19 @@ func sampleSnapshot() service.Snapshot {
 		Keychain: service.Keychain{Available: true},
 		Servers: []service.Server{
 			{Name: "files", Scope: config.User, Transport: config.Stdio, Command: "npx", Args: []string{"-y", "@mcp/files", "/home/me/My Documents"},
-				Origin: config.Origin{File: "/home/me/.config/mcptray/servers.json", App: "mcptray"}, State: conn.Connected,
+				Origin: config.Origin{File: "/home/me/.config/mcptray/servers.json", App: "mcptray"}, State: service.Connected,
 				Tools: []tools.Tool{{Name: "read_file", Description: "Reads a file.", Hints: tools.Hints{ReadOnly: tools.HintTrue}}}},
 			{Name: "notion", Scope: config.Imported, Transport: config.HTTP, URL: "https://mcp.notion.com/mcp",
 				Origin: config.Origin{File: "/home/me/.config/Claude/claude_desktop_config.json", App: "Claude Desktop"},
-				State:  conn.NeedsAuth, Reason: "needs you to sign in", Fix: service.Fix{Action: service.SignInAction, Label: "Sign in…"}},
+				State:  service.NeedsAuth, Reason: "needs you to sign in", Fix: service.Fix{Action: service.SignInAction, Label: "Sign in…"}},
 			{Name: "broken", Scope: config.Imported, Transport: config.Stdio, Command: "uvx", Args: []string{"broken-mcp"},
-				Origin: config.Origin{File: "/home/me/.cursor/mcp.json", App: "Cursor"}, State: conn.Failed, Reason: "uvx is not installed",
+				Origin: config.Origin{File: "/home/me/.cursor/mcp.json", App: "Cursor"}, State: service.Failed, Reason: "uvx is not installed",
 				Fix:    service.Fix{Action: service.RetryAction, Label: "Retry", Hint: "Install uv from docs.astral.sh/uv, then press Retry."},
 				Stderr: "sh: uvx: not found\n"},
 			{Name: "notes", Scope: config.Local, Transport: config.Stdio, Command: "./bin/notes server", Args: []string{"--db", "a  b", ""},
 				Cwd: "/home/me/proj", EnvNames: []string{"NOTES_TOKEN"}, Approval: config.Undecided,
 				Origin: config.Origin{File: "/home/me/proj/.mcp.json", App: "project", Folder: "/home/me/proj", Line: 3, Column: 5},
-				State:  conn.AwaitingApproval, Reason: "waits for your approval before it runs", Fix: service.Fix{Action: service.ApproveAction, Label: "Review…"}},
+				State:  service.AwaitingApproval, Reason: "waits for your approval before it runs", Fix: service.Fix{Action: service.ApproveAction, Label: "Review…"}},
 		},
 	}
 }
@@ -363,7 +362,7 @@ func TestWindowShowsDetail(t *testing.T) {
 func TestWindowFollowsChanges(t *testing.T) {
 	h := newHarness(t, sampleSnapshot(), WindowOptions{Server: "files"})
 	s := sampleSnapshot()
-	s.Servers[0].State, s.Servers[0].Reason = conn.Failed, "it exited with status 1"
+	s.Servers[0].State, s.Servers[0].Reason = service.Failed, "it exited with status 1"
 	s.Servers[0].Fix = service.Fix{Action: service.RetryAction, Label: "Retry"}
 	s.Servers = s.Servers[:3] // notes is gone
 	h.b.set(s)
@@ -380,7 +379,7 @@ func TestWindowFollowsChanges(t *testing.T) {
 		if indexOf(got, "notes") >= 0 || indexOf(got, "Local — from project folders") >= 0 {
 			t.Errorf("a removed server or its empty scope still shows: %q", got)
 		}
-		if d := h.v.detail; d.server.State != conn.Failed || !d.fix.Visible() || d.fix.Text != "Retry" {
+		if d := h.v.detail; d.server.State != service.Failed || !d.fix.Visible() || d.fix.Text != "Retry" {
 			t.Errorf("the detail pane did not follow: state %v, fix %q visible %v", d.server.State, d.fix.Text, d.fix.Visible())
 		}
 	})
@@ -544,7 +543,7 @@ func TestWindowFocusRequests(t *testing.T) {
 		s := sampleSnapshot()
 		for i := range s.Servers {
 			if s.Servers[i].Name == "notes" {
-				s.Servers[i].State, s.Servers[i].Fix = conn.Connected, service.Fix{}
+				s.Servers[i].State, s.Servers[i].Fix = service.Connected, service.Fix{}
 			}
 		}
 		h.b.set(s)
@@ -561,7 +560,7 @@ func TestWindowFocusRequests(t *testing.T) {
 	h.b.focus <- "later"
 	h.wait("focus")
 	s := sampleSnapshot()
-	s.Servers = append(s.Servers, service.Server{Name: "later", Scope: config.User, State: conn.Pending})
+	s.Servers = append(s.Servers, service.Server{Name: "later", Scope: config.User, State: service.Pending})
 	h.b.set(s)
 	h.wait("snapshot")
 	h.do(func() {
@@ -660,7 +659,7 @@ func findButton(o fyne.CanvasObject, text string) *widget.Button {
 func TestWindowOpensConfigFile(t *testing.T) {
 	s := sampleSnapshot()
 	s.Servers = append(s.Servers, service.Server{Name: "github", Scope: config.Imported, Transport: config.Stdio, Command: "npx",
-		Origin: config.Origin{File: "/home/me/My Files/mcp.json", App: "Cursor", Line: 4, Column: 5}, State: conn.Failed,
+		Origin: config.Origin{File: "/home/me/My Files/mcp.json", App: "Cursor", Line: 4, Column: 5}, State: service.Failed,
 		Reason: "it needs GITHUB_TOKEN, which is not set",
 		Fix: service.Fix{Action: service.EditConfigAction, Label: "Edit its config",
 			Hint: "Set GITHUB_TOKEN in the env of github in /home/me/My Files/mcp.json"}})
@@ -709,7 +708,7 @@ func TestWindowOpensConfigFile(t *testing.T) {
 // entry, and what is typed goes to the service for the keychain.
 func TestWindowAsksForSecret(t *testing.T) {
 	s := sampleSnapshot()
-	s.Servers = append(s.Servers, service.Server{Name: "gh", Scope: config.User, State: conn.Failed,
+	s.Servers = append(s.Servers, service.Server{Name: "gh", Scope: config.User, State: service.Failed,
 		Reason: "needs GITHUB_TOKEN", Fix: service.Fix{Action: service.SetSecretAction, Label: "Enter GITHUB_TOKEN…", Secret: "GITHUB_TOKEN"}})
 	h := newHarness(t, s, WindowOptions{Server: "gh"})
 	h.do(func() {

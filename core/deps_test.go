@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -82,5 +83,50 @@ func moduleRoot(t *testing.T) string {
 			t.Fatal("no go.mod above the test's working directory")
 		}
 		dir = parent
+	}
+}
+
+// engine are the packages that only the service drives: a front end (the
+// window, the tray, the command line, main) that imported one would
+// describe servers in words of its own, or reach a server around the
+// service.
+var engine = []string{
+	"github.com/mcptray/mcptray/core/conn",
+	"github.com/mcptray/mcptray/core/transport",
+	"github.com/mcptray/mcptray/core/builtin",
+	"github.com/mcptray/mcptray/core/filelock",
+}
+
+func TestFrontEndsSpeakTheServicesWords(t *testing.T) {
+	t.Parallel()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not on PATH")
+	}
+	cmd := exec.Command(goBin, "list", "-f",
+		`{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`,
+		".", "./app/...", "./tray/...")
+	cmd.Dir = moduleRoot(t)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.Bytes())
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		n++
+		for _, imp := range fields[1:] {
+			if slices.Contains(engine, imp) {
+				t.Errorf("%s imports %s; use core/service's types and actions instead", fields[0], imp)
+			}
+		}
+	}
+	if n < 5 {
+		t.Fatalf("go list found %d front-end packages; the test no longer looks where they are", n)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/mcptray/mcptray/assets"
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -91,14 +90,14 @@ func IconState(s service.Snapshot) string {
 	n := s.Counts()
 	needSecret := 0
 	for _, sv := range s.Servers {
-		if sv.Suppressed == "" && sv.State == conn.Failed && sv.Fix.Action == service.SetSecretAction {
+		if sv.Suppressed == "" && sv.State == service.Failed && sv.Fix.Action == service.SetSecretAction {
 			needSecret++
 		}
 	}
 	switch {
-	case n[conn.Failed] > needSecret:
+	case n[service.Failed] > needSecret:
 		return assets.StateFailing
-	case n[conn.AwaitingApproval] > 0 || n[conn.NeedsAuth] > 0 || needSecret > 0:
+	case n[service.AwaitingApproval] > 0 || n[service.NeedsAuth] > 0 || needSecret > 0:
 		return assets.StateAttention
 	}
 	return assets.StateOK
@@ -142,14 +141,14 @@ func Build(s service.Snapshot) Menu {
 	var waiting, signIn, secrets, failed []service.Server
 	for _, sv := range running {
 		switch {
-		case sv.State == conn.AwaitingApproval:
+		case sv.State == service.AwaitingApproval:
 			waiting = append(waiting, sv)
-		case sv.State == conn.NeedsAuth:
+		case sv.State == service.NeedsAuth:
 			signIn = append(signIn, sv)
-		case sv.State == conn.Failed && sv.Fix.Action == service.SetSecretAction:
+		case sv.State == service.Failed && sv.Fix.Action == service.SetSecretAction:
 			// Retrying would fail the same way: the window asks for it.
 			secrets = append(secrets, sv)
-		case sv.State == conn.Failed:
+		case sv.State == service.Failed:
 			failed = append(failed, sv)
 		}
 	}
@@ -204,17 +203,17 @@ func Build(s service.Snapshot) Menu {
 func serverLine(sv service.Server) string {
 	var state string
 	switch sv.State {
-	case conn.Connected:
+	case service.Connected:
 		state = "connected"
-	case conn.Pending:
+	case service.Pending:
 		state = "starting…"
-	case conn.AwaitingApproval:
+	case service.AwaitingApproval:
 		state = "waiting for approval"
-	case conn.NeedsAuth:
+	case service.NeedsAuth:
 		state = "needs sign-in"
-	case conn.Disabled:
+	case service.Disabled:
 		state = "off"
-	case conn.Failed:
+	case service.Failed:
 		state = "failed"
 		if r := shorten(sanitize.Line(sv.Reason), maxReasonLen); r != "" {
 			state += ": " + r

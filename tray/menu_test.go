@@ -7,11 +7,10 @@ import (
 	"testing"
 
 	"github.com/mcptray/mcptray/assets"
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/service"
 )
 
-func sv(name string, st conn.State, reason string) service.Server {
+func sv(name string, st service.State, reason string) service.Server {
 	return service.Server{Name: name, State: st, Reason: reason}
 }
 
@@ -30,11 +29,11 @@ var separator = Item{Separator: true}
 
 func TestBuild(t *testing.T) {
 	t.Parallel()
-	suppressed := sv("shadow", conn.Failed, "boom")
+	suppressed := sv("shadow", service.Failed, "boom")
 	suppressed.Suppressed = "a user server has the same name"
-	paused := snap(sv("github", conn.Disabled, ""))
+	paused := snap(sv("github", service.Disabled, ""))
 	paused.Paused = true
-	noKeychain := snap(sv("github", conn.Connected, ""))
+	noKeychain := snap(sv("github", service.Connected, ""))
 	noKeychain.Keychain = service.Keychain{Problem: "no keyring"}
 
 	tests := []struct {
@@ -54,7 +53,7 @@ func TestBuild(t *testing.T) {
 		want: slices.Concat([]Item{{Label: "No servers yet", Disabled: true}, separator}, tail),
 	}, {
 		name: "all connected",
-		in:   snap(sv("github", conn.Connected, ""), sv("fs", conn.Connected, "")),
+		in:   snap(sv("github", service.Connected, ""), sv("fs", service.Connected, "")),
 		icon: assets.StateOK,
 		want: slices.Concat([]Item{
 			{Label: "2 connected", Disabled: true},
@@ -66,12 +65,12 @@ func TestBuild(t *testing.T) {
 	}, {
 		name: "every state",
 		in: snap(
-			sv("github", conn.Connected, ""),
-			sv("notion", conn.NeedsAuth, "the token expired"),
-			sv("local", conn.AwaitingApproval, ""),
-			sv("fs", conn.Failed, "npx is not installed"),
-			sv("new", conn.Pending, ""),
-			sv("old", conn.Disabled, "turned off"),
+			sv("github", service.Connected, ""),
+			sv("notion", service.NeedsAuth, "the token expired"),
+			sv("local", service.AwaitingApproval, ""),
+			sv("fs", service.Failed, "npx is not installed"),
+			sv("new", service.Pending, ""),
+			sv("old", service.Disabled, "turned off"),
 			suppressed,
 		),
 		icon: assets.StateFailing,
@@ -92,9 +91,9 @@ func TestBuild(t *testing.T) {
 	}, {
 		name: "plurals",
 		in: snap(
-			sv("a", conn.AwaitingApproval, ""), sv("b", conn.AwaitingApproval, ""),
-			sv("c", conn.NeedsAuth, ""), sv("d", conn.NeedsAuth, ""),
-			sv("e", conn.Failed, ""), sv("f", conn.Failed, ""),
+			sv("a", service.AwaitingApproval, ""), sv("b", service.AwaitingApproval, ""),
+			sv("c", service.NeedsAuth, ""), sv("d", service.NeedsAuth, ""),
+			sv("e", service.Failed, ""), sv("f", service.Failed, ""),
 		),
 		icon: assets.StateFailing,
 		want: slices.Concat([]Item{
@@ -115,7 +114,7 @@ func TestBuild(t *testing.T) {
 		}, tail),
 	}, {
 		name: "needs the person but nothing failed",
-		in:   snap(sv("github", conn.Connected, ""), sv("notion", conn.NeedsAuth, "")),
+		in:   snap(sv("github", service.Connected, ""), sv("notion", service.NeedsAuth, "")),
 		icon: assets.StateAttention,
 		want: slices.Concat([]Item{
 			{Label: "1 connected · 1 needs sign-in", Disabled: true},
@@ -152,8 +151,8 @@ func TestBuild(t *testing.T) {
 	}, {
 		name: "names and reasons are sanitised and cut",
 		in: snap(
-			sv("evil\x1b[31m\nname", conn.Failed, "line one\nline two "+strings.Repeat("x", 80)),
-			sv(strings.Repeat("n", 40), conn.Connected, ""),
+			sv("evil\x1b[31m\nname", service.Failed, "line one\nline two "+strings.Repeat("x", 80)),
+			sv(strings.Repeat("n", 40), service.Connected, ""),
 		),
 		icon: assets.StateFailing,
 		want: slices.Concat([]Item{
@@ -194,8 +193,8 @@ func TestBuildManyServers(t *testing.T) {
 	s.Keychain.Available = true
 	for i := range 20 {
 		s.Servers = append(s.Servers,
-			sv(fmt.Sprintf("auth%d", i), conn.NeedsAuth, ""),
-			sv(fmt.Sprintf("fail%d", i), conn.Failed, ""))
+			sv(fmt.Sprintf("auth%d", i), service.NeedsAuth, ""),
+			sv(fmt.Sprintf("fail%d", i), service.Failed, ""))
 	}
 	m := Build(s)
 	labels := make([]string, 0, len(m.Items))
@@ -231,15 +230,15 @@ func TestIconStateOrder(t *testing.T) {
 	tests := []struct {
 		name   string
 		paused bool
-		states []conn.State
+		states []service.State
 		want   string
 	}{
 		{"none", false, nil, assets.StateOK},
-		{"connected and starting", false, []conn.State{conn.Connected, conn.Pending, conn.Disabled}, assets.StateOK},
-		{"approval", false, []conn.State{conn.Connected, conn.AwaitingApproval}, assets.StateAttention},
-		{"sign-in", false, []conn.State{conn.NeedsAuth}, assets.StateAttention},
-		{"failed beats attention", false, []conn.State{conn.NeedsAuth, conn.AwaitingApproval, conn.Failed}, assets.StateFailing},
-		{"paused beats failed", true, []conn.State{conn.Failed, conn.NeedsAuth}, assets.StatePaused},
+		{"connected and starting", false, []service.State{service.Connected, service.Pending, service.Disabled}, assets.StateOK},
+		{"approval", false, []service.State{service.Connected, service.AwaitingApproval}, assets.StateAttention},
+		{"sign-in", false, []service.State{service.NeedsAuth}, assets.StateAttention},
+		{"failed beats attention", false, []service.State{service.NeedsAuth, service.AwaitingApproval, service.Failed}, assets.StateFailing},
+		{"paused beats failed", true, []service.State{service.Failed, service.NeedsAuth}, assets.StatePaused},
 		{"paused with none", true, nil, assets.StatePaused},
 	}
 	for _, tt := range tests {
@@ -271,13 +270,13 @@ func dump(items []Item) string {
 // the person, like a sign-in; another failure still shows as failing.
 func TestIconStateNeedsSecret(t *testing.T) {
 	t.Parallel()
-	needs := sv("gh", conn.Failed, "needs GITHUB_TOKEN")
+	needs := sv("gh", service.Failed, "needs GITHUB_TOKEN")
 	needs.Fix = service.Fix{Action: service.SetSecretAction, Label: "Enter GITHUB_TOKEN…", Secret: "GITHUB_TOKEN"}
-	s := service.Snapshot{Servers: []service.Server{sv("a", conn.Connected, ""), needs}}
+	s := service.Snapshot{Servers: []service.Server{sv("a", service.Connected, ""), needs}}
 	if got := IconState(s); got != assets.StateAttention {
 		t.Errorf("a server needing a secret: %q, want %q", got, assets.StateAttention)
 	}
-	s.Servers = append(s.Servers, sv("b", conn.Failed, "it crashed"))
+	s.Servers = append(s.Servers, sv("b", service.Failed, "it crashed"))
 	if got := IconState(s); got != assets.StateFailing {
 		t.Errorf("with another failure: %q, want %q", got, assets.StateFailing)
 	}
@@ -287,7 +286,7 @@ func TestIconStateNeedsSecret(t *testing.T) {
 // "Enter NAME for server…", which opens the window there, not as Retry.
 func TestMenuNeedsSecret(t *testing.T) {
 	t.Parallel()
-	needs := sv("gh", conn.Failed, "needs GITHUB_TOKEN")
+	needs := sv("gh", service.Failed, "needs GITHUB_TOKEN")
 	needs.Fix = service.Fix{Action: service.SetSecretAction, Label: "Enter GITHUB_TOKEN…", Secret: "GITHUB_TOKEN"}
 	m := Build(service.Snapshot{Servers: []service.Server{needs}})
 	var found bool

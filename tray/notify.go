@@ -8,7 +8,6 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -32,7 +31,7 @@ func Notices(prev, next service.Snapshot, windowOpen bool) []Notice {
 	if windowOpen {
 		return nil
 	}
-	before := map[string]conn.State{}
+	before := map[string]service.State{}
 	for _, sv := range prev.Servers {
 		if sv.Suppressed == "" {
 			before[sv.Name] = sv.State
@@ -48,13 +47,13 @@ func Notices(prev, next service.Snapshot, windowOpen bool) []Notice {
 		}
 		n := name(sv)
 		switch sv.State {
-		case conn.AwaitingApproval:
+		case service.AwaitingApproval:
 			out = append(out, Notice{
 				Server: sv.Name,
 				Title:  n + " is waiting for approval",
 				Body:   "mcptray runs it only once you approve it. Click to review it.",
 			})
-		case conn.NeedsAuth:
+		case service.NeedsAuth:
 			out = append(out, Notice{
 				Server: sv.Name,
 				Title:  n + " needs you to sign in",

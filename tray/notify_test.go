@@ -4,16 +4,15 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/service"
 )
 
 func TestNotices(t *testing.T) {
 	t.Parallel()
-	hidden := sv("hidden", conn.NeedsAuth, "")
+	hidden := sv("hidden", service.NeedsAuth, "")
 	hidden.Suppressed = "blocked by the organisation"
 	hiddenBefore := hidden
-	hiddenBefore.State = conn.Connected
+	hiddenBefore.State = service.Connected
 
 	tests := []struct {
 		name       string
@@ -22,19 +21,19 @@ func TestNotices(t *testing.T) {
 		want       []string // servers notified, in order
 	}{
 		{"nothing", snap(), snap(), false, nil},
-		{"first snapshot", snap(), snap(sv("a", conn.NeedsAuth, ""), sv("b", conn.AwaitingApproval, ""), sv("c", conn.Failed, "")), false, []string{"a", "b"}},
-		{"starts needing sign-in", snap(sv("a", conn.Connected, "")), snap(sv("a", conn.NeedsAuth, "")), false, []string{"a"}},
-		{"starts waiting for approval", snap(sv("a", conn.Connected, "")), snap(sv("a", conn.AwaitingApproval, "")), false, []string{"a"}},
-		{"stays needing sign-in", snap(sv("a", conn.NeedsAuth, "")), snap(sv("a", conn.NeedsAuth, "other reason")), false, nil},
-		{"stays waiting", snap(sv("a", conn.AwaitingApproval, "")), snap(sv("a", conn.AwaitingApproval, "")), false, nil},
-		{"comes back", snap(sv("a", conn.Pending, "")), snap(sv("a", conn.NeedsAuth, "")), false, []string{"a"}},
-		{"from approval to sign-in", snap(sv("a", conn.AwaitingApproval, "")), snap(sv("a", conn.NeedsAuth, "")), false, []string{"a"}},
-		{"leaves", snap(sv("a", conn.NeedsAuth, "")), snap(sv("a", conn.Connected, "")), false, nil},
-		{"new server", snap(sv("a", conn.Connected, "")), snap(sv("a", conn.Connected, ""), sv("b", conn.AwaitingApproval, "")), false, []string{"b"}},
-		{"failures are not notified", snap(sv("a", conn.Connected, "")), snap(sv("a", conn.Failed, "boom")), false, nil},
-		{"window open", snap(sv("a", conn.Connected, "")), snap(sv("a", conn.NeedsAuth, "")), true, nil},
+		{"first snapshot", snap(), snap(sv("a", service.NeedsAuth, ""), sv("b", service.AwaitingApproval, ""), sv("c", service.Failed, "")), false, []string{"a", "b"}},
+		{"starts needing sign-in", snap(sv("a", service.Connected, "")), snap(sv("a", service.NeedsAuth, "")), false, []string{"a"}},
+		{"starts waiting for approval", snap(sv("a", service.Connected, "")), snap(sv("a", service.AwaitingApproval, "")), false, []string{"a"}},
+		{"stays needing sign-in", snap(sv("a", service.NeedsAuth, "")), snap(sv("a", service.NeedsAuth, "other reason")), false, nil},
+		{"stays waiting", snap(sv("a", service.AwaitingApproval, "")), snap(sv("a", service.AwaitingApproval, "")), false, nil},
+		{"comes back", snap(sv("a", service.Pending, "")), snap(sv("a", service.NeedsAuth, "")), false, []string{"a"}},
+		{"from approval to sign-in", snap(sv("a", service.AwaitingApproval, "")), snap(sv("a", service.NeedsAuth, "")), false, []string{"a"}},
+		{"leaves", snap(sv("a", service.NeedsAuth, "")), snap(sv("a", service.Connected, "")), false, nil},
+		{"new server", snap(sv("a", service.Connected, "")), snap(sv("a", service.Connected, ""), sv("b", service.AwaitingApproval, "")), false, []string{"b"}},
+		{"failures are not notified", snap(sv("a", service.Connected, "")), snap(sv("a", service.Failed, "boom")), false, nil},
+		{"window open", snap(sv("a", service.Connected, "")), snap(sv("a", service.NeedsAuth, "")), true, nil},
 		{"suppressed", snap(hiddenBefore), snap(hidden), false, nil},
-		{"no longer suppressed", snap(hidden), snap(sv("hidden", conn.NeedsAuth, "")), false, []string{"hidden"}},
+		{"no longer suppressed", snap(hidden), snap(sv("hidden", service.NeedsAuth, "")), false, []string{"hidden"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,15 +57,15 @@ func TestNotices(t *testing.T) {
 func TestNoticesOncePerChange(t *testing.T) {
 	t.Parallel()
 	steps := []struct {
-		state conn.State
+		state service.State
 		want  int
 	}{
-		{conn.Pending, 0},
-		{conn.NeedsAuth, 1},
-		{conn.NeedsAuth, 0},
-		{conn.NeedsAuth, 0},
-		{conn.Pending, 0},
-		{conn.NeedsAuth, 1},
+		{service.Pending, 0},
+		{service.NeedsAuth, 1},
+		{service.NeedsAuth, 0},
+		{service.NeedsAuth, 0},
+		{service.Pending, 0},
+		{service.NeedsAuth, 1},
 	}
 	var prev service.Snapshot
 	for i, st := range steps {
@@ -80,7 +79,7 @@ func TestNoticesOncePerChange(t *testing.T) {
 
 func TestNoticeText(t *testing.T) {
 	t.Parallel()
-	got := Notices(snap(), snap(sv("bad\nname\x1b", conn.NeedsAuth, "")), false)
+	got := Notices(snap(), snap(sv("bad\nname\x1b", service.NeedsAuth, "")), false)
 	if len(got) != 1 {
 		t.Fatalf("got %d notices, want 1", len(got))
 	}

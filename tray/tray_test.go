@@ -18,7 +18,6 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/tray/traytest"
 )
@@ -216,9 +215,9 @@ func TestRun(t *testing.T) {
 	defer cancel()
 
 	first := snap(
-		sv("github", conn.Connected, ""),
-		sv("fs", conn.Failed, "npx is not installed"),
-		sv("notion", conn.NeedsAuth, "the token expired"),
+		sv("github", service.Connected, ""),
+		sv("fs", service.Failed, "npx is not installed"),
+		sv("notion", service.NeedsAuth, "the token expired"),
 	)
 	fake := newFake(first)
 	fake.signInErr = errors.New("the browser did not open")
@@ -281,10 +280,10 @@ func TestRun(t *testing.T) {
 	// The service changes: the menu follows, and a new server waiting for
 	// approval is notified (notion, still needing a sign-in, is not).
 	second := snap(
-		sv("github", conn.Connected, ""),
-		sv("fs", conn.Connected, ""),
-		sv("notion", conn.NeedsAuth, "the token expired"),
-		sv("local", conn.AwaitingApproval, ""),
+		sv("github", service.Connected, ""),
+		sv("fs", service.Connected, ""),
+		sv("notion", service.NeedsAuth, "the token expired"),
+		sv("local", service.AwaitingApproval, ""),
 	)
 	fake.set(second)
 	tr.waitMenu(ctx, t, second)
@@ -340,7 +339,7 @@ func TestRunStops(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer cancel()
-			s := snap(sv("github", conn.Connected, ""))
+			s := snap(sv("github", service.Connected, ""))
 			fake := newFake(s)
 			w := traytest.StartWatcher(ctx, t)
 			c := traytest.Connect(t)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcptray/mcptray/core/builtin"
+	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/core/tools"
 	"github.com/mcptray/mcptray/test/mcpserver"
 )
@@ -75,7 +75,7 @@ func TestStatus(t *testing.T) {
 	if r := rows["test"]; r != (statusRow{state: "connected", tools: testServerTools}) {
 		t.Errorf("test = %+v, want connected with %d tools:\n%s", r, testServerTools, out)
 	}
-	if r := rows[builtin.Name]; r.state != "connected" || r.tools != 1 || r.err != "" {
+	if r := rows[service.BuiltinName]; r.state != "connected" || r.tools != 1 || r.err != "" {
 		t.Errorf("the built-in server = %+v, want connected with 1 tool:\n%s", r, out)
 	}
 	r := rows["gone"]
@@ -136,9 +136,9 @@ func TestStatusJSON(t *testing.T) {
 		byName[name] = s
 	}
 	for name, want := range map[string]map[string]any{
-		"test":       {"scope": "user", "transport": "stdio", "state": "connected", "tools": float64(testServerTools)},
-		builtin.Name: {"scope": "dynamic", "transport": "in-process", "state": "connected", "tools": float64(1)},
-		"gone":       {"scope": "user", "transport": "stdio", "state": "failed", "tools": float64(0)},
+		"test":              {"scope": "user", "transport": "stdio", "state": "connected", "tools": float64(testServerTools)},
+		service.BuiltinName: {"scope": "dynamic", "transport": "in-process", "state": "connected", "tools": float64(1)},
+		"gone":              {"scope": "user", "transport": "stdio", "state": "failed", "tools": float64(0)},
 	} {
 		got, ok := byName[name]
 		if !ok {
@@ -164,7 +164,7 @@ func TestStatusUsage(t *testing.T) {
 	h := newHome(t)
 	h.fails(2, "status takes no names", "status", "test")
 	// With no servers configured, the built-in one is still there.
-	if rows := statusTable(t, h.must("status")); len(rows) != 1 || rows[builtin.Name].state != "connected" {
+	if rows := statusTable(t, h.must("status")); len(rows) != 1 || rows[service.BuiltinName].state != "connected" {
 		t.Errorf("status of an empty home = %+v", rows)
 	}
 }

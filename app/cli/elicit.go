@@ -11,8 +11,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // elicit asks the person at the terminal what a server wants to know, one
@@ -20,11 +20,11 @@ import (
 // answers with the schema's defaults.
 func (c *cmdContext) elicit(ctx context.Context, server string, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
 	if !c.Interactive || c.Stdin == nil || req.Params.Mode == mcp.ElicitationModeURL {
-		return conn.AcceptDefaults(req), nil
+		return service.AcceptDefaults(req), nil
 	}
 	schema, _ := req.Params.RequestedSchema.(map[string]any)
 	props, _ := schema["properties"].(map[string]any)
-	defaults := conn.SchemaDefaults(req.Params.RequestedSchema)
+	defaults := service.SchemaDefaults(req.Params.RequestedSchema)
 	fmt.Fprintf(c.Stderr, "\n%s asks: %s\n", sanitize.Line(server), sanitize.String(req.Params.Message))
 	fmt.Fprintln(c.Stderr, "(press Enter to take the value in brackets; type !decline to refuse)")
 	in := bufio.NewScanner(c.Stdin)

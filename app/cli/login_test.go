@@ -12,9 +12,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcptray/mcptray/core/builtin"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/oauth"
+	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/test/authserver"
 )
 
@@ -133,7 +133,7 @@ func TestLoginRefused(t *testing.T) {
 		{[]string{"logout", "local"}, 1, "mcptray logout: local runs on this computer; only remote servers sign in\n"},
 		{[]string{"login", "nosuch"}, 1, `mcptray login: there is no server called "nosuch"; mcptray list shows them all` + "\n"},
 		{[]string{"logout", "nosuch"}, 1, `mcptray logout: there is no server called "nosuch"; mcptray list shows them all` + "\n"},
-		{[]string{"login", builtin.Name}, 1, "mcptray login: " + builtin.Name + " is built into mcptray; only remote servers sign in\n"},
+		{[]string{"login", service.BuiltinName}, 1, "mcptray login: " + service.BuiltinName + " is built into mcptray; only remote servers sign in\n"},
 		{[]string{"login"}, 2, "mcptray login: name one server, or give its URL\n"},
 		{[]string{"login", "a", "b"}, 2, "mcptray login: name one server, or give its URL\n"},
 		{[]string{"logout"}, 2, "mcptray logout: name one server, or give its URL\n"},

@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -17,7 +16,7 @@ import (
 // statusWait bounds how long status waits for servers to connect: a little
 // more than the connect timeout, so that slow servers report their own
 // timeout rather than being cut short.
-const statusWait = conn.DefaultConnectTimeout + 5*time.Second
+const statusWait = service.DefaultConnectTimeout + 5*time.Second
 
 func runStatus(ctx context.Context, c *cmdContext, args []string) error {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
@@ -84,10 +83,10 @@ func runStatus(ctx context.Context, c *cmdContext, args []string) error {
 	fmt.Fprintln(tw, "NAME\tSTATE\tTOOLS\tWHY")
 	for _, s := range shown {
 		why := s.Reason
-		if s.State == conn.Connected {
+		if s.State == service.Connected {
 			why = ""
 		}
-		if f := fixText(s); f != "" && s.State != conn.Connected {
+		if f := fixText(s); f != "" && s.State != service.Connected {
 			why += " — " + f
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", sanitize.Line(s.Name), s.State, len(s.Tools), c.home(sanitize.Line(why)))
@@ -116,7 +115,7 @@ func fixText(s service.Server) string {
 func notConnected(servers []service.Server) error {
 	n := 0
 	for _, s := range servers {
-		if s.Runnable && s.State != conn.Connected {
+		if s.Runnable && s.State != service.Connected {
 			n++
 		}
 	}

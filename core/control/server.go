@@ -256,7 +256,7 @@ var statusOf = map[service.Code]int{
 	service.Invalid:     http.StatusBadRequest,
 	service.NeedsSignIn: http.StatusUnauthorized,
 	service.NoKeychain:  http.StatusServiceUnavailable,
-	service.Failed:      http.StatusInternalServerError,
+	service.Other:       http.StatusInternalServerError,
 }
 
 func reply(w http.ResponseWriter, v any, err error) {

@@ -57,11 +57,11 @@ func readStream[T any](ctx context.Context, c *Client, path string, deliver func
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return &service.Error{Code: service.Failed, Msg: "reaching the running mcptray: " + err.Error()}
+		return &service.Error{Code: service.Other, Msg: "reaching the running mcptray: " + err.Error()}
 	}
 	if resp.StatusCode != http.StatusOK {
 		resp.Body.Close()
-		return &service.Error{Code: service.Failed, Msg: "the running mcptray answered " + resp.Status + "; it may be older than this program"}
+		return &service.Error{Code: service.Other, Msg: "the running mcptray answered " + resp.Status + "; it may be older than this program"}
 	}
 	go func() {
 		defer done()

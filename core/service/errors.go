@@ -25,8 +25,8 @@ const (
 	NeedsSignIn Code = "needs-sign-in"
 	// NoKeychain: no keychain can be used to keep a sign-in.
 	NoKeychain Code = "no-keychain"
-	// Failed: anything else; the message says what.
-	Failed Code = "failed"
+	// Other: anything else; the message says what.
+	Other Code = "failed"
 )
 
 // Error is an action's failure in plain words, with its Code. Its message
@@ -41,7 +41,7 @@ func (e *Error) Error() string { return e.Msg }
 func (e *Error) Unwrap() error { return e.err }
 
 // CodeOf returns err's Code: the one it carries, or the one its cause
-// implies (Failed when nothing does).
+// implies (Other when nothing does).
 func CodeOf(err error) Code {
 	var e *Error
 	switch {
@@ -56,7 +56,7 @@ func CodeOf(err error) Code {
 	if errors.As(err, &ue) {
 		return NoKeychain
 	}
-	return Failed
+	return Other
 }
 
 // IsNeedsSignIn reports whether err means the person must sign in first.

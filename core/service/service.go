@@ -112,7 +112,7 @@ type Service struct {
 }
 
 // builtinName is the name of mcptray's own in-process server.
-const builtinName = builtin.Name
+const builtinName = BuiltinName
 
 // New returns a Service that has not started: Start loads the config and
 // connects.

@@ -172,9 +172,9 @@ func (s *Service) waitConnected(ctx context.Context, m *conn.Manager, name strin
 		switch {
 		case !ok:
 			if s.isPaused() {
-				return newError(Failed, "mcptray is paused; resume it to use %s", sanitize.Line(name))
+				return newError(Other, "mcptray is paused; resume it to use %s", sanitize.Line(name))
 			}
-			return newError(Failed, "%s is not running", sanitize.Line(name))
+			return newError(Other, "%s is not running", sanitize.Line(name))
 		case info.Status.State == conn.Connected:
 			return nil
 		case info.Status.State != conn.Pending:
@@ -185,7 +185,7 @@ func (s *Service) waitConnected(ctx context.Context, m *conn.Manager, name strin
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return newError(Failed, "%s did not finish connecting within %s", sanitize.Line(name), settleWait)
+			return newError(Other, "%s did not finish connecting within %s", sanitize.Line(name), settleWait)
 		case _, ok := <-events:
 			if !ok {
 				return conn.ErrClosed
