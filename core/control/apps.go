@@ -8,8 +8,8 @@ import (
 	"github.com/mcptray/mcptray/core/service"
 )
 
-// AppsBackend is what the apps' and the gateway rules' routes need from
-// the service.
+// AppsBackend is the part of Backend that the apps' and the gateway
+// rules' routes serve.
 type AppsBackend interface {
 	Apps(ctx context.Context) ([]service.App, error)
 	ConnectApp(ctx context.Context, req service.ConnectRequest) (service.ConnectResult, error)
@@ -19,8 +19,6 @@ type AppsBackend interface {
 	SetSearch(ctx context.Context, on bool) error
 	GatewayToken(ctx context.Context) (string, error)
 }
-
-var _ AppsBackend = (*service.Service)(nil)
 
 type appsResponse struct {
 	Apps []service.App `json:"apps"`
@@ -50,10 +48,7 @@ type tokenResponse struct {
 // /v1/apps/disconnect, POST /v1/gateway/permission, /v1/gateway/hidden and
 // /v1/gateway/search, and GET /v1/gateway/token.
 func (s *Server) appRoutes(mux *http.ServeMux) {
-	ab, ok := s.Backend.(AppsBackend)
-	if !ok {
-		return
-	}
+	ab := s.Backend
 	mux.HandleFunc("GET /v1/apps", func(w http.ResponseWriter, r *http.Request) {
 		list, err := ab.Apps(r.Context())
 		if list == nil {

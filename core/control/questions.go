@@ -42,13 +42,6 @@ type Question struct {
 	Gone bool `json:"gone,omitempty"`
 }
 
-// Folders is what the project-folder routes need of a Backend;
-// *service.Service has it.
-type Folders interface {
-	AddFolder(ctx context.Context, dir string) (service.FolderResult, error)
-	RemoveFolder(ctx context.Context, dir string) error
-}
-
 type answerRequest struct {
 	ID     string                `json:"id"`
 	Result mcp.ElicitationResult `json:"result"`
@@ -214,14 +207,10 @@ func (s *Server) windowRoutes(mux *http.ServeMux) {
 		}
 		reply(w, struct{}{}, s.questions().answer(req.ID, req.Result))
 	})
-	folders, _ := s.Backend.(Folders)
+	folders := s.Backend
 	mux.HandleFunc("POST /v1/folders/add", func(w http.ResponseWriter, r *http.Request) {
 		var req folderRequest
 		if !decode(w, r, &req) {
-			return
-		}
-		if folders == nil {
-			reply(w, nil, &service.Error{Code: service.NotAllowed, Msg: "this mcptray cannot edit project folders"})
 			return
 		}
 		res, err := folders.AddFolder(r.Context(), req.Folder)
@@ -230,10 +219,6 @@ func (s *Server) windowRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /v1/folders/remove", func(w http.ResponseWriter, r *http.Request) {
 		var req folderRequest
 		if !decode(w, r, &req) {
-			return
-		}
-		if folders == nil {
-			reply(w, nil, &service.Error{Code: service.NotAllowed, Msg: "this mcptray cannot edit project folders"})
 			return
 		}
 		reply(w, struct{}{}, folders.RemoveFolder(r.Context(), req.Folder))

@@ -39,12 +39,6 @@ type PermissionQuestion struct {
 	ReadOnly bool `json:"readOnly,omitempty"`
 }
 
-// Permissions is what "allow always" needs of a Backend; *service.Service
-// has it.
-type Permissions interface {
-	SetPermission(ctx context.Context, tool string, p config.Permission) error
-}
-
 // PermissionAnswer is the Answer to a permission question: allowed (once,
 // or always: the tool is allowed from now on) or denied.
 func PermissionAnswer(allow, always bool) mcp.ElicitationResult {
@@ -107,12 +101,11 @@ func (s *Server) AskPermission(ctx context.Context, q gateway.Question) (bool, e
 // allowAlways keeps Allow for tool; the call goes ahead even when that
 // fails, as the person allowed it.
 func (s *Server) allowAlways(ctx context.Context, tool string) {
-	perms, ok := s.Backend.(Permissions)
-	if !ok {
+	if s.Backend == nil {
 		s.logger().Warn("this mcptray cannot keep a tool's permission", "tool", sanitize.Line(tool))
 		return
 	}
-	if err := perms.SetPermission(context.WithoutCancel(ctx), tool, config.Allow); err != nil {
+	if err := s.Backend.SetPermission(context.WithoutCancel(ctx), tool, config.Allow); err != nil {
 		s.logger().Warn("keeping a tool's permission", "tool", sanitize.Line(tool), "err", err)
 	}
 }

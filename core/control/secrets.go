@@ -7,7 +7,7 @@ import (
 	"github.com/mcptray/mcptray/core/service"
 )
 
-// SecretBackend is what the secrets' routes need from the service. Values
+// SecretBackend is the part of Backend that the secrets' routes serve. Values
 // travel to the service over the private socket and are kept in the
 // keychain; no route ever returns one.
 type SecretBackend interface {
@@ -17,8 +17,6 @@ type SecretBackend interface {
 	MoveSecrets(ctx context.Context, server string) (service.MoveSecretsResult, error)
 }
 
-var _ SecretBackend = (*service.Service)(nil)
-
 type secretsResponse struct {
 	Secrets []service.SecretInfo `json:"secrets"`
 }
@@ -27,10 +25,7 @@ type secretsResponse struct {
 // /v1/secrets (the names a server refers to, and which are set) and
 // /v1/secrets/move (a server's plain-text keys into the keychain).
 func (s *Server) secretRoutes(mux *http.ServeMux) {
-	sb, ok := s.Backend.(SecretBackend)
-	if !ok {
-		return
-	}
+	sb := s.Backend
 	for path, fn := range map[string]func(context.Context, service.SecretRequest) error{
 		"secrets/set": sb.SetSecret, "secrets/unset": sb.UnsetSecret,
 	} {

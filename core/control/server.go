@@ -40,7 +40,15 @@ type Backend interface {
 	ResumeAll(ctx context.Context) error
 	Tools(ctx context.Context, target string) ([]tools.Tool, error)
 	Call(ctx context.Context, req service.CallRequest) (*mcp.CallToolResult, error)
+	AppsBackend
+	SecretBackend
+	AddFolder(ctx context.Context, dir string) (service.FolderResult, error)
+	RemoveFolder(ctx context.Context, dir string) error
 }
+
+// The service is the one Backend: a route it lacks is a compile error, not
+// a 404 at run time.
+var _ Backend = (*service.Service)(nil)
 
 // Server serves a Backend on the control endpoint.
 type Server struct {
