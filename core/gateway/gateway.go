@@ -75,6 +75,7 @@ type Gateway struct {
 	calls         directCalls                 // the direct calls in flight
 	listed        map[string]*listed          // each offered server's resources and prompts, by name
 	handler       *httpFace                   // the HTTP face, made when first asked for
+	warm          *warmup                     // whether servers are still starting (firstlist.go)
 
 	apps *appSessions // the apps' sessions (sessions.go)
 }
@@ -98,7 +99,7 @@ func New(svc Service, opts Options) *Gateway {
 	if opts.AskTimeout == 0 {
 		opts.AskTimeout = DefaultAskTimeout
 	}
-	g := &Gateway{svc: svc, log: opts.Logger, ask: opts.Ask, askTimeout: opts.AskTimeout, apps: newAppSessions()}
+	g := &Gateway{svc: svc, log: opts.Logger, ask: opts.Ask, askTimeout: opts.AskTimeout, apps: newAppSessions(), warm: newWarmup()}
 	hooks := &server.Hooks{}
 	g.apps.addHooks(hooks)
 	g.mcp = server.NewMCPServer(Name, opts.Version,
@@ -202,6 +203,8 @@ func (g *Gateway) Sync(ctx context.Context) error {
 		g.log.Debug("gateway: tools changed", "tools", len(list))
 	}
 	g.syncContent(ctx, snap)
+	// Last: a first list that waits for this is answered with all of it.
+	g.warm.set(starting(snap))
 	return nil
 }
 
