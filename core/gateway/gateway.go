@@ -76,6 +76,7 @@ type Gateway struct {
 	listed        map[string]*listed          // each offered server's resources and prompts, by name
 	handler       *httpFace                   // the HTTP face, made when first asked for
 	warm          *warmup                     // whether servers are still starting (firstlist.go)
+	offersApps    atomic.Bool                 // a server it offers has an MCP App's view (mcpapps.go)
 
 	apps *appSessions // the apps' sessions (sessions.go)
 }
@@ -102,6 +103,7 @@ func New(svc Service, opts Options) *Gateway {
 	g := &Gateway{svc: svc, log: opts.Logger, ask: opts.Ask, askTimeout: opts.AskTimeout, apps: newAppSessions(), warm: newWarmup()}
 	hooks := &server.Hooks{}
 	g.apps.addHooks(hooks)
+	hooks.AddAfterInitialize(g.declareApps)
 	g.mcp = server.NewMCPServer(Name, opts.Version,
 		server.WithHooks(hooks),
 		server.WithToolCapabilities(true),
@@ -250,9 +252,11 @@ func (g *Gateway) serverTools(snap service.Snapshot) ([]server.ServerTool, []rou
 	return list, routes
 }
 
-// toMCP is t as the gateway lists it: its schemas are the server's bytes.
+// toMCP is t as the gateway lists it: its schemas are the server's bytes,
+// its _meta the server's but for its view's URI (mcpapps.go).
 func toMCP(t tools.Tool) mcp.Tool {
 	tool := mcp.Tool{
+		Meta:            toolMeta(t),
 		Name:            t.QualifiedName,
 		Title:           t.Title,
 		Description:     t.Description,
