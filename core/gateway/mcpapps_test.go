@@ -92,3 +92,23 @@ func TestGatewayMCPApps(t *testing.T) {
 		}
 	}
 }
+
+// TestServerURI: the forms a server's URIs are shown in are its own, and
+// no URI a server chose can be one of them.
+func TestServerURI(t *testing.T) {
+	for _, c := range []struct{ server, uri, want string }{
+		{"one", "ui://testserver/view", "ui://one/testserver/view"},
+		{"one", "UI://view", "ui://one/view"},
+		{"a/b", "ui://view", "ui://a%2Fb/view"},
+		{"b", "test://greeting", "mcptray://b/test://greeting"},
+	} {
+		if got := serverURI(c.server, c.uri); got != c.want {
+			t.Errorf("serverURI(%q, %q) = %q, want %q", c.server, c.uri, got, c.want)
+		}
+	}
+	for uri, want := range map[string]bool{"ui://x": true, "Ui://x": true, "mcptray://b/x": true, "MCPTRAY://x": true, "test://x": false, "file:///ui://x": false} {
+		if got := alwaysOwn(uri); got != want {
+			t.Errorf("alwaysOwn(%q) = %v, want %v", uri, got, want)
+		}
+	}
+}
