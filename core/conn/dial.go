@@ -141,6 +141,11 @@ func (m *Manager) handshake(ctx context.Context, s *config.Server, tr mcptranspo
 	// can carry them: mcp-go's SSE client cannot, and a server that asks
 	// anyway would wait for an answer that never comes.
 	var caps mcp.ClientCapabilities
+	// MCP Apps: a server that checks for the extension before it names
+	// its tools' views (as its SDKs advise) names them to mcptray, whose
+	// gateway passes them on to the apps that can show them.
+	caps.Extensions = map[string]any{AppsExtension: map[string]any{"mimeTypes": []string{AppsMIMEType}}}
+	opts = append(opts, client.WithClientCapabilities(caps))
 	if _, ok := tr.(mcptransport.BidirectionalInterface); ok {
 		caps.Elicitation = &mcp.ElicitationCapability{}
 		// No listChanged: the roots a server gets depend on the call (its

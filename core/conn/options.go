@@ -32,6 +32,14 @@ const (
 // is nearly all of them.
 const ProtocolVersion = "2025-11-25"
 
+// AppsExtension is the MCP Apps extension (SEP-1865), which mcptray
+// declares to servers: their tools may name views of type AppsMIMEType,
+// which the gateway passes on to apps.
+const AppsExtension = "io.modelcontextprotocol/ui"
+
+// AppsMIMEType is the type of an MCP App's view.
+const AppsMIMEType = "text/html;profile=mcp-app"
+
 // ModernProtocolVersion is the revision mcptray offers first over
 // streamable HTTP, where the probe costs one round trip: a server that
 // predates it answers server/discover at once with an error (HTTP always

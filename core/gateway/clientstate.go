@@ -24,6 +24,7 @@ type clientState struct {
 	caps        atomic.Pointer[mcp.ClientCapabilities]
 	isLegacy    atomic.Bool // initialize settled on a revision before 2026-07-28
 	logLevel    atomic.Pointer[mcp.LoggingLevel]
+	first       firstLists // its first lists wait for servers still starting (firstlist.go)
 
 	nextID  atomic.Int64
 	mu      sync.Mutex

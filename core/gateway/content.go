@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/core/tools"
@@ -37,6 +38,7 @@ type listed struct {
 	key       string // the server's name, signature and connection time
 	resources []mcp.Resource
 	prompts   []mcp.Prompt
+	views     []string // the ui:// URIs its tools name (mcpapps.go)
 }
 
 // syncContent gives the gateway the resources and prompts of the offered
@@ -70,28 +72,54 @@ func (g *Gateway) syncContent(ctx context.Context, snap service.Snapshot) {
 			}
 			cancel()
 		}
+		l.views = views(sv.Tools)
 		next[sv.Name] = l
 		order = append(order, l)
 		servers = append(servers, sv.Name)
 	}
 	g.listed = next
 
-	// Resources keep their URIs, which tool results and apps refer to; the
-	// first server in the config's order keeps a URI two servers share.
-	var resources []server.ServerResource
-	seen := map[string]bool{}
+	// Resources keep their URIs, which tool results and apps refer to,
+	// but views (ui://), and the URIs two servers share but for the first
+	// server's, which are shown in their server's form (mcpapps.go).
+	first := map[string]int{} // a URI's first server, by index in order
 	for i, l := range order {
 		for _, r := range l.resources {
-			if r.URI == "" || seen[r.URI] {
-				continue
+			if _, ok := first[r.URI]; !ok {
+				first[r.URI] = i
 			}
-			seen[r.URI] = true
+		}
+	}
+	var resources []server.ServerResource
+	apps := false
+	for i, l := range order {
+		seen := map[string]bool{}
+		add := func(r mcp.Resource) {
+			own := r.URI
+			if own == "" || seen[own] {
+				return
+			}
+			seen[own] = true
+			if alwaysOwn(own) || first[own] != i {
+				r.URI = serverURI(servers[i], own)
+			}
+			apps = apps || r.MIMEType == conn.AppsMIMEType
 			r.Name = sanitize.Line(r.Name)
 			r.Title = sanitize.Line(servers[i] + ": " + firstOf(r.Title, r.Name))
 			r.Description = tools.TruncateDescription(r.Description)
-			resources = append(resources, server.ServerResource{Resource: r, Handler: g.read(servers[i])})
+			resources = append(resources, server.ServerResource{Resource: r, Handler: g.read(servers[i], own, r.URI)})
+		}
+		for _, r := range l.resources {
+			add(r)
+		}
+		// The views its tools name, which the extension lets a server
+		// leave out of its list: apps read them all the same.
+		for _, uri := range l.views {
+			apps = true
+			add(mcp.Resource{URI: uri, Name: uri, MIMEType: conn.AppsMIMEType})
 		}
 	}
+	g.offersApps.Store(apps)
 	// Prompts are named like tools: mcp__SERVER__PROMPT.
 	var refs []tools.Ref
 	for i, l := range order {
@@ -141,17 +169,18 @@ func encode[T any](list []T, f func(T) any) []byte {
 	return b
 }
 
-// read forwards resources/read to the server that has the resource.
-func (g *Gateway) read(srv string) server.ResourceHandlerFunc {
+// read forwards resources/read of a resource apps know as shown to the
+// server that has it, as own.
+func (g *Gateway) read(srv, own, shown string) server.ResourceHandlerFunc {
 	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-		res, err := g.svc.(Content).ReadResource(ctx, srv, req.Params.URI)
+		res, err := g.svc.(Content).ReadResource(ctx, srv, own)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, fmt.Errorf("%s", g.explain(ctx, srv, "the resource "+sanitize.Line(req.Params.URI), err))
+			return nil, fmt.Errorf("%s", g.explain(ctx, srv, "the resource "+sanitize.Line(own), err))
 		}
-		return res.Contents, nil
+		return shownContents(res.Contents, own, shown), nil
 	}
 }
 

@@ -43,6 +43,10 @@
 // mcptray's window for the person to answer (conn's samplingHandler), or is
 // refused.
 //
+// A session's first lists wait for servers still starting, up to a bound
+// (firstlist.go). MCP Apps pass through, each server's views under URIs
+// of its own (mcpapps.go).
+//
 // It records each app's session (its clientInfo, face, when it was seen and
 // how many tools it was given; never arguments or results; an app on MCP's
 // sessionless revision by the clientInfo each request carries, modern.go)

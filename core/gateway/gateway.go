@@ -75,6 +75,8 @@ type Gateway struct {
 	calls         directCalls                 // the direct calls in flight
 	listed        map[string]*listed          // each offered server's resources and prompts, by name
 	handler       *httpFace                   // the HTTP face, made when first asked for
+	warm          *warmup                     // whether servers are still starting (firstlist.go)
+	offersApps    atomic.Bool                 // a server it offers has an MCP App's view (mcpapps.go)
 
 	apps *appSessions // the apps' sessions (sessions.go)
 }
@@ -98,9 +100,10 @@ func New(svc Service, opts Options) *Gateway {
 	if opts.AskTimeout == 0 {
 		opts.AskTimeout = DefaultAskTimeout
 	}
-	g := &Gateway{svc: svc, log: opts.Logger, ask: opts.Ask, askTimeout: opts.AskTimeout, apps: newAppSessions()}
+	g := &Gateway{svc: svc, log: opts.Logger, ask: opts.Ask, askTimeout: opts.AskTimeout, apps: newAppSessions(), warm: newWarmup()}
 	hooks := &server.Hooks{}
 	g.apps.addHooks(hooks)
+	hooks.AddAfterInitialize(g.declareApps)
 	g.mcp = server.NewMCPServer(Name, opts.Version,
 		server.WithHooks(hooks),
 		server.WithToolCapabilities(true),
@@ -202,6 +205,8 @@ func (g *Gateway) Sync(ctx context.Context) error {
 		g.log.Debug("gateway: tools changed", "tools", len(list))
 	}
 	g.syncContent(ctx, snap)
+	// Last: a first list that waits for this is answered with all of it.
+	g.warm.set(starting(snap))
 	return nil
 }
 
@@ -247,9 +252,11 @@ func (g *Gateway) serverTools(snap service.Snapshot) ([]server.ServerTool, []rou
 	return list, routes
 }
 
-// toMCP is t as the gateway lists it: its schemas are the server's bytes.
+// toMCP is t as the gateway lists it: its schemas are the server's bytes,
+// its _meta the server's but for its view's URI (mcpapps.go).
 func toMCP(t tools.Tool) mcp.Tool {
 	tool := mcp.Tool{
+		Meta:            toolMeta(t),
 		Name:            t.QualifiedName,
 		Title:           t.Title,
 		Description:     t.Description,

@@ -558,9 +558,10 @@ func (stubService) CallAsync(_ context.Context, _ service.CallRequest, done func
 	done(nil, fmt.Errorf("no servers"))
 }
 
-// TestGatewayResourcesAndPrompts: servers' resources keep their URIs (the
-// first server in the config keeps one two servers share) and say their
-// server; prompts are named like tools; both reach their server.
+// TestGatewayResourcesAndPrompts: servers' resources keep their URIs and
+// say their server; of a URI two servers share, the first server in the
+// config keeps it and the other's is told apart, and both read; prompts
+// are named like tools; both reach their server.
 func TestGatewayResourcesAndPrompts(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, map[string]any{"b": map[string]any{"command": testServerBin, "args": []string{"-name", "b"}}})
@@ -573,17 +574,24 @@ func TestGatewayResourcesAndPrompts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Resources) != 1 || res.Resources[0].URI != "test://greeting" || res.Resources[0].Title != "a: greeting" {
-		t.Fatalf("resources/list through the gateway = %+v, want test://greeting once, from a", res.Resources)
+	titles := map[string]string{}
+	for _, r := range res.Resources {
+		titles[r.URI] = r.Title
 	}
-	read := mcp.ReadResourceRequest{}
-	read.Params.URI = "test://greeting"
-	got, err := c.ReadResource(ctx, read)
-	if err != nil {
-		t.Fatal(err)
+	if len(res.Resources) != 2 || titles["test://greeting"] != "a: greeting" || titles["mcptray://b/test://greeting"] != "b: greeting" {
+		t.Fatalf("resources/list through the gateway = %+v, want a's test://greeting as it is and b's told apart", res.Resources)
 	}
-	if len(got.Contents) != 1 || got.Contents[0].(mcp.TextResourceContents).Text != "hello from a" {
-		t.Errorf("resources/read = %+v", got.Contents)
+	for _, want := range []struct{ uri, text string }{{"test://greeting", "hello from a"}, {"mcptray://b/test://greeting", "hello from b"}} {
+		read := mcp.ReadResourceRequest{}
+		read.Params.URI = want.uri
+		got, err := c.ReadResource(ctx, read)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Contents) != 1 || got.Contents[0].(mcp.TextResourceContents).Text != want.text ||
+			got.Contents[0].(mcp.TextResourceContents).URI != want.uri {
+			t.Errorf("resources/read %s = %+v, want %q under the URI read", want.uri, got.Contents, want.text)
+		}
 	}
 
 	prompts, err := c.ListPrompts(ctx, mcp.ListPromptsRequest{})

@@ -179,6 +179,11 @@ func (f *httpFace) post(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	s.touch()
+	if hasID && isList(m.Method) {
+		// One of its first lists waits for servers still starting
+		// (firstlist.go); the POST's own goroutine waits.
+		f.g.waitFirstList(s.ctx, &s.first)
+	}
 	switch {
 	case m.Method == "" && hasID:
 		s.answered(m.ID, body)

@@ -118,14 +118,36 @@ func (g *Gateway) streamMessage(ctx context.Context, s *streamSession, work *wor
 	case !hasID:
 		g.handleStream(ctx, s, line)
 		return
-	case m.Method == string(mcp.MethodToolsList) && s.legacy():
-		if out, ok := g.listAnswer(s.id, line, g.listJSON.Load()); ok {
-			s.writeRaw(out)
-			return
-		}
+	case isList(m.Method) && !s.first.done.Load():
+		// One of its first lists: it waits for servers still starting,
+		// on a worker, while the app's other messages go on.
+		msg := bytes.Clone(line)
+		work.run(func() {
+			g.waitFirstList(ctx, &s.first)
+			if !g.streamList(s, m.Method, msg) {
+				g.handleStream(ctx, s, msg)
+			}
+		})
+		return
+	case g.streamList(s, m.Method, line):
+		return
 	}
 	msg := bytes.Clone(line) // line is the reader's buffer
 	work.run(func() { g.handleStream(ctx, s, msg) })
+}
+
+// streamList answers line, a request whose method is method, when it is
+// a plain tools/list that the encoded list answers, and reports whether
+// it did.
+func (g *Gateway) streamList(s *streamSession, method string, line []byte) bool {
+	if method != string(mcp.MethodToolsList) || !s.legacy() {
+		return false
+	}
+	out, ok := g.listAnswer(s.id, line, g.listJSON.Load())
+	if ok {
+		s.writeRaw(out)
+	}
+	return ok
 }
 
 // streamCall makes a direct call of line, if it is one, whose answer is

@@ -26,6 +26,9 @@ type Tool struct {
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Hints        Hints           `json:"hints"`
+	// Meta is the tool's _meta as the server sent it (an MCP App's view
+	// is named there), or nil.
+	Meta json.RawMessage `json:"meta,omitempty"`
 }
 
 // wireTool is a tool as tools/list sends it.
@@ -36,6 +39,7 @@ type wireTool struct {
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema"`
 	Annotations  json.RawMessage `json:"annotations"`
+	Meta         json.RawMessage `json:"_meta"`
 }
 
 // Parse reads one entry of a tools/list result from server. Annotations
@@ -59,6 +63,9 @@ func Parse(server string, raw json.RawMessage) (Tool, error) {
 		Description:  TruncateDescription(w.Description),
 		InputSchema:  w.InputSchema,
 		OutputSchema: w.OutputSchema,
+	}
+	if len(w.Meta) > 0 && string(w.Meta) != "null" {
+		t.Meta = w.Meta
 	}
 	if len(w.Annotations) > 0 {
 		t.Hints, _ = ParseHints(w.Annotations)

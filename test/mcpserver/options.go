@@ -56,6 +56,10 @@ type Options struct {
 	// normalised to [a-zA-Z0-9_-].
 	CollidingTools bool
 
+	// App adds an MCP App (app.go): the tool show_app, whose view is the
+	// resource AppURI. AppUnlisted leaves the view out of resources/list.
+	App, AppUnlisted bool
+
 	// Stderr receives StderrFlood and the server's own log lines; nil means
 	// os.Stderr.
 	Stderr io.Writer

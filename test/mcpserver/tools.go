@@ -59,6 +59,10 @@ func New(opts Options) *server.MCPServer {
 				mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("Hello, "+req.Params.Arguments["who"]+"!")),
 			}), nil
 		})
+	if opts.App || opts.AppUnlisted {
+		server.WithToolFilter(appFilter)(s)
+		addApp(s, opts)
+	}
 	misbehave(s, hooks, opts)
 	return s
 }

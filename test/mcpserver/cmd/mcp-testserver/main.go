@@ -35,6 +35,8 @@ func main() {
 	flag.IntVar(&opts.BigDescription, "big-description", 0, "add a tool big_description with a description this many characters long")
 	flag.BoolVar(&opts.Bidi, "bidi", false, "add a tool whose name, description and output hide bidi controls and invisible characters")
 	flag.BoolVar(&opts.CollidingTools, "colliding-tools", false, "add tools a.b and a_b, which collide once normalised")
+	flag.BoolVar(&opts.App, "app", false, "add an MCP App: the tool show_app and its view "+mcpserver.AppURI)
+	flag.BoolVar(&opts.AppUnlisted, "app-unlisted", false, "the same, with the view left out of resources/list")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

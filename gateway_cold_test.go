@@ -1,0 +1,142 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/control"
+)
+
+// firstListWait is the gateway's bound on an app's first list
+// (core/gateway's firstListWait).
+const firstListWait = 8 * time.Second
+
+// TestGatewayColdStart is an app that starts mcptray stdio when no mcptray
+// runs, as after login, and lists tools once: its first tools/list holds
+// every server's tools, the one slow to start included. Then, with a
+// server that never finishes starting added, the first list of the next
+// cold start waits for it no longer than the gateway's bound.
+func TestGatewayColdStart(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("the go command is needed to build mcptray")
+	}
+	dir := t.TempDir()
+	mcptray := filepath.Join(dir, "mcptray")
+	testServer := filepath.Join(dir, "mcp-testserver")
+	for bin, pkg := range map[string]string{mcptray: ".", testServer: "./test/mcpserver/cmd/mcp-testserver"} {
+		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+		}
+	}
+	home := filepath.Join(dir, "home")
+	run := filepath.Join(dir, "run")
+	if err := os.MkdirAll(run, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + home, "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH"), "XDG_RUNTIME_DIR=" + run,
+		"DBUS_SESSION_BUS_ADDRESS=" + os.Getenv("DBUS_SESSION_BUS_ADDRESS")}
+	mcptrayDo := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command(mcptray, args...)
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("mcptray %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	mcptrayDo("add", "a", "--", testServer, "-name", "a")
+	mcptrayDo("add", "b", "--", testServer, "-name", "b")
+	mcptrayDo("add", "slow", "--", testServer, "-name", "slow", "-init-delay", "2s")
+	logFile := filepath.Join(home, ".cache", "mcptray", "serve.log")
+	serveLog := func() string { b, _ := os.ReadFile(logFile); return "mcptray serve's log:\n" + string(b) }
+	paths, err := config.NewPaths("linux", func(k string) (string, bool) {
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, k+"="); ok {
+				return v, true
+			}
+		}
+		return "", false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var servePID int
+	t.Cleanup(func() {
+		if servePID != 0 {
+			syscall.Kill(servePID, syscall.SIGKILL)
+		}
+		for _, p := range running(testServer) {
+			syscall.Kill(p.pid, syscall.SIGKILL)
+		}
+	})
+
+	// firstList starts an app on a cold mcptray and returns its first
+	// tools/list, and how long the list took.
+	firstList := func() (string, time.Duration) {
+		t.Helper()
+		if _, err := control.Dial(context.Background(), paths); err == nil {
+			t.Fatal("an mcptray already runs: the start would not be cold")
+		}
+		app := startStdio(t, mcptray, env)
+		init := app.request(t, 1, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cold-app","version":"1"}}`)
+		if !strings.Contains(string(init), `"serverInfo":{"name":"mcptray"`) {
+			t.Fatalf("initialize answered %s\n%s", init, serveLog())
+		}
+		app.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		start := time.Now()
+		list := app.request(t, 2, "tools/list", `{}`)
+		took := time.Since(start)
+		cl, err := control.Dial(context.Background(), paths)
+		if err != nil {
+			t.Fatalf("reaching the mcptray that stdio started: %v\n%s", err, serveLog())
+		}
+		servePID = cl.PID
+		cl.Close()
+		return string(list), took
+	}
+	// quit stops the mcptray the app started, and its servers.
+	quit := func() {
+		t.Helper()
+		servers := running(testServer)
+		if err := syscall.Kill(servePID, syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		waitNone(t, testServer, servers)
+		servePID = 0
+	}
+
+	list, _ := firstList()
+	for _, tool := range []string{"mcp__a__echo", "mcp__b__echo", "mcp__slow__echo"} {
+		if !strings.Contains(list, `"name":"`+tool+`"`) {
+			t.Errorf("the first tools/list of an app that started mcptray lacks %s: %s\n%s", tool, list, serveLog())
+		}
+	}
+	quit()
+
+	// A server that never answers its handshake holds the first list
+	// only until the bound: the others' tools are there, its are not.
+	mcptrayDo("add", "hang", "--", testServer, "-name", "hang", "-hang-init")
+	list, took := firstList()
+	if took > firstListWait+2*time.Second {
+		t.Errorf("with a server that never starts, the first tools/list took %s, want at most %s and a little", took, firstListWait)
+	}
+	for _, tool := range []string{"mcp__a__echo", "mcp__b__echo", "mcp__slow__echo"} {
+		if !strings.Contains(list, `"name":"`+tool+`"`) {
+			t.Errorf("the first tools/list with a server that never starts lacks %s: %s\n%s", tool, list, serveLog())
+		}
+	}
+	if bytes.Contains([]byte(list), []byte("mcp__hang__")) {
+		t.Errorf("the first tools/list holds the tools of a server that never started: %s", list)
+	}
+	quit()
+}
