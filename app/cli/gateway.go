@@ -80,10 +80,13 @@ func runGateway(ctx context.Context, c *cmdContext, args []string) error {
 		return err
 	}
 	if *showToken {
-		if c.Store == nil {
-			return errors.New("no keychain was given to the command line")
+		b, done, err := c.backend(ctx, connectNone)
+		if err != nil {
+			return err
 		}
-		if info.Token, err = gateway.Token(ctx, c.Store); err != nil {
+		info.Token, err = b.GatewayToken(ctx)
+		done()
+		if err != nil {
 			return err
 		}
 	}

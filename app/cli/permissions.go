@@ -11,12 +11,13 @@ import (
 	"github.com/mcptray/mcptray/core/sanitize"
 )
 
-// rulesBackend is what the permissions, hide, unhide and gateway search
-// commands need of mcptray.
+// rulesBackend is what the permissions, hide, unhide and gateway commands
+// need of mcptray.
 type rulesBackend interface {
 	SetPermission(ctx context.Context, tool string, p config.Permission) error
 	SetHidden(ctx context.Context, target string, hidden bool) error
 	SetSearch(ctx context.Context, on bool) error
+	GatewayToken(ctx context.Context) (string, error)
 }
 
 // rules returns the person's rules for the gateway, as mcptray holds them.

@@ -2,8 +2,6 @@ package gateway
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -13,28 +11,6 @@ import (
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/secret"
 )
-
-// tokenKey is where the HTTP face's token is kept in the keychain.
-var tokenKey = secret.Key{Server: secret.GatewayServer, Kind: secret.GatewayToken}
-
-// Token returns the HTTP face's bearer token from store, making and keeping
-// one the first time. It is never written anywhere else.
-func Token(ctx context.Context, store secret.Store) (string, error) {
-	v, err := store.Get(ctx, tokenKey)
-	if err == nil && len(v) > 0 {
-		return string(v), nil
-	}
-	if err != nil && !errors.Is(err, secret.ErrNotFound) {
-		return "", fmt.Errorf("reading the gateway's token: %w", err)
-	}
-	b := make([]byte, 32)
-	_, _ = rand.Read(b)
-	tok := base64.RawURLEncoding.EncodeToString(b)
-	if err := store.Set(ctx, tokenKey, []byte(tok)); err != nil {
-		return "", fmt.Errorf("keeping the gateway's token: %w", err)
-	}
-	return tok, nil
-}
 
 // KeptAddr returns the HTTP face's address as kept in mcptray's config,
 // or "" when none was chosen yet.
@@ -53,8 +29,9 @@ func URL(addr string) string { return "http://" + addr + Path }
 type HTTPOptions struct {
 	// Paths are where mcptray's config keeps the face's address.
 	Paths config.Paths
-	// Store keeps the token.
-	Store secret.Store
+	// Token gives the token apps must send: the service's GatewayToken,
+	// which makes one the first time. Unused with NoAuth.
+	Token func(ctx context.Context) (string, error)
 	// Addr, when set, is where to listen this time ("127.0.0.1:PORT");
 	// it is not kept. Otherwise the kept address is used, or a free port
 	// is chosen and kept.
@@ -87,8 +64,11 @@ type Face struct {
 func (g *Gateway) OpenHTTP(ctx context.Context, opts HTTPOptions) (*Face, error) {
 	var token string
 	if !opts.NoAuth {
+		if opts.Token == nil {
+			return nil, errors.New("it has no token to check requests against")
+		}
 		var err error
-		if token, err = Token(ctx, opts.Store); err != nil {
+		if token, err = opts.Token(ctx); err != nil {
 			var u *secret.UnavailableError
 			if errors.As(err, &u) {
 				// Said once, without the layers: "its token is kept in

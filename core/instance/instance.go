@@ -41,7 +41,7 @@ type Options struct {
 	// OpenWindow opens the window, or brings it forward, at a server (""
 	// for none); nil means this mcptray has no window to open.
 	OpenWindow func(server string) error
-	// HTTP configures the gateway's HTTP face; its Paths and Store are
+	// HTTP configures the gateway's HTTP face; its Paths and Token are
 	// the service's.
 	HTTP gateway.HTTPOptions
 }
@@ -117,7 +117,7 @@ func (i *Instance) Start(ctx context.Context) error {
 		return err
 	}
 	gopts := gateway.StartOptions{Options: gateway.Options{Logger: i.log}, HTTP: i.opts.HTTP}
-	gopts.HTTP.Paths, gopts.HTTP.Store = i.opts.Service.Paths, i.opts.Service.Store
+	gopts.HTTP.Paths, gopts.HTTP.Token = i.opts.Service.Paths, i.Service.GatewayToken
 	if i.opts.Window {
 		gopts.Ask = i.Endpoint.AskPermission
 	}

@@ -2,6 +2,8 @@ package service
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
@@ -440,22 +442,32 @@ func (s *Service) SetSearch(ctx context.Context, on bool) error {
 	return nil
 }
 
-// gatewayTokenKey is where the gateway keeps its HTTP face's token.
+// gatewayTokenKey is where the gateway's HTTP face's token is kept.
 var gatewayTokenKey = secret.Key{Server: secret.GatewayServer, Kind: secret.GatewayToken}
 
 // GatewayToken returns the token apps send to the gateway's HTTP face,
-// from the keychain, for the person to copy into an app. It is never
-// logged.
+// making one and keeping it in the keychain the first time. It is the one
+// owner of the token: the face, the window's Copy token and mcptray
+// gateway --show-token all ask here. It is never logged or written to a
+// file.
 func (s *Service) GatewayToken(ctx context.Context) (string, error) {
 	if err := s.checkOpen(); err != nil {
 		return "", err
 	}
+	s.tokenMu.Lock() // two first asks make one token
+	defer s.tokenMu.Unlock()
 	v, err := s.opts.Store.Get(ctx, gatewayTokenKey)
 	switch {
-	case errors.Is(err, secret.ErrNotFound) || (err == nil && len(v) == 0):
-		return "", newError(NotFound, "the gateway has no token yet: mcptray makes it the first time the gateway's HTTP face runs")
-	case err != nil:
+	case err == nil && len(v) > 0:
+		return string(v), nil
+	case err != nil && !errors.Is(err, secret.ErrNotFound):
 		return "", wrapError(fmt.Errorf("reading the gateway's token from your keychain: %w", err))
 	}
-	return string(v), nil
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	tok := base64.RawURLEncoding.EncodeToString(b)
+	if err := s.opts.Store.Set(ctx, gatewayTokenKey, []byte(tok)); err != nil {
+		return "", wrapError(fmt.Errorf("keeping the gateway's token in your keychain: %w", err))
+	}
+	return tok, nil
 }

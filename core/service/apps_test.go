@@ -94,3 +94,40 @@ func TestAppsStates(t *testing.T) {
 		t.Errorf("an app mcptray knows only from its session: %+v", a)
 	}
 }
+
+// TestGatewayToken: the first ask makes the gateway's token and keeps it in
+// the keychain; every later ask, and asks made at once, get that one.
+func TestGatewayToken(t *testing.T) {
+	h := newHome(t)
+	s := h.start(false)
+	ctx := context.Background()
+	toks := make(chan string, 4)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			tok, err := s.GatewayToken(ctx)
+			if err != nil {
+				t.Error(err)
+			}
+			toks <- tok
+		})
+	}
+	wg.Wait()
+	close(toks)
+	first := <-toks
+	for tok := range toks {
+		if tok != first {
+			t.Fatalf("asks made at once got %q and %q", first, tok)
+		}
+	}
+	if len(first) < 40 {
+		t.Errorf("token %q: want a long one", first)
+	}
+	kept, err := h.store.Get(ctx, gatewayTokenKey)
+	if err != nil || string(kept) != first {
+		t.Errorf("the keychain holds %q, %v; want the token", kept, err)
+	}
+	if again, _ := s.GatewayToken(ctx); again != first {
+		t.Errorf("a later ask got %q, want %q", again, first)
+	}
+}

@@ -108,7 +108,8 @@ type Service struct {
 	// adhoc are the connection managers of servers reached by URL.
 	adhoc map[*conn.Manager]struct{}
 
-	apps appsState // the apps connected to the gateway (apps.go)
+	apps    appsState  // the apps connected to the gateway (apps.go)
+	tokenMu sync.Mutex // held while the gateway's token is read or made
 }
 
 // builtinName is the name of mcptray's own in-process server.
