@@ -3,53 +3,22 @@ package control
 import (
 	"context"
 	"net/http"
-	"sync"
 )
-
-// focusHub passes "show the window at this server" requests to the open
-// window, which follows them over GET /v1/focus.
-type focusHub struct {
-	mu   sync.Mutex
-	subs map[chan windowRequest]struct{}
-}
 
 // Focus asks an open window to come forward and show server ("" for
 // none). It reports whether a window was there to ask.
 func (s *Server) Focus(server string) bool {
-	h := &s.focus
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for ch := range h.subs {
-		select {
-		case ch <- windowRequest{Server: server}:
-		default: // it has one waiting already
-		}
-	}
-	return len(h.subs) > 0
+	return s.focus.Publish(windowRequest{Server: server})
 }
 
 // WindowOpen reports whether a window follows this instance.
-func (s *Server) WindowOpen() bool {
-	s.focus.mu.Lock()
-	defer s.focus.mu.Unlock()
-	return len(s.focus.subs) > 0
-}
+func (s *Server) WindowOpen() bool { return s.focus.Len() > 0 }
 
+// focusStream passes "show the window at this server" requests to the open
+// window, which follows them over GET /v1/focus. One waiting request
+// covers the next.
 func (s *Server) focusStream(w http.ResponseWriter, r *http.Request) {
-	ch := make(chan windowRequest, 1)
-	h := &s.focus
-	h.mu.Lock()
-	if h.subs == nil {
-		h.subs = map[chan windowRequest]struct{}{}
-	}
-	h.subs[ch] = struct{}{}
-	h.mu.Unlock()
-	defer func() {
-		h.mu.Lock()
-		delete(h.subs, ch)
-		h.mu.Unlock()
-	}()
-	writeStream(w, r, ch)
+	writeStream(w, r, s.focus.Subscribe(r.Context()))
 }
 
 // FocusRequests returns the running mcptray's requests for the window to

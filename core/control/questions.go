@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/hub"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -51,15 +52,17 @@ type folderRequest struct {
 	Folder string `json:"folder"`
 }
 
-// questionHub holds the questions waiting for an answer and the windows
+// waitingQuestions holds the questions waiting for an answer and the windows
 // that follow them.
-type questionHub struct {
+type waitingQuestions struct {
 	mu      sync.Mutex
 	next    int
 	timeout time.Duration
 	pending map[string]*pendingQuestion
 	order   []string // pending ids, oldest first
-	subs    map[chan Question]struct{}
+	// followers are the windows following the questions, each with room
+	// for 64: a follower that far behind has stopped reading.
+	followers hub.Hub[Question]
 }
 
 type pendingQuestion struct {
@@ -69,12 +72,12 @@ type pendingQuestion struct {
 
 // questions returns the Server's waiting questions, made on first use so
 // that a Server needs no constructor.
-func (s *Server) questions() *questionHub {
+func (s *Server) questions() *waitingQuestions {
 	s.asksOnce.Do(func() {
-		s.asks = &questionHub{
-			timeout: DefaultAskTimeout,
-			pending: map[string]*pendingQuestion{},
-			subs:    map[chan Question]struct{}{},
+		s.asks = &waitingQuestions{
+			timeout:   DefaultAskTimeout,
+			pending:   map[string]*pendingQuestion{},
+			followers: hub.Hub[Question]{Buffer: 64},
 		}
 	})
 	return s.asks
@@ -133,7 +136,7 @@ func (s *Server) logger() *slog.Logger {
 
 // add makes a question pending and sends it to every follower. It reports
 // whether any follows, and the timeout.
-func (h *questionHub) add(q Question) (*pendingQuestion, bool, time.Duration) {
+func (h *waitingQuestions) add(q Question) (*pendingQuestion, bool, time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.next++
@@ -143,11 +146,11 @@ func (h *questionHub) add(q Question) (*pendingQuestion, bool, time.Duration) {
 	h.pending[p.q.ID] = p
 	h.order = append(h.order, p.q.ID)
 	h.sendLocked(p.q)
-	return p, len(h.subs) > 0, h.timeout
+	return p, h.followers.Len() > 0, h.timeout
 }
 
 // remove forgets a question and tells the followers it is gone.
-func (h *questionHub) remove(id string) {
+func (h *waitingQuestions) remove(id string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	p, ok := h.pending[id]
@@ -166,17 +169,10 @@ func (h *questionHub) remove(id string) {
 	h.sendLocked(gone)
 }
 
-func (h *questionHub) sendLocked(q Question) {
-	for ch := range h.subs {
-		select {
-		case ch <- q:
-		default: // a follower this far behind has stopped reading
-		}
-	}
-}
+func (h *waitingQuestions) sendLocked(q Question) { h.followers.Publish(q) }
 
 // answer delivers the person's answer to a pending question.
-func (h *questionHub) answer(id string, res mcp.ElicitationResult) error {
+func (h *waitingQuestions) answer(id string, res mcp.ElicitationResult) error {
 	switch res.Action {
 	case mcp.ElicitationResponseActionAccept, mcp.ElicitationResponseActionDecline, mcp.ElicitationResponseActionCancel:
 	default:
@@ -229,19 +225,15 @@ func (s *Server) windowRoutes(mux *http.ServeMux) {
 // that goes, one JSON line each.
 func (s *Server) questionStream(w http.ResponseWriter, r *http.Request) {
 	h := s.questions()
-	ch := make(chan Question, 64)
+	// Under h.mu, so that no question comes or goes between the two.
 	h.mu.Lock()
+	pending := make([]Question, 0, len(h.order))
 	for _, id := range h.order {
-		ch <- h.pending[id].q
+		pending = append(pending, h.pending[id].q)
 	}
-	h.subs[ch] = struct{}{}
+	ch := h.followers.Subscribe(r.Context())
 	h.mu.Unlock()
-	defer func() {
-		h.mu.Lock()
-		delete(h.subs, ch)
-		h.mu.Unlock()
-	}()
-	writeStream(w, r, ch)
+	writeStream(w, r, ch, pending...)
 }
 
 // Questions follows the servers' questions for the person: those waiting

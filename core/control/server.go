@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcptray/mcptray/core/gateway"
+	"github.com/mcptray/mcptray/core/hub"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/core/tools"
 )
@@ -66,9 +67,9 @@ type Server struct {
 	// would (mcptray quit); it must not wait for the stop.
 	Quit func()
 
-	focus    focusHub
+	focus    hub.Hub[windowRequest] // the open window's requests to come forward
 	asksOnce sync.Once
-	asks     *questionHub // the servers' questions for the window
+	asks     *waitingQuestions // the servers' questions for the window
 }
 
 // maxBody bounds a request: the largest is a tool call's arguments.

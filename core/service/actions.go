@@ -116,7 +116,7 @@ func (s *Service) PauseAll(ctx context.Context) error {
 	if err := s.conns.Apply(&config.Set{}); err != nil {
 		return wrapError(err)
 	}
-	s.hub.publish()
+	s.notices.Publish(struct{}{})
 	return nil
 }
 

@@ -152,7 +152,7 @@ func (s *Service) FollowApps(sessions func() []AppSession) (changed func()) {
 	s.apps.mu.Unlock()
 	poke := s.followSeen()
 	return func() {
-		s.hub.publish()
+		s.notices.Publish(struct{}{})
 		poke()
 	}
 }
@@ -344,7 +344,7 @@ func (s *Service) ConnectApp(ctx context.Context, req ConnectRequest) (ConnectRe
 	if len(req.Move) > 0 {
 		s.reload() // its moved servers give way no more
 	} else {
-		s.hub.publish()
+		s.notices.Publish(struct{}{})
 	}
 	res := ConnectResult{Command: exe + " stdio", Backup: src.File + ".bak", Moved: req.Move, Changed: true}
 	res.App, err = s.app(ctx, src.App)
@@ -367,7 +367,7 @@ func (s *Service) DisconnectApp(ctx context.Context, name string) (ConnectResult
 	s.apps.mu.Lock()
 	delete(s.apps.connectedAt, src.App)
 	s.apps.mu.Unlock()
-	s.hub.publish()
+	s.notices.Publish(struct{}{})
 	res := ConnectResult{Changed: found}
 	if found {
 		res.Backup = src.File + ".bak"

@@ -36,7 +36,7 @@ func (s *Service) SignInIdP(ctx context.Context) error {
 			}
 		}
 	}
-	s.hub.publish()
+	s.notices.Publish(struct{}{})
 	return nil
 }
 

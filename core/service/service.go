@@ -17,6 +17,7 @@ import (
 	"github.com/mcptray/mcptray/core/builtin"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/hub"
 	"github.com/mcptray/mcptray/core/oauth"
 	"github.com/mcptray/mcptray/core/secret"
 	"github.com/mcptray/mcptray/core/transport"
@@ -88,7 +89,9 @@ type Service struct {
 	loader *config.Loader
 	auth   *oauth.Manager
 	conns  *conn.Manager
-	hub    hub
+	// notices tell front ends that the Snapshot may have changed; each
+	// subscriber holds at most one, so a burst reaches a slow one once.
+	notices hub.Hub[struct{}]
 
 	ctx    context.Context // the service's life; Close ends it
 	cancel context.CancelFunc
@@ -230,7 +233,7 @@ func (s *Service) reload() *config.Set {
 		s.apply(set)
 	}
 	s.forgetVanishedSecrets(set)
-	s.hub.publish()
+	s.notices.Publish(struct{}{})
 	return set
 }
 
@@ -263,7 +266,7 @@ func (s *Service) follow(updates <-chan config.Update) {
 		}
 		s.forgetVanishedSecrets(u.Set)
 		s.log.Info("config changed", "added", len(u.Changes.Added), "changed", len(u.Changes.Changed), "removed", len(u.Changes.Removed))
-		s.hub.publish()
+		s.notices.Publish(struct{}{})
 	}
 }
 
@@ -271,7 +274,7 @@ func (s *Service) follow(updates <-chan config.Update) {
 func (s *Service) relay(events <-chan conn.Event) {
 	defer s.wg.Done()
 	for range events {
-		s.hub.publish()
+		s.notices.Publish(struct{}{})
 	}
 }
 
@@ -292,7 +295,7 @@ func (s *Service) Close() error {
 	}
 	err := s.conns.Close()
 	s.wg.Wait()
-	s.hub.closeAll()
+	s.notices.Close()
 	return err
 }
 
@@ -301,7 +304,7 @@ func (s *Service) Close() error {
 // a new Snapshot after each. The channel closes when ctx ends or the
 // Service closes.
 func (s *Service) Subscribe(ctx context.Context) (<-chan struct{}, error) {
-	return s.hub.subscribe(ctx), nil
+	return s.notices.Subscribe(ctx), nil
 }
 
 // WaitSettled waits until no server is still connecting, or ctx ends.

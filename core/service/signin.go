@@ -114,7 +114,7 @@ func (s *Service) signedIn(sv *config.Server, name string) {
 			}
 		}
 	}
-	s.hub.publish()
+	s.notices.Publish(struct{}{})
 }
 
 // watchSignIns reconnects servers whose sign-in another process changed,
@@ -277,6 +277,6 @@ func (s *Service) setKeychain(k Keychain) {
 	s.keychain = k
 	s.mu.Unlock()
 	if changed {
-		s.hub.publish()
+		s.notices.Publish(struct{}{})
 	}
 }
