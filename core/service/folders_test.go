@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -73,4 +74,27 @@ func mustSnapshot(t *testing.T, s *Service) Snapshot {
 		t.Fatal(err)
 	}
 	return snap
+}
+
+// TestOwnWriteIsKnown: the config an action put in use equals what the
+// watcher loads from the same files afterwards, so follow leaves the
+// servers be rather than applying the action's change a second time.
+func TestOwnWriteIsKnown(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	proj := filepath.Join(h.dir, "proj")
+	h.writeJSON(filepath.Join(proj, ".mcp.json"), map[string]any{
+		"mcpServers": map[string]any{"theirs": testServer("theirs")},
+	})
+	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{"mine": testServer("mine")}})
+	s := h.start(false)
+	if _, err := s.AddFolder(context.Background(), proj); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Approve(context.Background(), "theirs"); err != nil {
+		t.Fatal(err)
+	}
+	if again := s.loader.Load(); !reflect.DeepEqual(s.current(), again) {
+		t.Errorf("a second load of unchanged files differs from the config in use:\nin use: %+v\nloaded: %+v", s.current(), again)
+	}
 }

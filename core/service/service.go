@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -96,6 +97,8 @@ type Service struct {
 	ctx    context.Context // the service's life; Close ends it
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+
+	useMu sync.Mutex // held while a loaded config is put to use
 
 	mu       sync.Mutex
 	set      *config.Set // the last loaded config
@@ -221,9 +224,22 @@ func (s *Service) Start(ctx context.Context) error {
 	return nil
 }
 
-// reload reads the config now and makes the running servers match it.
+// reload reads the config now and makes everything follow it: an action
+// that wrote a file calls it, so that what it returns shows the change.
+// The watcher then sees the same files again, and use leaves them be.
 func (s *Service) reload() *config.Set {
 	set := s.loader.Load()
+	s.use(set)
+	return set
+}
+
+// use is the one way from a loaded config to the running servers, for
+// Start, actions and the watcher alike: the sign-in settings, the servers
+// (unless paused), the secrets' index and the front ends follow set. A set
+// equal to the one in use (the watcher seeing an action's own write)
+func (s *Service) use(set *config.Set) {
+	s.useMu.Lock()
+	defer s.useMu.Unlock()
 	s.mu.Lock()
 	s.set = set
 	paused := s.paused
@@ -234,7 +250,6 @@ func (s *Service) reload() *config.Set {
 	}
 	s.forgetVanishedSecrets(set)
 	s.notices.Publish(struct{}{})
-	return set
 }
 
 // apply makes the connection manager run set's servers (those in
@@ -252,21 +267,15 @@ func (s *Service) apply(set *config.Set) {
 	}
 }
 
-// follow applies every config change the watcher sees.
+// follow uses every config change the watcher sees.
 func (s *Service) follow(updates <-chan config.Update) {
 	defer s.wg.Done()
 	for u := range updates {
-		s.mu.Lock()
-		s.set = u.Set
-		paused := s.paused
-		s.mu.Unlock()
-		s.auth.SetIdentityProvider(identityProvider(u.Set))
-		if !paused {
-			s.apply(u.Set)
-		}
-		s.forgetVanishedSecrets(u.Set)
 		s.log.Info("config changed", "added", len(u.Changes.Added), "changed", len(u.Changes.Changed), "removed", len(u.Changes.Removed))
-		s.notices.Publish(struct{}{})
+		if reflect.DeepEqual(s.current(), u.Set) {
+			continue // an action's own write, in use already
+		}
+		s.use(u.Set)
 	}
 }
 
