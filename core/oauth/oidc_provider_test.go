@@ -391,7 +391,10 @@ func TestOIDCProviderDPoPRefused(t *testing.T) {
 	if st.Served != 3 || !slices.Equal(st.Refused, []string{"DPoP"}) {
 		t.Errorf("the MCP server served %d, refused %q; want 3 served, one DPoP refused", st.Served, st.Refused)
 	}
-	if p.signIns != 2 {
-		t.Errorf("the person signed in %d times, want 2", p.signIns)
+	p.mu.Lock()
+	signIns := p.signIns
+	p.mu.Unlock()
+	if signIns != 2 {
+		t.Errorf("the person signed in %d times, want 2", signIns)
 	}
 }
