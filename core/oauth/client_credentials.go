@@ -48,7 +48,7 @@ func (m *Manager) signInClientCredentials(ctx context.Context, s *config.Server,
 	} else {
 		c.AuthMethod = chooseAuthMethod(d.meta.TokenEndpointAuthMethodsSupported, true)
 	}
-	c.DPoP = d.meta.offersDPoP()
+	m.chooseDPoP(ctx, s, d, ch, c)
 	tok, err := m.clientCredentialsToken(ctx, s, c)
 	if err != nil {
 		return err

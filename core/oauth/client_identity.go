@@ -60,6 +60,12 @@ type storedClient struct {
 	// DPoP says the authorization server binds tokens to mcptray's key
 	// (RFC 9449): every token request carries a proof.
 	DPoP bool `json:"dpop,omitempty"`
+	// DPoPRefused says the server refused a token bound to mcptray's key
+	// although its metadata offered DPoP: mcptray signs in to it without
+	// DPoP from then on. It is not a secret; it is kept here, with the
+	// rest of what mcptray learned about signing in to the server, and
+	// carried to each new client record of the server (chooseDPoP).
+	DPoPRefused bool `json:"dpop_refused,omitempty"`
 }
 
 // authStyle is how golang.org/x/oauth2 should present the client.

@@ -8,8 +8,11 @@
 // check (RFC 9207). It also refreshes tokens, one refresh at a time per
 // server across every mcptray process, and runs the client-credentials,
 // Cross-App Access and workload JWT bearer (RFC 7523) grants for configs
-// that ask for them. Where the authorization server offers DPoP (RFC 9449),
-// tokens are bound to a key per server, kept in the store with them.
+// that ask for them. Where the authorization server offers DPoP (RFC 9449)
+// and the server says it takes DPoP-bound tokens (its protected resource
+// metadata or a DPoP challenge), tokens are bound to a key per server,
+// kept in the store with them; a server that refuses them all the same is
+// remembered and signed in to with Bearer tokens.
 //
 // Sign-in is lazy: nothing happens until a server answers 401.
 //

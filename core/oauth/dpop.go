@@ -25,14 +25,19 @@ import (
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/secret"
+	"github.com/mcptray/mcptray/core/transport"
 )
 
 // DPoP (RFC 9449) binds a server's tokens to a key pair of mcptray's: every
 // token request and every request to the server carries a fresh proof, a
 // JWT signed with the private key, so a token that leaks is of no use
-// without the key. mcptray uses it only with authorization servers whose
-// metadata offer it (dpop_signing_alg_values_supported with ES256); with
-// the others nothing changes.
+// without the key. mcptray uses it only where both ends take it: the
+// authorization server's metadata offer it (dpop_signing_alg_values_supported
+// with ES256), and the MCP server says it takes DPoP-bound tokens, in its
+// protected resource metadata (RFC 9728) or with a DPoP challenge. Many
+// authorization servers offer DPoP in front of servers that know only
+// Bearer tokens; with those nothing changes. A server that refuses a bound
+// token all the same is remembered, and signed in to without DPoP.
 
 // dpopAlg is the one algorithm mcptray signs DPoP proofs with.
 const dpopAlg = jose.ES256
@@ -53,6 +58,47 @@ const errUseDPoPNonce = "use_dpop_nonce"
 // key with the algorithm mcptray signs with.
 func (md *serverMetadata) offersDPoP() bool {
 	return slices.Contains(md.DPoPSigningAlgValuesSupported, string(dpopAlg))
+}
+
+// resourceDPoP reports whether the protected resource takes tokens bound
+// with mcptray's algorithm, by its metadata or its challenge (a DPoP one
+// whose algs, if given, include it), and whether it takes only those
+// (dpop_bound_access_tokens_required, or a challenge with DPoP and no
+// Bearer).
+func resourceDPoP(d *discovery, ch *transport.AuthError) (takes, requires bool) {
+	if d.prm != nil {
+		requires = d.prm.DPoPBoundAccessTokensRequired
+		takes = requires || slices.Contains(d.prm.DPoPSigningAlgValuesSupported, string(dpopAlg))
+	}
+	if ch != nil && ch.Offers(tokenTypeDPoP) && (len(ch.DPoPAlgs) == 0 || slices.Contains(ch.DPoPAlgs, string(dpopAlg))) {
+		takes = true
+		requires = requires || !ch.Offers("Bearer")
+	}
+	return takes, requires
+}
+
+// chooseDPoP decides whether c's tokens are bound to mcptray's key: only
+// when the authorization server offers DPoP and the resource takes it
+// (resourceDPoP), and not when the resource refused a bound token before
+// (c.DPoPRefused, carried over from the server's earlier client record),
+// unless it now takes nothing else.
+func (m *Manager) chooseDPoP(ctx context.Context, s *config.Server, d *discovery, ch *transport.AuthError, c *storedClient) {
+	if old, _ := m.loadClient(ctx, s); old != nil && old.DPoPRefused {
+		c.DPoPRefused = true
+	}
+	takes, requires := resourceDPoP(d, ch)
+	if requires {
+		c.DPoPRefused = false
+	}
+	c.DPoP = d.meta.offersDPoP() && takes && !c.DPoPRefused
+	switch {
+	case c.DPoP:
+		m.log.Debug("binding the tokens to a key (DPoP)", "server", s.Name)
+	case d.meta.offersDPoP() && c.DPoPRefused:
+		m.log.Info("signing in without DPoP: the server refused a token bound to a key before", "server", s.Name)
+	case d.meta.offersDPoP():
+		m.log.Debug("the authorization server offers DPoP, but the server does not say it takes it; signing in with a plain token", "server", s.Name)
+	}
 }
 
 // dpopKey is a server's DPoP key pair.

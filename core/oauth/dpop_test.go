@@ -155,7 +155,7 @@ func newDPoPResource(t *testing.T, as *testAS) *dpopResource {
 func TestSignInDPoP(t *testing.T) {
 	t.Parallel()
 	as := newTestAS(t)
-	as.dpop = true
+	as.dpop, as.prmDPoP = true, true
 	store := newMemStore()
 	var log bytes.Buffer
 	m := newTestManager(t, store, t.TempDir(), &log)

@@ -103,7 +103,7 @@ func (m *Manager) signInBrowser(ctx context.Context, s *config.Server, d *discov
 	if err != nil {
 		return err
 	}
-	client.DPoP = d.meta.offersDPoP()
+	m.chooseDPoP(ctx, s, d, ch, client)
 	key, err := m.clientDPoPKey(ctx, s, client)
 	if err != nil {
 		return err

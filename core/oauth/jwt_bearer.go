@@ -26,8 +26,8 @@ func (m *Manager) signInJWTBearer(ctx context.Context, s *config.Server, d *disc
 		Scopes:        chooseScopes(st.Scopes, ch, d, nil),
 		RevocationURL: d.meta.revocationURL(),
 		Assertion:     st.Assertion,
-		DPoP:          d.meta.offersDPoP(),
 	}
+	m.chooseDPoP(ctx, s, d, ch, c)
 	c.AuthMethod = chooseAuthMethod(d.meta.TokenEndpointAuthMethodsSupported, c.ClientSecret != "")
 	tok, err := m.jwtBearerToken(ctx, s, c, c.Assertion, "presenting the workload's token")
 	if err != nil {

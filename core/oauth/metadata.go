@@ -14,6 +14,11 @@ type resourceMetadata struct {
 	Resource             string   `json:"resource"`
 	AuthorizationServers []string `json:"authorization_servers"`
 	ScopesSupported      []string `json:"scopes_supported"`
+	// DPoPSigningAlgValuesSupported are the algorithms the resource takes
+	// DPoP proofs in, and DPoPBoundAccessTokensRequired says it takes only
+	// DPoP-bound tokens (RFC 9728 §2).
+	DPoPSigningAlgValuesSupported []string `json:"dpop_signing_alg_values_supported"`
+	DPoPBoundAccessTokensRequired bool     `json:"dpop_bound_access_tokens_required"`
 }
 
 // serverMetadata is an OAuth 2.0 Authorization Server Metadata document

@@ -98,21 +98,27 @@ type testAS struct {
 	iss             string // sent back as iss
 	metaIssuer      string // overrides the issuer in the metadata
 	prmAS           string // overrides the PRM's authorization server
-	// dpop makes the server bind tokens to the client's key (RFC 9449),
-	// asking for a nonce first; dpopProofs counts the token requests
+	// dpop makes the authorization server offer DPoP (RFC 9449), as
+	// oidc-provider, Keycloak and Okta do: a token request with a proof
+	// gets a token bound to its key, after being asked for a nonce; one
+	// without gets a Bearer token. dpopProofs counts the token requests
 	// that carried a valid proof, and jkt is the thumbprint of the key the
-	// last token is bound to.
+	// last token is bound to. prmDPoP makes the protected resource
+	// metadata say the server takes DPoP-bound tokens (RFC 9728).
 	dpop       bool
+	prmDPoP    bool
 	dpopProofs int
 	proofSeen  bool // some token request carried a DPoP header
 	jkt        string
+	// tokenTypes are the token types of the access tokens issued.
+	tokenTypes map[string]string
 	// assertions are those of the JWT bearer grants, in order.
 	assertions []string
 }
 
 func newTestAS(t *testing.T) *testAS {
 	a := &testAS{t: t, expiresIn: 3600, challenges: map[string]string{}, resources: map[string]string{},
-		live: map[string]bool{}, used: map[string]bool{}}
+		live: map[string]bool{}, used: map[string]bool{}, tokenTypes: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", a.prm)
 	mux.HandleFunc("/.well-known/oauth-authorization-server", a.metadata)
@@ -142,8 +148,12 @@ func (a *testAS) prm(w http.ResponseWriter, r *http.Request) {
 	if a.prmAS != "" {
 		issuer = a.prmAS
 	}
+	prm := map[string]any{"resource": res, "authorization_servers": []string{issuer}, "scopes_supported": []string{"mcp:read"}}
+	if a.prmDPoP {
+		prm["dpop_signing_alg_values_supported"] = []string{"ES256"}
+	}
 	a.mu.Unlock()
-	writeJSON(w, 200, map[string]any{"resource": res, "authorization_servers": []string{issuer}, "scopes_supported": []string{"mcp:read"}})
+	writeJSON(w, 200, prm)
 }
 
 func (a *testAS) metadata(w http.ResponseWriter, r *http.Request) {
@@ -223,7 +233,7 @@ func (a *testAS) token(w http.ResponseWriter, r *http.Request) {
 	defer a.mu.Unlock()
 	a.proofSeen = a.proofSeen || r.Header.Get("DPoP") != ""
 	tokenType := "Bearer"
-	if a.dpop {
+	if a.dpop && r.Header.Get("DPoP") != "" {
 		c, jkt, err := verifyProof(r.Header.Get("DPoP"), http.MethodPost, a.srv.URL+"/token", "")
 		if err != nil {
 			writeJSON(w, 400, map[string]any{"error": "invalid_dpop_proof", "error_description": err.Error()})
@@ -285,6 +295,7 @@ func (a *testAS) token(w http.ResponseWriter, r *http.Request) {
 	at, rt := fmt.Sprintf("access-%d-%d", n, time.Now().UnixNano()), fmt.Sprintf("refresh-%d-%d", n, time.Now().UnixNano())
 	a.live[rt] = true
 	a.issued = append(a.issued, at, rt)
+	a.tokenTypes[at] = tokenType
 	writeJSON(w, 200, map[string]any{"access_token": at, "token_type": tokenType, "refresh_token": rt, "expires_in": a.expiresIn, "scope": "mcp:read offline_access"})
 }
 

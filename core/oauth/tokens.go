@@ -156,6 +156,51 @@ func (ts *tokenSource) Authorization(ctx context.Context, method, target, nonce 
 	return tokenTypeDPoP + " " + t.AccessToken, p, nil
 }
 
+// DPoPRefused is told by the transport that the server refused a token
+// bound to mcptray's key as if it knew only Bearer tokens. It remembers
+// that in the client record (so that every later sign-in and token is
+// without DPoP), revokes and forgets the bound tokens and the key, and
+// says so in the log. A machine identity then gets a plain token at the
+// next Authorization; a person signs in again, once.
+func (ts *tokenSource) DPoPRefused(ctx context.Context) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	m, s := ts.m, ts.server
+	c, err := m.loadClient(ctx, s)
+	if err != nil {
+		m.log.Warn("the server refused a token bound to a key (DPoP); reading the sign-in to stop binding them", "server", s.Name, "err", err)
+		return
+	}
+	if c == nil {
+		c = &storedClient{}
+	}
+	if c.DPoP || !c.DPoPRefused {
+		c.DPoP, c.DPoPRefused = false, true
+		if err := m.saveClient(ctx, s, c); err != nil {
+			m.log.Warn("the server refused a token bound to a key (DPoP); remembering it", "server", s.Name, "err", err)
+		}
+		m.log.Warn("the server refused a token bound to a key (DPoP) as if it took only Bearer tokens; "+
+			"mcptray signs in to it without DPoP from now on", "server", s.Name)
+	}
+	// Another process may have signed in again already: only bound
+	// tokens go.
+	if tok, err := m.loadTokens(ctx, s); err == nil && tok != nil && isDPoP(tok.TokenType) {
+		if err := m.revokeStored(ctx, s); err != nil {
+			m.log.Debug("revoking the refused sign-in", "server", s.Name, "err", err)
+		}
+		if err := m.opts.Store.Delete(ctx, tokensKey(s)); err != nil {
+			m.log.Warn("forgetting the refused sign-in", "server", s.Name, "err", err)
+		}
+	}
+	if err := m.opts.Store.Delete(ctx, dpopKeyKey(s)); err != nil {
+		m.log.Debug("forgetting the DPoP key", "server", s.Name, "err", err)
+	}
+	ts.cached, ts.loadedAt, ts.noneAt = nil, time.Time{}, time.Time{}
+	ts.keyMu.Lock()
+	ts.dpop = nil
+	ts.keyMu.Unlock()
+}
+
 // current returns the sign-in to send, nil when there is none; see Token.
 func (ts *tokenSource) current(ctx context.Context) (*storedTokens, error) {
 	ts.mu.Lock()

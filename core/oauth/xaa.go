@@ -63,7 +63,7 @@ func (m *Manager) signInXAA(ctx context.Context, s *config.Server, d *discovery,
 		return errors.New("Cross-App Access needs an identity provider to sign in to, or an identity provider ID token")
 	}
 	c.AuthMethod = chooseAuthMethod(d.meta.TokenEndpointAuthMethodsSupported, c.ClientSecret != "")
-	c.DPoP = d.meta.offersDPoP()
+	m.chooseDPoP(ctx, s, d, ch, c)
 	tok, err := m.xaaToken(ctx, s, c)
 	if err != nil {
 		return err

@@ -77,6 +77,7 @@ func explain(e *config.Entry, st conn.Status, stderr string) (string, Fix) {
 var authPhrases = []string{
 	"the server needs more permissions",
 	"the server no longer accepts this sign-in",
+	"the server does not take this sign-in",
 	"the server refused access",
 	"the server needs you to sign in",
 	"the sign-in expired",

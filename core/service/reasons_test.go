@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/transport"
 )
 
 // TestExplain: the common failures are recognised and say what fixes them.
@@ -97,4 +98,21 @@ func textOf(content []mcp.Content) string {
 		}
 	}
 	return b.String()
+}
+
+// TestAuthReasonKnowsEveryChallenge: each way a sign-in challenge is told
+// reaches the person in its own words, without the request around it.
+func TestAuthReasonKnowsEveryChallenge(t *testing.T) {
+	for _, ae := range []*transport.AuthError{
+		{Status: 401},
+		{Status: 401, ErrorCode: "invalid_token"},
+		{Status: 401, ErrorCode: "invalid_token", DPoPRefused: true},
+		{Status: 403, ErrorCode: "insufficient_scope"},
+		{Status: 403},
+	} {
+		wrapped := `Post "https://mcp.example/mcp": ` + ae.Error()
+		if got := authReason(wrapped); got != ae.Error() {
+			t.Errorf("authReason(%q) = %q, want %q", wrapped, got, ae.Error())
+		}
+	}
 }

@@ -33,6 +33,12 @@ type ProofSource interface {
 	// DPoP proof to send with it, with nonce (the server's last DPoP-Nonce,
 	// "" for none) in it. Errors are as Token's.
 	Authorization(ctx context.Context, method, target, nonce string) (authorization, proof string, err error)
+	// DPoPRefused says the server refused a key-bound token without a DPoP
+	// challenge: it does not take DPoP, whatever its metadata said. The
+	// source stops binding this server's tokens and drops the bound ones;
+	// the request is sent once more if Authorization then has a token to
+	// give (one a machine identity gets at once).
+	DPoPRefused(ctx context.Context)
 }
 
 // AuthError means the server wants a sign-in mcptray does not have: it
@@ -52,8 +58,29 @@ type AuthError struct {
 	ResourceMetadata string
 	ErrorCode        string
 	ErrorDescription string
+	// Schemes are the auth-schemes of all the server's challenges, as it
+	// sent them ("Bearer", "DPoP"); DPoPAlgs the algs parameter of its DPoP
+	// challenge (RFC 9449 §7.1): the algorithms it takes proofs in, none
+	// when it did not say.
+	Schemes  []string
+	DPoPAlgs []string
+	// DPoPRefused means the request carried a key-bound (DPoP) token and
+	// the server refused it without a DPoP challenge: it takes only Bearer
+	// tokens. The ProofSource was told.
+	DPoPRefused bool
 	// Err is the TokenSource's error when Status is 0.
 	Err error
+}
+
+// Offers reports whether the server's challenge includes scheme
+// (case-insensitive, as auth-schemes are).
+func (e *AuthError) Offers(scheme string) bool {
+	for _, s := range e.Schemes {
+		if strings.EqualFold(s, scheme) {
+			return true
+		}
+	}
+	return false
 }
 
 // Error says in plain words what is wrong. It never contains a token.
@@ -63,6 +90,8 @@ func (e *AuthError) Error() string {
 		return "sign-in needed: " + e.Err.Error()
 	case e.Status == 0:
 		return "sign-in needed"
+	case e.DPoPRefused:
+		return "the server does not take this sign-in, which is bound to a key (DPoP): sign in again, and mcptray will sign in to it without one"
 	case e.ErrorCode == "insufficient_scope" && e.Scope != "":
 		return fmt.Sprintf("the server needs more permissions than this sign-in gives (it asks for %q): sign in again", e.Scope)
 	case e.ErrorCode == "insufficient_scope":
@@ -101,6 +130,12 @@ func newAuthError(resp *http.Response) *AuthError {
 	var all []challenge
 	for _, v := range values {
 		all = append(all, parseChallenges(v)...)
+	}
+	for _, c := range all {
+		e.Schemes = append(e.Schemes, c.scheme)
+		if strings.EqualFold(c.scheme, "DPoP") && e.DPoPAlgs == nil {
+			e.DPoPAlgs = strings.Fields(c.params["algs"])
+		}
 	}
 	for i := range all {
 		if strings.EqualFold(all[i].scheme, "Bearer") {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -99,8 +100,8 @@ func TestAuthErrorThroughMCPClient(t *testing.T) {
 				t.Errorf("errors.As(%v, *transport.Error) = false: mcp-go did not wrap the error", err)
 			}
 			got := *ae
-			got.WWWAuthenticate = ""
-			if got != tt.want {
+			got.WWWAuthenticate, got.Schemes, got.DPoPAlgs = "", nil, nil // TestChallengeSchemes
+			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("AuthError = %+v\nwant %+v", got, tt.want)
 			}
 			if ae.WWWAuthenticate != tt.challenge {
@@ -377,12 +378,42 @@ func TestAuthChallengeParsing(t *testing.T) {
 				resp.Header.Add("WWW-Authenticate", h)
 			}
 			got := *newAuthError(resp)
+			got.Schemes, got.DPoPAlgs = nil, nil // TestChallengeSchemes
 			tt.want.Status = 401
 			tt.want.WWWAuthenticate = strings.Join(tt.header, ", ")
-			if got != tt.want {
+			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("newAuthError(%q) =\n %+v\nwant %+v", tt.header, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestChallengeSchemes checks what a challenge says of the token schemes
+// the server takes, which decides whether mcptray binds tokens (DPoP).
+func TestChallengeSchemes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		header        []string
+		schemes, algs []string
+		dpop          bool
+	}{
+		// The TypeScript SDK's requireBearerAuth, refusing a DPoP token.
+		{[]string{`Bearer error="invalid_token", error_description="Invalid Authorization header format, expected 'Bearer TOKEN'", resource_metadata="https://a.example/prm"`},
+			[]string{"Bearer"}, nil, false},
+		{[]string{`DPoP algs="ES256 PS256", error="invalid_token"`}, []string{"DPoP"}, []string{"ES256", "PS256"}, true},
+		{[]string{`Bearer realm="x"`, `dpop error="use_dpop_nonce"`}, []string{"Bearer", "dpop"}, []string{}, true},
+		{nil, nil, nil, false},
+	}
+	for _, tt := range tests {
+		resp := &http.Response{StatusCode: 401, Header: http.Header{}}
+		for _, h := range tt.header {
+			resp.Header.Add("WWW-Authenticate", h)
+		}
+		got := newAuthError(resp)
+		if !reflect.DeepEqual(got.Schemes, tt.schemes) || !reflect.DeepEqual(got.DPoPAlgs, tt.algs) || got.Offers("DPoP") != tt.dpop {
+			t.Errorf("newAuthError(%q): schemes %q, algs %q, offers DPoP %v; want %q, %q, %v",
+				tt.header, got.Schemes, got.DPoPAlgs, got.Offers("DPoP"), tt.schemes, tt.algs, tt.dpop)
+		}
 	}
 }
 
@@ -396,6 +427,7 @@ func TestAuthErrorWords(t *testing.T) {
 		{&AuthError{Status: 401, ErrorCode: "invalid_token"}, "the server no longer accepts this sign-in (it expired or was revoked): sign in again"},
 		{&AuthError{Status: 403, ErrorCode: "insufficient_scope", Scope: "admin"}, `the server needs more permissions than this sign-in gives (it asks for "admin"): sign in again`},
 		{&AuthError{Status: 403, ErrorCode: "insufficient_scope"}, "the server needs more permissions than this sign-in gives: sign in again"},
+		{&AuthError{Status: 401, ErrorCode: "invalid_token", DPoPRefused: true}, "the server does not take this sign-in, which is bound to a key (DPoP): sign in again, and mcptray will sign in to it without one"},
 		{&AuthError{Status: 403}, "the server refused access (HTTP 403): sign in with an account that may use it"},
 		{&AuthError{Err: errors.New("no token stored")}, "sign-in needed: no token stored"},
 		{&AuthError{}, "sign-in needed"},

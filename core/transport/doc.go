@@ -29,7 +29,8 @@
 //   - a timeout for each request's response headers, tools/call excepted
 //     (timeoutTripper, *RequestTimeoutError);
 //   - the bearer token from a TokenSource (or a DPoP-bound token and its
-//     proof from a ProofSource), and 401/403 as *AuthError
+//     proof from a ProofSource, told when the server refuses it as one
+//     that knows only Bearer tokens), and 401/403 as *AuthError
 //     (authTripper);
 //   - the status of a failed initialize as *StatusError (statusTripper), from
 //     which ShouldFallBackToSSE decides whether to try the older transport;

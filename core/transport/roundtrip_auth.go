@@ -22,7 +22,11 @@ import (
 // A TokenSource that is a ProofSource may give key-bound (DPoP) tokens: each
 // request then carries a fresh proof with the server's last nonce, and a
 // request the server refuses for want of a new nonce (401 use_dpop_nonce,
-// RFC 9449 §9) is sent once more with it.
+// RFC 9449 §9) is sent once more with it. A server that refuses a key-bound
+// token as if it knew only Bearer ones makes the ProofSource stop binding
+// them (ProofSource.DPoPRefused); the request is then sent once more when
+// there is a plain token to send at once, and otherwise fails with an
+// AuthError that says so.
 type authTripper struct {
 	next   http.RoundTripper
 	tokens TokenSource // nil: no auth
@@ -34,12 +38,20 @@ type authTripper struct {
 
 func (t *authTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	signed := t.tokens != nil && sameHostAsFirst(req)
+	var refused *AuthError // the server refused the key-bound token
 	for retried := false; ; retried = true {
 		r, proved, err := req, false, error(nil)
 		if signed {
 			if r, proved, err = t.sign(req, retried); err != nil {
 				return nil, err
 			}
+		}
+		if refused != nil && r.Header.Get("Authorization") == "" {
+			// No token to send without the key: the person signs in.
+			if r.Body != nil {
+				r.Body.Close()
+			}
+			return nil, refused
 		}
 		resp, err := t.next.RoundTrip(r)
 		if err != nil {
@@ -59,10 +71,31 @@ func (t *authTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		// is small.
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 		resp.Body.Close()
-		if retried || !proved || nonce == "" || !wantsNonce(resp) || (hasBody(req) && req.GetBody == nil) {
+		canRetry := !retried && (!hasBody(req) || req.GetBody != nil)
+		if proved && refusesDPoP(resp.StatusCode, authErr) {
+			authErr.DPoPRefused = true
+			if ps, ok := t.tokens.(ProofSource); ok {
+				ps.DPoPRefused(req.Context())
+			}
+			if !canRetry {
+				return nil, authErr
+			}
+			refused = authErr
+			continue
+		}
+		if !canRetry || !proved || nonce == "" || !wantsNonce(resp) {
 			return nil, authErr
 		}
 	}
+}
+
+// refusesDPoP reports whether a server's answer to a key-bound token says
+// it does not take them: a 401 whose challenges have no DPoP among them
+// (RFC 9449 §7.1: a server that takes DPoP-bound tokens challenges with
+// DPoP), such as the TypeScript SDK's `Bearer error="invalid_token"` for an
+// Authorization header that is not Bearer.
+func refusesDPoP(status int, e *AuthError) bool {
+	return status == http.StatusUnauthorized && len(e.Schemes) > 0 && !e.Offers("DPoP")
 }
 
 // sign returns a copy of req with the token (and DPoP proof) on it, or req

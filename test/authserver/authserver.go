@@ -18,7 +18,8 @@
 //
 // The resource server is mcpserver's MCP server over streamable HTTP at
 // /mcp, behind a bearer check that answers 401 with an RFC 9728
-// resource_metadata challenge.
+// resource_metadata challenge. SetDPoP makes the authorization server offer
+// DPoP (RFC 9449) and the resource server take DPoP-bound tokens, or say so.
 //
 // Everything either server issues or is shown that must stay secret (codes,
 // PKCE verifiers, tokens, client secrets) is recorded, so tests can look for
@@ -63,6 +64,8 @@ type Servers struct {
 	redirectDesc  string
 	beforeRefresh func()
 	revokeStatus  int
+	dpopOffered   bool
+	resource      Resource
 	// key signs ID tokens and ID-JAGs.
 	key *ecdsa.PrivateKey
 	// state
@@ -83,6 +86,9 @@ type Servers struct {
 	revoked   int
 	exchanges int
 	bearers   int
+	proofs    int      // token requests with a good DPoP proof
+	dpopUsed  int      // MCP requests with a good DPoP-bound token and proof
+	refused   []string // the schemes of the MCP requests refused with a token
 }
 
 type grant struct {
@@ -94,13 +100,15 @@ type refreshToken struct {
 	family   int
 	clientID string
 	resource string
-	openid   bool // an identity provider sign-in: refreshes give ID tokens
+	openid   bool   // an identity provider sign-in: refreshes give ID tokens
+	jkt      string // the DPoP key it is bound to, if any
 }
 
 type accessToken struct {
 	family   int
 	resource string
 	expiry   time.Time
+	jkt      string // the DPoP key it is bound to, if any
 }
 
 // Start starts both servers; Close stops them.
@@ -193,6 +201,12 @@ type Stats struct {
 	// TokenExchanges is how many ID tokens were exchanged for ID-JAGs;
 	// JWTBearerGrants how many ID-JAGs were taken for access tokens.
 	TokenExchanges, JWTBearerGrants int
+	// DPoPProofs is how many token requests carried a good DPoP proof;
+	// DPoPAccepted how many MCP requests a good DPoP-bound token and proof.
+	DPoPProofs, DPoPAccepted int
+	// Refused are the Authorization schemes of the MCP requests refused
+	// although they carried a token, in order.
+	Refused []string
 }
 
 // Stats returns what the servers saw so far.
@@ -200,7 +214,8 @@ func (s *Servers) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := Stats{Authorizations: s.authorize, Refreshes: s.refreshes, Reuses: s.reuses, Accepted: s.accepted, Issued: s.issued, Revocations: s.revoked,
-		TokenExchanges: s.exchanges, JWTBearerGrants: s.bearers}
+		TokenExchanges: s.exchanges, JWTBearerGrants: s.bearers,
+		DPoPProofs: s.proofs, DPoPAccepted: s.dpopUsed, Refused: slices.Clone(s.refused)}
 	for _, n := range s.uses {
 		st.MaxUses = max(st.MaxUses, n)
 	}
@@ -227,7 +242,7 @@ func (s *Servers) newSecret(prefix string) string {
 }
 
 func (s *Servers) metadata(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{
+	md := map[string]any{
 		"issuer":                                s.Issuer,
 		"authorization_endpoint":                s.Issuer + "/authorize",
 		"token_endpoint":                        s.Issuer + "/token",
@@ -238,15 +253,28 @@ func (s *Servers) metadata(w http.ResponseWriter, _ *http.Request) {
 		"code_challenge_methods_supported":      []string{"S256"},
 		"token_endpoint_auth_methods_supported": []string{"client_secret_basic"},
 		"scopes_supported":                      []string{"mcp"},
-	})
+	}
+	s.mu.Lock()
+	if s.dpopOffered {
+		md["dpop_signing_alg_values_supported"] = []string{"ES256", "RS256"}
+	}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, md)
 }
 
 func (s *Servers) prm(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{
+	prm := map[string]any{
 		"resource":              s.MCPURL,
 		"authorization_servers": []string{s.Issuer},
 		"scopes_supported":      []string{"mcp"},
-	})
+	}
+	s.mu.Lock()
+	if s.resource != BearerOnly {
+		prm["dpop_signing_alg_values_supported"] = []string{"ES256"}
+		prm["dpop_bound_access_tokens_required"] = s.resource == DPoPRequired
+	}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, prm)
 }
 
 func (s *Servers) register(w http.ResponseWriter, r *http.Request) {
@@ -316,9 +344,25 @@ func (s *Servers) token(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "invalid_client"})
 		return
 	}
+	// jkt is the key the tokens are bound to: that of the request's DPoP
+	// proof, where DPoP is offered.
+	var jkt string
+	s.mu.Lock()
+	offered := s.dpopOffered
+	s.mu.Unlock()
+	if proof := r.Header.Get("DPoP"); proof != "" && offered {
+		var err error
+		if jkt, err = checkProof(proof, http.MethodPost, s.Issuer+"/token", ""); err != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_dpop_proof", "error_description": err.Error()})
+			return
+		}
+		s.mu.Lock()
+		s.proofs++
+		s.mu.Unlock()
+	}
 	switch r.Form.Get("grant_type") {
 	case "authorization_code":
-		s.exchange(w, r, id)
+		s.exchange(w, r, id, jkt)
 	case "refresh_token":
 		s.mu.Lock()
 		hook := s.beforeRefresh
@@ -326,7 +370,7 @@ func (s *Servers) token(w http.ResponseWriter, r *http.Request) {
 		if hook != nil {
 			hook()
 		}
-		s.refreshGrant(w, r, id)
+		s.refreshGrant(w, r, id, jkt)
 	case grantTokenExchange:
 		s.tokenExchange(w, r, id)
 	case grantJWTBearer:
@@ -352,7 +396,7 @@ func (s *Servers) client(r *http.Request) (string, bool) {
 	return id, known && subtle.ConstantTimeCompare([]byte(secret), []byte(want)) == 1
 }
 
-func (s *Servers) exchange(w http.ResponseWriter, r *http.Request, clientID string) {
+func (s *Servers) exchange(w http.ResponseWriter, r *http.Request, clientID, jkt string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	code, verifier := r.Form.Get("code"), r.Form.Get("code_verifier")
@@ -373,11 +417,11 @@ func (s *Servers) exchange(w http.ResponseWriter, r *http.Request, clientID stri
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_target"})
 	default:
 		s.nextFam++
-		s.issueLocked(w, s.nextFam, clientID, g.resource, g.openid)
+		s.issueLocked(w, s.nextFam, clientID, g.resource, g.openid, jkt)
 	}
 }
 
-func (s *Servers) refreshGrant(w http.ResponseWriter, r *http.Request, clientID string) {
+func (s *Servers) refreshGrant(w http.ResponseWriter, r *http.Request, clientID, jkt string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.refreshes++
@@ -400,17 +444,24 @@ func (s *Servers) refreshGrant(w http.ResponseWriter, r *http.Request, clientID 
 	case r.Form.Get("resource") != t.resource:
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_target"})
 		return
+	case t.jkt != "" && jkt != t.jkt:
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_grant", "error_description": "the refresh token is bound to another DPoP key"})
+		return
 	}
-	s.issueLocked(w, t.family, clientID, t.resource, t.openid)
+	s.issueLocked(w, t.family, clientID, t.resource, t.openid, jkt)
 }
 
-func (s *Servers) issueLocked(w http.ResponseWriter, family int, clientID, resource string, openid bool) {
+func (s *Servers) issueLocked(w http.ResponseWriter, family int, clientID, resource string, openid bool, jkt string) {
 	s.issued++
 	at, rt := s.newSecret("at-"), s.newSecret("rt-")
-	s.access[at] = &accessToken{family: family, resource: resource, expiry: time.Now().Add(s.accessTTL)}
-	s.refresh[rt] = &refreshToken{family: family, clientID: clientID, resource: resource, openid: openid}
+	s.access[at] = &accessToken{family: family, resource: resource, expiry: time.Now().Add(s.accessTTL), jkt: jkt}
+	s.refresh[rt] = &refreshToken{family: family, clientID: clientID, resource: resource, openid: openid, jkt: jkt}
+	tokenType := "Bearer"
+	if jkt != "" {
+		tokenType = "DPoP"
+	}
 	resp := map[string]any{
-		"access_token": at, "token_type": "Bearer", "refresh_token": rt,
+		"access_token": at, "token_type": tokenType, "refresh_token": rt,
 		"expires_in": max(1, int(s.accessTTL/time.Second)), "scope": "mcp",
 	}
 	if openid {
@@ -421,19 +472,42 @@ func (s *Servers) issueLocked(w http.ResponseWriter, family int, clientID, resou
 	writeJSON(w, http.StatusOK, resp)
 }
 
-// protected is the bearer check in front of the MCP server.
+// protected is the token check in front of the MCP server: Bearer tokens,
+// or DPoP-bound ones with their proof (DPoPRequired).
 func (s *Servers) protected(w http.ResponseWriter, r *http.Request) {
-	token, hasToken := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	header := r.Header.Get("Authorization")
+	scheme, token, _ := strings.Cut(header, " ")
 	s.mu.Lock()
+	mode := s.resource
 	t := s.access[token]
-	good := hasToken && t != nil && !s.families[t.family] && t.resource == s.MCPURL && time.Now().Before(t.expiry)
-	if good {
+	s.mu.Unlock()
+	want := "Bearer"
+	if mode == DPoPRequired {
+		want = "DPoP"
+	}
+	good := strings.EqualFold(scheme, want) && t != nil
+	if good && mode == DPoPRequired {
+		jkt, err := checkProof(r.Header.Get("DPoP"), r.Method, s.MCPURL, token)
+		good = err == nil && jkt == t.jkt
+	}
+	s.mu.Lock()
+	good = good && !s.families[t.family] && t.resource == s.MCPURL && time.Now().Before(t.expiry)
+	switch {
+	case good && mode == DPoPRequired:
 		s.accepted++
+		s.dpopUsed++
+	case good:
+		s.accepted++
+	case header != "":
+		s.refused = append(s.refused, scheme)
 	}
 	s.mu.Unlock()
 	if !good {
-		ch := `Bearer resource_metadata="` + s.rs.URL + `/.well-known/oauth-protected-resource/mcp", scope="mcp"`
-		if hasToken {
+		ch := want + ` resource_metadata="` + s.rs.URL + `/.well-known/oauth-protected-resource/mcp", scope="mcp"`
+		if mode == DPoPRequired {
+			ch += `, algs="ES256"`
+		}
+		if header != "" {
 			ch += `, error="invalid_token"`
 		}
 		w.Header().Set("WWW-Authenticate", ch)
