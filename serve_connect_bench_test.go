@@ -4,7 +4,9 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -67,6 +69,12 @@ func lowerBound(jobs []time.Duration, slots int) time.Duration {
 // cold, with no connect times remembered (the queue in config order), and
 // warm, with the times the first run remembered (longest first).
 //
+// s/floor is the same 30 servers started by the benchmark itself, with no
+// mcptray: a 3-wide sliding window, longest first, that runs each server
+// and waits for its initialize answer. It is what the servers' own
+// start-up adds to the schedule on this machine at this moment, which
+// mcptray cannot take away; warm/floor is mcptray's part.
+//
 // Beside the measurements it reports the schedules' figures for 3 slots,
 // from the delays alone (a server's own start-up is not in them):
 // s/bound, the lower bound no order can beat; s/window, the ideal sliding
@@ -113,14 +121,75 @@ func BenchmarkServeConnect30(b *testing.B) {
 		}
 		cold := serveConnected(b, mcptray, env, names)
 		warm := serveConnected(b, mcptray, env, names)
+		floor := floorConnected(b, testServer, delays)
 		b.ReportMetric(cold.Seconds(), "s/cold")
 		b.ReportMetric(warm.Seconds(), "s/warm")
+		b.ReportMetric(floor.Seconds(), "s/floor")
 		b.ReportMetric(float64(cold)/float64(bound), "cold/bound")
 		b.ReportMetric(float64(warm)/float64(bound), "warm/bound")
+		b.ReportMetric(float64(warm)/float64(floor), "warm/floor")
 	}
 	b.ReportMetric(bound.Seconds(), "s/bound")
 	b.ReportMetric(window.Seconds(), "s/window")
 	b.ReportMetric(lpt.Seconds(), "s/lpt")
+}
+
+// floorConnected starts a test server for each of delays, 3 at a time,
+// longest first, each as soon as a place frees up, and returns how long
+// until every one had answered initialize. The servers are stopped after.
+func floorConnected(b *testing.B, testServer string, delays []time.Duration) time.Duration {
+	b.Helper()
+	order := make([]int, len(delays))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return cmp.Compare(delays[y], delays[x]) })
+	type server struct {
+		cmd *exec.Cmd
+		in  io.WriteCloser
+	}
+	servers := make([]server, len(delays))
+	defer func() {
+		for _, s := range servers {
+			if s.cmd != nil {
+				s.in.Close()
+				s.cmd.Wait()
+			}
+		}
+	}()
+	slots := make(chan struct{}, connectSlots)
+	errs := make(chan error, len(delays))
+	start := time.Now()
+	for _, i := range order {
+		slots <- struct{}{}
+		cmd := exec.Command(testServer, "-name", fmt.Sprint("f", i), "-init-delay", delays[i].String())
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		servers[i] = server{cmd, in}
+		go func() {
+			defer func() { <-slots }()
+			_, err := io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"floor","version":"1"}}}`+"\n")
+			if err == nil {
+				_, err = bufio.NewReader(out).ReadString('\n')
+			}
+			errs <- err
+		}()
+	}
+	for range delays {
+		if err := <-errs; err != nil {
+			b.Fatalf("a test server did not answer initialize: %v", err)
+		}
+	}
+	return time.Since(start)
 }
 
 // serveConnected starts mcptray serve, returns how long it took until it
