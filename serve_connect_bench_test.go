@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -120,6 +121,11 @@ func BenchmarkServeConnect30(b *testing.B) {
 			}
 		}
 		cold := serveConnected(b, mcptray, env, names)
+		// The warm run is warm only if the cold one kept its times.
+		var kept struct{ Servers map[string]any }
+		if raw, err := os.ReadFile(filepath.Join(home, ".config", "mcptray", "connect-times.json")); err != nil || json.Unmarshal(raw, &kept) != nil || len(kept.Servers) != len(names) {
+			b.Fatalf("mcptray serve kept no connect time for each of the %d servers: %v %d", len(names), err, len(kept.Servers))
+		}
 		warm := serveConnected(b, mcptray, env, names)
 		floor := floorConnected(b, testServer, delays)
 		b.ReportMetric(cold.Seconds(), "s/cold")
