@@ -10,6 +10,10 @@ echo "== 30 stdio servers, 300 ms initialize each, 3-wide window (bound 3.0 s)"
 go test -run '^$' -bench 'Connect30Slow' -benchtime 1x -count "${COUNT:-5}" ./core/conn/ | tee "$out/connect.txt" | grep Benchmark
 
 echo
+echo "== a whole mcptray serve connecting 30 stdio servers of 100–500 ms, cold and warm, beside the 3-slot bound and the floor"
+go test -run '^$' -bench 'ServeConnect30' -benchtime 1x -count "${COUNT:-5}" . | grep Benchmark
+
+echo
 echo "== tools/call round trip to a local stdio server: manager vs bare mcp-go"
 go test -run '^$' -bench 'CallTool' -benchtime 3000x -count "${COUNT:-10}" ./core/conn/ > "$out/call.txt"
 if command -v benchstat >/dev/null 2>&1 || [ -x "$(go env GOPATH)/bin/benchstat" ]; then

@@ -119,6 +119,11 @@ func (p Paths) ApprovalsFile() string { return filepath.Join(p.Dir(), "approvals
 // restart.
 func (p Paths) AppsSeenFile() string { return filepath.Join(p.Dir(), "apps-seen.json") }
 
+// ConnectTimesFile keeps how long each server took to connect the last
+// time, by a hash of what it runs, so that the next start lets the
+// slowest in first.
+func (p Paths) ConnectTimesFile() string { return filepath.Join(p.Dir(), "connect-times.json") }
+
 // LogFile is the log of the tray's process or mcptray serve (one of them
 // runs at a time); "" when LogDir is.
 func (p Paths) LogFile() string { return p.logFile("mcptray.log") }

@@ -5,7 +5,8 @@
 // A Manager takes a config.Set (Apply) and touches only the servers that
 // changed since the last one. Each server has one goroutine that owns its
 // connection: it waits for a place in a sliding window (a few stdio servers
-// at a time, more remote ones), connects under the connect timeout, lists
+// at a time, more remote ones; the slowest to connect last time first, as
+// remembered in Options.HistoryFile), connects under the connect timeout, lists
 // the tools, and then watches the connection, restarting a crashed server
 // with backoff. Every state change goes through the one transition table in
 // state.go and reaches front ends through Subscribe; they rebuild what they

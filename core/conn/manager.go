@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sanitize"
@@ -21,7 +22,8 @@ type Manager struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // one per server goroutine
 
-	local, remote chan struct{} // the sliding windows
+	local, remote *window // the sliding windows
+	history       *history
 	events        hub
 	calls         calls // the tool calls in flight, for the servers' requests and progress
 
@@ -37,13 +39,14 @@ func New(opts Options) *Manager {
 	opts.setDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Manager{
-		opts:   opts,
-		ctx:    ctx,
-		cancel: cancel,
-		local:  make(chan struct{}, opts.MaxLocal),
-		remote: make(chan struct{}, opts.MaxRemote),
-		conns:  map[string]*serverConn{},
-		set:    &config.Set{},
+		opts:    opts,
+		ctx:     ctx,
+		cancel:  cancel,
+		local:   newWindow(opts.MaxLocal),
+		remote:  newWindow(opts.MaxRemote),
+		history: newHistory(opts.HistoryFile, opts.Logger),
+		conns:   map[string]*serverConn{},
+		set:     &config.Set{},
 	}
 }
 
@@ -52,7 +55,9 @@ var ErrClosed = errors.New("shutting down")
 
 // Apply makes the running connections match set: servers that are new or
 // whose config changed are (re)connected, removed ones are stopped, and the
-// rest are left alone. Built-in servers are always present.
+// rest are left alone. Built-in servers are always present. The servers
+// it starts queue for the windows together, the slowest to connect last
+// time first (window.go).
 func (m *Manager) Apply(set *config.Set) error {
 	set = m.withBuiltins(set)
 	m.mu.Lock()
@@ -68,14 +73,27 @@ func (m *Manager) Apply(set *config.Set) error {
 			m.events.publish(Event{Server: e.Name, Removed: true})
 		}
 	}
-	for _, e := range slices.Concat(changes.Changed, changes.Added) {
+	starts := slices.Concat(changes.Changed, changes.Added)
+	// In the config's order, which the queue keeps among equals.
+	pos := make(map[string]int, len(set.Servers))
+	for i, e := range set.Servers {
+		pos[e.Name] = i
+	}
+	slices.SortStableFunc(starts, func(a, b config.Entry) int { return pos[a.Name] - pos[b.Name] })
+	expect := m.history.expected(set.Servers)
+	for _, e := range starts {
 		if old := m.conns[e.Name]; old != nil {
 			old.stop()
 		}
 		c := newServerConn(m, e)
+		if c.connects() {
+			c.first = c.window().enqueue(expect[historyKey(&e)])
+		}
 		m.conns[e.Name] = c
 		c.start()
 	}
+	m.local.dispatch()
+	m.remote.dispatch()
 	m.set = set
 	m.order = m.order[:0]
 	for _, e := range set.Servers {
@@ -160,8 +178,18 @@ func (m *Manager) Close() error {
 	m.mu.Unlock()
 	m.cancel()
 	m.wg.Wait()
+	m.history.close()
 	m.events.closeAll()
 	return nil
+}
+
+// expected is how long e is expected to take to connect, among the
+// servers of the last applied set.
+func (m *Manager) expected(e *config.Entry) time.Duration {
+	m.mu.Lock()
+	servers := m.set.Servers
+	m.mu.Unlock()
+	return m.history.expected(append(slices.Clip(servers), *e))[historyKey(e)]
 }
 
 // conn returns the connection of the server called name.

@@ -90,6 +90,11 @@ type Options struct {
 	// as ${secret:NAME}, read just before it starts or is reached; nil
 	// means no secret can be read (such a server fails, needing it).
 	Secrets SecretFunc
+	// HistoryFile keeps each server's last connect time, so that the next
+	// start lets the slowest in first; "" keeps none (the queue is then in
+	// config order).
+	HistoryFile string
+
 	// Builtin are the in-process servers, by name.
 	Builtin map[string]*server.MCPServer
 

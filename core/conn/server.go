@@ -25,8 +25,11 @@ type serverConn struct {
 
 	ctx    context.Context // this server's life; stop cancels it
 	cancel context.CancelFunc
-	kick   chan struct{} // asks the loop to reconnect now
-	done   chan struct{} // closed when the loop has ended and its processes are gone
+	// first is the place in the window Apply queued for the first
+	// attempt; the loop's own goroutine takes it.
+	first *ticket
+	kick  chan struct{} // asks the loop to reconnect now
+	done  chan struct{} // closed when the loop has ended and its processes are gone
 
 	mu       sync.Mutex
 	status   Status
@@ -105,6 +108,11 @@ func (c *serverConn) info() ServerInfo {
 func (c *serverConn) run() {
 	defer c.m.wg.Done()
 	defer close(c.done)
+	defer func() {
+		if c.first != nil { // never used: let the next one in
+			c.first.release()
+		}
+	}()
 	switch {
 	case c.entry.Approval == config.Undecided:
 		c.set(AwaitingApproval, "waits for your approval")
@@ -166,21 +174,43 @@ func (c *serverConn) fail(why string) time.Duration {
 	return backoff(n, c.m.opts.MinBackoff, c.m.opts.MaxBackoff)
 }
 
+// connects reports whether run will try to connect: the server is
+// approved (or needs no approval) and turned on.
+func (c *serverConn) connects() bool {
+	return c.entry.Approval != config.Undecided && c.entry.Approval != config.Denied && !c.entry.Disabled
+}
+
+// window is the sliding window the server's attempts queue for.
+func (c *serverConn) window() *window {
+	if c.entry.Transport.Remote() {
+		return c.m.remote
+	}
+	return c.m.local
+}
+
 // connect waits for a place in the window, then connects and lists tools.
 // The place is given up as soon as the handshake is done: the window
 // bounds processes starting at once, not servers being asked for tools.
+// How long the handshake took is remembered for the next start's queue.
 func (c *serverConn) connect() error {
-	window := c.m.local
-	if c.entry.Transport.Remote() {
-		window = c.m.remote
-	}
-	if err := acquire(c.ctx, window); err != nil {
+	t := c.first
+	c.first = nil
+	if t == nil {
+		var err error
+		if t, err = c.window().acquire(c.ctx, c.m.expected(&c.entry)); err != nil {
+			return err
+		}
+	} else if err := t.wait(c.ctx); err != nil {
 		return err
 	}
+	start := time.Now()
 	sess, err := c.m.dial(c.ctx, &c.entry.Server)
-	release(window)
+	t.release()
 	if err != nil {
 		return err
+	}
+	if c.entry.Transport != config.InProcess {
+		c.m.history.record(&c.entry, time.Since(start), c.m.opts.Now())
 	}
 	c.mu.Lock()
 	c.stderr = sess.stderr

@@ -174,6 +174,9 @@ func (s *Service) newConns(logger *slog.Logger) *conn.Manager {
 		return s.auth.TokenSource(sv)
 	}
 	o.Secrets = s.readSecret
+	if o.HistoryFile == "" && s.opts.Paths.UserConfigDir != "" {
+		o.HistoryFile = s.opts.Paths.ConnectTimesFile()
+	}
 	o.Builtin = map[string]*server.MCPServer{
 		builtin.Name: builtin.New(Version, s.builtinStates),
 	}
