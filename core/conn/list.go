@@ -109,5 +109,5 @@ func (c *serverConn) relist(sess *session) {
 	c.tools = list
 	st := c.status
 	c.mu.Unlock()
-	c.m.events.publish(Event{Server: c.entry.Name, Status: st})
+	c.m.events.Publish(Event{Server: c.entry.Name, Status: st})
 }

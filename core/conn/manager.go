@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/hub"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/tools"
 )
@@ -24,8 +25,8 @@ type Manager struct {
 
 	local, remote *window // the sliding windows
 	history       *history
-	events        hub
-	calls         calls // the tool calls in flight, for the servers' requests and progress
+	events        hub.Hub[Event] // a subscriber this far behind re-reads the snapshot
+	calls         calls          // the tool calls in flight, for the servers' requests and progress
 
 	mu     sync.Mutex
 	set    *config.Set // the last applied
@@ -45,6 +46,7 @@ func New(opts Options) *Manager {
 		local:   newWindow(opts.MaxLocal),
 		remote:  newWindow(opts.MaxRemote),
 		history: newHistory(opts.HistoryFile, opts.Logger),
+		events:  hub.Hub[Event]{Buffer: 64},
 		conns:   map[string]*serverConn{},
 		set:     &config.Set{},
 	}
@@ -70,7 +72,7 @@ func (m *Manager) Apply(set *config.Set) error {
 		if c := m.conns[e.Name]; c != nil {
 			c.stop()
 			delete(m.conns, e.Name)
-			m.events.publish(Event{Server: e.Name, Removed: true})
+			m.events.Publish(Event{Server: e.Name, Removed: true})
 		}
 	}
 	starts := slices.Concat(changes.Changed, changes.Added)
@@ -161,7 +163,7 @@ func (m *Manager) nameTools(servers []ServerInfo) {
 // Subscribe returns a channel that receives an Event whenever a server's
 // state or tools change, until ctx ends or the Manager closes.
 func (m *Manager) Subscribe(ctx context.Context) <-chan Event {
-	return m.events.subscribe(ctx)
+	return m.events.Subscribe(ctx)
 }
 
 // Close stops every server and waits until their processes are gone.
@@ -179,7 +181,7 @@ func (m *Manager) Close() error {
 	m.cancel()
 	m.wg.Wait()
 	m.history.close()
-	m.events.closeAll()
+	m.events.Close()
 	return nil
 }
 

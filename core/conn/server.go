@@ -84,7 +84,7 @@ func (c *serverConn) set(state State, why string) {
 	c.changed = make(chan struct{})
 	c.mu.Unlock()
 	c.log.Debug("state", "state", state, "why", why)
-	c.m.events.publish(Event{Server: c.entry.Name, Status: next})
+	c.m.events.Publish(Event{Server: c.entry.Name, Status: next})
 }
 
 func (c *serverConn) info() ServerInfo {

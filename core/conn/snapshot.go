@@ -1,9 +1,6 @@
 package conn
 
 import (
-	"context"
-	"sync"
-
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/tools"
 )
@@ -51,50 +48,4 @@ type Event struct {
 	// Removed says the server left the config and was stopped; Status is
 	// then the zero value.
 	Removed bool
-}
-
-// hub fans events out to subscribers without ever blocking the sender.
-type hub struct {
-	mu   sync.Mutex
-	subs map[chan Event]struct{}
-}
-
-func (h *hub) subscribe(ctx context.Context) <-chan Event {
-	ch := make(chan Event, 64)
-	h.mu.Lock()
-	if h.subs == nil {
-		h.subs = map[chan Event]struct{}{}
-	}
-	h.subs[ch] = struct{}{}
-	h.mu.Unlock()
-	go func() {
-		<-ctx.Done()
-		h.mu.Lock()
-		if _, ok := h.subs[ch]; ok { // closeAll may have closed it already
-			delete(h.subs, ch)
-			close(ch)
-		}
-		h.mu.Unlock()
-	}()
-	return ch
-}
-
-func (h *hub) publish(e Event) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for ch := range h.subs {
-		select {
-		case ch <- e:
-		default: // a slow subscriber misses this one and re-reads the snapshot
-		}
-	}
-}
-
-func (h *hub) closeAll() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for ch := range h.subs {
-		close(ch)
-		delete(h.subs, ch)
-	}
 }
