@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/gateway"
+	"github.com/mcptray/mcptray/core/secret"
 	"github.com/mcptray/mcptray/core/secret/secrettest"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -24,8 +25,9 @@ import (
 func withGateway(token *string) realOption {
 	return func(r *real, o *service.Options) {
 		store := secrettest.New()
-		tok, err := gateway.Token(context.Background(), store)
-		if err != nil {
+		tok := "a-gateway-token-the-service-keeps"
+		key := secret.Key{Server: secret.GatewayServer, Kind: secret.GatewayToken}
+		if err := store.Set(context.Background(), key, []byte(tok)); err != nil {
 			r.t.Fatal(err)
 		}
 		*token = tok

@@ -38,7 +38,7 @@ type real struct {
 	dir    string
 	paths  config.Paths
 	svc    *service.Service
-	srv    *control.Server
+	srv    *control.Endpoint
 	cl     *control.Client
 	v      *window
 	win    fyne.Window
@@ -95,7 +95,7 @@ func newReal(t *testing.T, userFile map[string]any, opts ...realOption) *real {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.srv = &control.Server{OpenWindow: func(string) error { return nil }}
+	r.srv = &control.Endpoint{OpenWindow: func(string) error { return nil }}
 	so := service.Options{Paths: p, Store: secrettest.New(), Elicit: r.srv.Ask,
 		Lookup: func(string) (string, bool) { return "", false }}
 	for _, o := range opts {

@@ -47,7 +47,7 @@ type tokenResponse struct {
 // appRoutes serves GET /v1/apps, POST /v1/apps/connect and
 // /v1/apps/disconnect, POST /v1/gateway/permission, /v1/gateway/hidden and
 // /v1/gateway/search, and GET /v1/gateway/token.
-func (s *Server) appRoutes(mux *http.ServeMux) {
+func (s *Endpoint) appRoutes(mux *http.ServeMux) {
 	ab := s.Backend
 	mux.HandleFunc("GET /v1/apps", func(w http.ResponseWriter, r *http.Request) {
 		list, err := ab.Apps(r.Context())

@@ -74,7 +74,7 @@ func newGatewayRig(t *testing.T) *gatewayRig {
 		t.Fatal(err)
 	}
 	gw := gateway.Start(ctx, r.svc, gateway.StartOptions{HTTP: gateway.HTTPOptions{Paths: p, Token: r.svc.GatewayToken, Addr: "127.0.0.1:0"}})
-	srv := &Server{Backend: r.svc, Gateway: gw.Status, Stream: gw.ServeStream}
+	srv := &Endpoint{Backend: r.svc, Gateway: gw.Status, Stream: gw.ServeStream}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
 	r.cl, err = Dial(ctx, p)

@@ -33,7 +33,7 @@ func testPaths(t *testing.T) config.Paths {
 }
 
 // serve runs a service behind a control endpoint until the test ends.
-func serve(t *testing.T, p config.Paths) (*Server, *Listener) {
+func serve(t *testing.T, p config.Paths) (*Endpoint, *Listener) {
 	t.Helper()
 	ln, err := Listen(p)
 	if err != nil {
@@ -47,7 +47,7 @@ func serve(t *testing.T, p config.Paths) (*Server, *Listener) {
 	if err := svc.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	srv := &Server{Backend: svc, OpenWindow: func(string) error { return nil }}
+	srv := &Endpoint{Backend: svc, OpenWindow: func(string) error { return nil }}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
 	t.Cleanup(func() {

@@ -13,7 +13,7 @@
 // bridge hands its stdin and stdout over it (SCM_RIGHTS), so the running
 // mcptray reads and writes the app's pipes itself.
 //
-// Server serves a Backend (the service, plus what only the tray's process
+// Endpoint serves a Backend (the service, plus what only the tray's process
 // can do, such as opening the window); Client speaks to it and offers the
 // same methods as core/service's Service, so a front end holds either.
 // Nothing here logs a request body: sign-in settings may hold secrets.

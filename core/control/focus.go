@@ -7,17 +7,17 @@ import (
 
 // Focus asks an open window to come forward and show server ("" for
 // none). It reports whether a window was there to ask.
-func (s *Server) Focus(server string) bool {
+func (s *Endpoint) Focus(server string) bool {
 	return s.focus.Publish(windowRequest{Server: server})
 }
 
 // WindowOpen reports whether a window follows this instance.
-func (s *Server) WindowOpen() bool { return s.focus.Len() > 0 }
+func (s *Endpoint) WindowOpen() bool { return s.focus.Len() > 0 }
 
 // focusStream passes "show the window at this server" requests to the open
 // window, which follows them over GET /v1/focus. One waiting request
 // covers the next.
-func (s *Server) focusStream(w http.ResponseWriter, r *http.Request) {
+func (s *Endpoint) focusStream(w http.ResponseWriter, r *http.Request) {
 	writeStream(w, r, s.focus.Subscribe(r.Context()))
 }
 

@@ -48,7 +48,7 @@ const (
 type StreamFunc func(ctx context.Context, r io.Reader, w io.Writer) error
 
 // mcpStream serves POST /v1/mcp-stream.
-func (s *Server) mcpStream(w http.ResponseWriter, r *http.Request) {
+func (s *Endpoint) mcpStream(w http.ResponseWriter, r *http.Request) {
 	if s.Stream == nil {
 		reply(w, nil, &service.Error{Code: service.NotFound, Msg: "this mcptray runs no gateway"})
 		return

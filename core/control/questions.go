@@ -72,7 +72,7 @@ type pendingQuestion struct {
 
 // questions returns the Server's waiting questions, made on first use so
 // that a Server needs no constructor.
-func (s *Server) questions() *waitingQuestions {
+func (s *Endpoint) questions() *waitingQuestions {
 	s.asksOnce.Do(func() {
 		s.asks = &waitingQuestions{
 			timeout:   DefaultAskTimeout,
@@ -84,7 +84,7 @@ func (s *Server) questions() *waitingQuestions {
 }
 
 // SetAskTimeout changes how long Ask waits for an answer (tests).
-func (s *Server) SetAskTimeout(d time.Duration) {
+func (s *Endpoint) SetAskTimeout(d time.Duration) {
 	h := s.questions()
 	h.mu.Lock()
 	h.timeout = d
@@ -98,7 +98,7 @@ func (s *Server) SetAskTimeout(d time.Duration) {
 // window can be opened, it answers with the question's defaults, as the
 // command line does when nobody is at the terminal. A URL-mode question
 // is declined: the window does not open pages for servers.
-func (s *Server) Ask(ctx context.Context, server string, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+func (s *Endpoint) Ask(ctx context.Context, server string, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
 	if req.Params.Mode == mcp.ElicitationModeURL {
 		return conn.AcceptDefaults(req), nil
 	}
@@ -127,7 +127,7 @@ func (s *Server) Ask(ctx context.Context, server string, req mcp.ElicitationRequ
 	}
 }
 
-func (s *Server) logger() *slog.Logger {
+func (s *Endpoint) logger() *slog.Logger {
 	if s.Logger == nil {
 		return slog.New(slog.DiscardHandler)
 	}
@@ -194,7 +194,7 @@ func (h *waitingQuestions) answer(id string, res mcp.ElicitationResult) error {
 
 // windowRoutes serves what only the window uses: the questions, their
 // answers, and the project folders.
-func (s *Server) windowRoutes(mux *http.ServeMux) {
+func (s *Endpoint) windowRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/questions", s.questionStream)
 	mux.HandleFunc("POST /v1/answer", func(w http.ResponseWriter, r *http.Request) {
 		var req answerRequest
@@ -223,7 +223,7 @@ func (s *Server) windowRoutes(mux *http.ServeMux) {
 
 // questionStream sends the pending questions, then each new one and each
 // that goes, one JSON line each.
-func (s *Server) questionStream(w http.ResponseWriter, r *http.Request) {
+func (s *Endpoint) questionStream(w http.ResponseWriter, r *http.Request) {
 	h := s.questions()
 	// Under h.mu, so that no question comes or goes between the two.
 	h.mu.Lock()

@@ -55,7 +55,7 @@ func PermissionAnswer(allow, always bool) mcp.ElicitationResult {
 // gateway.ErrNoWindow. It waits until the person answers or ctx ends (the
 // gateway bounds it with its timeout). "Allow always" keeps Allow for the
 // tool in the person's config.
-func (s *Server) AskPermission(ctx context.Context, q gateway.Question) (bool, error) {
+func (s *Endpoint) AskPermission(ctx context.Context, q gateway.Question) (bool, error) {
 	pq := &PermissionQuestion{
 		App:        sanitize.Line(q.App),
 		Tool:       sanitize.Line(q.Tool),
@@ -100,7 +100,7 @@ func (s *Server) AskPermission(ctx context.Context, q gateway.Question) (bool, e
 
 // allowAlways keeps Allow for tool; the call goes ahead even when that
 // fails, as the person allowed it.
-func (s *Server) allowAlways(ctx context.Context, tool string) {
+func (s *Endpoint) allowAlways(ctx context.Context, tool string) {
 	if s.Backend == nil {
 		s.logger().Warn("this mcptray cannot keep a tool's permission", "tool", sanitize.Line(tool))
 		return

@@ -185,7 +185,7 @@ func TestPermissionQuestions(t *testing.T) {
 // question fails at once with ErrNoWindow.
 func TestPermissionWithoutWindow(t *testing.T) {
 	t.Parallel()
-	srv := &Server{}
+	srv := &Endpoint{}
 	_, err := srv.AskPermission(context.Background(), gateway.Question{Tool: "mcp__a__echo", Server: "a"})
 	if err != gateway.ErrNoWindow {
 		t.Errorf("AskPermission with no window = %v, want ErrNoWindow", err)

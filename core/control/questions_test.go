@@ -16,7 +16,7 @@ import (
 
 // serveWith runs a service behind a control endpoint whose window
 // launcher reports each request on opened.
-func serveWith(t *testing.T, opened chan<- string) (*Server, *Client) {
+func serveWith(t *testing.T, opened chan<- string) (*Endpoint, *Client) {
 	t.Helper()
 	r := serveAt(t, testPaths(t), opened)
 	return r.srv, r.cl
@@ -25,7 +25,7 @@ func serveWith(t *testing.T, opened chan<- string) (*Server, *Client) {
 // served is a running service behind a control endpoint, and a client of it.
 type served struct {
 	svc *service.Service
-	srv *Server
+	srv *Endpoint
 	cl  *Client
 	ctx context.Context // ends when the test does
 }
@@ -46,7 +46,7 @@ func serveAt(t *testing.T, p config.Paths, opened chan<- string) served {
 	if err := svc.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	srv := &Server{Backend: svc, OpenWindow: func(server string) error { opened <- server; return nil }}
+	srv := &Endpoint{Backend: svc, OpenWindow: func(server string) error { opened <- server; return nil }}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
 	cl, err := Dial(ctx, p)
@@ -75,7 +75,7 @@ type askResult struct {
 	err error
 }
 
-func ask(srv *Server, server string) <-chan askResult {
+func ask(srv *Endpoint, server string) <-chan askResult {
 	out := make(chan askResult, 1)
 	go func() {
 		res, err := srv.Ask(context.Background(), server, askRequest)

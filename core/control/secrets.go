@@ -24,7 +24,7 @@ type secretsResponse struct {
 // secretRoutes serves POST /v1/secrets/set, /v1/secrets/unset,
 // /v1/secrets (the names a server refers to, and which are set) and
 // /v1/secrets/move (a server's plain-text keys into the keychain).
-func (s *Server) secretRoutes(mux *http.ServeMux) {
+func (s *Endpoint) secretRoutes(mux *http.ServeMux) {
 	sb := s.Backend
 	for path, fn := range map[string]func(context.Context, service.SecretRequest) error{
 		"secrets/set": sb.SetSecret, "secrets/unset": sb.UnsetSecret,

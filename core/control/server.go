@@ -51,8 +51,9 @@ type Backend interface {
 // a 404 at run time.
 var _ Backend = (*service.Service)(nil)
 
-// Server serves a Backend on the control endpoint.
-type Server struct {
+// Endpoint is the control endpoint: it serves a Backend on the private
+// socket to the window, the command line and mcptray stdio.
+type Endpoint struct {
 	Backend Backend
 	// OpenWindow opens the window, or brings it forward, at server (""
 	// for none); nil means this instance has no window to open.
@@ -100,7 +101,7 @@ type toolsResponse struct {
 }
 
 // Serve answers requests on ln until ctx ends, then closes ln.
-func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+func (s *Endpoint) Serve(ctx context.Context, ln net.Listener) error {
 	log := s.logger()
 	hs := &http.Server{
 		Handler:           s.handler(),
@@ -122,7 +123,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
-func (s *Server) handler() http.Handler {
+func (s *Endpoint) handler() http.Handler {
 	b := s.Backend
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/hello", func(w http.ResponseWriter, r *http.Request) {
@@ -218,7 +219,7 @@ func (s *Server) handler() http.Handler {
 }
 
 // events streams one JSON line per change notice, the first at once.
-func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+func (s *Endpoint) events(w http.ResponseWriter, r *http.Request) {
 	notices, err := s.Backend.Subscribe(r.Context())
 	if err != nil {
 		reply(w, nil, err)

@@ -52,7 +52,7 @@ type Instance struct {
 	// Service runs the servers.
 	Service *service.Service
 	// Endpoint answers the window, the command line and mcptray stdio.
-	Endpoint *control.Server
+	Endpoint *control.Endpoint
 	// Gateway serves the servers to the person's apps; nil until Start
 	// has started it.
 	Gateway *gateway.Running
@@ -86,7 +86,7 @@ func Listen(opts Options) (*Instance, error) {
 		return nil, err
 	}
 	i := &Instance{opts: opts, log: opts.Logger, ln: ln}
-	i.Endpoint = &control.Server{Logger: opts.Logger, OpenWindow: opts.OpenWindow, Quit: i.Quit}
+	i.Endpoint = &control.Endpoint{Logger: opts.Logger, OpenWindow: opts.OpenWindow, Quit: i.Quit}
 	so := opts.Service
 	so.Logger, so.Follow = opts.Logger, true
 	if opts.Window {
