@@ -21,5 +21,5 @@ fi
 
 echo
 echo "== tools/call through the gateway's faces vs straight to the server (p50/p99)"
-go test -run '^$' -bench 'GatewayCall' -benchtime 3000x -count "${COUNT:-3}" . | grep Benchmark
+go test -run '^$' -bench 'GatewayCall' -benchtime 3000x -count "${COUNT:-3}" ./test/e2e | grep Benchmark
 go test -run '^$' -bench 'CallLayers' -benchtime 3000x -count "${COUNT:-3}" ./core/gateway/ | grep Benchmark
