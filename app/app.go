@@ -61,6 +61,8 @@ type Backend interface {
 	Remove(ctx context.Context, name string) (service.RemoveResult, error)
 	AddFolder(ctx context.Context, dir string) (service.FolderResult, error)
 	RemoveFolder(ctx context.Context, dir string) error
+	// AddDemo makes the demo project folder and adds it.
+	AddDemo(ctx context.Context) (service.FolderResult, error)
 	// SetSecret keeps a server's secret in the keychain.
 	SetSecret(ctx context.Context, req service.SecretRequest) error
 	// MoveSecrets keeps the keys a server's file holds in plain text in

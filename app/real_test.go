@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/demo"
 	"github.com/mcptray/mcptray/core/oauth"
 	"github.com/mcptray/mcptray/core/secret/secrettest"
 	"github.com/mcptray/mcptray/core/service"
@@ -25,7 +27,17 @@ import (
 
 var testServerBin string
 
-func TestMain(m *testing.M) { os.Exit(mcpserver.RunTests(m, &testServerBin)) }
+// TestMain runs the tests, or, run as "TEST-BINARY demo-server" (by
+// TestRealTryDemo's project folder), mcptray's demo server.
+func TestMain(m *testing.M) {
+	if len(os.Args) == 2 && os.Args[1] == demo.Arg {
+		if err := demo.Serve(context.Background(), os.Stdin, os.Stdout, os.Stderr); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(mcpserver.RunTests(m, &testServerBin))
+}
 
 // realDeadline bounds every wait on the real service; starting the test
 // server takes well under a second.
@@ -361,6 +373,52 @@ func TestRealFoldersApprovalAndRemove(t *testing.T) {
 		r.tap(b)
 	}
 	r.until("mine to go", func() bool { _, ok := r.v.snap.Find("mine"); return !ok })
+}
+
+// TestRealTryDemo: "Try the demo" on the welcome makes the demo folder
+// in mcptray's folder; its server (this test binary as mcptray's demo
+// server) comes up waiting for approval with the approval dialog open,
+// and once approved serves its tools and asks its question in the window.
+func TestRealTryDemo(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newReal(t, nil, following, func(_ *real, o *service.Options) { o.GatewayCommand = self })
+	r.until("the welcome", func() bool { return r.v.welcome.box.Visible() })
+	r.tap(r.v.welcome.demo)
+	r.until("the demo's approval dialog", func() bool { return r.v.approveFor == "demo" })
+	var what string
+	r.v.do(func() { what = strings.Join(labels(r.win.Canvas().Overlays().Top()), "\n") })
+	if !strings.Contains(what, self+" "+demo.Arg) || !strings.Contains(what, r.paths.DemoDir()) {
+		t.Errorf("the approval does not show the demo's command and folder:\n%s", what)
+	}
+	r.tap(r.v.approveButton)
+	r.until("demo to connect", func() bool { return r.shows("demo", conn.Connected) })
+	if sv, _ := r.v.snap.Find("demo"); len(sv.Tools) != 3 {
+		t.Errorf("demo has %d tools, want 3", len(sv.Tools))
+	}
+	called := make(chan string, 1)
+	go func() {
+		res, err := r.cl.Call(context.Background(), service.CallRequest{Server: "demo", Tool: "pick_colour"})
+		b, _ := json.Marshal(res)
+		called <- fmt.Sprint(string(b), err)
+	}()
+	r.until("the demo's question", func() bool { return r.v.question != nil })
+	r.v.do(func() {
+		if r.v.question.q.Server != "demo" {
+			t.Errorf("the question comes from %q", r.v.question.q.Server)
+		}
+		test.Tap(r.v.question.accept) // its defaults: green, light
+	})
+	select {
+	case got := <-called:
+		if !strings.Contains(got, `You answered`) || !strings.Contains(got, `green`) {
+			t.Errorf("pick_colour answered %s", got)
+		}
+	case <-time.After(realDeadline):
+		t.Fatal("pick_colour did not come back")
+	}
 }
 
 // TestRealSpoofedName: a server whose name in its config file holds a bidi

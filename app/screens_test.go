@@ -23,7 +23,7 @@ func TestWindowWelcome(t *testing.T) {
 		}
 		text = strings.Join(labels(h.v.welcome.box), "\n")
 	})
-	for _, want := range []string{"Welcome to mcptray", "[Find servers…]", "[Add a server by pasting…]", "Claude Desktop, Claude Code, Cursor or VS Code", "examples/demo", "[Add a project folder…]"} {
+	for _, want := range []string{"Welcome to mcptray", "[Find servers…]", "[Add a server by pasting…]", "Claude Desktop, Claude Code, Cursor or VS Code", "comes with mcptray", "[Try the demo]", "[Add a project folder…]"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the welcome lacks %q:\n%s", want, text)
 		}

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/mcptray/mcptray/core/demo"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -20,6 +21,7 @@ type welcome struct {
 	find    *widget.Button
 	add     *widget.Button
 	folder  *widget.Button
+	demo    *widget.Button
 	imports *widget.Label
 }
 
@@ -27,7 +29,7 @@ const welcomeIntro = "mcptray looks after the MCP servers your AI apps use: it s
 
 const welcomeImports = "Servers you set up in Claude Desktop, Claude Code, Cursor or VS Code show up here by themselves, under \"Imported\". None were found on this computer."
 
-const welcomeDemo = "To try mcptray, add the folder examples/demo from mcptray's source. Its small demo server waits for your approval: you see exactly what it would run before it does."
+const welcomeDemo = "See mcptray at work with its small demo server, which comes with mcptray: it waits for your approval, showing exactly what it would run, then offers three harmless tools, one of which asks you a question."
 
 // newWelcome builds the welcome.
 func newWelcome(v *window) *welcome {
@@ -38,6 +40,7 @@ func newWelcome(v *window) *welcome {
 	w.find.Importance = widget.HighImportance
 	w.add = widget.NewButtonWithIcon("Add a server by pasting…", theme.ContentPasteIcon(), v.showAdd)
 	w.folder = widget.NewButtonWithIcon("Add a project folder…", theme.FolderOpenIcon(), v.pickFolder)
+	w.demo = widget.NewButtonWithIcon("Try the demo", theme.MediaPlayIcon(), v.tryDemo)
 	w.box = container.NewPadded(container.NewVBox(
 		title,
 		wrapped(welcomeIntro),
@@ -48,7 +51,7 @@ func newWelcome(v *window) *welcome {
 		w.imports,
 		section("Try the demo"),
 		wrapped(welcomeDemo),
-		container.NewHBox(w.folder),
+		container.NewHBox(w.demo, w.folder),
 	))
 	return w
 }
@@ -103,6 +106,16 @@ func (v *window) addFolder(dir string) {
 		}
 		dialog.ShowInformation("Folder added", msg, v.win)
 	})
+}
+
+// tryDemo has the running mcptray make its demo project folder and add
+// it, then shows the demo server, whose approval dialog opens as soon as
+// the list has it.
+func (v *window) tryDemo() {
+	v.actThen("Could not set up the demo", func(ctx context.Context) error {
+		_, err := v.b.AddDemo(ctx)
+		return err
+	}, func() { v.focus(demo.ServerName) })
 }
 
 // removeFolder stops reading dir.

@@ -96,6 +96,9 @@ func (f *fakeBackend) Remove(_ context.Context, name string) (service.RemoveResu
 func (f *fakeBackend) AddFolder(_ context.Context, dir string) (service.FolderResult, error) {
 	return service.FolderResult{Folder: dir}, f.call("add-folder " + dir)
 }
+func (f *fakeBackend) AddDemo(context.Context) (service.FolderResult, error) {
+	return service.FolderResult{}, f.call("add-demo")
+}
 func (f *fakeBackend) RemoveFolder(_ context.Context, dir string) error {
 	return f.call("remove-folder " + dir)
 }

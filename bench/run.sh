@@ -11,7 +11,7 @@ go test -run '^$' -bench 'Connect30Slow' -benchtime 1x -count "${COUNT:-5}" ./co
 
 echo
 echo "== a whole mcptray serve connecting 30 stdio servers of 100–500 ms, cold and warm, beside the 3-slot bound and the floor"
-go test -run '^$' -bench 'ServeConnect30' -benchtime 1x -count "${COUNT:-5}" . | grep Benchmark
+go test -run '^$' -bench 'ServeConnect30' -benchtime 1x -count "${COUNT:-5}" ./test/e2e | grep Benchmark
 
 echo
 echo "== tools/call round trip to a local stdio server: manager vs bare mcp-go"
@@ -25,5 +25,5 @@ fi
 
 echo
 echo "== tools/call through the gateway's faces vs straight to the server (p50/p99)"
-go test -run '^$' -bench 'GatewayCall' -benchtime 3000x -count "${COUNT:-3}" . | grep Benchmark
+go test -run '^$' -bench 'GatewayCall' -benchtime 3000x -count "${COUNT:-3}" ./test/e2e | grep Benchmark
 go test -run '^$' -bench 'CallLayers' -benchtime 3000x -count "${COUNT:-3}" ./core/gateway/ | grep Benchmark

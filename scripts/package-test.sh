@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Checks what `make package` makes, the way a person installs it. Run by
-# scripts/test.sh (so by make test and CI); takes about a minute once the
-# Go build cache is warm.
+# scripts/test.sh (so by make test and CI). It packages quickly
+# (MCPTRAY_PACKAGE_QUICK=1, see scripts/package.sh: xz at its fastest, the
+# program built as go test builds it); MCPTRAY_PACKAGE_QUICK=0 checks the
+# packages exactly as make package makes them.
 #
 #   - the AppStream file and the desktop entries pass their validators, and
 #     FyneApp.toml, the AppStream release and the .deb agree on the version;
 #   - scripts/package.sh leaves the source tree as it was (git status);
 #   - the tarball holds the program, its launcher entry and icon;
 #   - the .deb installs with dpkg into a throwaway root (as root or not),
-#     holds the expected files, its mcptray prints the stamped version, and
-#     it removes cleanly.
+#     holds the expected files, its mcptray prints the stamped version and
+#     runs its demo server (MCP over stdio, with no Go on its PATH), and it
+#     removes cleanly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,7 +46,7 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	in_git=1
 	git status --porcelain >"$tmp/before"
 fi
-bash scripts/package.sh
+MCPTRAY_PACKAGE_QUICK=${MCPTRAY_PACKAGE_QUICK:-1} bash scripts/package.sh
 if [ "$in_git" -eq 1 ]; then
 	git status --porcelain >"$tmp/after"
 	diff -u "$tmp/before" "$tmp/after" >&2 ||
@@ -95,6 +98,21 @@ got=$("$root/usr/bin/mcptray" version)
 got=${got%%$'\n'*}
 [ "$got" = "mcptray $version" ] || fail "the installed mcptray says \"$got\", want \"mcptray $version\""
 "$root/usr/bin/mcptray" version --help >/dev/null || fail "the installed mcptray version --help fails"
+
+# The welcome's "Try the demo" runs the installed program as the demo's
+# server: an MCP client's first messages get its name and its tools.
+printf '%s\n' \
+	'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"package-test","version":"1"}}}' \
+	'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+	'{"jsonrpc":"2.0","id":2,"method":"tools/list"}' >"$tmp/demo.in"
+mkdir -p "$tmp/home"
+timeout 20 env -i HOME="$tmp/home" PATH=/nonexistent "$root/usr/bin/mcptray" demo-server <"$tmp/demo.in" >"$tmp/demo.out" 2>&1 ||
+	fail "the installed mcptray demo-server failed:
+$(cat "$tmp/demo.out")"
+for want in '"id":1,' '"name":"mcptray-demo"' '"id":2,' '"name":"greet"' '"name":"pick_colour"' '"name":"roll_dice"'; do
+	grep -qF "$want" "$tmp/demo.out" || fail "the installed mcptray demo-server did not answer with $want; it said:
+$(cat "$tmp/demo.out")"
+done
 
 dpkg --root="$root" --force-not-root --log=/dev/null -r mcptray >"$tmp/dpkg.log" 2>&1 ||
 	fail "dpkg -r from the throwaway root failed:

@@ -11,6 +11,10 @@
 # (mcptray version prints it). `fyne package` bumps FyneApp.toml's Build
 # and writes files beside the program it packages, so it runs on a copy in a
 # temporary folder. fyne itself is a tool dependency in go.mod (go tool fyne).
+#
+# MCPTRAY_PACKAGE_QUICK=1 (scripts/package-test.sh sets it) makes the same
+# packages for a test: xz at its fastest level, and the program built
+# without -trimpath, so that it reuses what go vet and go test compile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 umask 022
@@ -24,13 +28,20 @@ target=${1:-linux}
 version=$(sed -n 's/^[[:space:]]*Version[[:space:]]*=[[:space:]]*"\([^"]*\)".*/\1/p' FyneApp.toml | head -n 1)
 [ -n "$version" ] || fail "FyneApp.toml has no Version"
 stamp="-X github.com/mcptray/mcptray/core/service.Version=$version"
+trimpath=-trimpath deb_level=()
+if [ "${MCPTRAY_PACKAGE_QUICK:-0}" = 1 ]; then
+	# fyne's tar -J runs xz, which reads XZ_OPT.
+	trimpath="" deb_level=(-z0)
+	export XZ_OPT=-0
+fi
 
 mkdir -p dist
 work=$(mktemp -d "${TMPDIR:-/tmp}/mcptray-package.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# fyne: the packaging tool at the version go.mod pins.
-go build -o "$work/fyne" fyne.io/tools/cmd/fyne
+# fyne: the packaging tool at the version go.mod pins, built once into the
+# Go build cache (go tool -n prints its path).
+fyne=$(go tool -n fyne)
 
 linux() {
 	local arch deb_arch bin
@@ -43,7 +54,7 @@ linux() {
 	esac
 	bin=$work/mcptray
 	echo "package: building mcptray $version for linux/$arch"
-	go build -trimpath -ldflags "-s -w $stamp" -o "$bin" .
+	go build $trimpath -ldflags "-s -w $stamp" -o "$bin" .
 
 	# The tarball: fyne package with the binary just built, reading
 	# FyneApp.toml and the icon from a copy (it rewrites FyneApp.toml).
@@ -51,7 +62,7 @@ linux() {
 	mkdir -p "$src/assets" "$out"
 	cp FyneApp.toml main.go "$src/"
 	cp assets/icon.png "$src/assets/"
-	(cd "$out" && "$work/fyne" package --os linux --release --exe "$bin" --src "$src" >/dev/null)
+	(cd "$out" && "$fyne" package --os linux --release --exe "$bin" --src "$src" >/dev/null)
 	local tarball=dist/mcptray-$version-linux-$arch.tar.xz
 	mv "$out/mcptray.tar.xz" "$tarball"
 	echo "package: $tarball"
@@ -84,7 +95,7 @@ Description: one place for the MCP servers your AI apps use
  tokens stay in the system keychain, and one gateway serves every app.
 CONTROL
 	local deb=dist/mcptray_${version}_${deb_arch}.deb
-	dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
+	dpkg-deb --root-owner-group -Zxz "${deb_level[@]}" --build "$root" "$deb" >/dev/null
 	echo "package: $deb"
 }
 
@@ -109,7 +120,7 @@ windows() {
 	: >"$src/mcptray.exe"
 	(cd "$src" && CC=$cc CGO_ENABLED=1 GOOS=windows GOARCH=amd64 \
 		GOFLAGS="${GOFLAGS:-} -ldflags=${stamp// /=} -ldflags=-extldflags=-l:libssp.a" \
-		"$work/fyne" package --os windows --release --src "$src" --exe "$src/mcptray.exe")
+		"$fyne" package --os windows --release --src "$src" --exe "$src/mcptray.exe")
 	local zipfile=$PWD/dist/mcptray-$version-windows-amd64.zip
 	rm -f "$zipfile"
 	(cd "$src" && zip -q "$zipfile" mcptray.exe)

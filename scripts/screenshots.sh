@@ -22,8 +22,8 @@ for tool in Xvfb dbus-run-session xdotool import; do
 done
 
 out=$PWD/screenshots
-# The demo server is built with go run under a temporary HOME: keep the
-# person's Go caches, or it downloads and builds everything anew.
+# Go runs under temporary HOMEs here: keep the person's Go caches, or it
+# downloads and builds everything anew.
 GOMODCACHE=$(go env GOMODCACHE)
 GOCACHE=$(go env GOCACHE)
 export GOMODCACHE GOCACHE
@@ -103,9 +103,11 @@ kill "$pid"; wait "$pid" 2>/dev/null || true
 # server.
 home=$(mktemp -d)
 mkdir -p "$home/run" "$home/.config/mcptray" && chmod 700 "$home/run"
-# The demo runs `go run ./server` inside this repository's module, so it is
-# used where it is, not copied.
-demo=$PWD/examples/demo
+# The demo folder, as the welcome's "Try the demo" makes it: mcptray runs
+# its own demo server.
+demo=$home/.config/mcptray/demo
+mkdir -p "$demo"
+printf '{"mcpServers": {"demo": {"command": "%s", "args": ["demo-server"]}}}\n' "$PWD/bin/mcptray" >"$demo/.mcp.json"
 python3 - "$home" <<'PY' &
 # A remote MCP server that needs a sign-in, with just enough of an
 # authorization server that mcptray gets as far as opening the browser.
@@ -295,7 +297,7 @@ shot approval 2
 # A server's question: approve the demo, then call its pick_colour tool;
 # the question goes to the window as a form.
 as_home bin/mcptray approve demo >/dev/null # the open dialog closes by itself
-as_home bin/mcptray tools demo >/dev/null    # waits until go run has built and started it
+as_home bin/mcptray tools demo >/dev/null    # waits until it has started
 as_home bin/mcptray call demo pick_colour >/dev/null 2>&1 &
 pids+=("$!")
 shot question 4

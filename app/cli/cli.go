@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/demo"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/secret"
 	"github.com/mcptray/mcptray/core/service"
@@ -125,6 +126,14 @@ func Run(ctx context.Context, args []string, env Env) int {
 	}
 	if len(args) == 0 || (args[0] == "help" && len(args) == 1) || args[0] == "-h" || args[0] == "--help" {
 		usage(env.Stdout)
+		return 0
+	}
+	if args[0] == demo.Arg && len(args) == 1 {
+		// Not listed: the demo project's .mcp.json runs it (core/demo).
+		if err := demo.Serve(ctx, env.Stdin, env.Stdout, env.Stderr); err != nil {
+			fmt.Fprintf(env.Stderr, "mcptray %s: %v\n", demo.Arg, err)
+			return 1
+		}
 		return 0
 	}
 	if args[0] == "--version" {

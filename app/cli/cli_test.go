@@ -440,3 +440,22 @@ func TestPermissionsAndHide(t *testing.T) {
 	h.fails(2, "is not allow, ask, block or reset", "permissions", "maybe", "mcp__notes__write")
 	h.fails(2, "mcp__SERVER__TOOL", "permissions", "allow", "write")
 }
+
+// TestDemoServer: "mcptray demo-server", which no help lists, is the demo
+// project's MCP server on stdin and stdout.
+func TestDemoServer(t *testing.T) {
+	var out, errOut bytes.Buffer
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/list"}
+`)
+	code := Run(context.Background(), []string{"demo-server"}, Env{Stdin: in, Stdout: &out, Stderr: &errOut})
+	if code != 0 || !strings.Contains(out.String(), `"mcptray-demo"`) || !strings.Contains(out.String(), `"pick_colour"`) {
+		t.Errorf("mcptray demo-server: exit %d\nstdout: %s\nstderr: %s", code, out.String(), errOut.String())
+	}
+	var help bytes.Buffer
+	Run(context.Background(), []string{"help"}, Env{Stdout: &help, Stderr: &help})
+	if strings.Contains(help.String(), "demo-server") {
+		t.Errorf("help lists the hidden demo-server:\n%s", help.String())
+	}
+}

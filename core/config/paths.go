@@ -108,6 +108,10 @@ func (p Paths) ControlDir() string {
 // Dir is mcptray's own folder.
 func (p Paths) Dir() string { return filepath.Join(p.UserConfigDir, "mcptray") }
 
+// DemoDir is the demo project folder that the welcome's "Try the demo"
+// makes: a .mcp.json whose server is mcptray's own demo server.
+func (p Paths) DemoDir() string { return filepath.Join(p.Dir(), "demo") }
+
 // UserFile is mcptray's config file: the user scope and the folders list.
 func (p Paths) UserFile() string { return filepath.Join(p.Dir(), "config.json") }
 

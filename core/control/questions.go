@@ -212,6 +212,10 @@ func (s *Endpoint) windowRoutes(mux *http.ServeMux) {
 		res, err := folders.AddFolder(r.Context(), req.Folder)
 		reply(w, res, err)
 	})
+	mux.HandleFunc("POST /v1/folders/demo", func(w http.ResponseWriter, r *http.Request) {
+		res, err := folders.AddDemo(r.Context())
+		reply(w, res, err)
+	})
 	mux.HandleFunc("POST /v1/folders/remove", func(w http.ResponseWriter, r *http.Request) {
 		var req folderRequest
 		if !decode(w, r, &req) {
@@ -266,6 +270,14 @@ func (c *Client) Answer(ctx context.Context, id string, result mcp.ElicitationRe
 func (c *Client) AddFolder(ctx context.Context, dir string) (service.FolderResult, error) {
 	var r service.FolderResult
 	err := c.do(ctx, http.MethodPost, "folders/add", folderRequest{Folder: dir}, &r)
+	return r, err
+}
+
+// AddDemo makes the demo project folder, whose server is mcptray's own
+// demo server, and adds it to the project folders.
+func (c *Client) AddDemo(ctx context.Context) (service.FolderResult, error) {
+	var r service.FolderResult
+	err := c.do(ctx, http.MethodPost, "folders/demo", struct{}{}, &r)
 	return r, err
 }
 

@@ -169,10 +169,12 @@ func TestQuestionsTimeOut(t *testing.T) {
 	}
 }
 
-// TestFolderRoutes: the window adds and removes project folders.
+// TestFolderRoutes: the window adds and removes project folders, and
+// makes the demo's.
 func TestFolderRoutes(t *testing.T) {
 	t.Parallel()
-	_, cl := serveWith(t, make(chan string, 1))
+	p := testPaths(t)
+	cl := serveAt(t, p, make(chan string, 1)).cl
 	ctx := context.Background()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte(`{"mcpServers": {"demo": {"command": "true"}}}`), 0o600); err != nil {
@@ -190,5 +192,12 @@ func TestFolderRoutes(t *testing.T) {
 	}
 	if err := cl.RemoveFolder(ctx, dir); service.CodeOf(err) != service.NotFound {
 		t.Errorf("removing it twice = %v, want not-found", err)
+	}
+	res, err = cl.AddDemo(ctx)
+	if err != nil || res.Folder != p.DemoDir() || res.Waiting != 1 {
+		t.Fatalf("AddDemo = %+v, %v; want %s with 1 waiting", res, err, p.DemoDir())
+	}
+	if _, err := os.Stat(filepath.Join(p.DemoDir(), ".mcp.json")); err != nil {
+		t.Errorf("the demo folder has no .mcp.json: %v", err)
 	}
 }

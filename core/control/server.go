@@ -45,6 +45,8 @@ type Backend interface {
 	SecretBackend
 	AddFolder(ctx context.Context, dir string) (service.FolderResult, error)
 	RemoveFolder(ctx context.Context, dir string) error
+	// AddDemo makes the demo project folder and adds it.
+	AddDemo(ctx context.Context) (service.FolderResult, error)
 }
 
 // The service is the one Backend: a route it lacks is a compile error, not

@@ -40,8 +40,17 @@ func (s *Service) AddFolder(ctx context.Context, dir string) (FolderResult, erro
 	case !st.IsDir():
 		return FolderResult{}, newError(Invalid, "%s is a file; add the folder it is in", sanitize.Line(dir))
 	}
-	err = config.ModifyUserFile(s.opts.Paths.UserFile(), func(u *config.UserFile) error {
+	return s.addFolder(dir, false)
+}
+
+// addFolder adds dir, a clean full path of a folder, to the project
+// folders. A folder that is one already is an error unless again is true.
+func (s *Service) addFolder(dir string, again bool) (FolderResult, error) {
+	err := config.ModifyUserFile(s.opts.Paths.UserFile(), func(u *config.UserFile) error {
 		if slices.Contains(u.Folders, dir) {
+			if again {
+				return nil
+			}
 			return newError(Invalid, "%s is already one of your project folders", sanitize.Line(dir))
 		}
 		u.Folders = append(u.Folders, dir)

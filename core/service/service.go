@@ -78,8 +78,10 @@ type Options struct {
 	Debounce time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// GatewayCommand is the program ConnectApp writes into an app's config
-	// (run as "COMMAND stdio"); "" means this program.
+	// GatewayCommand is mcptray's program as other programs run it:
+	// ConnectApp writes it into an app's config (run as "COMMAND stdio"),
+	// AddDemo into the demo project's .mcp.json ("COMMAND demo-server");
+	// "" means this program.
 	GatewayCommand string
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/demo"
 	"github.com/mcptray/mcptray/core/oauth"
 	"github.com/mcptray/mcptray/core/secret/secrettest"
 	"github.com/mcptray/mcptray/test/authserver"
@@ -21,7 +22,17 @@ import (
 
 var testServerBin string
 
-func TestMain(m *testing.M) { os.Exit(mcpserver.RunTests(m, &testServerBin)) }
+// TestMain runs the tests, or, run as "TEST-BINARY demo-server" (by
+// TestAddDemo's project folder), mcptray's demo server, as mcptray does.
+func TestMain(m *testing.M) {
+	if len(os.Args) == 2 && os.Args[1] == demo.Arg {
+		if err := demo.Serve(context.Background(), os.Stdin, os.Stdout, os.Stderr); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(mcpserver.RunTests(m, &testServerBin))
+}
 
 // deadline bounds every wait here: starting the test server takes well
 // under a second; a wait that reaches this has failed.

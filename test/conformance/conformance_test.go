@@ -22,6 +22,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcptray/mcptray/test/e2e"
 )
 
 // scenarios are the client scenarios mcptray passes, in both suites.
@@ -149,23 +151,6 @@ func suite(t *testing.T, name string) (node, main string) {
 	return node, main
 }
 
-// buildMcptray builds mcptray into dir and returns its path.
-func buildMcptray(t *testing.T, dir string) string {
-	t.Helper()
-	bin := filepath.Join(dir, "mcptray")
-	args := []string{"build", "-o", bin}
-	// Without cgo, Fyne builds only with its software driver (-tags ci),
-	// as `CGO_ENABLED=0 go test -tags ci ./...` does.
-	if out, err := exec.Command("go", "env", "CGO_ENABLED").Output(); err == nil && strings.TrimSpace(string(out)) == "0" {
-		args = append(args, "-tags", "ci")
-	}
-	args = append(args, "github.com/mcptray/mcptray")
-	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return bin
-}
-
 func TestClientScenarios(t *testing.T) {
 	t.Parallel()
 	testClientScenarios(t, release)
@@ -183,7 +168,7 @@ func testClientScenarios(t *testing.T, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := buildMcptray(t, t.TempDir())
+	bin := e2e.Binary(t)
 	for _, scenario := range runs(name) {
 		t.Run(scenario, func(t *testing.T) {
 			// Each run has its own server on a port of its own and its

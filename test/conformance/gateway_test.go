@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcptray/mcptray/test/e2e"
 )
 
 // serverScenarios are the suite's server scenarios that apply to a proxy:
@@ -45,7 +47,7 @@ func TestServerScenarios(t *testing.T) {
 		t.Skipf("server-everything is not installed (make deps installs it): %v", err)
 	}
 	dir := t.TempDir()
-	bin := buildMcptray(t, dir)
+	bin := e2e.Binary(t)
 	url := startGateway(t, bin, node, everything, dir)
 
 	for _, scenario := range serverScenarios {

@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package e2e
 
 import (
 	"bytes"
@@ -24,42 +24,6 @@ import (
 // authorization server and MCP server (test/authserver) and the real
 // keychain of make test's private D-Bus session.
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-	binDir  string
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	os.Exit(code)
-}
-
-// mcptrayBin builds mcptray once for every test that runs it.
-func mcptrayBin(t *testing.T) string {
-	t.Helper()
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("the go command is needed to build mcptray")
-	}
-	binOnce.Do(func() {
-		if binDir, binErr = os.MkdirTemp("", "mcptray-e2e"); binErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "mcptray")
-		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
-			binErr = errors.New("go build: " + err.Error() + "\n" + string(out))
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
-}
-
 // world is one person's computer for mcptray: a temporary HOME with every
 // XDG folder and TMPDIR inside it, so that whatever mcptray writes lands
 // under root, shared by every mcptray process the test starts. The
@@ -77,7 +41,7 @@ type world struct {
 func newWorld(t *testing.T, extraEnv ...string) *world {
 	t.Helper()
 	authserver.RequireSessionBus(t)
-	w := &world{t: t, bin: mcptrayBin(t), root: t.TempDir()}
+	w := &world{t: t, bin: Binary(t), root: t.TempDir()}
 	dirs := map[string]string{
 		"HOME": "home", "XDG_CONFIG_HOME": "config", "XDG_CACHE_HOME": "cache",
 		"XDG_STATE_HOME": "state", "XDG_DATA_HOME": "data", "TMPDIR": "tmp",

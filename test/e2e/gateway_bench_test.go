@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package e2e
 
 import (
 	"bufio"
@@ -37,17 +37,10 @@ import (
 // than the wall-clock figures. The HTTP face runs without its token (serve
 // --gateway-no-auth), which saves one SHA-256 of the header per call.
 //
-//	go test -run '^$' -bench GatewayCall -benchtime 3000x .
+//	go test -run '^$' -bench GatewayCall -benchtime 3000x ./test/e2e
 func BenchmarkGatewayCall(b *testing.B) {
 	dir := b.TempDir()
-	mcptray := filepath.Join(dir, "mcptray")
-	testServer := filepath.Join(dir, "mcp-testserver")
-	floor := filepath.Join(dir, "floor")
-	for bin, pkg := range map[string]string{mcptray: ".", testServer: "./test/mcpserver/cmd/mcp-testserver", floor: "./bench/floor"} {
-		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-			b.Fatalf("go build %s: %v\n%s", pkg, err, out)
-		}
-	}
+	mcptray, testServer, floor := Binary(b), TestServer(b), Build(b, "floor", Module+"/bench/floor")
 	run := filepath.Join(dir, "run")
 	if err := os.MkdirAll(run, 0o700); err != nil {
 		b.Fatal(err)
@@ -128,7 +121,7 @@ func benchFloorHTTP(b *testing.B, floor, testServer, mode string) (string, int) 
 // of the test server over stdio to streamable HTTP, one server process for
 // the benchmark's session (--stateful), and returns its URL once it answers.
 func benchSupergateway(b *testing.B, testServer string) string {
-	bin, err := filepath.Abs("test/peers/node_modules/.bin/supergateway")
+	bin, err := filepath.Abs("../peers/node_modules/.bin/supergateway")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -141,7 +134,7 @@ func benchSupergateway(b *testing.B, testServer string) string {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	node, err := filepath.Abs("test/peers/node_modules/.bin")
+	node, err := filepath.Abs("../peers/node_modules/.bin")
 	if err != nil {
 		b.Fatal(err)
 	}

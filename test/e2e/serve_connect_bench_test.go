@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package e2e
 
 import (
 	"bufio"
@@ -83,16 +83,9 @@ func lowerBound(jobs []time.Duration, slots int) time.Duration {
 // ratios cold/bound and warm/bound are the figures that matter (goal:
 // warm ≤ 1.05).
 //
-//	go test -run '^$' -bench ServeConnect30 -benchtime 1x -count 5 .
+//	go test -run '^$' -bench ServeConnect30 -benchtime 1x -count 5 ./test/e2e
 func BenchmarkServeConnect30(b *testing.B) {
-	dir := b.TempDir()
-	mcptray := filepath.Join(dir, "mcptray")
-	testServer := filepath.Join(dir, "mcp-testserver")
-	for bin, pkg := range map[string]string{mcptray: ".", testServer: "./test/mcpserver/cmd/mcp-testserver"} {
-		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-			b.Fatalf("go build %s: %v\n%s", pkg, err, out)
-		}
-	}
+	mcptray, testServer := Binary(b), TestServer(b)
 	delays := connectDelays()
 	desc := slices.Clone(delays)
 	slices.Sort(desc)

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -14,14 +14,8 @@ import (
 // would otherwise print locale errors on every start.
 func TestBinary(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("the go command is needed to build mcptray")
-	}
+	bin := Binary(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mcptray")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	home := filepath.Join(dir, "home")
 	run := func(args ...string) (string, string, error) {
 		cmd := exec.Command(bin, args...)
@@ -61,6 +55,7 @@ func TestMakeRunNoDisplay(t *testing.T) {
 		t.Skip("make is not installed")
 	}
 	cmd := exec.Command("make", "--no-print-directory", "run")
+	cmd.Dir = filepath.Join("..", "..") // the Makefile's
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "DISPLAY=") && !strings.HasPrefix(kv, "WAYLAND_DISPLAY=") {
 			cmd.Env = append(cmd.Env, kv)

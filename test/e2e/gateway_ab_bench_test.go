@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"fmt"
@@ -24,24 +24,21 @@ const abBlock = 500
 // block's p50, the time added over a direct call, and each serve's CPU per
 // call; each round's figures are logged.
 //
-//	MCPTRAY_BENCH_BASE=../base go test -run '^$' -bench GatewayAB -benchtime 8x .
+//	MCPTRAY_BENCH_BASE=$PWD/../base go test -run '^$' -bench GatewayAB -benchtime 8x ./test/e2e
+//
+// (MCPTRAY_BENCH_BASE is best a full path: go test runs in test/e2e.)
 func BenchmarkGatewayAB(b *testing.B) {
 	base := os.Getenv("MCPTRAY_BENCH_BASE")
 	if base == "" {
 		b.Skip("set MCPTRAY_BENCH_BASE to the checkout to compare with")
 	}
 	dir := b.TempDir()
-	testServer := filepath.Join(dir, "mcp-testserver")
-	for out, build := range map[string][2]string{
-		filepath.Join(dir, "base"): {base, "."},
-		filepath.Join(dir, "this"): {".", "."},
-		testServer:                 {".", "./test/mcpserver/cmd/mcp-testserver"},
-	} {
-		cmd := exec.Command("go", "build", "-o", out, build[1])
-		cmd.Dir = build[0]
-		if msg, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("go build in %s: %v\n%s", build[0], err, msg)
-		}
+	testServer := TestServer(b)
+	bins := map[string]string{"this": Binary(b), "base": filepath.Join(dir, "base")}
+	cmd := exec.Command("go", "build", "-o", bins["base"], ".")
+	cmd.Dir = base
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("go build in %s: %v\n%s", base, err, msg)
 	}
 	type kind struct {
 		name string
@@ -52,7 +49,7 @@ func BenchmarkGatewayAB(b *testing.B) {
 	direct.handshake(b)
 	kinds := []kind{{"direct", 0, func() { direct.call(b, "echo") }}}
 	for _, build := range []string{"base", "this"} {
-		bin := filepath.Join(dir, build)
+		bin := bins[build]
 		run := filepath.Join(dir, build+"-run")
 		if err := os.MkdirAll(run, 0o700); err != nil {
 			b.Fatal(err)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package e2e
 
 import (
 	"bufio"
@@ -34,17 +34,7 @@ const stopDeadline = 5 * time.Second
 // It reads /proc, so it runs on Linux only.
 func TestServe(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("the go command is needed to build mcptray")
-	}
-	dir := t.TempDir()
-	mcptray := filepath.Join(dir, "mcptray")
-	testServer := filepath.Join(dir, "mcp-testserver")
-	for bin, pkg := range map[string]string{mcptray: ".", testServer: "./test/mcpserver/cmd/mcp-testserver"} {
-		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
-		}
-	}
+	mcptray, testServer := Binary(t), TestServer(t)
 
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run("stops every server on "+signalName(sig), func(t *testing.T) {
@@ -169,12 +159,9 @@ func startServe(t *testing.T, mcptray, testServer string, names ...string) *serv
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
 	s := &serve{
-		t: t, mcptray: mcptray, testServer: filepath.Join(dir, "mcp-testserver"),
+		t: t, mcptray: mcptray, testServer: Own(t, testServer),
 		env:    []string{"HOME=" + home, "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH")},
 		stderr: &bytes.Buffer{}, lines: make(chan string, 100), exited: make(chan struct{}),
-	}
-	if err := os.Link(testServer, s.testServer); err != nil {
-		t.Fatalf("linking the test server into the test's folder: %v", err)
 	}
 	for _, name := range names {
 		s.add(name)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package e2e
 
 import (
 	"bytes"
@@ -28,17 +28,9 @@ const firstListWait = 8 * time.Second
 // cold start waits for it no longer than the gateway's bound.
 func TestGatewayColdStart(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("the go command is needed to build mcptray")
-	}
+	// Its own copy of the test server: it counts that program's processes.
+	mcptray, testServer := Binary(t), Own(t, TestServer(t))
 	dir := t.TempDir()
-	mcptray := filepath.Join(dir, "mcptray")
-	testServer := filepath.Join(dir, "mcp-testserver")
-	for bin, pkg := range map[string]string{mcptray: ".", testServer: "./test/mcpserver/cmd/mcp-testserver"} {
-		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
-		}
-	}
 	home := filepath.Join(dir, "home")
 	run := filepath.Join(dir, "run")
 	if err := os.MkdirAll(run, 0o700); err != nil {

@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package e2e
 
 import (
 	"bufio"
@@ -238,22 +238,14 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-// desktop builds mcptray and the test server into a new folder and starts
+// desktop gives t its own mcptray and test server (see Own) and starts
 // a virtual display for them; it skips t where there is no Xvfb.
 func desktop(t *testing.T) (dir, bin, testServer, display string) {
 	t.Helper()
 	if _, err := exec.LookPath("Xvfb"); err != nil {
 		t.Skip("Xvfb is not installed (make deps installs it)")
 	}
-	dir = t.TempDir()
-	bin = filepath.Join(dir, "mcptray")
-	testServer = filepath.Join(dir, "mcp-testserver")
-	for out, pkg := range map[string]string{bin: ".", testServer: "./test/mcpserver/cmd/mcp-testserver"} {
-		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", pkg, err, b)
-		}
-	}
-	return dir, bin, testServer, startXvfb(t)
+	return t.TempDir(), Own(t, Binary(t)), Own(t, TestServer(t)), startXvfb(t)
 }
 
 // windows lists the pids of bin's window processes.

@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package e2e
 
 import (
 	"bufio"
@@ -29,17 +29,8 @@ import (
 // once. Stopping mcptray leaves no server behind.
 func TestGatewayStdio(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("the go command is needed to build mcptray")
-	}
+	mcptray, testServer := Binary(t), Own(t, TestServer(t))
 	dir := t.TempDir()
-	mcptray := filepath.Join(dir, "mcptray")
-	testServer := filepath.Join(dir, "mcp-testserver")
-	for bin, pkg := range map[string]string{mcptray: ".", testServer: "./test/mcpserver/cmd/mcp-testserver"} {
-		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
-		}
-	}
 	home := filepath.Join(dir, "home")
 	run := filepath.Join(dir, "run")
 	if err := os.MkdirAll(run, 0o700); err != nil {
