@@ -394,7 +394,7 @@ func TestRealTryDemo(t *testing.T) {
 		t.Errorf("the approval does not show the demo's command and folder:\n%s", what)
 	}
 	r.tap(r.v.approveButton)
-	r.until("demo to connect", func() bool { return r.shows("demo", conn.Connected) })
+	r.until("demo to connect", func() bool { return r.shows("demo", service.Connected) })
 	if sv, _ := r.v.snap.Find("demo"); len(sv.Tools) != 3 {
 		t.Errorf("demo has %d tools, want 3", len(sv.Tools))
 	}
