@@ -18,10 +18,10 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/mcptray/mcptray/app"
 	"github.com/mcptray/mcptray/app/autostart"
 	"github.com/mcptray/mcptray/app/cli"
 	"github.com/mcptray/mcptray/app/host"
+	"github.com/mcptray/mcptray/app/window"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/logfile"
@@ -110,7 +110,7 @@ func runWindow(ctx context.Context, logger *slog.Logger, paths config.Paths, arg
 	if exe, err := os.Executable(); err == nil {
 		login, _ = autostart.New("", paths, exe) // nil: Settings says it cannot
 	}
-	return app.RunWindow(ctx, logger, cl, app.WindowOptions{
+	return window.Run(ctx, logger, cl, window.Options{
 		Server: *server, TrayProblem: *noTray, Autostart: login,
 		LogFile: paths.LogFile(),
 		// Without a tray, closing the window quits mcptray: the window's

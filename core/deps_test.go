@@ -60,7 +60,7 @@ func TestCoreImportsNoFrontEnd(t *testing.T) {
 		t.Errorf("core depends on %s (imported by %s)", pkg, strings.Join(importers[pkg], ", "))
 	}
 	if len(bad) > 0 {
-		t.Log("core must not import a front end; define an interface in core and implement it in app/, tray/ or keychain/")
+		t.Log("core must not import a front end; define an interface in core and implement it in app/window, app/cli, app/host, tray/ or keychain/")
 	}
 }
 

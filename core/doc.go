@@ -7,7 +7,7 @@
 // made of the three (instance).
 //
 // core must never import Fyne, a tray library or any other front-end package;
-// a test in this package checks that with `go list -deps`. Front ends (app/,
+// a test in this package checks that with `go list -deps`. Front ends (app/window,
 // app/cli, app/host, tray/) reach core through small interfaces they define
 // themselves. core/service composes the engine; core/instance is the only
 // place that starts a running mcptray around it.

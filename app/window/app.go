@@ -1,0 +1,158 @@
+// Package window is mcptray's window: the Fyne process that `mcptray window`
+// runs. The command line lives in app/cli.
+//
+// The window is a client of the running mcptray (core/service, reached
+// through core/control): it shows the service's Snapshot, follows its change
+// notices and focus requests, and asks it to act. It never wires core
+// together, so closing it, or its crashing, stops no server. The one config
+// file it reads is another app's, when the person imports a server from it:
+// the entry is copied as written, through the service's Add. It reads the
+// MCP Registry's public catalogue itself (core/registry, with the command
+// line's cache and registry setting) and installs through Add too. Every
+// change that arrives from a goroutine is applied inside fyne.Do.
+package window
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	fyneapp "fyne.io/fyne/v2/app"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcptray/mcptray/app/autostart"
+	"github.com/mcptray/mcptray/assets"
+	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/service"
+)
+
+// quitGrace is how long the window may take to close before its process
+// exits without it.
+const quitGrace = 5 * time.Second
+
+// ID is the application's unique id (FyneApp.toml says the same).
+const ID = "dev.mcptray.mcptray"
+
+// Backend is what the window needs of the running mcptray. A
+// *control.Client is one.
+type Backend interface {
+	// Snapshot returns everything the running mcptray shows, now.
+	Snapshot(ctx context.Context) (service.Snapshot, error)
+	// Subscribe sends a notice whenever the Snapshot may have changed, the
+	// first at once, and closes when ctx ends or the service goes away.
+	Subscribe(ctx context.Context) (<-chan struct{}, error)
+	// FocusRequests sends the server to show ("" for none) each time the
+	// service wants the window to come forward.
+	FocusRequests(ctx context.Context) (<-chan string, error)
+
+	Approve(ctx context.Context, name string) (service.Server, error)
+	Deny(ctx context.Context, name string) (service.Server, error)
+	Enable(ctx context.Context, name string) error
+	Disable(ctx context.Context, name string) error
+	Retry(ctx context.Context, name string) error
+	SignIn(ctx context.Context, name string, opts service.SignInOptions) error
+	SignOut(ctx context.Context, name string) error
+	PauseAll(ctx context.Context) error
+	ResumeAll(ctx context.Context) error
+	Add(ctx context.Context, req service.AddRequest) (service.AddResult, error)
+	Remove(ctx context.Context, name string) (service.RemoveResult, error)
+	AddFolder(ctx context.Context, dir string) (service.FolderResult, error)
+	RemoveFolder(ctx context.Context, dir string) error
+	// AddDemo makes the demo project folder and adds it.
+	AddDemo(ctx context.Context) (service.FolderResult, error)
+	// SetSecret keeps a server's secret in the keychain.
+	SetSecret(ctx context.Context, req service.SecretRequest) error
+	// MoveSecrets keeps the keys a server's file holds in plain text in
+	// the keychain; mcptray's config refers to them instead.
+	MoveSecrets(ctx context.Context, server string) (service.MoveSecretsResult, error)
+
+	// Questions sends the servers' questions for the person, and a Gone
+	// one when a question waits no longer; it closes when ctx ends.
+	Questions(ctx context.Context) (<-chan control.Question, error)
+	// Answer answers a question: accept with content, decline or cancel.
+	Answer(ctx context.Context, id string, result mcp.ElicitationResult) error
+}
+
+// The window's Backend is, in mcptray, a client of the running service.
+var _ Backend = (*control.Client)(nil)
+
+// Options are what Run needs besides its Backend. Every field
+// may be left zero.
+type Options struct {
+	// Server is the server to show first ("" for none).
+	Server string
+	// TrayProblem, when not "", says there is no tray, and why: the window
+	// is then the only way to use mcptray, and closing it quits mcptray.
+	TrayProblem string
+	// Quit asks the running mcptray to stop. It is called, off the UI
+	// goroutine, when the window closes while there is no tray; it may
+	// block until the service has stopped.
+	Quit func()
+	// LogFile is the log of mcptray in the tray, which Settings' Show log…
+	// shows; "" for none.
+	LogFile string
+	// Autostart is the person's login entry, which Settings turns on and
+	// off; nil says it cannot be set up here.
+	Autostart *autostart.Switch
+}
+
+// Run opens the window and returns when the person closes it, ctx
+// ends, or the running mcptray goes away. It returns the process's exit
+// code: 1 when the running mcptray could not be reached at all.
+func Run(ctx context.Context, logger *slog.Logger, b Backend, opts Options) int {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	notices, err := b.Subscribe(ctx)
+	if err != nil {
+		logger.Error("the window cannot follow the running mcptray", "err", err)
+		return 1
+	}
+	focus, err := b.FocusRequests(ctx)
+	if err != nil {
+		// The window still works; a second launch just cannot bring it
+		// forward.
+		logger.Warn("the window will not come forward when asked", "err", err)
+		focus = nil
+	}
+
+	a := fyneapp.NewWithID(ID)
+	a.SetIcon(fyne.NewStaticResource("icon.png", assets.AppIcon()))
+	w := a.NewWindow("mcptray")
+	v := newWindow(ctx, logger, a, w, b, opts)
+	w.Resize(fyne.NewSize(960, 620))
+	var once sync.Once
+	v.quit = func() {
+		// Fyne can hang while it shuts down when an event arrives at that
+		// moment; closing the window must end this process all the same.
+		once.Do(func() {
+			time.AfterFunc(quitGrace, func() {
+				logger.Warn("the window did not close in time; exiting")
+				os.Exit(0)
+			})
+		})
+		a.Quit()
+	}
+
+	questions, err := b.Questions(ctx)
+	if err != nil {
+		// The window still works; servers' questions get their defaults.
+		logger.Warn("the window will not show servers' questions", "err", err)
+		questions = nil
+	}
+	go v.follow(ctx, notices)
+	if questions != nil {
+		go v.followQuestions(ctx, questions)
+	}
+	if focus != nil {
+		go v.followFocus(ctx, focus)
+	}
+	go func() {
+		<-ctx.Done()
+		v.do(v.quit)
+	}()
+	w.ShowAndRun()
+	return 0
+}
