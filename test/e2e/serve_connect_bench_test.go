@@ -86,6 +86,7 @@ func lowerBound(jobs []time.Duration, slots int) time.Duration {
 //	go test -run '^$' -bench ServeConnect30 -benchtime 1x -count 5 ./test/e2e
 func BenchmarkServeConnect30(b *testing.B) {
 	mcptray, testServer := Binary(b), TestServer(b)
+	dir := b.TempDir()
 	delays := connectDelays()
 	desc := slices.Clone(delays)
 	slices.Sort(desc)
