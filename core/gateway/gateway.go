@@ -23,8 +23,9 @@ import (
 	"github.com/mcptray/mcptray/core/tools"
 )
 
-// Service is what the gateway needs of the running mcptray.
-type Service interface {
+// Servers is what the gateway stands for: the running mcptray's servers,
+// their tools and their calls. *service.Service is the one in the product.
+type Servers interface {
 	// Snapshot says which servers are connected, with their tools.
 	Snapshot(ctx context.Context) (service.Snapshot, error)
 	// Subscribe gives a notice whenever the Snapshot may have changed.
@@ -35,7 +36,7 @@ type Service interface {
 	CallAsync(ctx context.Context, req service.CallRequest, done func(*mcp.CallToolResult, error))
 }
 
-var _ Service = (*service.Service)(nil)
+var _ Servers = (*service.Service)(nil)
 
 // Options configure a Gateway.
 type Options struct {
@@ -58,7 +59,7 @@ const Name = "mcptray"
 // Gateway is the one MCP server that stands for every server mcptray runs.
 // It is safe for concurrent use.
 type Gateway struct {
-	svc        Service
+	svc        Servers
 	log        *slog.Logger
 	mcp        *server.MCPServer
 	ask        AskFunc
@@ -90,7 +91,7 @@ type route struct {
 
 // New returns a Gateway for svc with no tools yet: Run (or Sync) gives it
 // the service's.
-func New(svc Service, opts Options) *Gateway {
+func New(svc Servers, opts Options) *Gateway {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}

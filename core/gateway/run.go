@@ -24,7 +24,7 @@ type Running struct {
 // serves the HTTP face. When the face cannot open (no keychain, the kept
 // port is taken) the gateway still runs for mcptray stdio, and Status says
 // why in plain words. Wait waits for both to end.
-func Start(ctx context.Context, svc Service, opts StartOptions) *Running {
+func Start(ctx context.Context, svc Servers, opts StartOptions) *Running {
 	r := &Running{g: New(svc, opts.Options)}
 	if f, ok := svc.(AppFollower); ok {
 		r.g.ReportSessions(f)
