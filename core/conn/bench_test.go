@@ -36,7 +36,7 @@ func BenchmarkConnect30Slow(b *testing.B) {
 		}
 		took := time.Since(start)
 		cancel()
-		for _, s := range m.Snapshot().Servers {
+		for _, s := range m.Report().Servers {
 			if s.Status.State != Connected {
 				b.Fatalf("%s is %s: %s", s.Name, s.Status.State, s.Status.Err)
 			}

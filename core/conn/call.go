@@ -215,7 +215,7 @@ func (c *serverConn) noticeFailure(sess *session, err error) {
 
 // Tools returns the tools of server while it is connected.
 func (m *Manager) Tools(server string) ([]tools.Tool, error) {
-	snap := m.Snapshot()
+	snap := m.Report()
 	info, ok := snap.Find(server)
 	if !ok {
 		return nil, fmt.Errorf("there is no server called %q", server)
@@ -237,7 +237,7 @@ func (m *Manager) WaitSettled(ctx context.Context) error {
 	events := m.Subscribe(ctx)
 	for {
 		settled := true
-		for _, s := range m.Snapshot().Servers {
+		for _, s := range m.Report().Servers {
 			if s.Status.State == Pending {
 				settled = false
 				break
@@ -248,7 +248,7 @@ func (m *Manager) WaitSettled(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return notSettled(ctx, start, m.Snapshot())
+			return notSettled(ctx, start, m.Report())
 		case _, ok := <-events:
 			if !ok {
 				return ErrClosed

@@ -264,7 +264,7 @@ func waitStderr(t *testing.T, m *Manager, server, line string) {
 	defer tick.Stop()
 	timeout := time.After(deadline)
 	for {
-		info, _ := m.Snapshot().Find(server)
+		info, _ := m.Report().Find(server)
 		if strings.Contains(info.Stderr, line) {
 			return
 		}

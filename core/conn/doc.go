@@ -10,7 +10,7 @@
 // the tools, and then watches the connection, restarting a crashed server
 // with backoff. Every state change goes through the one transition table in
 // state.go and reaches front ends through Subscribe; they rebuild what they
-// show from Snapshot.
+// show from Report.
 //
 // Calls go through mcp-go's client, except on the gateway's hot path: a
 // tools/call on a session in a revision before 2026-07-28, over stdio or

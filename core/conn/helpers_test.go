@@ -65,13 +65,13 @@ func waitFor(t *testing.T, m *Manager, name, what string, ok func(ServerInfo) bo
 	defer cancel()
 	events := m.Subscribe(ctx)
 	for {
-		if info, found := m.Snapshot().Find(name); found && ok(info) {
+		if info, found := m.Report().Find(name); found && ok(info) {
 			return info
 		}
 		select {
 		case <-events:
 		case <-ctx.Done():
-			info, _ := m.Snapshot().Find(name)
+			info, _ := m.Report().Find(name)
 			t.Fatalf("%s: waited %v for %s; it is %s (%s)", name, deadline, what, info.Status.State, info.Status.Err)
 		}
 	}

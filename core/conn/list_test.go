@@ -63,7 +63,7 @@ func TestNewestRelistWins(t *testing.T) {
 	close(release)
 	first.Wait() // its older list arrives last
 
-	info, _ := m.Snapshot().Find("lists")
+	info, _ := m.Report().Find("lists")
 	var names []string
 	for _, tl := range info.Tools {
 		names = append(names, tl.Name)
@@ -85,7 +85,7 @@ func TestSnapshotShowsHiddenName(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, hidden := range map[string]bool{"goo?gle": true, "google": false} {
-		if info, ok := m.Snapshot().Find(name); !ok || info.NameHidden != hidden {
+		if info, ok := m.Report().Find(name); !ok || info.NameHidden != hidden {
 			t.Errorf("%s: NameHidden = %v (found %v), want %v", name, info.NameHidden, ok, hidden)
 		}
 	}

@@ -124,8 +124,8 @@ func (m *Manager) withBuiltins(set *config.Set) *config.Set {
 	return &out
 }
 
-// Snapshot returns every server's state now, in the order of the config.
-func (m *Manager) Snapshot() Snapshot {
+// Report returns every server's state now, in the order of the config.
+func (m *Manager) Report() Report {
 	m.mu.Lock()
 	conns := make([]*serverConn, 0, len(m.order))
 	for _, name := range m.order {
@@ -134,7 +134,7 @@ func (m *Manager) Snapshot() Snapshot {
 		}
 	}
 	m.mu.Unlock()
-	var snap Snapshot
+	var snap Report
 	for _, c := range conns {
 		snap.Servers = append(snap.Servers, c.info())
 	}
@@ -207,7 +207,7 @@ func (m *Manager) conn(name string) (*serverConn, error) {
 	return nil, fmt.Errorf("there is no server called %q", sanitize.Line(name))
 }
 
-// Status returns one server's status, without building a whole Snapshot:
+// Status returns one server's status, without building a whole Report:
 // what a call checks before it is made.
 func (m *Manager) Status(name string) (Status, bool) {
 	c, err := m.conn(name)

@@ -107,7 +107,7 @@ func TestReloadTouchesOnlyWhatChanged(t *testing.T) {
 	if err := m.Apply(setOf(b2)); err != nil {
 		t.Fatal(err)
 	}
-	if _, found := m.Snapshot().Find("a"); found {
+	if _, found := m.Report().Find("a"); found {
 		t.Error("a is still there after it was removed from the config")
 	}
 }
@@ -155,7 +155,7 @@ func TestToolWrapping(t *testing.T) {
 		"a.b":              "Collides with its twin once normalised: a.b and a_b.",
 	}
 	checked := 0
-	for _, s := range m.Snapshot().Servers {
+	for _, s := range m.Report().Servers {
 		for _, tl := range s.Tools {
 			if !valid.MatchString(tl.QualifiedName) {
 				t.Errorf("%s/%q: qualified name %q is not valid", s.Name, tl.Name, tl.QualifiedName)
@@ -228,7 +228,7 @@ func TestBuiltinServer(t *testing.T) {
 	opts.Builtin = map[string]*server.MCPServer{
 		builtin.Name: builtin.New("test", func() []builtin.ServerState {
 			var out []builtin.ServerState
-			for _, s := range m.Snapshot().Servers {
+			for _, s := range m.Report().Servers {
 				out = append(out, builtin.ServerState{Name: s.Name, State: s.Status.State.String()})
 			}
 			return out

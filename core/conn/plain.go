@@ -64,7 +64,7 @@ func (e *plainError) Unwrap() error { return e.err }
 
 // notSettled says why WaitSettled stopped waiting: "cancelled", or which
 // servers were still starting and for how long they were waited for.
-func notSettled(ctx context.Context, start time.Time, snap Snapshot) error {
+func notSettled(ctx context.Context, start time.Time, snap Report) error {
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return &plainError{msg: "cancelled", err: ctx.Err()}
 	}

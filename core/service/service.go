@@ -187,7 +187,7 @@ func (s *Service) newConns(logger *slog.Logger) *conn.Manager {
 
 func (s *Service) builtinStates() []builtin.ServerState {
 	var out []builtin.ServerState
-	for _, i := range s.conns.Snapshot().Servers {
+	for _, i := range s.conns.Report().Servers {
 		out = append(out, builtin.ServerState{Name: i.Name, State: i.Status.State.String(), Error: i.Status.Err, Tools: len(i.Tools)})
 	}
 	return out

@@ -97,7 +97,7 @@ func (s *Service) signedIn(sv *config.Server, name string) {
 		}
 	}
 	if name != "" {
-		before, _ := s.conns.Snapshot().Find(name)
+		before, _ := s.conns.Report().Find(name)
 		_ = s.conns.Retry(name)
 		// Let the server leave its old state before the caller looks,
 		// so that a command that signed in does not read the old one.
@@ -105,7 +105,7 @@ func (s *Service) signedIn(sv *config.Server, name string) {
 		defer cancel()
 		events := s.conns.Subscribe(ctx)
 		for {
-			now, ok := s.conns.Snapshot().Find(name)
+			now, ok := s.conns.Report().Find(name)
 			if !ok || now.Status != before.Status {
 				break
 			}
@@ -165,7 +165,7 @@ func (s *Service) watchSignIns() {
 // (every server waiting for a sign-in when key is unknown).
 func (s *Service) signInElsewhere(key string) {
 	set := s.current()
-	live := s.conns.Snapshot()
+	live := s.conns.Report()
 	for i := range set.Servers {
 		sv := &set.Servers[i].Server
 		if !sv.Transport.Remote() {

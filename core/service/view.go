@@ -12,7 +12,7 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 	s.mu.Lock()
 	set, paused, kc := s.set, s.paused, s.keychain
 	s.mu.Unlock()
-	live := s.conns.Snapshot()
+	live := s.conns.Report()
 
 	snap := Snapshot{
 		Servers:  make([]Server, 0, len(set.Servers)+len(set.Suppressed)+1),

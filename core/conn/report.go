@@ -25,13 +25,13 @@ type ServerInfo struct {
 	NameHidden bool `json:"nameHidden,omitempty"`
 }
 
-// Snapshot is every server's state at one moment.
-type Snapshot struct {
+// Report is every server's state at one moment.
+type Report struct {
 	Servers []ServerInfo `json:"servers"`
 }
 
 // Find returns the server called name.
-func (s Snapshot) Find(name string) (ServerInfo, bool) {
+func (s Report) Find(name string) (ServerInfo, bool) {
 	for _, i := range s.Servers {
 		if i.Name == name {
 			return i, true
@@ -41,7 +41,7 @@ func (s Snapshot) Find(name string) (ServerInfo, bool) {
 }
 
 // Event says that a server's state or tools changed. Events are hints: a
-// front end that falls behind misses some, and rebuilds from Snapshot.
+// front end that falls behind misses some, and rebuilds from Report.
 type Event struct {
 	Server string
 	Status Status
