@@ -5,15 +5,11 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/control"
 )
 
@@ -28,49 +24,11 @@ const firstListWait = 8 * time.Second
 // cold start waits for it no longer than the gateway's bound.
 func TestGatewayColdStart(t *testing.T) {
 	t.Parallel()
-	// Its own copy of the test server: it counts that program's processes.
-	mcptray, testServer := Binary(t), Own(t, TestServer(t))
-	dir := t.TempDir()
-	home := filepath.Join(dir, "home")
-	run := filepath.Join(dir, "run")
-	if err := os.MkdirAll(run, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"HOME=" + home, "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH"), "XDG_RUNTIME_DIR=" + run,
-		"DBUS_SESSION_BUS_ADDRESS=" + os.Getenv("DBUS_SESSION_BUS_ADDRESS")}
-	mcptrayDo := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command(mcptray, args...)
-		cmd.Env = env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("mcptray %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
+	h := newStdioHome(t)
+	mcptray, testServer, env, paths, serveLog, mcptrayDo := h.mcptray, h.testServer, h.env, h.paths, h.serveLog, h.do
 	mcptrayDo("add", "a", "--", testServer, "-name", "a")
 	mcptrayDo("add", "b", "--", testServer, "-name", "b")
 	mcptrayDo("add", "slow", "--", testServer, "-name", "slow", "-init-delay", "2s")
-	logFile := filepath.Join(home, ".cache", "mcptray", "serve.log")
-	serveLog := func() string { b, _ := os.ReadFile(logFile); return "mcptray serve's log:\n" + string(b) }
-	paths, err := config.NewPaths("linux", func(k string) (string, bool) {
-		for _, kv := range env {
-			if v, ok := strings.CutPrefix(kv, k+"="); ok {
-				return v, true
-			}
-		}
-		return "", false
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var servePID int
-	t.Cleanup(func() {
-		if servePID != 0 {
-			syscall.Kill(servePID, syscall.SIGKILL)
-		}
-		for _, p := range running(testServer) {
-			syscall.Kill(p.pid, syscall.SIGKILL)
-		}
-	})
 
 	// firstList starts an app on a cold mcptray and returns its first
 	// tools/list, and how long the list took.
@@ -92,7 +50,7 @@ func TestGatewayColdStart(t *testing.T) {
 		if err != nil {
 			t.Fatalf("reaching the mcptray that stdio started: %v\n%s", err, serveLog())
 		}
-		servePID = cl.PID
+		h.servePID = cl.PID
 		cl.Close()
 		return string(list), took
 	}
@@ -100,11 +58,11 @@ func TestGatewayColdStart(t *testing.T) {
 	quit := func() {
 		t.Helper()
 		servers := running(testServer)
-		if err := syscall.Kill(servePID, syscall.SIGTERM); err != nil {
+		if err := syscall.Kill(h.servePID, syscall.SIGTERM); err != nil {
 			t.Fatal(err)
 		}
 		waitNone(t, testServer, servers)
-		servePID = 0
+		h.servePID = 0
 	}
 
 	list, _ := firstList()

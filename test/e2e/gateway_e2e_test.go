@@ -29,46 +29,9 @@ import (
 // once. Stopping mcptray leaves no server behind.
 func TestGatewayStdio(t *testing.T) {
 	t.Parallel()
-	mcptray, testServer := Binary(t), Own(t, TestServer(t))
-	dir := t.TempDir()
-	home := filepath.Join(dir, "home")
-	run := filepath.Join(dir, "run")
-	if err := os.MkdirAll(run, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"HOME=" + home, "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH"), "XDG_RUNTIME_DIR=" + run,
-		// The test suite's throwaway keyring (scripts/test.sh), if any,
-		// keeps the HTTP face's token.
-		"DBUS_SESSION_BUS_ADDRESS=" + os.Getenv("DBUS_SESSION_BUS_ADDRESS")}
-	add := exec.Command(mcptray, "add", "a", "--", testServer, "-name", "a")
-	add.Env = env
-	if out, err := add.CombinedOutput(); err != nil {
-		t.Fatalf("mcptray add: %v\n%s", err, out)
-	}
-	logFile := filepath.Join(home, ".cache", "mcptray", "serve.log")
-	serveLog := func() string { b, _ := os.ReadFile(logFile); return "mcptray serve's log:\n" + string(b) }
-
-	// Whatever happens, stop the mcptray that stdio started.
-	paths, err := config.NewPaths("linux", func(k string) (string, bool) {
-		for _, kv := range env {
-			if v, ok := strings.CutPrefix(kv, k+"="); ok {
-				return v, true
-			}
-		}
-		return "", false
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var servePID int
-	t.Cleanup(func() {
-		if servePID != 0 {
-			syscall.Kill(servePID, syscall.SIGKILL)
-		}
-		for _, p := range running(testServer) {
-			syscall.Kill(p.pid, syscall.SIGKILL)
-		}
-	})
+	h := newStdioHome(t)
+	mcptray, testServer, env, paths, serveLog := h.mcptray, h.testServer, h.env, h.paths, h.serveLog
+	h.do("add", "a", "--", testServer, "-name", "a")
 
 	apps := []*stdioApp{startStdio(t, mcptray, env), startStdio(t, mcptray, env)}
 	var pids []string
@@ -94,7 +57,7 @@ func TestGatewayStdio(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reaching the mcptray that stdio started: %v\n%s", err, serveLog())
 	}
-	servePID = cl.PID
+	h.servePID = cl.PID
 	cl.Close()
 
 	// An app on the HTTP face reaches the same server process.
@@ -140,11 +103,11 @@ func TestGatewayStdio(t *testing.T) {
 	}
 
 	// Stopping mcptray stops the server.
-	if err := syscall.Kill(servePID, syscall.SIGTERM); err != nil {
+	if err := syscall.Kill(h.servePID, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	waitNone(t, testServer, servers)
-	servePID = 0
+	h.servePID = 0
 }
 
 // waitNone waits until none of procs, and no other process of bin, runs.
@@ -171,6 +134,75 @@ func waitNone(t *testing.T, bin string, procs []proc) {
 			t.Fatalf("%v after mcptray was stopped, test servers still run: %+v", serveDeadline, alive)
 		}
 	}
+}
+
+// stdioHome is a person's home for the gateway's end-to-end tests:
+// mcptray and its own copy of the test server (the tests count that
+// program's processes), the environment every mcptray they start gets,
+// its paths and the log of the mcptray serve that mcptray stdio starts.
+// Whatever that mcptray and its servers leave running is killed when the
+// test ends.
+type stdioHome struct {
+	t                   *testing.T
+	mcptray, testServer string
+	env                 []string
+	paths               config.Paths
+	logFile             string
+	servePID            int // the mcptray stdio started, once a test learned it
+}
+
+func newStdioHome(t *testing.T) *stdioHome {
+	t.Helper()
+	h := &stdioHome{t: t, mcptray: Binary(t), testServer: Own(t, TestServer(t))}
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	run := filepath.Join(dir, "run")
+	if err := os.MkdirAll(run, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	h.env = []string{"HOME=" + home, "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH"), "XDG_RUNTIME_DIR=" + run,
+		// The test suite's throwaway keyring (scripts/test.sh), if any,
+		// keeps the HTTP face's token.
+		"DBUS_SESSION_BUS_ADDRESS=" + os.Getenv("DBUS_SESSION_BUS_ADDRESS")}
+	h.logFile = filepath.Join(home, ".cache", "mcptray", "serve.log")
+	var err error
+	h.paths, err = config.NewPaths("linux", func(k string) (string, bool) {
+		for _, kv := range h.env {
+			if v, ok := strings.CutPrefix(kv, k+"="); ok {
+				return v, true
+			}
+		}
+		return "", false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if h.servePID != 0 {
+			syscall.Kill(h.servePID, syscall.SIGKILL)
+		}
+		for _, p := range running(h.testServer) {
+			syscall.Kill(p.pid, syscall.SIGKILL)
+		}
+	})
+	return h
+}
+
+// do runs mcptray with args in the home and fails the test if it fails.
+func (h *stdioHome) do(args ...string) {
+	h.t.Helper()
+	cmd := exec.Command(h.mcptray, args...)
+	cmd.Env = h.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		h.t.Fatalf("mcptray %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// serveLog is the log of the mcptray serve that mcptray stdio started,
+// for failure messages.
+func (h *stdioHome) serveLog() string {
+	b, _ := os.ReadFile(h.logFile)
+	return "mcptray serve's log:\n" + string(b)
 }
 
 // stdioApp is one app that runs mcptray stdio.
