@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,6 +19,9 @@ import (
 // MoveFileEx(REPLACE_EXISTING) on Windows). google/renameio does the same
 // but does not build on Windows, and keeps no backup.
 //
+// When path already holds data, nothing is written: a backup of a file
+// that did not change would replace the one of the file before.
+//
 // When path is a symbolic link (a dotfile kept in a dotfiles repository),
 // the file it points to is replaced and the link stays.
 //
@@ -32,6 +36,11 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
 	if old, err := os.ReadFile(path); err == nil {
+		if bytes.Equal(old, data) {
+			// Nothing to change: the file, and the backup of what was
+			// there before, stay as they are.
+			return nil
+		}
 		if err := writeAndRename(path+".bak", old, perm); err != nil {
 			return fmt.Errorf("%s cannot be written: its backup %s cannot be made: %w", path, filepath.Base(path)+".bak", osReason(err))
 		}

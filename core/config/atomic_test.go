@@ -244,3 +244,31 @@ func TestReplaceFile(t *testing.T) {
 		t.Errorf("mode %v, %v; want 0600", fi.Mode().Perm(), err)
 	}
 }
+
+// TestWriteFileAtomicUnchanged: writing what a file already holds leaves
+// the file and its backup of the version before as they were.
+func TestWriteFileAtomicUnchanged(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	for _, v := range []string{"one\n", "two\n"} {
+		if err := WriteFileAtomic(path, []byte(v), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileAtomic(path, []byte("two\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(before, after) {
+		t.Error("the file was replaced although its content did not change")
+	}
+	if bak, _ := os.ReadFile(path + ".bak"); string(bak) != "one\n" {
+		t.Errorf("the backup holds %q, want the version before, %q", bak, "one\n")
+	}
+}
