@@ -79,7 +79,8 @@ func runServe(ctx context.Context, c *cmdContext, args []string) error {
 			return c.stopServe(inst)
 		case _, ok := <-notices:
 			if !ok {
-				continue // the instance is stopping: its context ends next
+				notices = nil // the instance is stopping: its context ends next
+				continue
 			}
 			snap, err := svc.Snapshot(ctx)
 			if err != nil {
