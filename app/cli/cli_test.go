@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // home is a temporary home folder with mcptray's paths inside it.
@@ -95,13 +96,13 @@ func (h *home) list() listing {
 	return l
 }
 
-func (l listing) server(name string) (listedServer, bool) {
+func (l listing) server(name string) (service.Server, bool) {
 	for _, s := range l.Servers {
 		if s.Name == name {
 			return s, true
 		}
 	}
-	return listedServer{}, false
+	return service.Server{}, false
 }
 
 func TestEmptyHome(t *testing.T) {
@@ -143,6 +144,10 @@ func TestAddListRemove(t *testing.T) {
 		s.Signature != `stdio:["npx","-y","@modelcontextprotocol/server-filesystem","/tmp/my files"]` ||
 		len(s.EnvNames) != 1 || s.EnvNames[0] != "API_KEY" {
 		t.Errorf("files = %+v", s)
+	}
+	// No mcptray runs here: the listing says so, and nothing is connecting.
+	if l.Running || s.State != service.Pending {
+		t.Errorf("with no mcptray running: running %v, files %v; want false, pending", l.Running, s.State)
 	}
 	if s, _ := l.server("web"); s.Transport != "http" || s.HeaderNames[0] != "Authorization" {
 		t.Errorf("web = %+v", s)
@@ -355,7 +360,7 @@ func TestHiddenCharactersInNames(t *testing.T) {
 	if out := h.must("approve", "google"); !strings.Contains(out, "runs:        real") {
 		t.Errorf("approving google approved something else:\n%s", out)
 	}
-	var spoof listedServer
+	var spoof service.Server
 	for _, s := range h.list().Servers {
 		if s.NameHidden {
 			spoof = s

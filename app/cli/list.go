@@ -10,53 +10,21 @@ import (
 	"text/tabwriter"
 
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
 
-// listedServer is one server in `mcptray list --json`. Its field names are a
-// promise to scripts: add fields, never rename or remove one.
-type listedServer struct {
-	Name         string          `json:"name"`
-	NameHidden   bool            `json:"nameHidden,omitempty"`
-	ConfigName   string          `json:"configName"`
-	Scope        config.Scope    `json:"scope"`
-	Origin       config.Origin   `json:"origin"`
-	Transport    string          `json:"transport"`
-	Signature    string          `json:"signature"`
-	Command      string          `json:"command,omitempty"`
-	Args         []string        `json:"args,omitempty"`
-	Cwd          string          `json:"cwd,omitempty"`
-	EnvNames     []string        `json:"envNames,omitempty"`
-	URL          string          `json:"url,omitempty"`
-	HeaderNames  []string        `json:"headerNames,omitempty"`
-	Approval     config.Approval `json:"approval"`
-	Disabled     bool            `json:"disabled,omitempty"`
-	Runnable     bool            `json:"runnable"`
-	Suppressed   string          `json:"suppressed,omitempty"`
-	SuppressedBy string          `json:"suppressedBy,omitempty"`
-	// SecretNames are the secrets kept in the keychain it refers to;
-	// PlainKeys the keys written in plain text in its file.
-	SecretNames []string `json:"secretNames,omitempty"`
-	PlainKeys   []string `json:"plainKeys,omitempty"`
-}
-
+// listing is `mcptray list --json`: the servers as the service describes
+// them (service.Server), the config's problems and the project folders.
+// Running says whether a running mcptray answered; when none runs, nothing
+// runs the servers either, and their state is only what the config says:
+// pending (it will start), awaiting approval or disabled.
 type listing struct {
-	Servers  []listedServer   `json:"servers"`
+	Running  bool             `json:"running"`
+	Servers  []service.Server `json:"servers"`
 	Problems []config.Problem `json:"problems"`
 	Folders  []string         `json:"folders"`
-}
-
-func listed(e service.Server) listedServer {
-	return listedServer{
-		Name: e.Name, NameHidden: e.NameHidden, ConfigName: e.ConfigName, Scope: e.Scope, Origin: e.Origin,
-		Transport: string(e.Transport), Signature: e.Signature,
-		Command: e.Command, Args: e.Args, Cwd: e.Cwd, EnvNames: e.EnvNames,
-		URL: e.URL, HeaderNames: e.HeaderNames,
-		Approval: e.Approval, Disabled: e.Disabled, Runnable: e.Runnable,
-		Suppressed: e.Suppressed, SuppressedBy: e.SuppressedBy,
-		SecretNames: e.SecretNames, PlainKeys: e.PlainKeys,
-	}
 }
 
 // configured are the servers that come from config files: every one but
@@ -91,9 +59,10 @@ func runList(ctx context.Context, c *cmdContext, args []string) error {
 		return err
 	}
 	if *asJSON {
-		out := listing{Servers: []listedServer{}, Problems: snap.Problems, Folders: snap.Folders}
-		for _, e := range configured(snap) {
-			out.Servers = append(out.Servers, listed(e))
+		_, running := b.(*control.Client)
+		out := listing{Running: running, Servers: configured(snap), Problems: snap.Problems, Folders: snap.Folders}
+		if out.Servers == nil {
+			out.Servers = []service.Server{}
 		}
 		if out.Problems == nil {
 			out.Problems = []config.Problem{}

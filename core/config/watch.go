@@ -18,24 +18,20 @@ import (
 // row, and one reload should follow them all.
 const DefaultDebounce = 250 * time.Millisecond
 
-// Update is one reload: the new Set and what changed against the last one.
-type Update struct {
-	Set     *Set
-	Changes Changes
-}
-
 // Watch reloads whenever a file that a Set came from changes, starting from
-// current, and sends each reload that changed anything. Files that do not
+// current, and sends each Set that differs from the last in anything.
+// What changed is left to whoever applies it (conn.Manager.Apply), so the
+// config is compared server by server in one place only. Files that do not
 // exist yet are watched through the nearest folder that does, so a config
 // that appears later is picked up. The channel closes when ctx ends.
-func (l *Loader) Watch(ctx context.Context, logger *slog.Logger, current *Set, debounce time.Duration) (<-chan Update, error) {
+func (l *Loader) Watch(ctx context.Context, logger *slog.Logger, current *Set, debounce time.Duration) (<-chan *Set, error) {
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, fmt.Errorf("watching config files: %w", err)
 	}
 	w := &watcher{loader: l, log: logger, fsw: fw, dirs: map[string]bool{}}
 	w.track(l.Files(current))
-	out := make(chan Update)
+	out := make(chan *Set)
 	go func() {
 		defer close(out)
 		defer fw.Close()
@@ -52,7 +48,7 @@ type watcher struct {
 	dirs    map[string]bool
 }
 
-func (w *watcher) run(ctx context.Context, out chan<- Update, current *Set, debounce time.Duration) {
+func (w *watcher) run(ctx context.Context, out chan<- *Set, current *Set, debounce time.Duration) {
 	timer := time.NewTimer(debounce)
 	timer.Stop()
 	for {
@@ -82,28 +78,17 @@ func (w *watcher) run(ctx context.Context, out chan<- Update, current *Set, debo
 				// above and before the watch began raised no event.
 				timer.Reset(debounce)
 			}
-			u := Update{Set: next, Changes: Diff(current, next)}
-			if u.Changes.Empty() && sameExtras(current, next) {
+			if reflect.DeepEqual(current, next) {
 				continue
 			}
 			current = next
 			select {
-			case out <- u:
+			case out <- next:
 			case <-ctx.Done():
 				return
 			}
 		}
 	}
-}
-
-// sameExtras compares what Diff does not: suppressed entries, problems,
-// folders and the identity provider, which front ends and sign-ins use too.
-func sameExtras(a, b *Set) bool {
-	return reflect.DeepEqual(a.Suppressed, b.Suppressed) &&
-		reflect.DeepEqual(a.Problems, b.Problems) &&
-		reflect.DeepEqual(a.Folders, b.Folders) &&
-		reflect.DeepEqual(a.IdentityProvider, b.IdentityProvider) &&
-		reflect.DeepEqual(a.Gateway, b.Gateway)
 }
 
 // track watches the nearest existing folder of every target, and stops

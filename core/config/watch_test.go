@@ -18,16 +18,33 @@ const (
 	updateDeadline = 5 * time.Second
 )
 
+// update is a Set the watcher sent, and what changed against the one it
+// sent before (or the first Load), as conn.Manager.Apply will find.
+type update struct {
+	Set     *Set
+	Changes Changes
+}
+
 // watching starts l.Watch from a fresh Load and stops it when the test ends,
 // checking that the channel closes.
-func watching(t *testing.T, l *Loader) (<-chan Update, context.CancelFunc) {
+func watching(t *testing.T, l *Loader) (<-chan update, context.CancelFunc) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	updates, err := l.Watch(ctx, slog.New(slog.DiscardHandler), l.Load(), testDebounce)
+	first := l.Load()
+	sets, err := l.Watch(ctx, slog.New(slog.DiscardHandler), first, testDebounce)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
 	}
+	updates := make(chan update)
+	go func() {
+		defer close(updates)
+		last := first
+		for set := range sets {
+			updates <- update{Set: set, Changes: Diff(last, set)}
+			last = set
+		}
+	}()
 	t.Cleanup(func() {
 		cancel()
 		waitClosed(t, updates)
@@ -35,7 +52,7 @@ func watching(t *testing.T, l *Loader) (<-chan Update, context.CancelFunc) {
 	return updates, cancel
 }
 
-func waitClosed(t *testing.T, updates <-chan Update) {
+func waitClosed[T any](t *testing.T, updates <-chan T) {
 	t.Helper()
 	deadline := time.After(updateDeadline)
 	for {
@@ -52,7 +69,7 @@ func waitClosed(t *testing.T, updates <-chan Update) {
 }
 
 // next waits for the next update.
-func next(t *testing.T, updates <-chan Update, waitingFor string) Update {
+func next(t *testing.T, updates <-chan update, waitingFor string) update {
 	t.Helper()
 	select {
 	case u, ok := <-updates:
@@ -63,11 +80,11 @@ func next(t *testing.T, updates <-chan Update, waitingFor string) Update {
 	case <-time.After(updateDeadline):
 		t.Fatalf("no update within %v while waiting for %s", updateDeadline, waitingFor)
 	}
-	return Update{}
+	return update{}
 }
 
 // waitFor takes updates until one whose Set satisfies ok.
-func waitFor(t *testing.T, updates <-chan Update, what string, ok func(*Set) bool) Update {
+func waitFor(t *testing.T, updates <-chan update, what string, ok func(*Set) bool) update {
 	t.Helper()
 	for {
 		if u := next(t, updates, what); ok(u.Set) {
@@ -77,7 +94,7 @@ func waitFor(t *testing.T, updates <-chan Update, what string, ok func(*Set) boo
 }
 
 // expectChanges waits for the next update and checks what it changed.
-func expectChanges(t *testing.T, updates <-chan Update, added, removed, changed []string) Update {
+func expectChanges(t *testing.T, updates <-chan update, added, removed, changed []string) update {
 	t.Helper()
 	u := next(t, updates, "a change")
 	for _, x := range []struct {

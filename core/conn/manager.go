@@ -28,11 +28,13 @@ type Manager struct {
 	events        hub.Hub[Event] // a subscriber this far behind re-reads the snapshot
 	calls         calls          // the tool calls in flight, for the servers' requests and progress
 
-	mu     sync.Mutex
-	set    *config.Set // the last applied
-	conns  map[string]*serverConn
-	order  []string // server names in the order of the set
-	closed bool
+	mu  sync.Mutex
+	set *config.Set // the last applied
+	// applied is whether Apply ran: the first is no change to log.
+	applied bool
+	conns   map[string]*serverConn
+	order   []string // server names in the order of the set
+	closed  bool
 }
 
 // New returns a Manager with no servers; Apply gives it some.
@@ -68,6 +70,9 @@ func (m *Manager) Apply(set *config.Set) error {
 		return ErrClosed
 	}
 	changes := config.Diff(m.set, set)
+	if m.applied && !changes.Empty() {
+		m.opts.Logger.Info("config changed", "added", len(changes.Added), "changed", len(changes.Changed), "removed", len(changes.Removed))
+	}
 	for _, e := range changes.Removed {
 		if c := m.conns[e.Name]; c != nil {
 			c.stop()
@@ -96,7 +101,7 @@ func (m *Manager) Apply(set *config.Set) error {
 	}
 	m.local.dispatch()
 	m.remote.dispatch()
-	m.set = set
+	m.set, m.applied = set, true
 	m.order = m.order[:0]
 	for _, e := range set.Servers {
 		m.order = append(m.order, e.Name)

@@ -272,15 +272,14 @@ func (s *Service) apply(set *config.Set) {
 	}
 }
 
-// follow uses every config change the watcher sees.
-func (s *Service) follow(updates <-chan config.Update) {
+// follow uses every config the watcher sees change.
+func (s *Service) follow(updates <-chan *config.Set) {
 	defer s.wg.Done()
-	for u := range updates {
-		s.log.Info("config changed", "added", len(u.Changes.Added), "changed", len(u.Changes.Changed), "removed", len(u.Changes.Removed))
-		if reflect.DeepEqual(s.current(), u.Set) {
+	for set := range updates {
+		if reflect.DeepEqual(s.current(), set) {
 			continue // an action's own write, in use already
 		}
-		s.use(u.Set)
+		s.use(set)
 	}
 }
 
