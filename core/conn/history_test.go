@@ -219,8 +219,9 @@ func TestHistoryWritten(t *testing.T) {
 	if ms := times[slow.ApprovalKey].MS; ms < 300 {
 		t.Errorf("the slow server's time is %d ms, want at least its 300 ms delay", ms)
 	}
-	if ms := times[fast.ApprovalKey].MS; ms >= 300 {
-		t.Errorf("the fast server's time is %d ms, want less than the slow one's delay", ms)
+	// Both pay the machine's load; only the slow one waits its delay.
+	if f, s := times[fast.ApprovalKey].MS, times[slow.ApprovalKey].MS; f >= s {
+		t.Errorf("the fast server's time is %d ms, the slow one's %d ms; want it less", f, s)
 	}
 	b, _ := os.ReadFile(file)
 	for _, secret := range []string{"slow", "fast", testServerBin} {
