@@ -56,6 +56,10 @@ func (p *Proxy) Env(server string) map[string]string {
 		"ALL_PROXY": u, "all_proxy": u,
 		"NO_PROXY": "", "no_proxy": "",
 		"NODE_USE_ENV_PROXY": "1",
+		// A proxy in the person's .npmrc or pip.conf would win over
+		// the variables above; these win over those files.
+		"npm_config_proxy": u, "npm_config_https_proxy": u, "npm_config_noproxy": "",
+		"PIP_PROXY": u,
 	}
 }
 

@@ -112,7 +112,7 @@ func (p *Proxy) ask(s *session, d dest, q *question) {
 	case errors.Is(err, ErrNoWindow):
 		q.reason = "there is no mcptray window to ask you in"
 	case err != nil && actx.Err() != nil:
-		q.reason = fmt.Sprintf("nobody answered mcptray's question within %s", p.askTimeout.Round(time.Second))
+		q.reason = "nobody answered mcptray's question within " + spell(p.askTimeout)
 	case err != nil:
 		q.reason = "mcptray could not ask you: " + err.Error()
 		p.log.Warn("asking about a server's connection", "server", sanitize.Line(s.server), "host", qq.Dest, "err", err)
@@ -135,4 +135,17 @@ func (p *Proxy) ask(s *session, d dest, q *question) {
 	delete(s.asking, qq.Dest)
 	s.mu.Unlock()
 	close(q.done)
+}
+
+// spell is a duration in words: "a minute", "90 seconds".
+func spell(d time.Duration) string {
+	switch {
+	case d == time.Minute:
+		return "a minute"
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%d minutes", d/time.Minute)
+	case d%time.Second == 0:
+		return fmt.Sprintf("%d seconds", d/time.Second)
+	}
+	return d.String()
 }

@@ -3,6 +3,7 @@ package egress
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/mcptray/mcptray/core/registry"
 )
@@ -114,6 +115,15 @@ func TestDeclared(t *testing.T) {
 	} {
 		if got := Declared(tc.command, tc.args, tc.entry); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: Declared = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestSpell(t *testing.T) {
+	t.Parallel()
+	for d, want := range map[time.Duration]string{DefaultAskTimeout: "a minute", 2 * time.Minute: "2 minutes", 90 * time.Second: "90 seconds", 200 * time.Millisecond: "200ms"} {
+		if got := spell(d); got != want {
+			t.Errorf("spell(%v) = %q, want %q", d, got, want)
 		}
 	}
 }

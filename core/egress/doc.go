@@ -68,7 +68,8 @@
 // Env sets HTTPS_PROXY, HTTP_PROXY and ALL_PROXY, each in upper and lower
 // case, NO_PROXY and no_proxy empty (so that the person's own NO_PROXY,
 // inherited from mcptray, does not send a server around the proxy), and
-// NODE_USE_ENV_PROXY=1.
+// NODE_USE_ENV_PROXY=1; and npm_config_proxy, npm_config_https_proxy and
+// PIP_PROXY, which win over a proxy in the person's .npmrc or pip.conf.
 //   - curl, Python's requests and httpx, pip, uv and uvx, and npm (hence
 //     npx's installs) honour them.
 //   - Go's net/http honours them, but never uses a proxy for localhost and

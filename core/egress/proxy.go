@@ -23,8 +23,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Hosts is a server's list of allowed destinations (NormalHost's
 	// forms): what it declares (Declared) and what the person allowed.
-	// It is called for each new connection, so a change shows at once;
-	// nil allows nothing without asking.
+	// It is called for each new connection, from many goroutines at
+	// once, so a change shows at once: keep it cheap (no disk). nil
+	// allows nothing without asking.
 	Hosts func(server string) []string
 	// Ask asks the person about a destination not on a server's list;
 	// nil is as if there were no window: the connection is refused.

@@ -189,7 +189,7 @@ func TestNoAnswer(t *testing.T) {
 	q := a.next(t)
 	within(t, q.ctx.Done(), "the question's end")
 	r := within(t, replied, "the unanswered CONNECT")
-	if r.status != http.StatusForbidden || !strings.Contains(r.body, "nobody answered mcptray's question within 0s") && !strings.Contains(r.body, "nobody answered") {
+	if r.status != http.StatusForbidden || !strings.Contains(r.body, "nobody answered mcptray's question within 200ms") {
 		t.Errorf("unanswered: %+v", r)
 	}
 
@@ -278,6 +278,10 @@ func TestLocalIsAsked(t *testing.T) {
 	l.Remember("weather", own)
 	if r := within(t, connect(proxyURL, own), "CONNECT to the proxy"); r.status != http.StatusForbidden || !strings.Contains(r.body, "mcptray's own proxy") {
 		t.Errorf("the proxy's own port: %+v", r)
+	}
+	// Not on the list, it is refused all the same, and nobody is asked.
+	if r := within(t, connect(proxyURL, "localhost:"+strconv.Itoa(p.Port())), "CONNECT to the proxy"); r.status != http.StatusForbidden || !strings.Contains(r.body, "mcptray's own proxy") {
+		t.Errorf("the proxy's own port, not on the list: %+v", r)
 	}
 	a.none(t)
 }
