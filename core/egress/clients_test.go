@@ -2,10 +2,12 @@ package egress
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -48,7 +50,8 @@ func TestCurl(t *testing.T) {
 	}
 	s := newSite(t)
 	l := &lists{hosts: map[string][]string{"weather": {s.Dest("api.test.example")}}}
-	p := startProxy(t, Options{Hosts: l.Hosts})
+	var log lockedBuffer
+	p := startProxy(t, Options{Hosts: l.Hosts, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	env := clientEnv(p.Env("weather"))
 	out, errOut, err := run(t, env, curl, "-sS", "--cacert", s.CAFile, s.URL("api.test.example"))
 	if err != nil || out != "hello from "+s.Dest("api.test.example") {
@@ -61,6 +64,27 @@ func TestCurl(t *testing.T) {
 	if r := p.Refusals("weather"); len(r) != 1 || r[0].Dest != s.Dest("other.test.example") {
 		t.Errorf("refusals after curl: %+v", r)
 	}
+	if want := `allow="mcptray sandbox allow weather --host ` + s.Dest("other.test.example") + `"`; !strings.Contains(log.String(), want) {
+		t.Errorf("the log does not say %s:\n%s", want, log.String())
+	}
+}
+
+// lockedBuffer is a log's destination that tests read while it is written.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // nodeScript fetches its argument with fetch, then with https.get, and
