@@ -152,3 +152,45 @@ func TestNode(t *testing.T) {
 		t.Errorf("Node 20 went through the proxy after all (update the package doc): %q, %s, %v", out, errOut, err)
 	}
 }
+
+// pythonScript fetches its first argument with urllib (the standard
+// library) and, when installed, with requests, trusting the CA file in its
+// second, and prints both bodies.
+const pythonScript = `
+import ssl, sys, urllib.request
+url, ca = sys.argv[1], sys.argv[2]
+out = [urllib.request.urlopen(url, context=ssl.create_default_context(cafile=ca), timeout=20).read().decode()]
+try:
+    import requests
+except ImportError:
+    requests = None
+if requests:
+    r = requests.get(url, verify=ca, timeout=20)
+    r.raise_for_status()
+    out.append(r.text)
+print("|".join(out))
+`
+
+// TestPython: Python's urllib and requests, given Env's variables, go
+// through the proxy, as uvx servers' HTTP clients do.
+func TestPython(t *testing.T) {
+	t.Parallel()
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3 here")
+	}
+	s := newSite(t)
+	l := &lists{hosts: map[string][]string{"weather": {s.Dest("api.test.example")}}}
+	p := startProxy(t, Options{Hosts: l.Hosts})
+	env := clientEnv(p.Env("weather"))
+	out, errOut, err := run(t, env, python, "-c", pythonScript, s.URL("api.test.example"), s.CAFile)
+	want := "hello from " + s.Dest("api.test.example")
+	if err != nil || !strings.HasPrefix(strings.TrimSpace(out), want) {
+		t.Fatalf("python to an allowed host: %q, %s, %v", out, errOut, err)
+	}
+	t.Logf("python: %s", strings.TrimSpace(out))
+	_, errOut, err = run(t, env, python, "-c", pythonScript, s.URL("other.test.example"), s.CAFile)
+	if err == nil || !strings.Contains(errOut, "403") || len(p.Refusals("weather")) != 1 {
+		t.Errorf("python to another host: %s, %v, refusals %+v", errOut, err, p.Refusals("weather"))
+	}
+}
