@@ -19,8 +19,8 @@ type session struct {
 	token  string
 
 	mu       sync.Mutex
-	verdicts map[string]verdict   // by destination key
-	asking   map[string]*question // by destination key
+	verdicts map[string]verdict   // by destination key, "local " before a local one
+	asking   map[string]*question // the same
 }
 
 // verdict is an answer kept for a session.

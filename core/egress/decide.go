@@ -74,7 +74,12 @@ func (p *Proxy) decide(ctx context.Context, s *session, d dest) (bool, string) {
 	if p.opts.Hosts != nil && allows(p.opts.Hosts(s.server), d) {
 		return true, ""
 	}
+	// A destination is asked about apart as local (a name that turned
+	// out to point here), though it is written the same.
 	key := d.key()
+	if d.local {
+		key = "local " + key
+	}
 	s.mu.Lock()
 	if v, ok := s.verdicts[key]; ok {
 		s.mu.Unlock()
@@ -84,7 +89,7 @@ func (p *Proxy) decide(ctx context.Context, s *session, d dest) (bool, string) {
 	if q == nil {
 		q = &question{done: make(chan struct{})}
 		s.asking[key] = q
-		go p.ask(s, d, q)
+		go p.ask(s, d, key, q)
 	}
 	s.mu.Unlock()
 	select {
@@ -97,7 +102,7 @@ func (p *Proxy) decide(ctx context.Context, s *session, d dest) (bool, string) {
 
 // ask asks the person about d for a session, keeps the answer for the
 // session, and lets every connection waiting on q go.
-func (p *Proxy) ask(s *session, d dest, q *question) {
+func (p *Proxy) ask(s *session, d dest, key string, q *question) {
 	qq := Question{Server: s.server, Host: d.host, Port: d.port, Dest: d.key(), Local: d.local}
 	actx, cancel := context.WithTimeout(p.ctx, p.askTimeout)
 	defer cancel()
@@ -130,9 +135,9 @@ func (p *Proxy) ask(s *session, d dest, q *question) {
 	}
 	s.mu.Lock()
 	if keep {
-		s.verdicts[qq.Dest] = verdict{allowed: q.allowed, reason: q.reason}
+		s.verdicts[key] = verdict{allowed: q.allowed, reason: q.reason}
 	}
-	delete(s.asking, qq.Dest)
+	delete(s.asking, key)
 	s.mu.Unlock()
 	close(q.done)
 }

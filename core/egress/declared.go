@@ -48,7 +48,10 @@ var (
 // remotes' hosts (the service the server speaks for). entry may be nil.
 // Every host is in NormalHost's form. Nothing local is ever declared: an
 // entry that names localhost or a private address is left out, to be asked
-// about.
+// about; and no host:port either, as an exact host:port entry also lets
+// through a name that turns out to point to this computer (the person's
+// word, not a declaration's): a host on a port other than 443 and 80 is
+// asked about.
 func Declared(command string, args []string, entry *registry.ServerDetail) []string {
 	var out []string
 	add := func(hosts ...string) {
@@ -57,11 +60,10 @@ func Declared(command string, args []string, entry *registry.ServerDetail) []str
 			if err != nil || slices.Contains(out, n) {
 				continue
 			}
-			host := n
-			if h, _, err := net.SplitHostPort(n); err == nil {
-				host = h
+			if _, _, err := net.SplitHostPort(n); err == nil {
+				continue
 			}
-			if !(machine{}).localName(host) {
+			if !(machine{}).localName(n) {
 				out = append(out, n)
 			}
 		}

@@ -94,7 +94,7 @@ func TestDeclared(t *testing.T) {
 		{"npx.cmd", `C:\Program Files\nodejs\npx.cmd`, nil, nil, []string{"registry.npmjs.org"}},
 		{"uvx", "uvx", []string{"mcp-server-fetch"}, nil, []string{"pypi.org", "files.pythonhosted.org"}},
 		{"uvx with an index", "uvx", []string{"--index-url", "https://pypi.corp.example/simple", "--default-index=https://mirror.example:8443/simple", "x"}, nil,
-			[]string{"pypi.org", "files.pythonhosted.org", "pypi.corp.example", "mirror.example:8443"}},
+			[]string{"pypi.org", "files.pythonhosted.org", "pypi.corp.example"}},
 		{"node", "node", []string{"server.js"}, nil, nil},
 		{"python", "python3", []string{"-m", "server"}, nil, nil},
 		{"docker", "docker", []string{"run", "-i", "--rm", "mcp/time"}, nil, []string{"registry-1.docker.io", "auth.docker.io", "production.cloudflare.docker.com"}},

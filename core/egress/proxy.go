@@ -59,6 +59,9 @@ type Proxy struct {
 	sessions   sessions
 	refusals   refusals
 	forwarder  *httputil.ReverseProxy
+	// lookup is the system's resolver (a test may change it before
+	// Start); its answers are checked for this computer's addresses.
+	lookup func(ctx context.Context, network, host string) ([]netip.Addr, error)
 
 	ctx    context.Context // ends with Close: open questions end with it
 	cancel context.CancelFunc
@@ -80,6 +83,7 @@ func New(opts Options) *Proxy {
 		sessions:   sessions{byServer: map[string]*session{}},
 		refusals:   refusals{max: opts.MaxRefusals, byServer: map[string][]Refusal{}},
 		tunnels:    map[net.Conn]struct{}{},
+		lookup:     net.DefaultResolver.LookupNetIP,
 	}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
@@ -251,7 +255,7 @@ func (p *Proxy) resolve(ctx context.Context, d dest) ([]netip.Addr, bool, error)
 		}
 		return addrs, false, err
 	}
-	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", d.host)
+	addrs, err := p.lookup(ctx, "ip", d.host)
 	if err != nil {
 		return nil, false, err
 	}

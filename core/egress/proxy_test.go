@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -287,8 +288,44 @@ func TestLocalIsAsked(t *testing.T) {
 }
 
 // TestNamePointingHere: a name the system's resolver answers with this
-// computer's address is local, whatever list lets the name through.
+// computer's address is asked about again as local, though the name was
+// allowed; an exact host:port entry lets it through.
 func TestNamePointingHere(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	a := newAsker()
+	l := &lists{hosts: map[string][]string{"weather": {"*.test.example", "other.test.example"}}}
+	p := New(Options{Hosts: l.Hosts, Ask: a.Ask})
+	p.lookup = func(ctx context.Context, _, host string) ([]netip.Addr, error) { return testResolve(ctx, host) }
+	if err := p.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	proxyURL := p.Env("weather")["HTTPS_PROXY"]
+	replied := connect(proxyURL, s.Dest("api.test.example"))
+	q := a.next(t)
+	if q.Local || q.Dest != s.Dest("api.test.example") {
+		t.Errorf("the first question = %+v", q.Question)
+	}
+	q.answer <- AllowOnce
+	q = a.next(t)
+	if !q.Local || q.Dest != s.Dest("api.test.example") {
+		t.Errorf("the question once the name points here = %+v", q.Question)
+	}
+	q.answer <- Deny
+	if r := within(t, replied, "the CONNECT asked about"); r.status != http.StatusForbidden || !strings.Contains(r.body, "you denied it") {
+		t.Errorf("denied: %+v", r)
+	}
+	l.Remember("weather", s.Dest("other.test.example"))
+	if r := within(t, connect(proxyURL, s.Dest("other.test.example")), "CONNECT"); r.status != http.StatusOK {
+		t.Errorf("with an exact entry: %+v", r)
+	}
+	a.none(t)
+}
+
+// TestSystemResolverPointingHere: the system's resolver's answer for
+// localhost, taken as any name's, points here.
+func TestSystemResolverPointingHere(t *testing.T) {
 	t.Parallel()
 	p := New(Options{})
 	p.machine = thisMachine()
