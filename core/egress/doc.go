@@ -42,8 +42,10 @@
 // never reached through a name or wildcard: "localhost", an address of
 // this machine, a private, link-local or loopback address, and a name the
 // system's resolver answers with one of those, are allowed only by an exact
-// "host:port" entry (the person's "Always" writes one), and otherwise asked
-// about as "localhost:5432". The proxy's own port is refused outright.
+// "host:port" entry (the person's "Always" writes one; Declared never
+// does), and otherwise asked about as "localhost:5432"; a name that turns
+// out to point here is asked about again, as local, even when it was
+// allowed as a name. The proxy's own port is refused outright.
 //
 // A server's list is Options.Hosts(server): what it declares (Declared: its
 // registry entry and the package registry of its runtime) and what the
