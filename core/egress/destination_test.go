@@ -127,3 +127,26 @@ func TestSpell(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusalRing: refusals in a row to the same destination for the same
+// reason are one record with a count; past the bound the oldest go.
+func TestRefusalRing(t *testing.T) {
+	t.Parallel()
+	rs := refusals{max: 3, byServer: map[string][]Refusal{}}
+	add := func(dest, reason string) bool {
+		return rs.add(Refusal{Time: time.Now(), Server: "weather", Dest: dest, Reason: reason})
+	}
+	if !add("a.example", "you denied it") || add("a.example", "you denied it") || !add("a.example", "nobody answered") {
+		t.Error("a new record, the same again, or another reason: wrong record made")
+	}
+	for _, d := range []string{"b.example", "c.example", "d.example"} {
+		add(d, "you denied it")
+	}
+	got := rs.byServer["weather"]
+	if len(got) != 3 || got[0].Dest != "b.example" || got[2].Dest != "d.example" || got[2].Count != 1 {
+		t.Errorf("after six: %+v", got)
+	}
+	if len(rs.byServer["other"]) != 0 {
+		t.Error("another server has records")
+	}
+}

@@ -50,6 +50,18 @@ func TestAllowedHostPasses(t *testing.T) {
 	if r := p.Refusals("weather"); len(r) != 0 {
 		t.Errorf("refusals: %+v", r)
 	}
+
+	// A plain request elsewhere is asked about, and refused in words.
+	go func() { q := <-a.questions; q.answer <- Deny }()
+	res, err = c.Get("http://third.test.example:" + strconv.Itoa(plainPort) + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusForbidden || !strings.Contains(string(b), "mcptray did not let weather reach third.test.example:") {
+		t.Errorf("a plain request elsewhere: %s %q", res.Status, b)
+	}
 }
 
 // TestAskOnceAlwaysDeny: a host not on the list waits while the person is
