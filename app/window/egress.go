@@ -37,7 +37,9 @@ func (v *window) newEgressForm(q control.Question) *questionForm {
 	body.Add(note)
 	f.d = dialog.NewCustomWithoutButtons(server+" wants to reach the network", body, v.win)
 	f.accept = widget.NewButton("Allow once", func() { v.answerEgress(f, true, false) })
-	f.accept.Importance = widget.HighImportance
+	if !eq.Local { // this computer is no place to nudge the person towards
+		f.accept.Importance = widget.HighImportance
+	}
 	f.always = widget.NewButton("Always", func() { v.answerEgress(f, true, true) })
 	f.decline = widget.NewButton("Deny", func() { v.answerEgress(f, false, false) })
 	f.d.SetButtons([]fyne.CanvasObject{f.decline, f.always, f.accept})
