@@ -52,6 +52,11 @@ type AskFunc func(ctx context.Context, q Question) (Answer, error)
 // in (mcptray serve): the connection is refused at once.
 var ErrNoWindow = errors.New("there is no mcptray window to ask in")
 
+// maxOpenQuestions bounds the questions open at once for one server: a
+// server trying hosts by the hundred gets no more, and its connections
+// beyond are refused (not kept: they are asked about later).
+const maxOpenQuestions = 3
+
 // DefaultAskTimeout is how long a connection waits for the person's
 // answer before it is refused.
 const DefaultAskTimeout = 60 * time.Second
@@ -86,6 +91,10 @@ func (p *Proxy) decide(ctx context.Context, s *session, d dest) (bool, string) {
 		return v.allowed, v.reason
 	}
 	q := s.asking[key]
+	if q == nil && len(s.asking) >= maxOpenQuestions {
+		s.mu.Unlock()
+		return false, fmt.Sprintf("mcptray is already asking you about %d other hosts for it", len(s.asking))
+	}
 	if q == nil {
 		q = &question{done: make(chan struct{})}
 		s.asking[key] = q
@@ -119,7 +128,8 @@ func (p *Proxy) ask(s *session, d dest, key string, q *question) {
 	case err != nil && actx.Err() != nil:
 		q.reason = "nobody answered mcptray's question within " + spell(p.askTimeout)
 	case err != nil:
-		q.reason = "mcptray could not ask you: " + err.Error()
+		// Perhaps a passing trouble: the next connection asks again.
+		q.reason, keep = "mcptray could not ask you: "+err.Error(), false
 		p.log.Warn("asking about a server's connection", "server", sanitize.Line(s.server), "host", qq.Dest, "err", err)
 	case a == Deny:
 		q.reason = "you denied it"

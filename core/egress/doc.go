@@ -54,7 +54,9 @@
 // Allow once (until the server stops), Always (Options.Remember keeps it),
 // or Deny. No answer within Options.AskTimeout (60 s), or no window to ask
 // in (ErrNoWindow, as under mcptray serve), is a no. Connections to the same
-// destination while the question is open share it. A refused connection
+// destination while the question is open share it; a server has at most
+// three questions open at once, and a connection to a fourth host is
+// refused until one is answered. A refused connection
 // gets 403 with a body in plain words, a Refusal record (Refusals), and a
 // log line with the command that allows it.
 //

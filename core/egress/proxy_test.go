@@ -191,6 +191,39 @@ func TestSharedQuestion(t *testing.T) {
 	a.none(t)
 }
 
+// TestOpenQuestionsBounded: a server gets at most three questions open at
+// once; a connection to a fourth host is refused at once, and asked about
+// once one is answered.
+func TestOpenQuestionsBounded(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	a := newAsker()
+	p := startProxy(t, Options{Ask: a.Ask})
+	proxyURL := p.Env("weather")["HTTPS_PROXY"]
+	var open []asked
+	var replies []<-chan reply
+	for _, name := range testNames[:3] {
+		replies = append(replies, connect(proxyURL, s.Dest(name)))
+		open = append(open, a.next(t))
+	}
+	r := within(t, connect(proxyURL, s.Dest(testNames[3])), "the fourth host's CONNECT")
+	if r.status != http.StatusForbidden || !strings.Contains(r.body, "already asking you about 3 other hosts") {
+		t.Errorf("a fourth host: %+v", r)
+	}
+	a.none(t)
+	open[0].answer <- Deny
+	within(t, replies[0], "the first CONNECT")
+	replied := connect(proxyURL, s.Dest(testNames[3]))
+	a.next(t).answer <- AllowOnce
+	if r := within(t, replied, "the fourth host's CONNECT again"); r.status != http.StatusOK {
+		t.Errorf("the fourth host once a question is answered: %+v", r)
+	}
+	for i, q := range open[1:] {
+		q.answer <- Deny
+		within(t, replies[i+1], "a CONNECT")
+	}
+}
+
 // TestNoAnswer: nobody answering within the timeout is a no; so is no
 // window to ask in, at once.
 func TestNoAnswer(t *testing.T) {
