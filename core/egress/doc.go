@@ -31,8 +31,9 @@
 // http://SERVER:TOKEN@127.0.0.1:PORT. Clients send it as Proxy-Authorization
 // (Basic); the token is compared in constant time, and a request without a
 // known one gets 407. Env makes a new credential each time it is called, so
-// a server's restart starts a new session: "Allow once" answers and refusals
-// of the session before are forgotten (its refusal records are kept).
+// a server's restart starts a new session: the answers "Allow once" and
+// "Deny" of the session before are forgotten (its refusal records are
+// kept).
 //
 // # What a server may reach
 //
@@ -62,8 +63,9 @@
 //
 // # Names, and what is beyond the proxy
 //
-// The proxy resolves names itself, so servers need no DNS of their own; a
-// server's lookups are not asked about, as none is needed. Landlock cannot
+// The proxy resolves names itself, so servers need no DNS of their own,
+// and only once a connection is allowed: a refused host is not even looked
+// up. Landlock cannot
 // restrict UDP, though: a server can still send UDP (DNS queries to any
 // resolver included). The proxy closes the TCP door only.
 //
