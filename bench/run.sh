@@ -27,3 +27,7 @@ echo
 echo "== tools/call through the gateway's faces vs straight to the server (p50/p99)"
 go test -run '^$' -bench 'GatewayCall' -benchtime 3000x -count "${COUNT:-3}" ./test/e2e | grep Benchmark
 go test -run '^$' -bench 'CallLayers' -benchtime 3000x -count "${COUNT:-3}" ./core/gateway/ | grep Benchmark
+
+echo
+echo "== an HTTPS request through the egress proxy vs straight to the server (p50 added)"
+go test -run '^$' -bench 'HTTPS' -benchtime 20x -count "${COUNT:-3}" ./core/egress/ | grep Benchmark

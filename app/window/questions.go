@@ -31,7 +31,7 @@ type questionForm struct {
 	accept  *widget.Button
 	decline *widget.Button
 	cancel  *widget.Button
-	always  *widget.Button // a permission question's Allow always
+	always  *widget.Button // a permission question's Allow always, an egress question's Always
 }
 
 // formField is one property of the answer's schema and the widget that
@@ -104,8 +104,11 @@ func (v *window) nextQuestion() {
 
 // newQuestionForm builds the form for q.
 func (v *window) newQuestionForm(q control.Question) *questionForm {
-	if q.Kind == control.KindPermission {
+	switch q.Kind {
+	case control.KindPermission:
 		return v.newPermissionForm(q)
+	case control.KindEgress:
+		return v.newEgressForm(q)
 	}
 	f := &questionForm{q: q, problem: wrapped("")}
 	f.problem.Importance = widget.DangerImportance

@@ -21,14 +21,15 @@ import (
 const DefaultAskTimeout = 5 * time.Minute
 
 // Question is a question for the person, as the window receives it over
-// GET /v1/questions: a server's (an MCP elicitation), or the gateway's
+// GET /v1/questions: a server's (an MCP elicitation), the gateway's
 // about an app's call of a tool whose permission is Ask (Kind
-// KindPermission).
+// KindPermission), or the network proxy's about a sandboxed server's
+// connection to a host (Kind KindEgress).
 type Question struct {
 	// ID names the question in Answer.
 	ID string `json:"id"`
-	// Kind is "" for a server's question and KindPermission for the
-	// gateway's.
+	// Kind is "" for a server's question, KindPermission for the
+	// gateway's and KindEgress for the network proxy's.
 	Kind string `json:"kind,omitempty"`
 	// Server is the name of the server that asks, or whose tool an app
 	// wants to use.
@@ -38,6 +39,8 @@ type Question struct {
 	Params mcp.ElicitationParams `json:"params"`
 	// Permission is the gateway's question, with Kind KindPermission.
 	Permission *PermissionQuestion `json:"permission,omitempty"`
+	// Egress is the network proxy's question, with Kind KindEgress.
+	Egress *EgressQuestion `json:"egress,omitempty"`
 	// Gone says the question waits no longer (it was answered, it timed
 	// out, or the server gave up): a form showing it should close.
 	Gone bool `json:"gone,omitempty"`

@@ -1,0 +1,60 @@
+package window
+
+import (
+	"context"
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/sanitize"
+)
+
+// newEgressForm builds the dialog for the network proxy's question: may a
+// sandboxed server reach a host? Allow once, Always or Deny.
+func (v *window) newEgressForm(q control.Question) *questionForm {
+	f := &questionForm{q: q}
+	eq := q.Egress
+	if eq == nil {
+		eq = &control.EgressQuestion{}
+	}
+	server, dest := sanitize.Line(q.Server), sanitize.Line(eq.Dest)
+	ask := fmt.Sprintf("Allow %s to reach %s?", server, dest)
+	head := widget.NewLabelWithStyle(ask, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	head.Wrapping = fyne.TextWrapWord
+	body := container.NewVBox(head,
+		wrapped(fmt.Sprintf("%s runs in mcptray's sandbox, where it reaches only the hosts it may. It is trying to connect to %s, which is not one of them.", server, dest)))
+	if eq.Local {
+		warn := wrapped(fmt.Sprintf("%s is this computer or your local network: a database, another app or mcptray's own gateway may answer there. Allow it only if you know why %s needs it.", dest, server))
+		warn.Importance = widget.WarningImportance
+		body.Add(warn)
+	}
+	note := wrapped(fmt.Sprintf("Allow once: until %s stops. Always: from now on. Without an answer within a minute, mcptray says no.", server))
+	note.Importance = widget.LowImportance
+	body.Add(note)
+	f.d = dialog.NewCustomWithoutButtons(server+" wants to reach the network", body, v.win)
+	f.accept = widget.NewButton("Allow once", func() { v.answerEgress(f, true, false) })
+	if !eq.Local { // this computer is no place to nudge the person towards
+		f.accept.Importance = widget.HighImportance
+	}
+	f.always = widget.NewButton("Always", func() { v.answerEgress(f, true, true) })
+	f.decline = widget.NewButton("Deny", func() { v.answerEgress(f, false, false) })
+	f.d.SetButtons([]fyne.CanvasObject{f.decline, f.always, f.accept})
+	f.d.Resize(fyne.NewSize(520, 0))
+	return f
+}
+
+// answerEgress sends the person's answer to an egress question, spelt as
+// a permission question's.
+func (v *window) answerEgress(f *questionForm, allow, always bool) {
+	f.d.Hide()
+	if v.question == f {
+		v.question = nil
+	}
+	id, res := f.q.ID, control.PermissionAnswer(allow, always)
+	v.act("Could not answer about "+sanitize.Line(f.q.Server), func(ctx context.Context) error { return v.b.Answer(ctx, id, res) })
+	v.nextQuestion()
+}

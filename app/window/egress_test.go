@@ -1,0 +1,77 @@
+package window
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcptray/mcptray/core/control"
+)
+
+// TestWindowEgressQuestion: the network proxy's question says which server
+// wants to reach which host, warns when the host is this computer, and
+// Allow once, Always and Deny answer as control.PermissionAnswer spells
+// them.
+func TestWindowEgressQuestion(t *testing.T) {
+	h := newHarness(t, sampleSnapshot(), Options{})
+	q := control.Question{ID: "7", Kind: control.KindEgress, Server: "files",
+		Params: mcp.ElicitationParams{Message: "Allow files to reach api.weather.gov?"},
+		Egress: &control.EgressQuestion{Host: "api.weather.gov\u202e", Port: 443, Dest: "api.weather.gov\u202e"}}
+	h.b.questions <- q
+	h.wait("question")
+	var f *questionForm
+	var shown string
+	h.do(func() {
+		f = h.v.question
+		if f == nil || f.d == nil || f.always == nil {
+			t.Fatal("no egress dialog for the question")
+		}
+		shown = strings.Join(labels(h.win.Canvas().Overlays().Top()), "\n")
+	})
+	for _, want := range []string{"Allow files to reach api.weather.gov?", "files runs in mcptray's sandbox", "Allow once: until files stops",
+		"[Allow once]", "[Always]", "[Deny]"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the dialog does not say %q:\n%s", want, shown)
+		}
+	}
+	if strings.Contains(shown, "\u202e") {
+		t.Error("the host is not sanitised")
+	}
+	if strings.Contains(shown, "local network") {
+		t.Errorf("a host out there is called local:\n%s", shown)
+	}
+	h.tap(f.accept)
+	if c := h.call(); c != `answer 7 {"action":"accept","content":{"always":false}}` {
+		t.Errorf("Allow once answered %q", c)
+	}
+	h.wait("action")
+
+	q.ID = "8"
+	q.Egress = &control.EgressQuestion{Host: "localhost", Port: 5432, Dest: "localhost:5432", Local: true}
+	h.b.questions <- q
+	h.wait("question")
+	h.do(func() { shown = strings.Join(labels(h.win.Canvas().Overlays().Top()), "\n") })
+	if !strings.Contains(shown, "localhost:5432 is this computer or your local network") {
+		t.Errorf("no warning for this computer:\n%s", shown)
+	}
+	h.tap(h.v.question.always)
+	if c := h.call(); c != `answer 8 {"action":"accept","content":{"always":true}}` {
+		t.Errorf("Always answered %q", c)
+	}
+	h.wait("action")
+
+	q.ID = "9"
+	h.b.questions <- q
+	h.wait("question")
+	h.tap(h.v.question.decline)
+	if c := h.call(); c != `answer 9 {"action":"decline"}` {
+		t.Errorf("Deny answered %q", c)
+	}
+	h.wait("action")
+	h.do(func() {
+		if h.v.question != nil {
+			t.Error("the dialog still shows after the answer")
+		}
+	})
+}

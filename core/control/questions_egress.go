@@ -1,0 +1,69 @@
+package control
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcptray/mcptray/core/egress"
+	"github.com/mcptray/mcptray/core/sanitize"
+)
+
+// KindEgress is the Kind of the network proxy's questions: may a server
+// reach a host?
+const KindEgress = "egress"
+
+// EgressQuestion is the proxy's question about a sandboxed server's
+// connection, every text in it sanitised. Question.Server names the
+// server.
+type EgressQuestion struct {
+	// Host and Port are where the server connects; Dest is the two as
+	// the question writes them: "api.weather.gov", "localhost:5432".
+	Host string `json:"host"`
+	Port int    `json:"port"`
+	Dest string `json:"dest"`
+	// Local says that Dest is this computer or its local network.
+	Local bool `json:"local,omitempty"`
+}
+
+// AskEgress asks the person, in the window, whether a sandboxed server may
+// reach a host. It is the egress proxy's AskFunc (egress.Options.Ask).
+// The answer is given as to a permission question (PermissionAnswer):
+// accept once, accept always, or decline. With no window following the
+// questions it opens the window; with none to open it returns
+// egress.ErrNoWindow. It waits until the person answers or ctx ends (the
+// proxy bounds it with its 60 s). Keeping "Always" is the proxy's
+// business (egress.Options.Remember), not this one's.
+func (s *Endpoint) AskEgress(ctx context.Context, q egress.Question) (egress.Answer, error) {
+	eq := &EgressQuestion{Host: sanitize.Line(q.Host), Port: q.Port, Dest: sanitize.Line(q.Dest), Local: q.Local}
+	h := s.questions()
+	p, followed, _ := h.add(Question{
+		Kind:   KindEgress,
+		Server: q.Server,
+		Params: mcp.ElicitationParams{Message: q.Message()},
+		Egress: eq,
+	})
+	defer h.remove(p.q.ID)
+	if !followed {
+		if s.OpenWindow == nil {
+			return egress.Deny, egress.ErrNoWindow
+		}
+		if err := s.OpenWindow(q.Server); err != nil {
+			s.logger().Warn("no window to ask about a server's connection in", "server", sanitize.Line(q.Server), "host", eq.Dest, "err", err)
+			return egress.Deny, fmt.Errorf("%w: %v", egress.ErrNoWindow, err)
+		}
+	}
+	select {
+	case res := <-p.answer:
+		if res.Action != mcp.ElicitationResponseActionAccept {
+			return egress.Deny, nil
+		}
+		if c, ok := res.Content.(map[string]any); ok && c["always"] == true {
+			return egress.AllowAlways, nil
+		}
+		return egress.AllowOnce, nil
+	case <-ctx.Done():
+		return egress.Deny, ctx.Err()
+	}
+}

@@ -1,0 +1,118 @@
+package control
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcptray/mcptray/core/egress"
+)
+
+// TestEgressQuestions: a sandboxed server's request through the real
+// egress proxy to a host not on its list waits; the question reaches the
+// window as an egress question naming the server and the host; Always
+// lets the request go ahead and is handed to Remember, Deny refuses the
+// next host with 403.
+func TestEgressQuestions(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "hello from %s", r.Host)
+	}))
+	t.Cleanup(site.Close)
+	port := strconv.Itoa(site.Listener.Addr().(*net.TCPAddr).Port)
+	opened := make(chan string, 4)
+	r := serveAt(t, testPaths(t), opened)
+	remembered := make(chan string, 4)
+	proxy := egress.New(egress.Options{
+		Ask:      r.srv.AskEgress,
+		Remember: func(server, dest string) error { remembered <- server + " " + dest; return nil },
+		Resolve: func(context.Context, string) ([]netip.Addr, error) {
+			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+		},
+	})
+	if err := proxy.Start(r.ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proxy.Close() })
+	u, _ := url.Parse(proxy.Env("weather")["HTTP_PROXY"])
+	c := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{Proxy: http.ProxyURL(u)}}
+	type result struct {
+		status int
+		body   string
+		err    error
+	}
+	get := func(host string) <-chan result {
+		out := make(chan result, 1)
+		go func() {
+			res, err := c.Get("http://" + host + ":" + port + "/")
+			if err != nil {
+				out <- result{err: err}
+				return
+			}
+			defer res.Body.Close()
+			b, _ := io.ReadAll(res.Body)
+			out <- result{status: res.StatusCode, body: string(b)}
+		}()
+		return out
+	}
+
+	got := get("api.test.example")
+	if s := within(t, opened, "opening the window"); s != "weather" {
+		t.Errorf("the window opened at %q, want weather", s)
+	}
+	qs, err := r.cl.Questions(r.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := within(t, qs, "the egress question")
+	dest := "api.test.example:" + port
+	if q.Kind != KindEgress || q.Server != "weather" || q.Egress == nil || q.Egress.Dest != dest ||
+		q.Egress.Host != "api.test.example" || strconv.Itoa(q.Egress.Port) != port || q.Egress.Local {
+		t.Fatalf("question = %+v, egress %+v", q, q.Egress)
+	}
+	if want := "Allow weather to reach " + dest + "?"; q.Params.Message != want {
+		t.Errorf("message = %q, want %q", q.Params.Message, want)
+	}
+	if err := r.cl.Answer(r.ctx, q.ID, PermissionAnswer(true, true)); err != nil {
+		t.Fatal(err)
+	}
+	if res := within(t, got, "the request allowed always"); res.err != nil || res.status != http.StatusOK || res.body != "hello from "+dest {
+		t.Errorf("allowed always: %+v", res)
+	}
+	if s := within(t, remembered, "Remember"); s != "weather "+dest {
+		t.Errorf("remembered %q", s)
+	}
+	if g := within(t, qs, "the question going"); !g.Gone || g.ID != q.ID {
+		t.Errorf("after the answer: %+v", g)
+	}
+
+	got = get("other.test.example")
+	q = within(t, qs, "the second egress question")
+	if err := r.cl.Answer(r.ctx, q.ID, PermissionAnswer(false, false)); err != nil {
+		t.Fatal(err)
+	}
+	if res := within(t, got, "the denied request"); res.status != http.StatusForbidden || !strings.Contains(res.body, "you denied it") {
+		t.Errorf("denied: %+v", res)
+	}
+}
+
+// TestEgressWithoutWindow: with no window to open, the proxy's question
+// fails at once with egress.ErrNoWindow.
+func TestEgressWithoutWindow(t *testing.T) {
+	t.Parallel()
+	srv := &Endpoint{}
+	a, err := srv.AskEgress(context.Background(), egress.Question{Server: "weather", Host: "api.weather.gov", Port: 443, Dest: "api.weather.gov"})
+	if !errors.Is(err, egress.ErrNoWindow) || a != egress.Deny {
+		t.Errorf("AskEgress with no window = %v, %v; want Deny, ErrNoWindow", a, err)
+	}
+}
