@@ -379,3 +379,9 @@ func (p Policy) Environ(env []string) []string {
 	}
 	return out
 }
+
+// Clone returns a copy that shares nothing with s.
+func (s Settings) Clone() Settings {
+	s.Read, s.Write, s.Hosts, s.Ports = slices.Clone(s.Read), slices.Clone(s.Write), slices.Clone(s.Hosts), slices.Clone(s.Ports)
+	return s
+}
