@@ -125,6 +125,9 @@ func newWorld(t *testing.T, egress bool) *world {
 		in.EgressPort = w.proxyPort
 	}
 	p, err := Default(in)
+	if err == nil {
+		err = p.Prepare()
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,6 +213,9 @@ func TestLandlockSettings(t *testing.T) {
 	self, _ := os.Executable()
 	p, err := Default(Input{Program: self, Home: w.home, DataDir: w.data, EgressPort: w.proxyPort,
 		Settings: Settings{Read: []string{w.outside}, Ports: []int{w.refusedPort}}})
+	if err == nil {
+		err = p.Prepare()
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

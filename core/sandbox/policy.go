@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -29,6 +31,21 @@ type Policy struct {
 	// None runs the server without Landlock (podman, see the package doc);
 	// the rest of the Policy still says what it would be.
 	None bool `json:"none,omitempty"`
+	// Make are the folders Prepare creates: the data folder, its tmp, and
+	// the package caches the server's runtime needs.
+	Make []string `json:"-"`
+}
+
+// Prepare creates the folders p needs before the server starts. A cache
+// that cannot be made is left be (its rule then covers nothing); the
+// server's own folder must be made.
+func (p Policy) Prepare() error {
+	for i, d := range p.Make {
+		if err := os.MkdirAll(d, 0o700); err != nil && i < 2 {
+			return fmt.Errorf("making its data folder: %w", err)
+		}
+	}
+	return nil
 }
 
 // Settings are a server's own additions to its default policy: the
@@ -143,8 +160,7 @@ var caches = []struct {
 var broad = []string{".local", ".local/share", ".config", ".cache", "go"}
 
 // Default computes the policy of a stdio server from in, as the package doc
-// lists it, and creates the server's data folder and tmp folder in it (and
-// the package caches its runtime needs, when missing).
+// lists it. It changes nothing on disk: Prepare makes the folders.
 func Default(in Input) (Policy, error) {
 	if in.Home == "" || !filepath.IsAbs(in.Home) {
 		return Policy{}, errors.New("the home folder is not known")
@@ -153,10 +169,7 @@ func Default(in Input) (Policy, error) {
 		return Policy{}, errors.New("the server has no data folder")
 	}
 	tmp := filepath.Join(in.DataDir, "tmp")
-	if err := os.MkdirAll(tmp, 0o700); err != nil {
-		return Policy{}, fmt.Errorf("making its data folder: %w", err)
-	}
-	b := &builder{home: filepath.Clean(in.Home)}
+	b := &builder{home: filepath.Clean(in.Home), make: []string{in.DataDir, tmp}}
 	b.read(systemRead...)
 	b.write(systemWrite...)
 	for _, d := range homeRead {
@@ -174,7 +187,7 @@ func Default(in Input) (Policy, error) {
 		}
 		for _, d := range dirs {
 			if slices.Contains(c.programs, program) {
-				_ = os.MkdirAll(d, 0o700) // refused or not, the rule is added
+				b.make = append(b.make, d)
 			}
 			b.write(d)
 		}
@@ -210,7 +223,7 @@ func Default(in Input) (Policy, error) {
 		}
 		b.read(b.inHome(".docker"))
 	}
-	p := Policy{Read: b.r, Write: b.w, None: program == "podman", Env: map[string]string{
+	p := Policy{Read: b.r, Write: b.w, None: program == "podman", Make: b.make, Env: map[string]string{
 		"TMPDIR": tmp, "TMP": tmp, "TEMP": tmp,
 	}, Unset: []string{"SSH_AUTH_SOCK"}}
 	if in.EgressPort > 0 {
@@ -237,8 +250,8 @@ func dockerSockets(env []string) []string {
 
 // builder collects paths once each.
 type builder struct {
-	home string
-	r, w []string
+	home       string
+	r, w, make []string
 }
 
 func (b *builder) read(paths ...string) {
@@ -384,4 +397,29 @@ func (p Policy) Environ(env []string) []string {
 func (s Settings) Clone() Settings {
 	s.Read, s.Write, s.Hosts, s.Ports = slices.Clone(s.Read), slices.Clone(s.Write), slices.Clone(s.Hosts), slices.Clone(s.Ports)
 	return s
+}
+
+// FolderName is a server's name as a folder name: letters, digits, '.',
+// '-' and '_' as they are, anything else as '_', with a short hash of the
+// name when anything was replaced, so that two names never share a folder.
+func FolderName(server string) string {
+	var b strings.Builder
+	changed := false
+	for _, r := range server {
+		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			b.WriteRune(r)
+			continue
+		}
+		b.WriteByte('_')
+		changed = true
+	}
+	name := b.String()
+	if name == "" || name == "." || name == ".." || strings.HasPrefix(name, ".") {
+		changed, name = true, "_"+name
+	}
+	if changed {
+		sum := sha256.Sum256([]byte(server))
+		name += "-" + hex.EncodeToString(sum[:4])
+	}
+	return name
 }

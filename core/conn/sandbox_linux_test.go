@@ -1,0 +1,160 @@
+package conn
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/sandbox"
+)
+
+// sandboxOptions run stdio servers in the sandbox, with this test binary
+// as the launcher, a home of their own and no egress proxy.
+func sandboxOptions(t *testing.T) (Options, string) {
+	t.Helper()
+	if sandbox.ABI() < 1 {
+		t.Skip("this kernel has no Landlock")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519"), []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions()
+	o.Launcher, o.ServersDir, o.Home = self, filepath.Join(home, ".config", "mcptray", "servers"), home
+	return o, home
+}
+
+// peer returns the entry point of a reference server in test/peers.
+func peer(t *testing.T, name string) string {
+	t.Helper()
+	_, main := everything(t)
+	p := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(main))), name, "dist", "index.js")
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("%s is not installed in test/peers (make deps installs it): %v", name, err)
+	}
+	return p
+}
+
+func nodeEntry(name string, env map[string]string, args ...string) config.Entry {
+	node, _ := os.LookupEnv("MCPTRAY_TEST_NODE")
+	if node == "" {
+		node = "node"
+	}
+	s := config.Server{Name: name, ConfigName: name, Scope: config.User, Transport: config.Stdio, Command: node, Args: args, Env: env}
+	return config.Entry{Server: s, Signature: config.Signature(&s), ApprovalKey: config.ApprovalKey(&s), Approval: config.NotNeeded}
+}
+
+func callText(t *testing.T, m *Manager, server, tool, args string) (string, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	res, err := m.CallTool(ctx, server, tool, json.RawMessage(args))
+	if err != nil {
+		return err.Error(), true
+	}
+	return text(t, res), res.IsError
+}
+
+// TestSandboxEverything: the reference server works in the default
+// sandbox, and its process is the launcher's (the same pid: the launcher
+// executed it in its place).
+func TestSandboxEverything(t *testing.T) {
+	t.Parallel()
+	o, _ := sandboxOptions(t)
+	_, main := everything(t)
+	m := newTestManager(t, o)
+	if err := m.Apply(setOf(nodeEntry("everything", nil, main, "stdio"))); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, m, "everything", Connected)
+	if got, failed := callText(t, m, "everything", "echo", `{"message":"boxed"}`); failed || got != "Echo: boxed" {
+		t.Errorf("echo = %q", got)
+	}
+	pid := m.conns["everything"].sess.pid
+	cmdline, err := os.ReadFile(filepath.Join("/proc", strconvItoa(pid), "cmdline"))
+	if err != nil || !strings.Contains(string(cmdline), "server-everything") || strings.Contains(string(cmdline), sandbox.LauncherArg) {
+		t.Errorf("pid %d runs %q (%v), not the server itself", pid, cmdline, err)
+	}
+	status, _ := os.ReadFile(filepath.Join("/proc", strconvItoa(pid), "status"))
+	if !strings.Contains(string(status), "NoNewPrivs:\t1") {
+		t.Errorf("the server is not in its sandbox (no NoNewPrivs):\n%s", status)
+	}
+}
+
+// TestSandboxFilesystem: server-filesystem with one folder works inside it
+// and is refused outside it.
+func TestSandboxFilesystem(t *testing.T) {
+	t.Parallel()
+	o, home := sandboxOptions(t)
+	main := peer(t, "server-filesystem")
+	allowed := filepath.Join(home, "Documents")
+	if err := os.MkdirAll(allowed, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(allowed, "plan.txt"), []byte("the plan"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := newTestManager(t, o)
+	if err := m.Apply(setOf(nodeEntry("files", nil, main, allowed))); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, m, "files", Connected)
+	arg := func(k, v string) string { b, _ := json.Marshal(map[string]string{k: v}); return string(b) }
+	if got, failed := callText(t, m, "files", "read_text_file", arg("path", filepath.Join(allowed, "plan.txt"))); failed || got != "the plan" {
+		t.Errorf("reading inside its folder: %q", got)
+	}
+	if got, failed := callText(t, m, "files", "write_file", `{"path":`+jsonString(filepath.Join(allowed, "new.txt"))+`,"content":"written"}`); failed {
+		t.Errorf("writing inside its folder: %q", got)
+	}
+	if b, err := os.ReadFile(filepath.Join(allowed, "new.txt")); err != nil || string(b) != "written" {
+		t.Errorf("the file written: %q, %v", b, err)
+	}
+	if got, failed := callText(t, m, "files", "read_text_file", arg("path", filepath.Join(home, ".ssh", "id_ed25519"))); !failed || strings.Contains(got, "secret") {
+		t.Errorf("reading ~/.ssh: %q", got)
+	}
+}
+
+// TestSandboxMemory: server-memory keeps its file in its own data folder,
+// and is refused one in the home.
+func TestSandboxMemory(t *testing.T) {
+	t.Parallel()
+	o, home := sandboxOptions(t)
+	main := peer(t, "server-memory")
+	data := filepath.Join(o.ServersDir, "memory")
+	m := newTestManager(t, o)
+	inHome := nodeEntry("memory-in-home", map[string]string{"MEMORY_FILE_PATH": filepath.Join(home, "memory.jsonl")}, main)
+	if err := m.Apply(setOf(nodeEntry("memory", map[string]string{"MEMORY_FILE_PATH": filepath.Join(data, "memory.jsonl")}, main), inHome)); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, m, "memory", Connected)
+	waitState(t, m, "memory-in-home", Connected)
+	entities := `{"entities":[{"name":"mcptray","entityType":"app","observations":["runs servers in a sandbox"]}]}`
+	if got, failed := callText(t, m, "memory", "create_entities", entities); failed {
+		t.Errorf("create_entities: %q", got)
+	}
+	if b, err := os.ReadFile(filepath.Join(data, "memory.jsonl")); err != nil || !strings.Contains(string(b), "runs servers in a sandbox") {
+		t.Errorf("its file in its data folder: %q, %v", b, err)
+	}
+	if got, failed := callText(t, m, "memory-in-home", "create_entities", entities); !failed || !strings.Contains(got, "EACCES") {
+		t.Errorf("writing its file in the home: %q (failed %v)", got, failed)
+	}
+	if _, err := os.Stat(filepath.Join(home, "memory.jsonl")); err == nil {
+		t.Error("the server wrote its file in the home")
+	}
+}
+
+func jsonString(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+func strconvItoa(i int) string { b, _ := json.Marshal(i); return string(b) }
