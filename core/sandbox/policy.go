@@ -215,6 +215,11 @@ func Default(in Input) (Policy, error) {
 		b.read(b.expand(p))
 	}
 	for _, p := range in.Settings.Write {
+		// Allowed by the person, a folder in the home that is not there
+		// yet is made, as the server would have made it.
+		if d := b.expand(p); b.underHome(d) && d != b.home {
+			b.make = append(b.make, d)
+		}
 		b.write(b.expand(p))
 	}
 	if program == "docker" {
