@@ -39,6 +39,9 @@ type listedServer struct {
 	// PlainKeys the keys written in plain text in its file.
 	SecretNames []string `json:"secretNames,omitempty"`
 	PlainKeys   []string `json:"plainKeys,omitempty"`
+	// Sandbox is how well a local server's sandbox protects it, in words
+	// ("files protected, network not: …"); mcptray sandbox NAME says more.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 type listing struct {
@@ -48,7 +51,12 @@ type listing struct {
 }
 
 func listed(e service.Server) listedServer {
+	var box string
+	if e.Sandbox != nil {
+		box = e.Sandbox.Protection.Words
+	}
 	return listedServer{
+		Sandbox: box,
 		Name: e.Name, NameHidden: e.NameHidden, ConfigName: e.ConfigName, Scope: e.Scope, Origin: e.Origin,
 		Transport: string(e.Transport), Signature: e.Signature,
 		Command: e.Command, Args: e.Args, Cwd: e.Cwd, EnvNames: e.EnvNames,
@@ -132,6 +140,23 @@ func (c *cmdContext) printList(snap service.Snapshot) {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, e.Scope, mayRun(e), c.runs(e), c.from(e.Origin))
 		}
 		tw.Flush()
+	}
+	var levels []string
+	boxed := map[string][]string{}
+	for _, e := range running {
+		if e.Sandbox != nil {
+			w := e.Sandbox.Protection.Words
+			if boxed[w] == nil {
+				levels = append(levels, w)
+			}
+			boxed[w] = append(boxed[w], sanitize.Line(e.Name))
+		}
+	}
+	if len(levels) > 0 {
+		fmt.Fprintln(w, "\nSandbox (mcptray sandbox NAME says what each may do):")
+		for _, l := range levels {
+			fmt.Fprintf(w, "  %s: %s\n", strings.Join(boxed[l], ", "), sanitize.Line(l))
+		}
 	}
 	var plain []service.Server
 	for _, e := range running {

@@ -185,18 +185,8 @@ func (s *Service) newConns(logger *slog.Logger) *conn.Manager {
 		return s.auth.TokenSource(sv)
 	}
 	o.Secrets = s.readSecret
-	if o.Launcher == "" {
-		o.Launcher = s.opts.Launcher
-	}
-	if o.ServersDir == "" && s.opts.Paths.UserConfigDir != "" {
-		o.ServersDir = s.opts.Paths.ServersDir()
-	}
-	if o.Home == "" {
-		o.Home = s.opts.Paths.Home
-	}
-	if o.Egress == nil {
-		o.Egress = s.opts.Egress
-	}
+	box := s.sandboxOpts()
+	o.Launcher, o.ServersDir, o.Home, o.Egress = box.Launcher, box.ServersDir, box.Home, box.Egress
 	if o.HistoryFile == "" && s.opts.Paths.UserConfigDir != "" {
 		o.HistoryFile = s.opts.Paths.ConnectTimesFile()
 	}
