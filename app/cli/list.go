@@ -56,14 +56,13 @@ func listed(e service.Server) listedServer {
 		box = e.Sandbox.Protection.Words
 	}
 	return listedServer{
-		Sandbox: box,
 		Name: e.Name, NameHidden: e.NameHidden, ConfigName: e.ConfigName, Scope: e.Scope, Origin: e.Origin,
 		Transport: string(e.Transport), Signature: e.Signature,
 		Command: e.Command, Args: e.Args, Cwd: e.Cwd, EnvNames: e.EnvNames,
 		URL: e.URL, HeaderNames: e.HeaderNames,
 		Approval: e.Approval, Disabled: e.Disabled, Runnable: e.Runnable,
 		Suppressed: e.Suppressed, SuppressedBy: e.SuppressedBy,
-		SecretNames: e.SecretNames, PlainKeys: e.PlainKeys,
+		SecretNames: e.SecretNames, PlainKeys: e.PlainKeys, Sandbox: box,
 	}
 }
 
