@@ -3,8 +3,11 @@ package conn
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -83,11 +86,11 @@ func TestSandboxEverything(t *testing.T) {
 		t.Errorf("echo = %q", got)
 	}
 	pid := m.conns["everything"].sess.pid
-	cmdline, err := os.ReadFile(filepath.Join("/proc", strconvItoa(pid), "cmdline"))
+	cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
 	if err != nil || !strings.Contains(string(cmdline), "server-everything") || strings.Contains(string(cmdline), sandbox.LauncherArg) {
 		t.Errorf("pid %d runs %q (%v), not the server itself", pid, cmdline, err)
 	}
-	status, _ := os.ReadFile(filepath.Join("/proc", strconvItoa(pid), "status"))
+	status, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
 	if !strings.Contains(string(status), "NoNewPrivs:\t1") {
 		t.Errorf("the server is not in its sandbox (no NoNewPrivs):\n%s", status)
 	}
@@ -157,4 +160,48 @@ func TestSandboxMemory(t *testing.T) {
 
 func jsonString(s string) string { b, _ := json.Marshal(s); return string(b) }
 
-func strconvItoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+// TestSandboxEgress: with an egress proxy, a server reaches the proxy's
+// port and no other, and its environment has the proxy's variables, a
+// private TMPDIR, and no SSH_AUTH_SOCK.
+func TestSandboxEgress(t *testing.T) {
+	t.Parallel()
+	o, _ := sandboxOptions(t)
+	if sandbox.ABI() < 4 {
+		t.Skip("this kernel's Landlock cannot restrict TCP (ABI 4, Linux 6.7)")
+	}
+	_, main := everything(t)
+	serve := func() string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("through the proxy's port")) }))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	proxy, other := serve(), serve()
+	proxyPort, _ := strconv.Atoi(proxy[strings.LastIndex(proxy, ":")+1:])
+	o.BaseEnv = append(os.Environ(), "SSH_AUTH_SOCK=/run/user/0/ssh-agent.sock")
+	o.Egress = func(server string) (int, map[string]string) {
+		return proxyPort, map[string]string{"HTTPS_PROXY": proxy, "MCPTRAY_EGRESS_FOR": server}
+	}
+	m := newTestManager(t, o)
+	if err := m.Apply(setOf(nodeEntry("everything", nil, main, "stdio"))); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, m, "everything", Connected)
+	env, failed := callText(t, m, "everything", "get-env", `{}`)
+	var vars map[string]string
+	if failed || json.Unmarshal([]byte(env), &vars) != nil {
+		t.Fatalf("get-env: %q", env)
+	}
+	if vars["HTTPS_PROXY"] != proxy || vars["MCPTRAY_EGRESS_FOR"] != "everything" || vars["SSH_AUTH_SOCK"] != "" ||
+		vars["TMPDIR"] != filepath.Join(o.ServersDir, "everything", "tmp") {
+		t.Errorf("its environment: HTTPS_PROXY=%q MCPTRAY_EGRESS_FOR=%q SSH_AUTH_SOCK=%q TMPDIR=%q", vars["HTTPS_PROXY"], vars["MCPTRAY_EGRESS_FOR"], vars["SSH_AUTH_SOCK"], vars["TMPDIR"])
+	}
+	fetch := func(url string) (string, bool) {
+		return callText(t, m, "everything", "gzip-file-as-resource", `{"name":"x.gz","data":`+jsonString(url+"/x")+`,"outputType":"resource"}`)
+	}
+	if got, failed := fetch(proxy); failed {
+		t.Errorf("reaching the proxy's port: %q", got)
+	}
+	if got, failed := fetch(other); !failed {
+		t.Errorf("reaching another port worked: %q", got)
+	}
+}

@@ -152,3 +152,28 @@ func TestFolderName(t *testing.T) {
 		t.Error("two names share a folder")
 	}
 }
+
+// TestLevelWords: what each kernel gives, said in words.
+func TestLevelWords(t *testing.T) {
+	proxied := Policy{RestrictTCP: true, Ports: []int{8080}}
+	for _, tc := range []struct {
+		p              Policy
+		abi            int
+		files, network bool
+		words          string
+	}{
+		{proxied, 7, true, true, "files and network protected"},
+		{proxied, 3, true, false, "files protected, network not: this system's kernel is older than 6.7"},
+		{Policy{}, 7, true, false, "files protected; network open: mcptray's egress proxy is not running"},
+		{proxied, 0, false, false, "not protected: this system's kernel has no Landlock"},
+		{Policy{None: true}, 7, false, false, "podman's own container isolation"},
+	} {
+		l := levelFor(tc.p, tc.abi)
+		if l.Files != tc.files || l.Network != tc.network || !strings.Contains(l.Words, tc.words) {
+			t.Errorf("ABI %d, %+v: %+v", tc.abi, tc.p, l)
+		}
+	}
+	if l := Off(true); l.Files || !strings.Contains(l.Words, "you turned its sandbox off") {
+		t.Errorf("Off(true) = %+v", l)
+	}
+}
