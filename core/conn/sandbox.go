@@ -38,8 +38,13 @@ func (o *Options) SandboxInput(s *config.Server, program string, env []string) s
 
 // Protection says how well s is protected under o, in words too.
 func (o *Options) Protection(s *config.Server, p sandbox.Policy) sandbox.Level {
-	if !o.Sandboxed(s) {
-		return sandbox.Off(s.Sandbox.Off)
+	switch {
+	case s.Sandbox.Off:
+		return sandbox.Off(true)
+	case runtime.GOOS == "windows":
+		return sandbox.Protection(p) // none, and its words say why
+	case !o.Sandboxed(s):
+		return sandbox.Off(false)
 	}
 	return sandbox.Protection(p)
 }
