@@ -31,9 +31,9 @@
 //     ~/.local/bin, ~/.local/lib (pip --user), ~/.cargo/bin, ~/.rustup,
 //     ~/go/bin, ~/sdk (Go's downloaded toolchains), ~/.dotnet/tools;
 //   - the program's own install folder when it lies outside these (a
-//     program at ~/tools/srv/bin/srv gets ~/tools/srv), unless that folder
-//     is the home itself or a folder of many apps' files (~/.local,
-//     ~/.config);
+//     program at ~/tools/srv/bin/srv gets ~/tools/srv); when that folder
+//     is one of many apps' files (~/.local, ~/.config), only the program's
+//     own folder, and never the home or a folder above it;
 //   - for a script or program named on the command line (node
 //     /x/server/dist/index.js): its project, the nearest folder above it
 //     with a package.json, pyproject.toml, go.mod or .git; inside a
@@ -61,8 +61,10 @@
 //   - the existing folders named on its command line (server-filesystem's
 //     allowed folders, a --directory): the person configured them, so the
 //     server may use them;
-//   - what the person allowed it (mcptray sandbox allow), and what its
-//     project's .mcp.json asks for once the person approved that.
+//   - what the person allowed it (mcptray sandbox allow; a folder in the
+//     home that is not there yet is made, as the server would have made
+//     it), and what its project's .mcp.json asks for once the person
+//     approved that.
 //
 // Nothing else: not ~/.ssh, ~/.aws, ~/.gnupg, browser profiles, keyrings
 // (~/.local/share/keyrings), other apps' configs, nor mcptray's own
