@@ -49,14 +49,18 @@
 //     X11 and ssh-agent. A program that writes to /tmp by name, not through
 //     TMPDIR, is refused and says so;
 //   - the package caches its runtime fills as it installs: ~/.npm,
-//     ~/.cache/node (corepack), ~/.cache/uv, ~/.local/share/uv (uv's
+//     ~/.cache/node (corepack), ~/.cache/node-gyp (native modules),
+//     ~/.cache/ms-playwright (the browsers and profiles of Playwright's
+//     server), ~/.cache/uv, ~/.local/share/uv (uv's
 //     pythons and tools), ~/.cache/pip, ~/.cache/pypoetry, ~/.cache/yarn,
 //     ~/.local/share/pnpm, ~/.bun, ~/.deno, ~/.cache/deno, ~/.cache/go-build,
 //     ~/go/pkg/mod and ~/.nuget/packages (the same under XDG_CACHE_HOME and
 //     XDG_DATA_HOME when those are set). Those the server's own runtime
 //     needs (~/.npm for npx) are created when missing: its first install
 //     would otherwise be refused;
-//   - /dev/null, /dev/zero and /dev/full;
+//   - /dev/null, /dev/zero and /dev/full, and /dev/shm, where POSIX shared
+//     memory lives (python's multiprocessing, browsers): shared with the
+//     person's other programs, as /tmp is, but without it those fail;
 //   - for a project's server: its project folder;
 //   - the existing folders named on its command line (server-filesystem's
 //     allowed folders, a --directory): the person configured them, so the

@@ -124,7 +124,7 @@ var systemRead = []string{
 }
 
 // systemWrite are the device files every server may write.
-var systemWrite = []string{"/dev/null", "/dev/zero", "/dev/full"}
+var systemWrite = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/shm"}
 
 // homeRead are the version managers' and runtimes' folders, relative to
 // the home.
@@ -141,6 +141,8 @@ var caches = []struct {
 }{
 	{".npm", []string{"npx", "npm"}},
 	{".cache/node", []string{"corepack", "pnpm", "yarn"}},
+	{".cache/node-gyp", nil},
+	{".cache/ms-playwright", nil},
 	{".cache/uv", []string{"uv", "uvx"}},
 	{".local/share/uv", []string{"uv", "uvx"}},
 	{".cache/pip", []string{"pip", "pip3", "pipx"}},
