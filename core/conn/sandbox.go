@@ -62,6 +62,9 @@ func (m *Manager) stdioSandbox(s *config.Server) *transport.Sandbox {
 			if err == nil {
 				err = p.Prepare()
 			}
+			if err == nil {
+				m.opts.Logger.Info("starting in its sandbox", "server", s.Name, "protection", sandbox.Protection(p).Words)
+			}
 			return p, err
 		},
 	}
