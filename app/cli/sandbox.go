@@ -12,6 +12,7 @@ import (
 
 // sandboxBackend is what the sandbox command needs of mcptray.
 type sandboxBackend interface {
+	SandboxOf(ctx context.Context, name string) (service.Sandbox, error)
 	ChangeSandbox(ctx context.Context, c service.SandboxChange) error
 	SetSandbox(ctx context.Context, name string, on bool) error
 }
@@ -57,26 +58,19 @@ func runSandbox(ctx context.Context, c *cmdContext, args []string) error {
 		return err
 	}
 	defer done()
-	snap, err := b.Snapshot(ctx)
+	box, err := b.SandboxOf(ctx, name)
 	if err != nil {
 		return err
 	}
-	sv, ok := snap.Find(name)
-	if !ok {
-		return fmt.Errorf("there is no server called %q (mcptray list shows them)", sanitize.Line(name))
-	}
-	if sv.Sandbox == nil {
-		return fmt.Errorf("%s runs elsewhere (%s): only local servers run in a sandbox", sanitize.Line(sv.Name), sv.Transport)
-	}
 	if asJSON {
-		return writeJSON(c.Stdout, sv.Sandbox, true)
+		return writeJSON(c.Stdout, box, true)
 	}
-	printSandbox(c, sv)
+	printSandbox(c, name, box)
 	return nil
 }
 
-func printSandbox(c *cmdContext, sv service.Server) {
-	box, name := sv.Sandbox, sanitize.Line(sv.Name)
+func printSandbox(c *cmdContext, server string, box service.Sandbox) {
+	name := sanitize.Line(server)
 	fmt.Fprintf(c.Stdout, "%s: %s\n", name, sanitize.Line(box.Protection.Words))
 	fmt.Fprintln(c.Stdout, sanitize.Line(box.Words))
 	for _, g := range box.Grants {

@@ -3,6 +3,8 @@ package cli
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,6 +43,9 @@ func TestSandboxCommand(t *testing.T) {
 	}
 	if len(box.Settings.Read) != 1 || box.Settings.Read[0] != "~/Documents" || len(box.Settings.Hosts) != 1 {
 		t.Errorf("settings after allow: %+v", box.Settings)
+	}
+	if box.Policy == nil || !slices.Contains(box.Policy.Read, "/usr") || !slices.Contains(box.Policy.Read, filepath.Join(h.dir, "Documents")) {
+		t.Errorf("--json lacks the full policy: %+v", box.Policy)
 	}
 	if out := h.must("sandbox", "notes"); !strings.Contains(out, "may read ~/Documents (mcptray sandbox deny notes --read ~/Documents)") {
 		t.Errorf("the grant and its deny command:\n%s", out)

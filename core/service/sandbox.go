@@ -33,8 +33,9 @@ type Sandbox struct {
 	Asked    sandbox.Settings `json:"asked"`
 	Settings sandbox.Settings `json:"settings"`
 	// Policy is the full policy it starts with: every folder it may read
-	// and write, and its ports.
-	Policy sandbox.Policy `json:"policy"`
+	// and write, and its ports. Only SandboxOf fills it: snapshots, sent
+	// to the window at every change, leave the long lists out.
+	Policy *sandbox.Policy `json:"policy,omitempty"`
 	// Refusals are the files it was refused lately, from its error
 	// output, each with the flag of mcptray sandbox allow that allows it.
 	Refusals []Refusal `json:"refusals,omitempty"`
@@ -73,7 +74,7 @@ func (s *Service) sandboxOpts() conn.Options {
 
 // sandboxView says what e's server may do; nil for a remote or built-in
 // server, which runs elsewhere.
-func (s *Service) sandboxView(e *config.Entry, stderr string) *Sandbox {
+func (s *Service) sandboxView(e *config.Entry, stderr string, full bool) *Sandbox {
 	if e.Transport != config.Stdio {
 		return nil
 	}
@@ -84,8 +85,11 @@ func (s *Service) sandboxView(e *config.Entry, stderr string) *Sandbox {
 	}
 	in := o.SandboxInput(&e.Server, e.Command, env)
 	p, _ := sandbox.Default(in) // only a missing home or data folder fails, and then the words still hold
-	v := &Sandbox{Off: e.Sandbox.Off, Asked: e.SandboxAsk, Settings: e.Sandbox, Policy: p,
+	v := &Sandbox{Off: e.Sandbox.Off, Asked: e.SandboxAsk, Settings: e.Sandbox,
 		Protection: o.Protection(&e.Server, p), Grants: sandbox.Grants(in)}
+	if full {
+		v.Policy = &p
+	}
 	switch {
 	case !v.Protection.Files && e.Sandbox.Off:
 		v.Words = "It runs without a sandbox: it may do anything you may, with every file in your home."
@@ -98,6 +102,26 @@ func (s *Service) sandboxView(e *config.Entry, stderr string) *Sandbox {
 		v.Refusals = append(v.Refusals, Refusal{Refusal: r, Allow: r.Allow(in.Home), Label: r.Words(in.Home)})
 	}
 	return v
+}
+
+// SandboxOf says what the named local server may do, with its full
+// policy (mcptray sandbox SERVER --json).
+func (s *Service) SandboxOf(ctx context.Context, name string) (Sandbox, error) {
+	if err := s.checkOpen(); err != nil {
+		return Sandbox{}, err
+	}
+	s.mu.Lock()
+	set := s.set
+	s.mu.Unlock()
+	e, err := s.find(set, name)
+	if err != nil {
+		return Sandbox{}, err
+	}
+	if e.Transport != config.Stdio {
+		return Sandbox{}, newError(Invalid, "%s runs elsewhere (%s): only local servers run in a sandbox", sanitize.Line(e.Name), e.Transport)
+	}
+	info, _ := s.conns.Report().Find(e.Name)
+	return *s.sandboxView(e, info.Stderr+"\n"+info.Status.Err, true), nil
 }
 
 // SandboxChange is one change to a server's sandbox: a folder to read or
