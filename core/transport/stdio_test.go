@@ -20,9 +20,9 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcptray/mcptray/core/sandbox"
-	"github.com/mark3labs/mcp-go/server"
 )
 
 // stdioChildVar makes the test binary act as a stdio server's process
