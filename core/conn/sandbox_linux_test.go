@@ -205,3 +205,25 @@ func TestSandboxEgress(t *testing.T) {
 		t.Errorf("reaching another port worked: %q", got)
 	}
 }
+
+// TestSandboxRefusedAtStart: a server that fails on a file its sandbox
+// refuses keeps its whole error output, where the refused path is (node
+// prints it above its stack trace, not on the last line).
+func TestSandboxRefusedAtStart(t *testing.T) {
+	t.Parallel()
+	o, home := sandboxOptions(t)
+	everything(t) // skips without test/peers and its node
+	key := filepath.Join(home, ".ssh", "id_ed25519")
+	o.BaseEnv = append(o.BaseEnv, "HOME="+home)
+	m := newTestManager(t, o)
+	if err := m.Apply(setOf(nodeEntry("nosy", nil, "-e", "require('fs').readFileSync(require('os').homedir() + '/.ssh/id_ed25519')"))); err != nil {
+		t.Fatal(err)
+	}
+	info := waitFor(t, m, "nosy", "a failure with its error output", func(i ServerInfo) bool {
+		return i.Status.State == Failed && i.Stderr != ""
+	})
+	refusals := sandbox.Refusals(info.Stderr)
+	if len(refusals) != 1 || refusals[0].Path != key {
+		t.Errorf("refusals %+v in:\n%s", refusals, info.Stderr)
+	}
+}
