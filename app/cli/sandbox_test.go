@@ -63,6 +63,11 @@ func TestSandboxCommand(t *testing.T) {
 	if box.Off || len(box.Settings.Read) != 0 || box.Protection.Files != (sandbox.ABI() > 0) {
 		t.Errorf("after deny and on: %+v", box)
 	}
+	// mcptray status connects it, through this test binary as mcptray
+	// sandbox-exec (TestMain).
+	if out := h.must("status"); !strings.Contains(out, "notes") {
+		t.Errorf("status:\n%s", out)
+	}
 	h.fails(2, "--port takes a TCP port", "sandbox", "allow", "notes", "--port", "http")
 	h.fails(2, "one thing at a time", "sandbox", "allow", "notes", "--read", "/a", "--port", "80")
 	h.fails(1, "not a full path", "sandbox", "allow", "notes", "--read", "Documents")
