@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"golang.org/x/term"
@@ -48,7 +49,7 @@ func run(ctx context.Context) int {
 		return cli.Run(ctx, os.Args[1:], cli.Env{
 			Stdout: os.Stdout, Stderr: os.Stderr,
 			Stdin: os.Stdin, Interactive: isTerminal(os.Stdin),
-			Store: store,
+			Store: store, Launcher: launcher(),
 		})
 	}
 	paths, err := config.DefaultPaths()
@@ -78,8 +79,10 @@ func run(ctx context.Context) int {
 		fmt.Fprintln(os.Stderr, "mcptray: cannot find its own program to open the window:", err)
 		return 1
 	}
+	so := service.FromEnvironment(os.LookupEnv)
+	so.Launcher = launcher()
 	return host.Run(ctx, host.Options{
-		Paths: paths, Store: store, Logger: logger, Service: service.FromEnvironment(os.LookupEnv),
+		Paths: paths, Store: store, Logger: logger, Service: so,
 		Window: []string{exe, "window"}, Stdout: os.Stdout, AtLogin: atLogin,
 	})
 }
@@ -116,6 +119,23 @@ func runWindow(ctx context.Context, logger *slog.Logger, paths config.Paths, arg
 		// Without a tray, closing the window quits mcptray: the window's
 		// process ends, and the running one follows (host.Run).
 	})
+}
+
+// launcher is the program that puts each local server in its sandbox:
+// mcptray-sandbox beside this program when it is there (it starts in a
+// millisecond, see cmd/mcptray-sandbox), or else this program itself
+// (mcptray sandbox-exec); "" when it cannot find itself, and servers then
+// run without a sandbox, as the words say.
+func launcher() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	small := filepath.Join(filepath.Dir(exe), "mcptray-sandbox")
+	if fi, err := os.Stat(small); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		return small
+	}
+	return exe
 }
 
 // newLogger logs warnings to stderr, or everything with MCPTRAY_DEBUG=1,

@@ -7,7 +7,12 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/mcptray-bench.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 
 echo "== 30 stdio servers, 300 ms initialize each, 3-wide window (bound 3.0 s)"
-go test -run '^$' -bench 'Connect30Slow' -benchtime 1x -count "${COUNT:-5}" ./core/conn/ | tee "$out/connect.txt" | grep Benchmark
+go test -run '^$' -bench 'Connect30Slow$' -benchtime 1x -count "${COUNT:-5}" ./core/conn/ | tee "$out/connect.txt" | grep Benchmark
+
+echo
+echo "== the same 30 in the sandbox; and one server's start with and without it (p50)"
+go test -run '^$' -bench 'Connect30SlowSandboxed' -benchtime 1x -count "${COUNT:-5}" ./core/conn/ | grep Benchmark
+go test -run '^$' -bench 'StartSandboxed' -benchtime 100x -count "${COUNT:-5}" ./core/conn/ | grep Benchmark
 
 echo
 echo "== a whole mcptray serve connecting 30 stdio servers of 100–500 ms, cold and warm, beside the 3-slot bound and the floor"

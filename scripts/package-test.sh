@@ -77,7 +77,7 @@ mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$root/var/lib/d
 dpkg --root="$root" --force-not-root --force-depends --log=/dev/null -i "$deb" >"$tmp/dpkg.log" 2>&1 ||
 	fail "dpkg -i into a throwaway root failed:
 $(cat "$tmp/dpkg.log")"
-for f in usr/bin/mcptray usr/share/applications/dev.mcptray.mcptray.desktop \
+for f in usr/bin/mcptray usr/bin/mcptray-sandbox usr/share/applications/dev.mcptray.mcptray.desktop \
 	usr/share/metainfo/dev.mcptray.mcptray.metainfo.xml usr/share/mcptray/autostart/dev.mcptray.mcptray.desktop; do
 	[ -f "$root/$f" ] || fail "the installed package has no /$f"
 done
@@ -109,6 +109,14 @@ mkdir -p "$tmp/home"
 timeout 20 env -i HOME="$tmp/home" PATH=/nonexistent "$root/usr/bin/mcptray" demo-server <"$tmp/demo.in" >"$tmp/demo.out" 2>&1 ||
 	fail "the installed mcptray demo-server failed:
 $(cat "$tmp/demo.out")"
+# The same through the installed sandbox launcher, which mcptray finds
+# beside itself and starts every local server through.
+timeout 20 env -i HOME="$tmp/home" PATH=/nonexistent MCPTRAY_SANDBOX_POLICY='{"read":["/"],"write":["/dev/null"]}' \
+	"$root/usr/bin/mcptray-sandbox" sandbox-exec -- "$root/usr/bin/mcptray" mcptray demo-server <"$tmp/demo.in" >"$tmp/demo-boxed.out" 2>&1 ||
+	fail "the installed mcptray demo-server, through mcptray-sandbox, failed:
+$(cat "$tmp/demo-boxed.out")"
+grep -q '"name":"mcptray-demo"' "$tmp/demo-boxed.out" || fail "through mcptray-sandbox, the demo server did not answer:
+$(cat "$tmp/demo-boxed.out")"
 for want in '"id":1,' '"name":"mcptray-demo"' '"id":2,' '"name":"greet"' '"name":"pick_colour"' '"name":"roll_dice"'; do
 	grep -qF "$want" "$tmp/demo.out" || fail "the installed mcptray demo-server did not answer with $want; it said:
 $(cat "$tmp/demo.out")"

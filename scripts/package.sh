@@ -55,6 +55,10 @@ linux() {
 	bin=$work/mcptray
 	echo "package: building mcptray $version for linux/$arch"
 	go build $trimpath -ldflags "-s -w $stamp" -o "$bin" .
+	# The sandbox launcher on its own (cmd/mcptray-sandbox): mcptray uses it
+	# when it sits beside it, and its own slower hidden mode otherwise (the
+	# tarball has only mcptray).
+	go build $trimpath -ldflags "-s -w" -o "$work/mcptray-sandbox" ./cmd/mcptray-sandbox
 
 	# The tarball: fyne package with the binary just built, reading
 	# FyneApp.toml and the icon from a copy (it rewrites FyneApp.toml).
@@ -74,6 +78,7 @@ linux() {
 	# copies it to /etc/xdg/autostart.
 	local root=$work/deb
 	install -D -m 0755 "$bin" "$root/usr/bin/mcptray"
+	install -D -m 0755 "$work/mcptray-sandbox" "$root/usr/bin/mcptray-sandbox"
 	install -D -m 0644 packaging/linux/dev.mcptray.mcptray.desktop "$root/usr/share/applications/dev.mcptray.mcptray.desktop"
 	install -D -m 0644 packaging/linux/dev.mcptray.mcptray.metainfo.xml "$root/usr/share/metainfo/dev.mcptray.mcptray.metainfo.xml"
 	install -D -m 0644 packaging/linux/mcptray-autostart.desktop "$root/usr/share/mcptray/autostart/dev.mcptray.mcptray.desktop"

@@ -35,6 +35,7 @@ type backend interface {
 	secretBackend
 	foldersBackend
 	rulesBackend
+	sandboxBackend
 }
 
 var (
@@ -88,6 +89,7 @@ func (c *cmdContext) serviceOptions(only []string) (service.Options, error) {
 	opts := service.FromEnvironment(c.Lookup)
 	opts.Paths, opts.Lookup, opts.Store = c.paths, c.Lookup, c.Store
 	opts.Logger, opts.Elicit, opts.Now, opts.Only = c.logger(), c.elicit, c.Now, only
+	opts.Launcher = c.Launcher
 	browser := opts.Browser
 	if browser == nil {
 		browser = oauth.SystemBrowser()

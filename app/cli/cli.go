@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/demo"
+	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/secret"
 	"github.com/mcptray/mcptray/core/service"
@@ -43,6 +44,11 @@ type Env struct {
 	// Store keeps sign-ins when a command runs mcptray in-process: the
 	// OS keychain (main.go gives it), an in-memory store in tests.
 	Store secret.Store
+	// Launcher is mcptray's own program, which a service this process runs
+	// (mcptray serve, a command run without a running mcptray) starts each
+	// local server through to sandbox it; "" runs them without a sandbox.
+	// main.go gives it; tests give a built mcptray, or none.
+	Launcher string
 }
 
 // command is one subcommand.
@@ -84,6 +90,9 @@ func init() {
 		{"permissions", "[list] | allow|ask|block|reset TOOL", "what the gateway does when an app calls a tool (mcp__SERVER__TOOL)", runPermissions},
 		{"hide", "TOOL|SERVER", "keep a tool, or every tool of a server, from the apps", runHide},
 		{"unhide", "TOOL|SERVER", "offer a hidden tool or server to the apps again", runUnhide},
+		{"sandbox", "SERVER [--json]", "say what a local server may do in its sandbox, and the files it was refused lately", runSandbox},
+		{"sandbox", "allow|deny SERVER --read PATH | --write PATH | --host HOST | --port N", "let a local server read or change a folder, reach a host (through mcptray's proxy) or a port, or take it back", nil},
+		{"sandbox", "on|off SERVER", "run a local server in its sandbox (the default) or without one", nil},
 		{"logs", "[-f] [-n N]", "show the newest lines of the log of mcptray in the tray or mcptray serve; -f keeps showing new ones", runLogs},
 		{"autostart", "on|off|status [--json]", "start mcptray in the tray when you log in, or stop doing so", runAutostart},
 		{"version", "[--json]", "say which mcptray this is: its version, the Go it was built with, and the system", runVersion},
@@ -127,6 +136,11 @@ func Run(ctx context.Context, args []string, env Env) int {
 	if len(args) == 0 || (args[0] == "help" && len(args) == 1) || args[0] == "-h" || args[0] == "--help" {
 		usage(env.Stdout)
 		return 0
+	}
+	if args[0] == sandbox.LauncherArg {
+		// Not listed: the launcher every local server starts through. It
+		// returns only when it could not execute the server.
+		return sandbox.Launch(args[1:], env.Stderr)
 	}
 	if args[0] == demo.Arg && len(args) == 1 {
 		// Not listed: the demo project's .mcp.json runs it (core/demo).

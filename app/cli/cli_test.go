@@ -24,6 +24,8 @@ type home struct {
 	// store keeps sign-ins in memory: no test writes to a keychain under
 	// the product's name.
 	store *secrettest.Store
+	// launcher is given to the commands as mcptray's sandbox launcher.
+	launcher string
 }
 
 func newHome(t *testing.T) *home {
@@ -48,7 +50,7 @@ func (h *home) run(args ...string) (int, string, string) {
 	h.t.Helper()
 	var out, errOut bytes.Buffer
 	code := Run(context.Background(), args, Env{
-		Stdout: &out, Stderr: &errOut, Paths: &h.paths, Store: h.store,
+		Stdout: &out, Stderr: &errOut, Paths: &h.paths, Store: h.store, Launcher: h.launcher,
 		Lookup: func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
 		Now:    func() time.Time { return time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC) },
 	})

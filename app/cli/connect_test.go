@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"maps"
 	"os"
@@ -19,7 +20,14 @@ import (
 // testServerBin is the in-repo MCP test server, built once for all tests.
 var testServerBin string
 
-func TestMain(m *testing.M) { os.Exit(mcpserver.RunTests(m, &testServerBin)) }
+// TestMain runs the tests or, run as "TEST-BINARY sandbox-exec …", is the
+// sandbox's launcher, as mcptray is (sandbox_test.go).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "sandbox-exec" {
+		os.Exit(Run(context.Background(), os.Args[1:], Env{Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin}))
+	}
+	os.Exit(mcpserver.RunTests(m, &testServerBin))
+}
 
 // testServerTools is how many tools the test server offers with no flags.
 var testServerTools = len(mcpserver.New(mcpserver.Options{}).ListTools())

@@ -102,6 +102,23 @@ func (c *cmdContext) printList(snap service.Snapshot) {
 		}
 		tw.Flush()
 	}
+	var levels []string
+	boxed := map[string][]string{}
+	for _, e := range running {
+		if e.Sandbox != nil {
+			w := e.Sandbox.Protection.Words
+			if boxed[w] == nil {
+				levels = append(levels, w)
+			}
+			boxed[w] = append(boxed[w], sanitize.Line(e.Name))
+		}
+	}
+	if len(levels) > 0 {
+		fmt.Fprintln(w, "\nSandbox (mcptray sandbox NAME says what each may do):")
+		for _, l := range levels {
+			fmt.Fprintf(w, "  %s: %s\n", strings.Join(boxed[l], ", "), sanitize.Line(l))
+		}
+	}
 	var plain []service.Server
 	for _, e := range running {
 		if len(e.PlainKeys) > 0 {

@@ -68,6 +68,10 @@ type Backend interface {
 	// MoveSecrets keeps the keys a server's file holds in plain text in
 	// the keychain; mcptray's config refers to them instead.
 	MoveSecrets(ctx context.Context, server string) (service.MoveSecretsResult, error)
+	// ChangeSandbox allows a local server more, or takes back what the
+	// person allowed; SetSandbox turns its sandbox on or off.
+	ChangeSandbox(ctx context.Context, c service.SandboxChange) error
+	SetSandbox(ctx context.Context, name string, on bool) error
 
 	// Questions sends the servers' questions for the person, and a Gone
 	// one when a question waits no longer; it closes when ctx ends.

@@ -20,6 +20,7 @@ import (
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/demo"
 	"github.com/mcptray/mcptray/core/oauth"
+	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/secret/secrettest"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/test/mcpserver"
@@ -30,6 +31,9 @@ var testServerBin string
 // TestMain runs the tests, or, run as "TEST-BINARY demo-server" (by
 // TestRealTryDemo's project folder), mcptray's demo server.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.LauncherArg { // sandbox_test.go's launcher
+		os.Exit(sandbox.Launch(os.Args[2:], os.Stderr))
+	}
 	if len(os.Args) == 2 && os.Args[1] == demo.Arg {
 		if err := demo.Serve(context.Background(), os.Stdin, os.Stdout, os.Stderr); err != nil {
 			os.Exit(1)

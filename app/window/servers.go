@@ -281,21 +281,27 @@ type detail struct {
 
 	plainKeys *widget.Label  // a key in plain text in its file
 	moveKeys  *widget.Button // Keep it in your keychain
+
+	sandboxHeader *widget.Label
+	sandbox       *fyne.Container // what it may do (sandbox.go)
+	sandboxOff    *widget.Button  // Run without a sandbox…
 }
 
 func newDetail(v *window) *detail {
 	d := &detail{
-		title:        widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		state:        widget.NewLabel(""),
-		reason:       wrapped(""),
-		hint:         wrapped(""),
-		origin:       wrapped(""),
-		runs:         wrapped(""),
-		tools:        container.NewVBox(),
-		stderr:       wrapped(""),
-		empty:        wrapped("Reaching mcptray…"),
-		toolsHeader:  section("Tools"),
-		stderrHeader: section("Error output"),
+		title:         widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		state:         widget.NewLabel(""),
+		reason:        wrapped(""),
+		hint:          wrapped(""),
+		origin:        wrapped(""),
+		runs:          wrapped(""),
+		tools:         container.NewVBox(),
+		stderr:        wrapped(""),
+		empty:         wrapped("Reaching mcptray…"),
+		toolsHeader:   section("Tools"),
+		stderrHeader:  section("Error output"),
+		sandboxHeader: section("What it may do"),
+		sandbox:       container.NewVBox(),
 	}
 	d.title.SizeName = theme.SizeNameSubHeadingText
 	d.title.Truncation = fyne.TextTruncateEllipsis
@@ -324,6 +330,7 @@ func newDetail(v *window) *detail {
 		container.New(layout.NewCustomPaddedLayout(0, 0, theme.InnerPadding(), 0), container.NewHBox(d.moveKeys)),
 		section("Comes from"), d.origin,
 		section("Runs"), d.runs,
+		d.sandboxHeader, d.sandbox,
 		d.toolsHeader, d.tools,
 		d.stderrHeader, d.stderr,
 	)
@@ -423,6 +430,7 @@ func (d *detail) show(v *window, sv service.Server) {
 	d.showPlainKeys(sv)
 	d.origin.SetText(originText(sv))
 	d.runs.SetText(runsText(sv))
+	d.showSandbox(v, sv)
 
 	d.tools.RemoveAll()
 	switch {
@@ -532,7 +540,7 @@ func runsText(sv service.Server) string {
 // what approving it lets run (shown in a fixed-width font), and the details
 // that go with it.
 type approval struct {
-	intro, what, details, outro string
+	intro, what, details, sandbox, outro string
 }
 
 // approvalOf says exactly what approving sv lets run, and from where.
@@ -564,7 +572,13 @@ func approvalOf(sv service.Server) approval {
 		}
 	}
 	a.details = strings.Join(details, "\n")
-	a.outro = "If its file later changes what it runs, mcptray asks you again. Deny it to keep it from running."
+	if sv.Sandbox != nil {
+		a.sandbox = sandboxText(sv.Sandbox)
+		if !sv.Sandbox.Asked.Empty() {
+			a.sandbox = "Its file asks for more than the sandbox gives by default. " + a.sandbox
+		}
+	}
+	a.outro = "If its file later changes what it runs, or asks for more, mcptray asks you again. Deny it to keep it from running."
 	return a
 }
 

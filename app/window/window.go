@@ -433,6 +433,9 @@ func (v *window) confirmApproval(sv service.Server) {
 	if a.details != "" {
 		body.Add(wrapped(a.details))
 	}
+	if a.sandbox != "" {
+		body.Add(wrapped(a.sandbox))
+	}
 	body.Add(wrapped(a.outro))
 	d := dialog.NewCustomWithoutButtons("Run "+sanitize.Line(name)+"?", container.NewVScroll(body), v.win)
 	v.approveButton = widget.NewButton("Approve", func() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/url"
@@ -79,6 +80,12 @@ func (f *fakeBackend) SetSecret(_ context.Context, req service.SecretRequest) er
 }
 func (f *fakeBackend) MoveSecrets(_ context.Context, name string) (service.MoveSecretsResult, error) {
 	return service.MoveSecretsResult{Server: name, Secrets: []string{"GITHUB_TOKEN"}, Left: "/home/me/.config/Claude/claude_desktop_config.json"}, f.call("move-secrets " + name)
+}
+func (f *fakeBackend) ChangeSandbox(_ context.Context, c service.SandboxChange) error {
+	return f.call(fmt.Sprintf("sandbox %s allow=%v %s%s%s%d", c.Server, c.Allow, c.Read, c.Write, c.Host, c.Port))
+}
+func (f *fakeBackend) SetSandbox(_ context.Context, name string, on bool) error {
+	return f.call(fmt.Sprintf("sandbox %s on=%v", name, on))
 }
 func (f *fakeBackend) SignOut(_ context.Context, name string) error {
 	return f.call("sign-out " + name)

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+
+	"github.com/mcptray/mcptray/core/sandbox"
 )
 
 // Approval says whether a server may run.
@@ -26,7 +28,7 @@ const (
 
 // ApprovalKey is a hash of everything that decides what a server runs:
 // transport, command, args, cwd, env names and a hash of their values, env
-// file, url and header names. A decision recorded under one key says nothing
+// file, url, header names, and what the entry asks of its sandbox. A decision recorded under one key says nothing
 // about a server whose key differs, so any such edit asks the person again.
 //
 // Header values are left out on purpose: they carry tokens that rotate
@@ -47,6 +49,9 @@ func ApprovalKey(s *Server) string {
 		EnvFile     string    `json:"envFile,omitempty"`
 		URL         string    `json:"url,omitempty"`
 		HeaderNames []string  `json:"headerNames,omitempty"`
+		// Sandbox is left out when the entry asks for nothing, so that
+		// keys recorded before it existed still match.
+		Sandbox *sandbox.Settings `json:"sandbox,omitempty"`
 	}{
 		Transport:   s.Transport,
 		Command:     s.Command,
@@ -56,6 +61,9 @@ func ApprovalKey(s *Server) string {
 		EnvFile:     s.EnvFile,
 		URL:         s.URL,
 		HeaderNames: s.HeaderNames(),
+	}
+	if !s.SandboxAsk.Empty() {
+		what.Sandbox = &s.SandboxAsk
 	}
 	if len(s.Env) > 0 {
 		what.EnvValues = hex.EncodeToString(values.Sum(nil))

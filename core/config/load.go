@@ -10,6 +10,8 @@ import (
 	"slices"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/mcptray/mcptray/core/sandbox"
 )
 
 // Loader gathers servers from every scope into a Set.
@@ -55,6 +57,7 @@ func (l *Loader) Load() *Set {
 	user, p := readSource(Source{Scope: User, App: "mcptray", File: l.Paths.UserFile(), Format: MCPServers})
 	var folders, turnedOff []string
 	var rules GatewayRules
+	var boxes map[string]sandbox.Settings
 	var idp *IdentityProvider
 	if p != nil {
 		problems = append(problems, *p)
@@ -70,6 +73,10 @@ func (l *Loader) Load() *Set {
 			problems = append(problems, *fp)
 		}
 		rules, fp = user.gatewayRules()
+		if fp != nil {
+			problems = append(problems, *fp)
+		}
+		boxes, fp = user.sandboxSettings()
 		if fp != nil {
 			problems = append(problems, *fp)
 		}
@@ -109,6 +116,7 @@ func (l *Loader) Load() *Set {
 	set.turnOff(turnedOff)
 	set.IdentityProvider = idp
 	set.Gateway = rules
+	set.applySandbox(boxes)
 	set.Problems = problems
 	set.Folders = folders
 	return set

@@ -234,6 +234,7 @@ type rawServer struct {
 	Headers  map[string]string
 	OAuth    *OAuth
 	Disabled bool
+	Mcptray  json.RawMessage
 }
 
 // fields lists the keys of a server entry that mcptray reads, what each must
@@ -258,6 +259,7 @@ func (r *rawServer) fields() map[string]struct {
 		"headers":  {"an object of strings", &r.Headers},
 		"oauth":    {"an object", &r.OAuth},
 		"disabled": {"true or false", &r.Disabled},
+		entryKey:   {"an object", &r.Mcptray},
 	}
 }
 
@@ -298,6 +300,13 @@ func (d *document) server(name string, v *hujson.Value, folder string, vars Vars
 	}
 	if err := raw.build(&s, vars, folder, d.src.PluginRoot); err != nil {
 		return Server{}, d.problem(v.StartOffset, display, err.Error())
+	}
+	if len(raw.Mcptray) > 0 {
+		ask, err := sandboxAsk(raw.Mcptray, cmp.Or(folder, d.src.PluginRoot))
+		if err != nil {
+			return Server{}, d.problem(v.StartOffset, display, err.Error())
+		}
+		s.SandboxAsk = ask
 	}
 	return s, nil
 }

@@ -177,3 +177,7 @@ func pluginSource(dir string) Source {
 	return Source{Scope: Managed, App: "plugin " + filepath.Base(dir), Format: MCPServers,
 		PluginRoot: dir, File: filepath.Join(dir, ".mcp.json")}
 }
+
+// ServersDir holds each local server's private data folder, the one folder
+// of mcptray's that its sandbox lets the server use (core/sandbox).
+func (p Paths) ServersDir() string { return filepath.Join(p.Dir(), "servers") }

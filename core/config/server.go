@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/mcptray/mcptray/core/sandbox"
 )
 
 // Transport is how mcptray talks to a server.
@@ -154,6 +156,13 @@ type Server struct {
 
 	// Disabled servers are listed but never started.
 	Disabled bool
+
+	// SandboxAsk is what the entry itself asks for beyond the default
+	// sandbox ("mcptray": {"sandbox": …}); it is part of the approval key.
+	SandboxAsk sandbox.Settings
+	// Sandbox is what the server gets beyond the default sandbox: the
+	// person's settings with SandboxAsk.
+	Sandbox sandbox.Settings
 }
 
 // EnvNames returns the names of the server's environment variables, sorted.
@@ -173,6 +182,7 @@ func (s Server) clone() Server {
 	s.Env = maps.Clone(s.Env)
 	s.Headers = maps.Clone(s.Headers)
 	s.PlainKeys = slices.Clone(s.PlainKeys)
+	s.SandboxAsk, s.Sandbox = s.SandboxAsk.Clone(), s.Sandbox.Clone()
 	if s.OAuth != nil {
 		o := *s.OAuth
 		o.Scopes = slices.Clone(o.Scopes)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/mcptray/mcptray/core/sandbox"
 )
 
 // Entry is one server in a Set with what mcptray concluded about it.
@@ -47,6 +49,9 @@ type Set struct {
 	// Gateway are the person's permissions and hidden tools for the
 	// gateway.
 	Gateway GatewayRules
+	// Sandbox are the person's sandbox settings by server name (each
+	// server's Sandbox has its own, with what its entry asks).
+	Sandbox map[string]sandbox.Settings
 }
 
 // Find returns the server called name: first by its name in mcptray, then

@@ -53,6 +53,7 @@ func (m *Manager) dialStdio(ctx context.Context, s *config.Server) (*session, er
 	tr, err := transport.NewStdio(transport.StdioConfig{
 		Command: s.Command, Args: s.Args, Env: env, Dir: s.Cwd,
 		BaseEnv: m.opts.BaseEnv, Grace: m.opts.StdioGrace, Logger: m.opts.Logger.With("server", s.Name),
+		Sandbox: m.stdioSandbox(s),
 	})
 	if err != nil {
 		return nil, err

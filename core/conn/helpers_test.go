@@ -7,13 +7,21 @@ import (
 	"time"
 
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/test/mcpserver"
 )
 
 // testServerBin is the in-repo MCP test server, built once for all tests.
 var testServerBin string
 
-func TestMain(m *testing.M) { os.Exit(mcpserver.RunTests(m, &testServerBin)) }
+// TestMain runs the tests or, run as "TEST-BINARY sandbox-exec …", is
+// the sandbox's launcher, as mcptray itself is (sandbox_test.go).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.LauncherArg {
+		os.Exit(sandbox.Launch(os.Args[2:], os.Stderr))
+	}
+	os.Exit(mcpserver.RunTests(m, &testServerBin))
+}
 
 // deadline bounds every wait in these tests; passing tests wait only as
 // long as they must.

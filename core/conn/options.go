@@ -95,6 +95,23 @@ type Options struct {
 	// config order).
 	HistoryFile string
 
+	// Launcher is mcptray's own program, run in each stdio server's place
+	// to put it in its sandbox (mcptray sandbox-exec, core/sandbox). ""
+	// runs servers without a sandbox: main gives the service its own
+	// program; tests that do not test the sandbox leave it out.
+	Launcher string
+	// ServersDir holds each server's private data folder (config.Paths'
+	// ServersDir); "" runs servers without a sandbox.
+	ServersDir string
+	// Home is the person's home for the sandbox's lists; "" means
+	// os.UserHomeDir.
+	Home string
+	// Egress returns the port of mcptray's egress proxy on 127.0.0.1 for a
+	// server, and the variables that send its traffic there
+	// (HTTPS_PROXY…); nil, or a port of 0, means there is no proxy, and the
+	// server's TCP connections stay unrestricted.
+	Egress func(server string) (port int, env map[string]string)
+
 	// Builtin are the in-process servers, by name.
 	Builtin map[string]*server.MCPServer
 

@@ -97,12 +97,15 @@ func withStderr(err error, stderr string) error {
 	if len(last) > 300 {
 		last = last[:300] + "…"
 	}
-	return &stderrError{err: err, last: last}
+	return &stderrError{err: err, last: last, tail: stderr}
 }
 
 type stderrError struct {
 	err  error
 	last string
+	// tail is all of its error output kept, for the server's detail
+	// (a file its sandbox refused is often lines above the last).
+	tail string
 }
 
 func (e *stderrError) Error() string { return e.err.Error() + " (it said: " + e.last + ")" }

@@ -37,7 +37,7 @@ type serverConn struct {
 	sess     *session      // the live connection while connected
 	tools    []tools.Tool
 	failures int
-	stderr   func() string        // the last session's stderr tail, kept after it ends
+	stderr   func() string        // the last session's stderr tail (or a failed start's), kept after it ends
 	authErr  *transport.AuthError // the challenge that last moved it to NeedsAuth
 	// listsStarted numbers the re-lists of tools; listShown is the number
 	// of the one whose list tools holds (see relist).
@@ -207,6 +207,11 @@ func (c *serverConn) connect() error {
 	sess, err := c.m.dial(c.ctx, &c.entry.Server)
 	t.release()
 	if err != nil {
+		if se, ok := errors.AsType[*stderrError](err); ok {
+			c.mu.Lock()
+			c.stderr = func() string { return se.tail }
+			c.mu.Unlock()
+		}
 		return err
 	}
 	if c.entry.Transport != config.InProcess {

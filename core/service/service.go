@@ -83,6 +83,15 @@ type Options struct {
 	// AddDemo into the demo project's .mcp.json ("COMMAND demo-server");
 	// "" means this program.
 	GatewayCommand string
+	// Launcher is mcptray's own program, through which every local server
+	// starts in its sandbox (mcptray sandbox-exec, core/sandbox); "" runs
+	// servers without one, and their words say so. main gives its own
+	// program; tests give a built mcptray, or none.
+	Launcher string
+	// Egress returns the port of mcptray's egress proxy for a server and
+	// the variables that send its traffic there; nil means no proxy, and
+	// servers' TCP connections stay unrestricted.
+	Egress func(server string) (port int, env map[string]string)
 }
 
 // Service is one running mcptray. Its methods are safe for concurrent use.
@@ -176,6 +185,8 @@ func (s *Service) newConns(logger *slog.Logger) *conn.Manager {
 		return s.auth.TokenSource(sv)
 	}
 	o.Secrets = s.readSecret
+	box := s.sandboxOpts()
+	o.Launcher, o.ServersDir, o.Home, o.Egress = box.Launcher, box.ServersDir, box.Home, box.Egress
 	if o.HistoryFile == "" && s.opts.Paths.UserConfigDir != "" {
 		o.HistoryFile = s.opts.Paths.ConnectTimesFile()
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/demo"
 	"github.com/mcptray/mcptray/core/oauth"
+	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/secret/secrettest"
 	"github.com/mcptray/mcptray/test/authserver"
 	"github.com/mcptray/mcptray/test/mcpserver"
@@ -25,6 +26,9 @@ var testServerBin string
 // TestMain runs the tests, or, run as "TEST-BINARY demo-server" (by
 // TestAddDemo's project folder), mcptray's demo server, as mcptray does.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.LauncherArg { // sandbox_test.go's launcher
+		os.Exit(sandbox.Launch(os.Args[2:], os.Stderr))
+	}
 	if len(os.Args) == 2 && os.Args[1] == demo.Arg {
 		if err := demo.Serve(context.Background(), os.Stdin, os.Stdout, os.Stderr); err != nil {
 			os.Exit(1)

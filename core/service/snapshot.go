@@ -88,6 +88,8 @@ type Server struct {
 	Stderr string `json:"stderr,omitempty"`
 	// Failures counts failed attempts in a row.
 	Failures int `json:"failures,omitempty"`
+	// Sandbox says what a local server may do; nil for a remote one.
+	Sandbox *Sandbox `json:"sandbox,omitempty"`
 }
 
 // BuiltIn reports whether s is mcptray's own built-in server, which is

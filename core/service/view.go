@@ -42,6 +42,7 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 			sv.State = st.State
 			sv.Reason, sv.Fix = explain(e, st, "")
 		}
+		sv.Sandbox = s.sandboxView(e, sv.Stderr+"\n"+info.Status.Err, false)
 		snap.Servers = append(snap.Servers, sv)
 	}
 	// The built-in server is in the manager only.

@@ -16,6 +16,8 @@ import (
 
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcptray/mcptray/core/sandbox"
 )
 
 const (
@@ -53,6 +55,20 @@ type StdioConfig struct {
 	// Logger receives what happens to the process, never its arguments,
 	// environment or output (those may hold secrets); nil means discard.
 	Logger *slog.Logger
+	// Sandbox, when set, runs the program inside a sandbox; nil runs it as
+	// it is.
+	Sandbox *Sandbox
+}
+
+// Sandbox says how to run a server inside a sandbox (core/sandbox).
+type Sandbox struct {
+	// Launcher is mcptray's own program, which applies the policy and then
+	// executes the server in its place (mcptray sandbox-exec), keeping its
+	// process id and group; unused on macOS, where sandbox-exec does it.
+	Launcher string
+	// Policy computes the policy once the program is found: path is the
+	// program's, env the environment it runs with.
+	Policy func(path string, env []string) (sandbox.Policy, error)
 }
 
 // Stdio is an MCP transport to a server run as a child process, talking
@@ -277,6 +293,18 @@ func (s *Stdio) command(ctx context.Context) (*exec.Cmd, error) {
 	}
 	cmd := exec.Command(path, args...)
 	cmd.Args[0] = name // as a shell would: argv[0] is the name typed
+	if sb := s.cfg.Sandbox; sb != nil {
+		p, err := sb.Policy(path, env)
+		if err != nil {
+			return nil, fmt.Errorf("making its sandbox: %w", err)
+		}
+		run, argv, boxed, err := sandbox.Command(sb.Launcher, p, path, cmd.Args, env)
+		if err != nil {
+			return nil, err
+		}
+		cmd = exec.Command(run)
+		cmd.Args, env = argv, boxed
+	}
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.SysProcAttr = sysProcAttr()

@@ -21,6 +21,8 @@ import (
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcptray/mcptray/core/sandbox"
 )
 
 // stdioChildVar makes the test binary act as a stdio server's process
@@ -35,6 +37,9 @@ const floodEnd = "END-OF-FLOOD\n"
 // An init function, not TestMain: the child must act before any test
 // machinery, and other tests in this package are free to have a TestMain.
 func init() {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.LauncherArg { // sandbox_linux_test.go's launcher
+		os.Exit(sandbox.Launch(os.Args[2:], os.Stderr))
+	}
 	if mode := os.Getenv(stdioChildVar); mode != "" {
 		os.Exit(runStdioChild(mode))
 	}
@@ -79,7 +84,11 @@ func runStdioChild(mode string) int {
 			os.Stderr.WriteString(err.Error() + "\n")
 			return 1
 		}
-		s, err := NewStdio(StdioConfig{Command: exe, Env: map[string]string{stdioChildVar: "sleep"}, BaseEnv: os.Environ()})
+		cfg := StdioConfig{Command: exe, Env: map[string]string{stdioChildVar: "sleep"}, BaseEnv: os.Environ()}
+		if os.Getenv(sandboxedVar) != "" {
+			cfg.Sandbox = testSandbox(exe)
+		}
+		s, err := NewStdio(cfg)
 		if err == nil {
 			err = s.Start(context.Background())
 		}

@@ -59,6 +59,8 @@ func Binary(t testing.TB) string {
 	if out, err := exec.Command("go", "env", "CGO_ENABLED").Output(); err == nil && strings.TrimSpace(string(out)) == "0" {
 		args = append(args, "-tags", "ci")
 	}
+	// Beside it, as packages install it, the sandbox's launcher.
+	Build(t, "mcptray-sandbox", Module+"/cmd/mcptray-sandbox")
 	return Build(t, "mcptray", Module, args...)
 }
 

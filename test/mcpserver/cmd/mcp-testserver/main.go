@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/mcptray/mcptray/test/mcpserver"
@@ -37,7 +38,13 @@ func main() {
 	flag.BoolVar(&opts.CollidingTools, "colliding-tools", false, "add tools a.b and a_b, which collide once normalised")
 	flag.BoolVar(&opts.App, "app", false, "add an MCP App: the tool show_app and its view "+mcpserver.AppURI)
 	flag.BoolVar(&opts.AppUnlisted, "app-unlisted", false, "the same, with the view left out of resources/list")
+	readFile := flag.String("read-home-file", "", "read this file in $HOME first, and say on stderr if that fails, as a server refused a file by its sandbox would (relative, so that the command line does not name it)")
 	flag.Parse()
+	if *readFile != "" {
+		if _, err := os.ReadFile(filepath.Join(os.Getenv("HOME"), *readFile)); err != nil {
+			fmt.Fprintf(os.Stderr, "mcp-testserver: %v\n", err)
+		}
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service"
+)
+
+// sandboxBackend is what the sandbox command needs of mcptray.
+type sandboxBackend interface {
+	SandboxOf(ctx context.Context, name string) (service.Sandbox, error)
+	ChangeSandbox(ctx context.Context, c service.SandboxChange) error
+	SetSandbox(ctx context.Context, name string, on bool) error
+}
+
+// runSandbox shows what a local server may do and the files it was
+// refused lately, or changes it: allow|deny SERVER --read PATH | --write
+// PATH | --host HOST | --port N, and on|off SERVER. Every change goes
+// through mcptray, which writes its own config.
+func runSandbox(ctx context.Context, c *cmdContext, args []string) error {
+	if len(args) == 0 {
+		return usagef("name a server: mcptray sandbox SERVER")
+	}
+	switch args[0] {
+	case "allow", "deny":
+		return changeSandbox(ctx, c, args[0] == "allow", args[1:])
+	case "on", "off":
+		if len(args) != 2 {
+			return usagef("sandbox %s takes one server", args[0])
+		}
+		return withSandbox(ctx, c, func(b sandboxBackend) error { return b.SetSandbox(ctx, args[1], args[0] == "on") }, func() {
+			if args[0] == "on" {
+				fmt.Fprintf(c.Stdout, "%s runs in its sandbox again.\n", sanitize.Line(args[1]))
+			} else {
+				fmt.Fprintf(c.Stdout, "%s now runs without a sandbox: it may do anything you may, with every file in your home. mcptray sandbox on %s puts it back.\n", sanitize.Line(args[1]), sanitize.Line(args[1]))
+			}
+		})
+	}
+	name, asJSON := "", false
+	for _, a := range args {
+		switch {
+		case a == "--json":
+			asJSON = true
+		case strings.HasPrefix(a, "-"):
+			return usagef("sandbox does not know %s", sanitize.Line(a))
+		case name != "":
+			return usagef("sandbox shows one server at a time")
+		default:
+			name = a
+		}
+	}
+	b, done, err := c.backend(ctx, connectNone)
+	if err != nil {
+		return err
+	}
+	defer done()
+	box, err := b.SandboxOf(ctx, name)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(c.Stdout, box, true)
+	}
+	printSandbox(c, name, box)
+	return nil
+}
+
+func printSandbox(c *cmdContext, server string, box service.Sandbox) {
+	name := sanitize.Line(server)
+	fmt.Fprintf(c.Stdout, "%s: %s\n", name, sanitize.Line(box.Protection.Words))
+	fmt.Fprintln(c.Stdout, sanitize.Line(box.Words))
+	for _, g := range box.Grants {
+		if g.Deny != "" {
+			fmt.Fprintf(c.Stdout, "  may %s (mcptray sandbox deny %s %s)\n", sanitize.Line(g.Words), name, sanitize.Line(g.Deny))
+		} else {
+			fmt.Fprintf(c.Stdout, "  may %s\n", sanitize.Line(g.Words))
+		}
+	}
+	if len(box.Refusals) > 0 {
+		fmt.Fprintln(c.Stdout, "Refused lately:")
+		for _, r := range box.Refusals {
+			fmt.Fprintf(c.Stdout, "  %s: mcptray sandbox allow %s %s\n", sanitize.Line(r.Path), name, sanitize.Line(r.Allow))
+		}
+	}
+	if box.Off {
+		fmt.Fprintf(c.Stdout, "mcptray sandbox on %s puts it back in its sandbox.\n", name)
+	}
+}
+
+// changeSandbox parses SERVER --read PATH | --write PATH | --host HOST |
+// --port N, in any order, and asks mcptray for the change.
+func changeSandbox(ctx context.Context, c *cmdContext, allow bool, args []string) error {
+	verb := map[bool]string{true: "allow", false: "deny"}[allow]
+	ch := service.SandboxChange{Allow: allow}
+	var what string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		flag, val, hasVal := strings.Cut(a, "=")
+		if !strings.HasPrefix(a, "--") {
+			if ch.Server != "" {
+				return usagef("sandbox %s takes one server", verb)
+			}
+			ch.Server = a
+			continue
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return usagef("%s needs a value", sanitize.Line(flag))
+			}
+			i++
+			val = args[i]
+		}
+		if what != "" {
+			return usagef("say one thing at a time: --read PATH, --write PATH, --host HOST or --port N")
+		}
+		what = flag
+		switch flag {
+		case "--read":
+			ch.Read = val
+		case "--write":
+			ch.Write = val
+		case "--host":
+			ch.Host = val
+		case "--port":
+			p, err := strconv.Atoi(val)
+			if err != nil || p <= 0 || p > 65535 {
+				return usagef("--port takes a TCP port, 1 to 65535")
+			}
+			ch.Port = p
+		default:
+			return usagef("sandbox %s takes --read PATH, --write PATH, --host HOST or --port N, not %s", verb, sanitize.Line(flag))
+		}
+	}
+	if ch.Server == "" || what == "" {
+		return usagef("mcptray sandbox %s SERVER --read PATH | --write PATH | --host HOST | --port N", verb)
+	}
+	return withSandbox(ctx, c, func(b sandboxBackend) error { return b.ChangeSandbox(ctx, ch) }, func() {
+		item := strings.TrimPrefix(what, "--") + " " + sanitize.Line(ch.Read+ch.Write+ch.Host)
+		if ch.Port != 0 {
+			item = "connect to port " + strconv.Itoa(ch.Port)
+		}
+		if what == "--host" {
+			item = "reach " + sanitize.Line(ch.Host)
+		}
+		if allow {
+			fmt.Fprintf(c.Stdout, "%s may now %s; it restarts with it.\n", sanitize.Line(ch.Server), item)
+		} else {
+			fmt.Fprintf(c.Stdout, "%s may no longer %s; it restarts without it.\n", sanitize.Line(ch.Server), item)
+		}
+	})
+}
+
+func withSandbox(ctx context.Context, c *cmdContext, change func(sandboxBackend) error, done func()) error {
+	b, closeB, err := c.backend(ctx, connectNone)
+	if err != nil {
+		return err
+	}
+	defer closeB()
+	if err := change(b); err != nil {
+		return err
+	}
+	done()
+	return nil
+}

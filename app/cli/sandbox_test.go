@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcptray/mcptray/core/sandbox"
+	"github.com/mcptray/mcptray/core/service"
+)
+
+// TestSandboxCommand: mcptray sandbox shows what a server may do, allow
+// and deny change it through mcptray (which writes its config), off and on
+// switch it; bad calls are refused with a usage error.
+func TestSandboxCommand(t *testing.T) {
+	h := newHome(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.launcher = self
+	h.addTestServer("notes")
+	out := h.must("sandbox", "notes")
+	level, words := "notes: files protected", "Nothing else in your home."
+	if sandbox.ABI() < 1 { // a kernel without Landlock (a CI runner's, say)
+		level, words = "notes: not protected: this system's kernel has no Landlock", "It runs without a sandbox"
+	}
+	for _, want := range []string{level, words} {
+		if !strings.Contains(out, want) {
+			t.Errorf("mcptray sandbox notes lacks %q:\n%s", want, out)
+		}
+	}
+	if out := h.must("sandbox", "allow", "notes", "--read", "~/Documents"); !strings.Contains(out, "notes may now read ~/Documents") {
+		t.Errorf("allow: %q", out)
+	}
+	h.must("sandbox", "allow", "notes", "--host=api.github.com")
+	var box service.Sandbox
+	if err := json.Unmarshal([]byte(h.must("sandbox", "notes", "--json")), &box); err != nil {
+		t.Fatal(err)
+	}
+	if len(box.Settings.Read) != 1 || box.Settings.Read[0] != "~/Documents" || len(box.Settings.Hosts) != 1 {
+		t.Errorf("settings after allow: %+v", box.Settings)
+	}
+	if box.Policy == nil || !slices.Contains(box.Policy.Read, "/usr") || !slices.Contains(box.Policy.Read, filepath.Join(h.dir, "Documents")) {
+		t.Errorf("--json lacks the full policy: %+v", box.Policy)
+	}
+	if out := h.must("sandbox", "notes"); !strings.Contains(out, "may read ~/Documents (mcptray sandbox deny notes --read ~/Documents)") {
+		t.Errorf("the grant and its deny command:\n%s", out)
+	}
+	h.must("sandbox", "deny", "notes", "--read", "~/Documents")
+	h.must("sandbox", "off", "notes")
+	if out := h.must("sandbox", "notes"); !strings.Contains(out, "runs without a sandbox") || !strings.Contains(out, "mcptray sandbox on notes") {
+		t.Errorf("off:\n%s", out)
+	}
+	h.must("sandbox", "on", "notes")
+	box = service.Sandbox{}
+	if err := json.Unmarshal([]byte(h.must("sandbox", "notes", "--json")), &box); err != nil {
+		t.Fatal(err)
+	}
+	if box.Off || len(box.Settings.Read) != 0 || box.Protection.Files != (sandbox.ABI() > 0) {
+		t.Errorf("after deny and on: %+v", box)
+	}
+	// mcptray status connects it, through this test binary as mcptray
+	// sandbox-exec (TestMain).
+	if out := h.must("status"); !strings.Contains(out, "notes") {
+		t.Errorf("status:\n%s", out)
+	}
+	h.fails(2, "--port takes a TCP port", "sandbox", "allow", "notes", "--port", "http")
+	h.fails(2, "one thing at a time", "sandbox", "allow", "notes", "--read", "/a", "--port", "80")
+	h.fails(1, "not a full path", "sandbox", "allow", "notes", "--read", "Documents")
+	h.fails(1, "no server called", "sandbox", "ghost")
+	if help := h.must("help"); strings.Contains(help, "sandbox-exec") || !strings.Contains(help, "sandbox allow|deny") {
+		t.Errorf("help lists the hidden launcher, or not the sandbox command:\n%s", help)
+	}
+	h.fails(2, "mcptray's own launcher", "sandbox-exec")
+}

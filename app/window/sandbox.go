@@ -1,0 +1,132 @@
+package window
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/mcptray/mcptray/core/sandbox"
+	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service"
+)
+
+// sandboxText is what a local server may do, for the approval dialog and
+// the detail: the words, then how well this system enforces them.
+func sandboxText(box *service.Sandbox) string {
+	if box == nil {
+		return ""
+	}
+	text := sanitize.String(box.Words)
+	if box.Protection.Files && box.Protection.Words != "" {
+		text += "\n(" + capitalise(sanitize.Line(box.Protection.Words)) + ".)"
+	}
+	return text
+}
+
+// showSandbox fills the detail's sandbox section: the words, a Take back
+// button by each thing the person allowed, a Let it… button by each
+// refused file, and Run without a sandbox (or Run in its sandbox).
+func (d *detail) showSandbox(v *window, sv service.Server) {
+	d.sandbox.RemoveAll()
+	box := sv.Sandbox
+	if box == nil || sv.BuiltIn() {
+		d.sandboxHeader.Hide()
+		d.sandbox.Hide()
+		return
+	}
+	d.sandboxHeader.Show()
+	d.sandbox.Show()
+	words := wrapped(sandboxText(box))
+	if !box.Protection.Files {
+		words.Importance = widget.WarningImportance
+	}
+	d.sandbox.Add(words)
+	name := sv.Name
+	for _, g := range box.Grants {
+		if g.Deny == "" {
+			continue
+		}
+		change, ok := sandboxChange(name, false, g)
+		if !ok {
+			continue
+		}
+		label := sanitize.Line(capitalise(g.Words))
+		d.sandbox.Add(container.NewBorder(nil, nil, nil, widget.NewButton("Take back", func() {
+			v.act("Could not change "+sanitize.Line(name)+"'s sandbox", func(ctx context.Context) error { return v.b.ChangeSandbox(ctx, change) })
+		}), wrapped(label)))
+	}
+	if len(box.Refusals) > 0 {
+		d.sandbox.Add(wrapped("Refused lately:"))
+		for _, r := range box.Refusals {
+			change := service.SandboxChange{Server: name, Allow: true}
+			flag, val, _ := strings.Cut(r.Allow, " ")
+			val = strings.Trim(val, "'")
+			switch flag {
+			case "--write":
+				change.Write = val
+			default:
+				change.Read = val
+			}
+			l := wrapped(sanitize.Line(r.Path))
+			l.TextStyle = fyne.TextStyle{Monospace: true}
+			d.sandbox.Add(container.NewBorder(nil, nil, nil, widget.NewButton(sanitize.Line(r.Label)+"…", func() {
+				v.act("Could not change "+sanitize.Line(name)+"'s sandbox", func(ctx context.Context) error { return v.b.ChangeSandbox(ctx, change) })
+			}), l))
+		}
+	}
+	if box.Off {
+		d.sandbox.Add(container.NewHBox(widget.NewButton("Run in its sandbox", func() {
+			v.act("Could not change "+sanitize.Line(name)+"'s sandbox", func(ctx context.Context) error { return v.b.SetSandbox(ctx, name, true) })
+		})))
+	} else if box.Protection.Files {
+		d.sandboxOff = widget.NewButton("Run without a sandbox…", func() { v.confirmNoSandbox(name) })
+		d.sandboxOff.Importance = widget.DangerImportance
+		d.sandbox.Add(container.NewHBox(d.sandboxOff))
+	}
+}
+
+// sandboxChange is the change that takes g back (or allows it again).
+func sandboxChange(server string, allow bool, g sandbox.Grant) (service.SandboxChange, bool) {
+	c := service.SandboxChange{Server: server, Allow: allow}
+	flag, val, _ := strings.Cut(g.Deny, " ")
+	val = strings.Trim(val, "'")
+	switch flag {
+	case "--read":
+		c.Read = val
+	case "--write":
+		c.Write = val
+	case "--host":
+		c.Host = val
+	case "--port":
+		p, err := strconv.Atoi(val)
+		if err != nil {
+			return c, false
+		}
+		c.Port = p
+	default:
+		return c, false
+	}
+	return c, true
+}
+
+// confirmNoSandbox warns before a server runs with every right the person
+// has.
+func (v *window) confirmNoSandbox(name string) {
+	msg := fmt.Sprintf("Without its sandbox, %s may read and change every file you can (your SSH keys, your browsers' data, your other apps' settings) and connect anywhere. Do this only for a server you trust as much as any program you install.", sanitize.Line(name))
+	d := dialog.NewCustomConfirm("Run "+sanitize.Line(name)+" without a sandbox?", "Run without a sandbox", "Keep the sandbox", wrapped(msg), func(ok bool) {
+		if !ok {
+			return
+		}
+		v.act("Could not change "+sanitize.Line(name)+"'s sandbox", func(ctx context.Context) error { return v.b.SetSandbox(ctx, name, false) })
+	}, v.win)
+	d.SetConfirmImportance(widget.DangerImportance)
+	d.Resize(fyne.NewSize(460, 0))
+	v.confirm = d
+	d.Show()
+}

@@ -1,0 +1,112 @@
+package window
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcptray/mcptray/core/sandbox"
+	"github.com/mcptray/mcptray/core/service"
+)
+
+// sandboxed runs the service's local servers in the sandbox, with this
+// test binary as the launcher, in the temporary home.
+func sandboxed(r *real, o *service.Options) {
+	self, err := os.Executable()
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	o.Launcher = self
+	o.Conn.BaseEnv = append(os.Environ(), "HOME="+r.dir)
+}
+
+// TestRealSandboxApprovalAndDetail: the approval dialog says what a
+// project's server may do, with what its file asks for; the detail says it
+// too, and "Run without a sandbox…" warns before turning it off.
+func TestRealSandboxApprovalAndDetail(t *testing.T) {
+	if sandbox.ABI() < 1 {
+		t.Skip("this kernel has no Landlock")
+	}
+	r := newReal(t, nil, following, sandboxed)
+	proj := filepath.Join(r.dir, "proj")
+	srv := testServer("theirs")
+	srv["mcptray"] = map[string]any{"sandbox": map[string]any{"read": []string{"~/Documents"}}}
+	r.write(filepath.Join(proj, ".mcp.json"), map[string]any{"mcpServers": map[string]any{"theirs": srv}})
+	r.v.do(func() { r.v.addFolder(proj) })
+	r.until("theirs to wait for approval", func() bool { return r.shows("theirs", service.AwaitingApproval) })
+	r.v.do(func() { r.v.focus("theirs") })
+	r.tap(r.v.detail.fix)
+	var dialogText string
+	r.v.do(func() { dialogText = strings.Join(labels(r.win.Canvas().Overlays().Top()), "\n") })
+	for _, want := range []string{"Its file asks for more", "read and change this project folder (~/proj)", "read ~/Documents", "Nothing else in your home."} {
+		if !strings.Contains(dialogText, want) {
+			t.Errorf("the approval dialog lacks %q:\n%s", want, dialogText)
+		}
+	}
+	r.tap(r.v.approveButton)
+	r.until("theirs to connect", func() bool { return r.shows("theirs", service.Connected) })
+	var detailText string
+	r.v.do(func() { detailText = strings.Join(labels(r.v.detail.body), "\n") })
+	for _, want := range []string{"What it may do", "read ~/Documents", "Files protected", "[Run without a sandbox…]"} {
+		if !strings.Contains(detailText, want) {
+			t.Errorf("the detail lacks %q:\n%s", want, detailText)
+		}
+	}
+
+	r.tap(r.v.detail.sandboxOff)
+	var warning string
+	r.v.do(func() { warning = strings.Join(labels(r.win.Canvas().Overlays().Top()), "\n") })
+	if !strings.Contains(warning, "every file you can") {
+		t.Errorf("no warning before running without a sandbox:\n%s", warning)
+	}
+	b := findButton(r.win.Canvas().Overlays().Top(), "Run without a sandbox")
+	if b == nil {
+		t.Fatal("the warning has no Run without a sandbox button")
+	}
+	r.tap(b)
+	r.until("theirs to run without a sandbox", func() bool {
+		sv, _ := r.v.snap.Find("theirs")
+		return sv.Sandbox != nil && sv.Sandbox.Off && sv.State == service.Connected
+	})
+	r.v.do(func() { detailText = strings.Join(labels(r.v.detail.body), "\n") })
+	if !strings.Contains(detailText, "[Run in its sandbox]") || !strings.Contains(detailText, "without a sandbox") {
+		t.Errorf("off, the detail says:\n%s", detailText)
+	}
+}
+
+// TestRealSandboxRefusal: a file refused to a server shows in its detail
+// with a button that allows it; tapped, the server restarts and reads it.
+func TestRealSandboxRefusal(t *testing.T) {
+	if sandbox.ABI() < 1 {
+		t.Skip("this kernel has no Landlock")
+	}
+	srv := testServer("reader")
+	srv["args"] = []string{"-name", "reader", "-read-home-file", "notes/today.md"}
+	notes := func(r *real, _ *service.Options) {
+		if err := os.MkdirAll(filepath.Join(r.dir, "notes"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(r.dir, "notes", "today.md"), []byte("hello"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := newReal(t, map[string]any{"mcpServers": map[string]any{"reader": srv}}, following, sandboxed, notes)
+	r.until("the refusal", func() bool {
+		sv, _ := r.v.snap.Find("reader")
+		return sv.Sandbox != nil && len(sv.Sandbox.Refusals) > 0
+	})
+	r.v.do(func() { r.v.focus("reader") })
+	b := findButton(r.v.detail.body, "Let it read ~/notes/today.md…")
+	if b == nil {
+		var text string
+		r.v.do(func() { text = strings.Join(labels(r.v.detail.body), "\n") })
+		t.Fatalf("no button allows the refused file:\n%s", text)
+	}
+	r.tap(b)
+	r.until("the file allowed and read", func() bool {
+		sv, _ := r.v.snap.Find("reader")
+		return sv.Sandbox != nil && slices.Contains(sv.Sandbox.Settings.Read, "~/notes/today.md") && len(sv.Sandbox.Refusals) == 0 && sv.State == service.Connected
+	})
+}

@@ -1,0 +1,50 @@
+package control
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/mcptray/mcptray/core/service"
+)
+
+// SandboxBackend is the part of Backend that the sandbox's routes serve.
+type SandboxBackend interface {
+	SandboxOf(ctx context.Context, name string) (service.Sandbox, error)
+	ChangeSandbox(ctx context.Context, c service.SandboxChange) error
+	SetSandbox(ctx context.Context, name string, on bool) error
+}
+
+type sandboxSwitch struct {
+	Name string `json:"name"`
+	On   bool   `json:"on"`
+}
+
+// sandboxRoutes serve POST /v1/sandbox/show, /v1/sandbox/change and
+// /v1/sandbox/switch.
+func (s *Endpoint) sandboxRoutes(mux *http.ServeMux) {
+	b := s.Backend
+	handle(mux, "sandbox/show", b.SandboxOf)
+	handleJSON(mux, "sandbox/change", func(ctx context.Context, c service.SandboxChange) (struct{}, error) {
+		return struct{}{}, b.ChangeSandbox(ctx, c)
+	})
+	handleJSON(mux, "sandbox/switch", func(ctx context.Context, req sandboxSwitch) (struct{}, error) {
+		return struct{}{}, b.SetSandbox(ctx, req.Name, req.On)
+	})
+}
+
+// SandboxOf says what a local server may do, with its full policy.
+func (c *Client) SandboxOf(ctx context.Context, name string) (service.Sandbox, error) {
+	var r service.Sandbox
+	err := c.do(ctx, http.MethodPost, "sandbox/show", nameRequest{name}, &r)
+	return r, err
+}
+
+// ChangeSandbox allows a server more, or takes back what was allowed.
+func (c *Client) ChangeSandbox(ctx context.Context, ch service.SandboxChange) error {
+	return c.do(ctx, http.MethodPost, "sandbox/change", ch, nil)
+}
+
+// SetSandbox turns a server's sandbox on or off.
+func (c *Client) SetSandbox(ctx context.Context, name string, on bool) error {
+	return c.do(ctx, http.MethodPost, "sandbox/switch", sandboxSwitch{Name: name, On: on}, nil)
+}

@@ -1,0 +1,104 @@
+// Package sandbox says what a local (stdio) server may do and makes it so:
+// which folders it may read, which it may write, which TCP ports it may
+// connect to. A Policy is computed for each server (Default) and applied by
+// a launcher that mcptray runs in the server's place (mcptray sandbox-exec,
+// Launch): on Linux it restricts itself with Landlock and then executes the
+// server, so the rules hold for the server and for everything it starts.
+// On macOS the same Policy becomes a Seatbelt profile (Profile) run with
+// sandbox-exec; on Windows servers run without a sandbox.
+//
+// # The default lists, and why
+//
+// A server may run its program, and nothing more of the person's home.
+//
+// Read (and run programs from):
+//   - the system: /usr, /bin, /sbin, /lib, /lib32, /lib64, /libx32, /etc,
+//     /opt, /nix/store and /snap (where distributions and installers put
+//     programs, libraries, certificates and resolv.conf),
+//     /run/systemd/resolve (where /etc/resolv.conf points on systemd
+//     systems) and /var/lib/snapd (snap's programs look there);
+//   - /proc: runtimes read /proc/self (node's and python's paths, the
+//     process's limits), and a server's children have other pids, so
+//     /proc is given whole. That leaves other processes of the same user
+//     readable where their /proc entries are (their environment, say):
+//     a limit of this sandbox;
+//   - of /sys only /sys/devices/system/cpu and /sys/fs/cgroup, where node
+//     and python learn how many CPUs and how much memory they may use;
+//   - /dev/urandom and /dev/random (every runtime seeds from them);
+//   - the folders on the server's PATH that lie in the home (~/bin, say),
+//     and the version managers' and runtimes' folders: ~/.nvm, ~/.fnm,
+//     ~/.local/share/fnm, ~/.volta, ~/.pyenv, ~/.asdf, ~/.local/share/mise,
+//     ~/.local/bin, ~/.local/lib (pip --user), ~/.cargo/bin, ~/.rustup,
+//     ~/go/bin, ~/sdk (Go's downloaded toolchains), ~/.dotnet/tools;
+//   - the program's own install folder when it lies outside these (a
+//     program at ~/tools/srv/bin/srv gets ~/tools/srv); when that folder
+//     is one of many apps' files (~/.local, ~/.config), only the program's
+//     own folder, and never the home or a folder above it;
+//   - for a script or program named on the command line (node
+//     /x/server/dist/index.js): its project, the nearest folder above it
+//     with a package.json, pyproject.toml, go.mod or .git; inside a
+//     node_modules folder, the whole node_modules, where npm puts its
+//     dependencies beside it;
+//   - a working folder configured for it, other than the home.
+//
+// Read and write:
+//   - its own data folder, created for it under mcptray's folder (servers/
+//     NAME), and in it a private tmp folder that TMPDIR (and TMP, TEMP)
+//     point at. It does not get /tmp: /tmp is shared by every program of
+//     every user, and holds other apps' temporary files and the sockets of
+//     X11 and ssh-agent. A program that writes to /tmp by name, not through
+//     TMPDIR, is refused and says so;
+//   - the package caches its runtime fills as it installs: ~/.npm,
+//     ~/.cache/node (corepack), ~/.cache/node-gyp (native modules),
+//     ~/.cache/ms-playwright (the browsers and profiles of Playwright's
+//     server), ~/.cache/uv, ~/.local/share/uv (uv's
+//     pythons and tools), ~/.cache/pip, ~/.cache/pypoetry, ~/.cache/yarn,
+//     ~/.local/share/pnpm, ~/.bun, ~/.deno, ~/.cache/deno, ~/.cache/go-build,
+//     ~/go/pkg/mod and ~/.nuget/packages (the same under XDG_CACHE_HOME and
+//     XDG_DATA_HOME when those are set). Those the server's own runtime
+//     needs (~/.npm for npx) are created when missing: its first install
+//     would otherwise be refused;
+//   - /dev/null, /dev/zero and /dev/full, and /dev/shm, where POSIX shared
+//     memory lives (python's multiprocessing, browsers): shared with the
+//     person's other programs, as /tmp is, but without it those fail;
+//   - for a project's server: its project folder;
+//   - the existing folders named on its command line (server-filesystem's
+//     allowed folders, a --directory): the person configured them, so the
+//     server may use them;
+//   - what the person allowed it (mcptray sandbox allow; a folder in the
+//     home that is not there yet is made, as the server would have made
+//     it), and what its project's .mcp.json asks for once the person
+//     approved that.
+//
+// Nothing else: not ~/.ssh, ~/.aws, ~/.gnupg, browser profiles, keyrings
+// (~/.local/share/keyrings), other apps' configs, nor mcptray's own
+// config, data and logs (only the server's own folder in them). Not
+// /dev/tty either: a server speaks over pipes, and the terminal is the
+// person's. SSH_AUTH_SOCK is taken out of its environment.
+//
+// # Network
+//
+// When mcptray's egress proxy runs, a server may connect by TCP only to the
+// proxy's port on 127.0.0.1 and to the ports the person allowed; its
+// environment gets the proxy's variables. Binding and listening are left
+// free: listening gives nothing away, and sign-in helpers such as
+// mcp-remote listen for their browser's callback. With no proxy, TCP is
+// left unrestricted, and the words say so. UDP (DNS included) is left
+// alone: Landlock restricts it only from ABI 10, and mcptray does not.
+//
+// # What Landlock adds beyond paths
+//
+// From Landlock ABI 6, a server can neither signal processes outside its
+// sandbox nor connect to abstract Unix sockets made outside it (the
+// session bus and X11 have such sockets). Named Unix sockets (the session
+// bus's file, ssh-agent's) are beyond Landlock before ABI 9, and mcptray
+// does not use ABI 9's rule for them yet: a server that knows such a path
+// can still connect to it.
+//
+// # Container runtimes
+//
+// A server run with docker gets docker's socket and ~/.docker to start its
+// container, which keeps its own isolation. A server run with podman runs
+// without Landlock: rootless podman maps user ids through set-user-ID
+// helpers, which Landlock's no-new-privileges rule disables.
+package sandbox

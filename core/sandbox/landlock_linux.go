@@ -1,0 +1,165 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Landlock through golang.org/x/sys/unix's system calls, not through
+// go-landlock: its main API restricts every thread of a process, through
+// libcap's psx in programs linked with cgo (mcptray is), and even its
+// lower-level landlock/syscall package links psx in (its all-threads
+// calls), which would wrap every thread mcptray makes. The launcher needs
+// none of that: it locks its one goroutine to its thread, restricts that
+// thread, and executes the server from it at once; the new program has only
+// that thread, and its restrictions. x/sys/unix, already one of mcptray's
+// dependencies, has the calls, their numbers and flags.
+
+// Rights by Landlock ABI: each version handles more kinds of access.
+const (
+	fsRead = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_READ_DIR
+	// fsFile are the rights that apply to a file rather than a folder.
+	fsFile = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_READ_FILE |
+		unix.LANDLOCK_ACCESS_FS_TRUNCATE | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
+	ruleNetPort = 2 // LANDLOCK_RULE_NET_PORT
+)
+
+// fsHandled are the file-system rights the kernel's ABI knows. ABI 9's
+// RESOLVE_UNIX (connecting to named Unix sockets) is left out: see the
+// package doc.
+func fsHandled(abi int) uint64 {
+	switch {
+	case abi >= 5:
+		return 1<<16 - 1
+	case abi >= 3:
+		return 1<<15 - 1
+	case abi == 2:
+		return 1<<14 - 1
+	case abi == 1:
+		return 1<<13 - 1
+	}
+	return 0
+}
+
+// netPortAttr is the kernel's struct landlock_net_port_attr.
+type netPortAttr struct {
+	allowed uint64
+	port    uint64
+}
+
+// ABI returns the kernel's Landlock version, 0 when it has none.
+func ABI() int {
+	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
+	if errno != 0 {
+		return 0
+	}
+	return int(v)
+}
+
+// Protection says how well p protects a server on this system.
+func Protection(p Policy) Level { return levelFor(p, ABI()) }
+
+// restrict applies p to the calling thread, which must be locked to its
+// goroutine and must execute the server next. It does as much as the
+// kernel can (best effort) and returns the ABI it used: 0, with no error,
+// when the kernel has no Landlock.
+func restrict(p Policy) (int, error) {
+	abi := ABI()
+	if abi <= 0 || p.None {
+		return 0, nil
+	}
+	attr := unix.LandlockRulesetAttr{Handled_access_fs: fsHandled(abi)}
+	if abi >= 4 && p.RestrictTCP {
+		attr.Handled_access_net = unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
+	}
+	if abi >= 6 {
+		attr.Scoped = unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | unix.LANDLOCK_SCOPE_SIGNAL
+	}
+	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
+	if errno != 0 {
+		return abi, fmt.Errorf("making its rules: %w", errno)
+	}
+	defer unix.Close(int(fd))
+	for _, path := range p.Read {
+		if err := addPath(int(fd), path, fsRead&attr.Handled_access_fs); err != nil {
+			return abi, err
+		}
+	}
+	for _, path := range p.Write {
+		if err := addPath(int(fd), path, attr.Handled_access_fs); err != nil {
+			return abi, err
+		}
+	}
+	if attr.Handled_access_net != 0 {
+		for _, port := range p.Ports {
+			a := netPortAttr{allowed: unix.LANDLOCK_ACCESS_NET_CONNECT_TCP, port: uint64(port)}
+			if _, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, fd, ruleNetPort, uintptr(unsafe.Pointer(&a)), 0, 0, 0); errno != 0 {
+				return abi, fmt.Errorf("allowing port %d: %w", port, errno)
+			}
+		}
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return abi, fmt.Errorf("setting no-new-privileges: %w", err)
+	}
+	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, fd, 0, 0); errno != 0 {
+		return abi, fmt.Errorf("restricting itself: %w", errno)
+	}
+	return abi, nil
+}
+
+// addPath allows rights beneath path; a path that does not exist (or
+// cannot be opened) is left out, since nothing there can be reached.
+func addPath(rulesetFD int, path string, rights uint64) error {
+	fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		rights &= fsFile
+	}
+	if rights == 0 {
+		return nil
+	}
+	a := unix.LandlockPathBeneathAttr{Allowed_access: rights, Parent_fd: int32(fd)}
+	if _, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(rulesetFD), unix.LANDLOCK_RULE_PATH_BENEATH, uintptr(unsafe.Pointer(&a)), 0, 0, 0); errno != 0 {
+		return fmt.Errorf("allowing %s: %w", path, errno)
+	}
+	return nil
+}
+
+// Command returns what runs program (with argv and env) inside p: the
+// launcher, told p and the program through its arguments and environment.
+func Command(launcher string, p Policy, program string, argv, env []string) (string, []string, []string, error) {
+	enc, err := encode(p)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if p.None {
+		return program, argv, env, nil
+	}
+	args := append([]string{launcher, LauncherArg, "--", program}, argv...)
+	return launcher, args, append(p.Environ(env), policyEnv+"="+enc), nil
+}
+
+// execLaunched restricts this process and executes the program; it returns
+// only when one of the two failed.
+func execLaunched(p Policy, program string, argv, env []string) error {
+	runtime.LockOSThread() // never unlocked: the thread is about to become the server
+	if _, err := restrict(p); err != nil {
+		return fmt.Errorf("could not put the server in its sandbox: %w", err)
+	}
+	err := unix.Exec(program, argv, env)
+	if errors.Is(err, unix.EACCES) {
+		return fmt.Errorf("its sandbox does not let it run %s: %w", program, err)
+	}
+	return fmt.Errorf("running %s: %w", program, err)
+}

@@ -1,0 +1,266 @@
+package sandbox
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestMain makes the test binary two programs besides the tests: the
+// launcher (as mcptray sandbox-exec is) and a probe that tries what a
+// hostile server would, one try per argument, and prints each outcome.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case LauncherArg:
+			os.Exit(Launch(os.Args[2:], os.Stderr))
+		case "probe":
+			for _, a := range os.Args[2:] {
+				fmt.Printf("%s %s\n", a, outcome(probe(a)))
+			}
+			os.Exit(0)
+		}
+	}
+	os.Exit(m.Run())
+}
+
+func outcome(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.Is(err, os.ErrPermission), errors.Is(err, exec.ErrNotFound):
+		return "refused"
+	}
+	return "failed: " + err.Error()
+}
+
+// probe does one thing: read:PATH, write:PATH, connect:PORT (on
+// 127.0.0.1), run:PATH.
+func probe(a string) error {
+	op, arg, _ := strings.Cut(a, ":")
+	switch op {
+	case "read":
+		_, err := os.ReadFile(arg)
+		return err
+	case "write":
+		return os.WriteFile(arg, []byte("x"), 0o600)
+	case "connect":
+		c, err := net.Dial("tcp", "127.0.0.1:"+arg)
+		if err == nil {
+			c.Close()
+		}
+		return err
+	case "run":
+		return exec.Command(arg).Run()
+	}
+	return fmt.Errorf("no such probe %q", op)
+}
+
+// runProbe runs the probe in p through the launcher and returns each
+// try's outcome.
+func runProbe(t *testing.T, p Policy, tries ...string) map[string]string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, argv, env, err := Command(self, p, self, append([]string{"probe", "probe"}, tries...), os.Environ())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := &exec.Cmd{Path: path, Args: argv, Env: env}
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the probe in its sandbox: %v\n%s", err, errOut.String())
+	}
+	got := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		k, v, _ := strings.Cut(l, " ")
+		got[k] = v
+	}
+	return got
+}
+
+// world is a person's home with secrets in it, a project, a server's data
+// folder, a folder outside the home, and a listener the server may not
+// reach.
+type world struct {
+	home, data, project, outside string
+	policy                       Policy
+	refusedPort, proxyPort       int
+}
+
+func newWorld(t *testing.T, egress bool) *world {
+	t.Helper()
+	if ABI() < 4 {
+		t.Skipf("this kernel's Landlock is version %d; the test needs 4 or later", ABI())
+	}
+	root := t.TempDir()
+	w := &world{home: filepath.Join(root, "home"), outside: filepath.Join(root, "elsewhere")}
+	w.data = filepath.Join(w.home, ".config", "mcptray", "servers", "weather")
+	w.project = filepath.Join(w.home, "code", "app")
+	for _, d := range []string{filepath.Join(w.home, ".ssh"), filepath.Join(w.home, ".config", "mcptray"), w.project, w.outside} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(w.home, ".ssh", "id_ed25519"), filepath.Join(w.home, ".config", "mcptray", "config.json"), filepath.Join(w.project, "README"), filepath.Join(w.outside, "notes")} {
+		if err := os.WriteFile(f, []byte("secret"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.refusedPort, w.proxyPort = listen(t), listen(t)
+	self, _ := os.Executable()
+	in := Input{Program: self, Home: w.home, DataDir: w.data, ProjectDir: w.project, Dir: w.project,
+		Env: []string{"PATH=/usr/bin:/bin"}}
+	if egress {
+		in.EgressPort = w.proxyPort
+	}
+	p, err := Default(in)
+	if err == nil {
+		err = p.Prepare()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.policy = p
+	return w
+}
+
+func listen(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// TestLandlockRefuses: under the default policy a server is refused what
+// the package doc keeps from it, and gets what it allows.
+func TestLandlockRefuses(t *testing.T) {
+	w := newWorld(t, true)
+	tmp := w.policy.Env["TMPDIR"]
+	want := map[string]string{
+		"read:" + filepath.Join(w.home, ".ssh", "id_ed25519"):                "refused",
+		"read:" + filepath.Join(w.home, ".config", "mcptray", "config.json"): "refused",
+		"read:" + filepath.Join(w.outside, "notes"):                          "refused",
+		"write:" + filepath.Join(w.home, "planted"):                          "refused",
+		"write:" + filepath.Join(os.TempDir(), "planted-by-a-server"):        "refused",
+		"write:" + filepath.Join(w.outside, "notes"):                         "refused",
+		"connect:" + strconv.Itoa(w.refusedPort):                             "refused",
+		"read:" + filepath.Join(w.project, "README"):                         "ok",
+		"write:" + filepath.Join(w.project, "out"):                           "ok",
+		"write:" + filepath.Join(w.data, "memory.jsonl"):                     "ok",
+		"write:" + filepath.Join(tmp, "scratch"):                             "ok",
+		"write:/dev/null":                                                    "ok",
+		"read:/etc/hosts":                                                    "ok",
+		"connect:" + strconv.Itoa(w.proxyPort):                               "ok",
+		"run:/bin/true":                                                      "ok",
+	}
+	var tries []string
+	for k := range want {
+		tries = append(tries, k)
+	}
+	got := runProbe(t, w.policy, tries...)
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %s, want %s", k, got[k], v)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(w.home, "planted")); err == nil {
+		t.Error("the server wrote in the home")
+	}
+}
+
+// TestLandlockNoProxy: with no egress proxy, TCP is left as it is, files
+// are still protected, and the words say so.
+func TestLandlockNoProxy(t *testing.T) {
+	w := newWorld(t, false)
+	got := runProbe(t, w.policy, "connect:"+strconv.Itoa(w.refusedPort), "read:"+filepath.Join(w.home, ".ssh", "id_ed25519"))
+	if got["connect:"+strconv.Itoa(w.refusedPort)] != "ok" {
+		t.Errorf("with no proxy, a connection was %s", got["connect:"+strconv.Itoa(w.refusedPort)])
+	}
+	if got["read:"+filepath.Join(w.home, ".ssh", "id_ed25519")] != "refused" {
+		t.Errorf("with no proxy, ~/.ssh was readable")
+	}
+	if l := Protection(w.policy); !l.Files || l.Network || !strings.Contains(l.Words, "network open") {
+		t.Errorf("Protection = %+v", l)
+	}
+}
+
+// TestLandlockSettings: what the person allows is allowed.
+func TestLandlockSettings(t *testing.T) {
+	w := newWorld(t, true)
+	self, _ := os.Executable()
+	p, err := Default(Input{Program: self, Home: w.home, DataDir: w.data, EgressPort: w.proxyPort,
+		Settings: Settings{Read: []string{w.outside}, Ports: []int{w.refusedPort}}})
+	if err == nil {
+		err = p.Prepare()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := runProbe(t, p, "read:"+filepath.Join(w.outside, "notes"), "write:"+filepath.Join(w.outside, "x"), "connect:"+strconv.Itoa(w.refusedPort))
+	want := map[string]string{"read:" + filepath.Join(w.outside, "notes"): "ok", "write:" + filepath.Join(w.outside, "x"): "refused", "connect:" + strconv.Itoa(w.refusedPort): "ok"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %s, want %s", k, got[k], v)
+		}
+	}
+}
+
+// TestLaunchKeepsProcess: the launcher executes the program in its own
+// place: the same process id, and the policy's variable is not passed on.
+func TestLaunchKeepsProcess(t *testing.T) {
+	if ABI() < 1 {
+		t.Skip("no Landlock")
+	}
+	path, argv, env, err := Command(mustExe(t), Policy{Read: []string{"/"}}, "/bin/sh", []string{"sh", "-c", `echo $$; env`}, []string{"PATH=/usr/bin:/bin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := &exec.Cmd{Path: path, Args: argv, Env: env}
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	first, rest, _ := strings.Cut(out.String(), "\n")
+	if first != strconv.Itoa(pid) {
+		t.Errorf("the server ran as pid %s, the launcher was %d", first, pid)
+	}
+	if strings.Contains(rest, policyEnv) {
+		t.Errorf("the policy reached the server's environment:\n%s", rest)
+	}
+}
+
+func mustExe(t *testing.T) string {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return self
+}

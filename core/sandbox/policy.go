@@ -1,0 +1,432 @@
+package sandbox
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Policy is what one server may do. Paths are absolute; one that does not
+// exist when the server starts is left out.
+type Policy struct {
+	// Read are folders (or files) the server may read and run programs
+	// from.
+	Read []string `json:"read,omitempty"`
+	// Write are folders (or files) it may also write, create and delete in.
+	Write []string `json:"write,omitempty"`
+	// RestrictTCP limits TCP connections to Ports; false leaves TCP as it
+	// is (no egress proxy to send it through).
+	RestrictTCP bool  `json:"restrictTCP,omitempty"`
+	Ports       []int `json:"ports,omitempty"`
+	// Env is set in the server's environment (TMPDIR, the proxy's
+	// variables); Unset is taken out of it.
+	Env   map[string]string `json:"env,omitempty"`
+	Unset []string          `json:"unset,omitempty"`
+	// None runs the server without Landlock (podman, see the package doc);
+	// the rest of the Policy still says what it would be.
+	None bool `json:"none,omitempty"`
+	// Make are the folders Prepare creates: the data folder, its tmp, and
+	// the package caches the server's runtime needs.
+	Make []string `json:"-"`
+}
+
+// Prepare creates the folders p needs before the server starts. A cache
+// that cannot be made is left be (its rule then covers nothing); the
+// server's own folder must be made.
+func (p Policy) Prepare() error {
+	for i, d := range p.Make {
+		if err := os.MkdirAll(d, 0o700); err != nil && i < 2 {
+			return fmt.Errorf("making its data folder: %w", err)
+		}
+	}
+	return nil
+}
+
+// Settings are a server's own additions to its default policy: the
+// person's (mcptray sandbox allow) and its project's, once approved.
+type Settings struct {
+	// Off runs the server without a sandbox.
+	Off   bool     `json:"off,omitempty"`
+	Read  []string `json:"read,omitempty"`
+	Write []string `json:"write,omitempty"`
+	// Hosts are the hosts the server may reach through the egress proxy
+	// (which reads them); the sandbox itself knows only ports.
+	Hosts []string `json:"hosts,omitempty"`
+	Ports []int    `json:"ports,omitempty"`
+}
+
+// Empty reports whether s adds nothing.
+func (s Settings) Empty() bool {
+	return !s.Off && len(s.Read) == 0 && len(s.Write) == 0 && len(s.Hosts) == 0 && len(s.Ports) == 0
+}
+
+// Merge returns s with o's additions; Off in either is Off.
+func (s Settings) Merge(o Settings) Settings {
+	return Settings{
+		Off:   s.Off || o.Off,
+		Read:  union(s.Read, o.Read),
+		Write: union(s.Write, o.Write),
+		Hosts: union(s.Hosts, o.Hosts),
+		Ports: union(s.Ports, o.Ports),
+	}
+}
+
+func union[T comparable](a, b []T) []T {
+	out := slices.Clone(a)
+	for _, v := range b {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Input is what Default needs to know about a server.
+type Input struct {
+	// Program is the absolute path of the program to run; Args its
+	// arguments (without the program's name).
+	Program string
+	Args    []string
+	// Env is the environment it runs with: PATH, XDG_CACHE_HOME and
+	// XDG_DATA_HOME are read from it.
+	Env []string
+	// Home is the person's home folder.
+	Home string
+	// DataDir is the server's private folder; Default creates it, and a
+	// tmp folder in it.
+	DataDir string
+	// ProjectDir is the project folder of a project's server, or "".
+	ProjectDir string
+	// Dir is the folder it starts in.
+	Dir string
+	// EgressPort is the egress proxy's port on 127.0.0.1; 0 means there is
+	// no proxy, and TCP stays unrestricted.
+	EgressPort int
+	// EgressEnv are the proxy's variables for the server's environment.
+	EgressEnv map[string]string
+	// Settings are the server's own additions.
+	Settings Settings
+}
+
+// System paths every server may read. /proc is there because runtimes
+// read /proc/self; see the package doc for each.
+var systemRead = []string{
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
+	"/nix/store", "/snap", "/var/lib/snapd", "/run/systemd/resolve",
+	"/proc", "/sys/devices/system/cpu", "/sys/fs/cgroup",
+	"/dev/urandom", "/dev/random",
+}
+
+// systemWrite are the device files every server may write.
+var systemWrite = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/shm"}
+
+// homeRead are the version managers' and runtimes' folders, relative to
+// the home.
+var homeRead = []string{
+	".nvm", ".fnm", ".local/share/fnm", ".volta", ".pyenv", ".asdf", ".local/share/mise",
+	".local/bin", ".local/lib", ".cargo/bin", ".rustup", "go/bin", "sdk", ".dotnet/tools",
+}
+
+// caches are the package caches, relative to the home, and the programs
+// whose first run needs each to exist.
+var caches = []struct {
+	dir      string
+	programs []string
+}{
+	{".npm", []string{"npx", "npm"}},
+	{".cache/node", []string{"corepack", "pnpm", "yarn"}},
+	{".cache/node-gyp", nil},
+	{".cache/ms-playwright", nil},
+	{".cache/uv", []string{"uv", "uvx"}},
+	{".local/share/uv", []string{"uv", "uvx"}},
+	{".cache/pip", []string{"pip", "pip3", "pipx"}},
+	{".cache/pypoetry", []string{"poetry"}},
+	{".cache/yarn", []string{"yarn"}},
+	{".local/share/pnpm", []string{"pnpm"}},
+	{".bun", []string{"bun", "bunx"}},
+	{".deno", nil},
+	{".cache/deno", []string{"deno"}},
+	{".cache/go-build", []string{"go"}},
+	{"go/pkg/mod", []string{"go"}},
+	{".nuget/packages", []string{"dotnet", "dnx"}},
+}
+
+// broad are folders in the home that hold many apps' files: never given
+// whole as a program's install folder.
+var broad = []string{".local", ".local/share", ".config", ".cache", "go"}
+
+// Default computes the policy of a stdio server from in, as the package doc
+// lists it. It changes nothing on disk: Prepare makes the folders.
+func Default(in Input) (Policy, error) {
+	if in.Home == "" || !filepath.IsAbs(in.Home) {
+		return Policy{}, errors.New("the home folder is not known")
+	}
+	if in.DataDir == "" || !filepath.IsAbs(in.DataDir) {
+		return Policy{}, errors.New("the server has no data folder")
+	}
+	tmp := filepath.Join(in.DataDir, "tmp")
+	b := &builder{home: filepath.Clean(in.Home), make: []string{in.DataDir, tmp}}
+	b.read(systemRead...)
+	b.write(systemWrite...)
+	for _, d := range homeRead {
+		b.read(b.inHome(d))
+	}
+	program := filepath.Base(in.Program)
+	cacheHome, dataHome := envValue(in.Env, "XDG_CACHE_HOME"), envValue(in.Env, "XDG_DATA_HOME")
+	for _, c := range caches {
+		dirs := []string{b.inHome(c.dir)}
+		if rest, ok := strings.CutPrefix(c.dir, ".cache/"); ok && filepath.IsAbs(cacheHome) {
+			dirs = append(dirs, filepath.Join(cacheHome, rest))
+		}
+		if rest, ok := strings.CutPrefix(c.dir, ".local/share/"); ok && filepath.IsAbs(dataHome) {
+			dirs = append(dirs, filepath.Join(dataHome, rest))
+		}
+		for _, d := range dirs {
+			if slices.Contains(c.programs, program) {
+				b.make = append(b.make, d)
+			}
+			b.write(d)
+		}
+	}
+	for _, d := range filepath.SplitList(envValue(in.Env, "PATH")) {
+		if filepath.IsAbs(d) && b.underHome(d) && filepath.Clean(d) != b.home {
+			b.read(d)
+		}
+	}
+	b.read(b.installFolder(in.Program))
+	if real, err := filepath.EvalSymlinks(in.Program); err == nil && real != in.Program {
+		b.read(b.installFolder(real))
+	}
+	for _, a := range in.Args {
+		b.arg(a)
+	}
+	if in.Dir != "" && filepath.Clean(in.Dir) != b.home {
+		b.read(in.Dir)
+	}
+	if in.ProjectDir != "" {
+		b.write(in.ProjectDir)
+	}
+	b.write(in.DataDir)
+	for _, p := range in.Settings.Read {
+		b.read(b.expand(p))
+	}
+	for _, p := range in.Settings.Write {
+		// Allowed by the person, a folder in the home that is not there
+		// yet is made, as the server would have made it.
+		if d := b.expand(p); b.underHome(d) && d != b.home {
+			b.make = append(b.make, d)
+		}
+		b.write(b.expand(p))
+	}
+	if program == "docker" {
+		for _, s := range dockerSockets(in.Env) {
+			b.write(s)
+		}
+		b.read(b.inHome(".docker"))
+	}
+	p := Policy{Read: b.r, Write: b.w, None: program == "podman", Make: b.make, Env: map[string]string{
+		"TMPDIR": tmp, "TMP": tmp, "TEMP": tmp,
+	}, Unset: []string{"SSH_AUTH_SOCK"}}
+	if in.EgressPort > 0 {
+		p.RestrictTCP = true
+		p.Ports = union([]int{in.EgressPort}, in.Settings.Ports)
+		for k, v := range in.EgressEnv {
+			p.Env[k] = v
+		}
+	}
+	return p, nil
+}
+
+// dockerSockets are where docker's daemon listens.
+func dockerSockets(env []string) []string {
+	out := []string{"/var/run/docker.sock", "/run/docker.sock"}
+	if h := envValue(env, "DOCKER_HOST"); strings.HasPrefix(h, "unix://") {
+		out = append(out, strings.TrimPrefix(h, "unix://"))
+	}
+	if r := envValue(env, "XDG_RUNTIME_DIR"); filepath.IsAbs(r) {
+		out = append(out, filepath.Join(r, "docker.sock"))
+	}
+	return out
+}
+
+// builder collects paths once each.
+type builder struct {
+	home       string
+	r, w, make []string
+}
+
+func (b *builder) read(paths ...string) {
+	for _, p := range paths {
+		if p != "" && filepath.IsAbs(p) && !slices.Contains(b.r, filepath.Clean(p)) {
+			b.r = append(b.r, filepath.Clean(p))
+		}
+	}
+}
+
+func (b *builder) write(paths ...string) {
+	for _, p := range paths {
+		if p != "" && filepath.IsAbs(p) && !slices.Contains(b.w, filepath.Clean(p)) {
+			b.w = append(b.w, filepath.Clean(p))
+		}
+	}
+}
+
+func (b *builder) inHome(rel string) string { return filepath.Join(b.home, rel) }
+
+// underHome reports whether p is the home or inside it.
+func (b *builder) underHome(p string) bool { return within(b.home, p) }
+
+// within reports whether p is dir or inside it.
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// expand turns ~ and ~/x into the home.
+func (b *builder) expand(p string) string {
+	if p == "~" {
+		return b.home
+	}
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		return filepath.Join(b.home, rest)
+	}
+	return p
+}
+
+// installFolder is the folder a program was installed in: the parent of
+// its bin folder, or its own folder; "" when that would be the home, a
+// folder above it, or a folder of many apps' files (or of the system's,
+// which is read already).
+func (b *builder) installFolder(program string) string {
+	if !filepath.IsAbs(program) {
+		return ""
+	}
+	dir := filepath.Dir(program)
+	if filepath.Base(dir) == "bin" {
+		dir = filepath.Dir(dir)
+	}
+	if dir == "/" || within(dir, b.home) {
+		return ""
+	}
+	for _, d := range broad {
+		if dir == b.inHome(d) {
+			return filepath.Join(filepath.Dir(program)) // its bin folder alone
+		}
+	}
+	if dir == "/usr" || dir == "/usr/local" || dir == "/opt" {
+		return ""
+	}
+	return dir
+}
+
+// arg adds what one command-line argument names: an existing folder to
+// write, an existing file's project to read. An option's value
+// (--dir=/x) counts too.
+func (b *builder) arg(a string) {
+	if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {
+		a = v
+	}
+	a = b.expand(a)
+	if !filepath.IsAbs(a) {
+		return
+	}
+	a = filepath.Clean(a)
+	fi, err := os.Stat(a)
+	if err != nil {
+		return
+	}
+	if a == b.home || within(a, b.home) || a == "/" {
+		return // the whole home, or more, is never given by an argument
+	}
+	if fi.IsDir() {
+		b.write(a)
+		return
+	}
+	if d := projectOf(a); d != b.home && !within(d, b.home) {
+		b.read(d)
+	} else if dir := filepath.Dir(a); dir != b.home && !within(dir, b.home) {
+		b.read(dir)
+	} else {
+		b.read(a)
+	}
+}
+
+// projectOf is the folder a file named on the command line belongs to:
+// the whole node_modules it is installed in, or the nearest folder above it
+// with a package.json, pyproject.toml, go.mod or .git, or its own folder.
+func projectOf(file string) string {
+	if i := strings.Index(file, string(filepath.Separator)+"node_modules"+string(filepath.Separator)); i >= 0 {
+		return file[:i+len("/node_modules")]
+	}
+	for d := filepath.Dir(file); d != filepath.Dir(d); d = filepath.Dir(d) {
+		for _, m := range []string{"package.json", "pyproject.toml", "go.mod", ".git"} {
+			if _, err := os.Stat(filepath.Join(d, m)); err == nil {
+				return d
+			}
+		}
+	}
+	return filepath.Dir(file)
+}
+
+// envValue is the value of the last entry named key in env.
+func envValue(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+// Environ applies p's Env and Unset to env.
+func (p Policy) Environ(env []string) []string {
+	out := make([]string, 0, len(env)+len(p.Env))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ok := p.Env[k]; ok || slices.Contains(p.Unset, k) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	for _, k := range slices.Sorted(maps.Keys(p.Env)) {
+		out = append(out, k+"="+p.Env[k])
+	}
+	return out
+}
+
+// Clone returns a copy that shares nothing with s.
+func (s Settings) Clone() Settings {
+	s.Read, s.Write, s.Hosts, s.Ports = slices.Clone(s.Read), slices.Clone(s.Write), slices.Clone(s.Hosts), slices.Clone(s.Ports)
+	return s
+}
+
+// FolderName is a server's name as a folder name: letters, digits, '.',
+// '-' and '_' as they are, anything else as '_', with a short hash of the
+// name when anything was replaced, so that two names never share a folder.
+func FolderName(server string) string {
+	var b strings.Builder
+	changed := false
+	for _, r := range server {
+		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			b.WriteRune(r)
+			continue
+		}
+		b.WriteByte('_')
+		changed = true
+	}
+	name := b.String()
+	if name == "" || name == "." || name == ".." || strings.HasPrefix(name, ".") {
+		changed, name = true, "_"+name
+	}
+	if changed {
+		sum := sha256.Sum256([]byte(server))
+		name += "-" + hex.EncodeToString(sum[:4])
+	}
+	return name
+}

@@ -1,0 +1,90 @@
+package sandbox
+
+import (
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Refusal is a file the sandbox refused a server, as its error output
+// tells it.
+type Refusal struct {
+	// Path is the file or folder refused.
+	Path string `json:"path"`
+	// Write says the server was writing (making, renaming, removing); a
+	// refused open may have been either, and counts as a read.
+	Write bool `json:"write,omitempty"`
+	// Line is the line it printed (at most 300 bytes).
+	Line string `json:"line"`
+}
+
+// Allow is the flag of mcptray sandbox allow that lets the server do what
+// was refused: its folder to write in, or the file (or folder) to read.
+func (r Refusal) Allow(home string) string {
+	if r.Write {
+		return "--write " + quoteArg(Tilde(home, r.writeFolder(home)))
+	}
+	return "--read " + quoteArg(Tilde(home, r.Path))
+}
+
+// writeFolder is the folder to let it write in: the refused file's,
+// unless that is the home or above it (never given whole), and then the
+// refused path itself, which mcptray makes as a folder when it is allowed.
+func (r Refusal) writeFolder(home string) string {
+	if d := filepath.Dir(r.Path); d != home && !within(d, home) {
+		return d
+	}
+	return r.Path
+}
+
+// Words says it as a button would: "Let it read ~/Documents/plan.txt".
+func (r Refusal) Words(home string) string {
+	if r.Write {
+		return "Let it change " + Tilde(home, r.writeFolder(home))
+	}
+	return "Let it read " + Tilde(home, r.Path)
+}
+
+var (
+	// refusedLine finds the errors of every runtime for a refused file:
+	// node's "EACCES: permission denied, open '/x'", python's
+	// "PermissionError: [Errno 13] Permission denied: '/x'", Go's
+	// "open /x: permission denied", a shell's "cannot create /x:
+	// Permission denied", and EPERM's "operation not permitted".
+	refusedLine = regexp.MustCompile(`(?i)permission denied|operation not permitted|\beacces\b|\beperm\b`)
+	// pathIn finds an absolute path: quoted, or up to a space or colon.
+	pathIn     = regexp.MustCompile(`'(/[^']*)'|"(/[^"]*)"|(?:^|[\s(])(/[^\s:'",)]+)`)
+	writeVerbs = regexp.MustCompile(`(?i)\b(mkdir|rename|unlink|rmdir|symlink|link|copyfile|cannot create|cannot touch|cannot remove|makedirs|write)\b`)
+)
+
+// maxRefusals is how many refusals Refusals returns, the newest.
+const maxRefusals = 10
+
+// Refusals finds the refused files in a server's error output, newest
+// last, each path once.
+func Refusals(stderr string) []Refusal {
+	var out []Refusal
+	for _, line := range strings.Split(stderr, "\n") {
+		if !refusedLine.MatchString(line) {
+			continue
+		}
+		m := pathIn.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		p := m[1] + m[2] + m[3]
+		if p == "/" || strings.HasPrefix(p, "/proc/") {
+			continue
+		}
+		if len(line) > 300 {
+			line = line[:300]
+		}
+		out = slices.DeleteFunc(out, func(r Refusal) bool { return r.Path == p })
+		out = append(out, Refusal{Path: filepath.Clean(p), Write: writeVerbs.MatchString(line), Line: strings.TrimSpace(line)})
+	}
+	if len(out) > maxRefusals {
+		out = out[len(out)-maxRefusals:]
+	}
+	return out
+}

@@ -1,0 +1,120 @@
+package sandbox
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Grant is one thing a server may do beyond running its program, as the
+// approval dialog and the server's detail list it.
+type Grant struct {
+	// Kind is "project", "folder" (named on its command line), "read",
+	// "write", "host" or "port".
+	Kind string `json:"kind"`
+	// What is the folder (with ~ for the home), host or port.
+	What string `json:"what"`
+	// Words says it: "read and change this project folder (~/code/app)".
+	Words string `json:"words"`
+	// Deny is what takes it back in mcptray sandbox deny SERVER …
+	// ("--read ~/Documents"); "" for what comes with the server's own
+	// configuration (its project, the folders it names), which changes
+	// there.
+	Deny string `json:"deny,omitempty"`
+}
+
+// Grants lists what in gives a server beyond its program, its runtime and
+// its own data folder: its project, the folders named on its command line,
+// and the settings' folders, hosts and ports.
+func Grants(in Input) []Grant {
+	home := filepath.Clean(in.Home)
+	short := func(p string) string { return Tilde(home, p) }
+	var out []Grant
+	if in.ProjectDir != "" {
+		out = append(out, Grant{Kind: "project", What: short(in.ProjectDir), Words: "read and change this project folder (" + short(in.ProjectDir) + ")"})
+	}
+	b := &builder{home: home}
+	for _, a := range in.Args {
+		b.arg(a)
+	}
+	for _, d := range b.w {
+		if d != in.ProjectDir {
+			out = append(out, Grant{Kind: "folder", What: short(d), Words: "read and change " + short(d) + ", named in its command"})
+		}
+	}
+	for _, d := range in.Settings.Write {
+		out = append(out, Grant{Kind: "write", What: short(b.expand(d)), Words: "read and change " + short(b.expand(d)), Deny: "--write " + quoteArg(d)})
+	}
+	for _, d := range in.Settings.Read {
+		out = append(out, Grant{Kind: "read", What: short(b.expand(d)), Words: "read " + short(b.expand(d)), Deny: "--read " + quoteArg(d)})
+	}
+	for _, h := range in.Settings.Hosts {
+		out = append(out, Grant{Kind: "host", What: h, Words: "reach " + h, Deny: "--host " + h})
+	}
+	for _, p := range in.Settings.Ports {
+		out = append(out, Grant{Kind: "port", What: strconv.Itoa(p), Words: fmt.Sprintf("connect to port %d", p), Deny: "--port " + strconv.Itoa(p)})
+	}
+	return out
+}
+
+// Describe says in a few sentences what a server with these grants may do:
+// "It may read and change this project folder (~/code/app) and reach
+// api.github.com. Nothing else in your home." network says whether its TCP
+// goes only through mcptray's proxy.
+func Describe(grants []Grant, network bool) string {
+	var may []string
+	for _, g := range grants {
+		if g.Kind == "host" && !network {
+			continue
+		}
+		may = append(may, g.Words)
+	}
+	var b strings.Builder
+	if len(may) == 0 {
+		b.WriteString("It may run its program and use its own data folder.")
+	} else {
+		b.WriteString("It may " + list(may) + ".")
+	}
+	b.WriteString(" Nothing else in your home.")
+	if !network {
+		b.WriteString(" It may connect anywhere on the network.")
+	} else if !slices.ContainsFunc(grants, func(g Grant) bool { return g.Kind == "host" }) {
+		b.WriteString(" It reaches the network only through mcptray, which asks you about each new host.")
+	}
+	return b.String()
+}
+
+// list joins items as a person would: "a", "a and b", "a, b and c".
+func list(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+// Tilde writes p with ~ for the home.
+func Tilde(home, p string) string {
+	if home == "" || !filepath.IsAbs(p) {
+		return p
+	}
+	if p == home {
+		return "~"
+	}
+	if rest, ok := strings.CutPrefix(p, home+string(filepath.Separator)); ok {
+		return "~/" + rest
+	}
+	return p
+}
+
+// quoteArg quotes a path for a shell when it needs it.
+func quoteArg(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>()*?[]{}!#") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,179 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRefusals(t *testing.T) {
+	stderr := strings.Join([]string{
+		"Secure MCP Filesystem Server running on stdio",
+		"Error: EACCES: permission denied, open '/home/ann/Documents/plan.txt'",
+		"PermissionError: [Errno 13] Permission denied: '/home/ann/.aws/credentials'",
+		"open /home/ann/notes/today.md: permission denied",
+		"sh: 1: cannot create /tmp/out.log: Permission denied",
+		"Error: EACCES: permission denied, mkdir '/home/ann/.weather'",
+		"Error: EACCES: permission denied, open '/home/ann/Documents/plan.txt'",
+		"a line that says permission denied with no path",
+	}, "\n")
+	got := Refusals(stderr)
+	want := []struct {
+		path  string
+		write bool
+		allow string
+	}{
+		{"/home/ann/.aws/credentials", false, "--read ~/.aws/credentials"},
+		{"/home/ann/notes/today.md", false, "--read ~/notes/today.md"},
+		{"/tmp/out.log", true, "--write /tmp"},
+		{"/home/ann/.weather", true, "--write ~/.weather"},
+		{"/home/ann/Documents/plan.txt", false, "--read ~/Documents/plan.txt"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d refusals, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if got[i].Path != w.path || got[i].Write != w.write || got[i].Allow("/home/ann") != w.allow {
+			t.Errorf("refusal %d: %+v (allow %q), want %+v", i, got[i], got[i].Allow("/home/ann"), w)
+		}
+	}
+	if w := got[4].Words("/home/ann"); w != "Let it read ~/Documents/plan.txt" {
+		t.Errorf("words: %q", w)
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	named := filepath.Join(dir, "shared")
+	if err := os.MkdirAll(named, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	in := Input{Home: home, ProjectDir: filepath.Join(home, "code", "app"), Args: []string{"-y", "server-filesystem", named},
+		Settings: Settings{Read: []string{"~/Documents"}, Hosts: []string{"api.github.com"}}}
+	g := Grants(in)
+	got := Describe(g, true)
+	want := "It may read and change this project folder (~/code/app), read and change " + named + ", named in its command, read ~/Documents and reach api.github.com. Nothing else in your home."
+	if got != want {
+		t.Errorf("Describe:\n got %q\nwant %q", got, want)
+	}
+	if g[2].Deny != "--read ~/Documents" || g[0].Deny != "" {
+		t.Errorf("deny flags: %+v", g)
+	}
+	if got := Describe(nil, false); got != "It may run its program and use its own data folder. Nothing else in your home. It may connect anywhere on the network." {
+		t.Errorf("Describe(nothing): %q", got)
+	}
+}
+
+func TestDefaultLists(t *testing.T) {
+	home := t.TempDir()
+	for _, d := range []string{".ssh", ".aws", ".mozilla", ".local/share/keyrings", ".config/mcptray", ".nvm/versions/node/v22/bin"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := filepath.Join(home, ".config", "mcptray", "servers", "w")
+	p, err := Default(Input{Program: filepath.Join(home, ".nvm/versions/node/v22/bin/npx"), Args: []string{"-y", "weather"}, Home: home, DataDir: data,
+		Env: []string{"PATH=" + filepath.Join(home, ".nvm/versions/node/v22/bin") + ":/usr/bin"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := append(append([]string(nil), p.Read...), p.Write...)
+	for _, path := range all {
+		for _, never := range []string{".ssh", ".aws", ".mozilla", ".local/share/keyrings", ".config/mcptray", ".config"} {
+			if path == filepath.Join(home, never) || path == home {
+				t.Errorf("the default gives %s", path)
+			}
+		}
+	}
+	for _, want := range []string{filepath.Join(home, ".nvm"), "/usr", "/etc", "/proc"} {
+		if !contains(p.Read, want) {
+			t.Errorf("the default does not read %s: %v", want, p.Read)
+		}
+	}
+	for _, want := range []string{data, filepath.Join(home, ".npm"), "/dev/null"} {
+		if !contains(p.Write, want) {
+			t.Errorf("the default does not write %s: %v", want, p.Write)
+		}
+	}
+	if p.Env["TMPDIR"] != filepath.Join(data, "tmp") || p.RestrictTCP || !contains(p.Make, filepath.Join(home, ".npm")) {
+		t.Errorf("TMPDIR %q, RestrictTCP %v, Make %v", p.Env["TMPDIR"], p.RestrictTCP, p.Make)
+	}
+	if _, err := os.Stat(data); err == nil {
+		t.Error("Default made the data folder; Prepare should")
+	}
+	docker, _ := Default(Input{Program: "/usr/bin/docker", Home: home, DataDir: data})
+	if !contains(docker.Write, "/var/run/docker.sock") || !contains(docker.Read, filepath.Join(home, ".docker")) {
+		t.Errorf("docker gets %v / %v", docker.Read, docker.Write)
+	}
+	if podman, _ := Default(Input{Program: "/usr/bin/podman", Home: home, DataDir: data}); !podman.None {
+		t.Error("podman is put under Landlock")
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestProfile(t *testing.T) {
+	p := Policy{Read: []string{"/usr", `/opt/we"ird`}, Write: []string{"/Users/ann/Library/mcptray/servers/w"}, RestrictTCP: true, Ports: []int{8123}}
+	got := Profile(p)
+	for _, want := range []string{
+		"(version 1)\n(deny default)\n",
+		`(subpath "/opt/we\"ird")`,
+		"(allow file-read* file-write* file-map-executable\n  (subpath \"/Users/ann/Library/mcptray/servers/w\")\n)",
+		`(allow network-outbound (remote tcp "localhost:8123"))`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the profile lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "(allow network*)") {
+		t.Errorf("a restricted profile allows every connection:\n%s", got)
+	}
+	if open := Profile(Policy{}); !strings.Contains(open, "(allow network*)") {
+		t.Errorf("with no proxy the profile should leave the network open:\n%s", open)
+	}
+}
+
+func TestFolderName(t *testing.T) {
+	for in, want := range map[string]string{"weather": "weather", "my server": "my_server-", "..": "_..-", "a/b": "a_b-"} {
+		if got := FolderName(in); !strings.HasPrefix(got, want) || strings.ContainsAny(got, "/ ") {
+			t.Errorf("FolderName(%q) = %q", in, got)
+		}
+	}
+	if FolderName("a/b") == FolderName("a_b") {
+		t.Error("two names share a folder")
+	}
+}
+
+// TestLevelWords: what each kernel gives, said in words.
+func TestLevelWords(t *testing.T) {
+	proxied := Policy{RestrictTCP: true, Ports: []int{8080}}
+	for _, tc := range []struct {
+		p              Policy
+		abi            int
+		files, network bool
+		words          string
+	}{
+		{proxied, 7, true, true, "files and network protected"},
+		{proxied, 3, true, false, "files protected, network not: this system's kernel is older than 6.7"},
+		{Policy{}, 7, true, false, "files protected; network open: mcptray's egress proxy is not running"},
+		{proxied, 0, false, false, "not protected: this system's kernel has no Landlock"},
+		{Policy{None: true}, 7, false, false, "podman's own container isolation"},
+	} {
+		l := levelFor(tc.p, tc.abi)
+		if l.Files != tc.files || l.Network != tc.network || !strings.Contains(l.Words, tc.words) {
+			t.Errorf("ABI %d, %+v: %+v", tc.abi, tc.p, l)
+		}
+	}
+	if l := Off(true); l.Files || !strings.Contains(l.Words, "you turned its sandbox off") {
+		t.Errorf("Off(true) = %+v", l)
+	}
+}

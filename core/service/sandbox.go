@@ -1,0 +1,235 @@
+package service
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/sandbox"
+	"github.com/mcptray/mcptray/core/sanitize"
+)
+
+// Sandbox is what a local server may do, for the approval dialog, the
+// server's detail and mcptray sandbox.
+type Sandbox struct {
+	// Words says it: "It may read and change this project folder
+	// (~/code/app) and reach api.github.com. Nothing else in your home."
+	Words string `json:"words"`
+	// Protection is how well this system enforces it, in words too
+	// ("files protected, network not: this system's kernel is older than
+	// 6.7").
+	Protection sandbox.Level `json:"protection"`
+	// Off says the person turned its sandbox off.
+	Off bool `json:"off,omitempty"`
+	// Grants are what it may do beyond running its program, each with
+	// the flag of mcptray sandbox deny that takes it back.
+	Grants []sandbox.Grant `json:"grants,omitempty"`
+	// Asked is what its own entry asks for (part of what the person
+	// approves); Settings are the person's with it, in force.
+	Asked    sandbox.Settings `json:"asked"`
+	Settings sandbox.Settings `json:"settings"`
+	// Policy is the full policy it starts with: every folder it may read
+	// and write, and its ports. Only SandboxOf fills it: snapshots, sent
+	// to the window at every change, leave the long lists out.
+	Policy *sandbox.Policy `json:"policy,omitempty"`
+	// Refusals are the files it was refused lately, from its error
+	// output, each with the flag of mcptray sandbox allow that allows it.
+	Refusals []Refusal `json:"refusals,omitempty"`
+}
+
+// Refusal is a refused file with what allows it.
+type Refusal struct {
+	sandbox.Refusal
+	// Allow is the flag of mcptray sandbox allow SERVER that allows it
+	// ("--read ~/Documents/plan.txt"); Label the button's words ("Let it
+	// read ~/Documents/plan.txt").
+	Allow string `json:"allow"`
+	Label string `json:"label"`
+}
+
+// sandboxOpts are the connection manager's options that decide the
+// servers' sandboxes, as newConns gives them.
+func (s *Service) sandboxOpts() conn.Options {
+	o := conn.Options{Launcher: s.opts.Launcher, Home: s.opts.Paths.Home, Egress: s.opts.Egress}
+	if o.Launcher == "" {
+		o.Launcher = s.opts.Conn.Launcher
+	}
+	if s.opts.Conn.ServersDir != "" {
+		o.ServersDir = s.opts.Conn.ServersDir
+	} else if s.opts.Paths.UserConfigDir != "" {
+		o.ServersDir = s.opts.Paths.ServersDir()
+	}
+	if o.Home == "" {
+		o.Home = s.opts.Conn.Home
+	}
+	if o.Egress == nil {
+		o.Egress = s.opts.Conn.Egress
+	}
+	return o
+}
+
+// sandboxView says what e's server may do; nil for a remote or built-in
+// server, which runs elsewhere.
+func (s *Service) sandboxView(e *config.Entry, stderr string, full bool) *Sandbox {
+	if e.Transport != config.Stdio {
+		return nil
+	}
+	o := s.sandboxOpts()
+	env := s.opts.Conn.BaseEnv
+	if env == nil {
+		env = os.Environ()
+	}
+	in := o.SandboxInput(&e.Server, e.Command, env)
+	p, _ := sandbox.Default(in) // only a missing home or data folder fails, and then the words still hold
+	v := &Sandbox{Off: e.Sandbox.Off, Asked: e.SandboxAsk, Settings: e.Sandbox,
+		Protection: o.Protection(&e.Server, p), Grants: sandbox.Grants(in)}
+	if full {
+		v.Policy = &p
+	}
+	switch {
+	case !v.Protection.Files && e.Sandbox.Off:
+		v.Words = "It runs without a sandbox: it may do anything you may, with every file in your home."
+	case !v.Protection.Files:
+		v.Words = "It runs without a sandbox (" + v.Protection.Words + "): it may do anything you may."
+	default:
+		v.Words = sandbox.Describe(v.Grants, v.Protection.Network)
+	}
+	for _, r := range sandbox.Refusals(stderr) {
+		v.Refusals = append(v.Refusals, Refusal{Refusal: r, Allow: r.Allow(in.Home), Label: r.Words(in.Home)})
+	}
+	return v
+}
+
+// SandboxOf says what the named local server may do, with its full
+// policy (mcptray sandbox SERVER --json).
+func (s *Service) SandboxOf(ctx context.Context, name string) (Sandbox, error) {
+	if err := s.checkOpen(); err != nil {
+		return Sandbox{}, err
+	}
+	s.mu.Lock()
+	set := s.set
+	s.mu.Unlock()
+	e, err := s.find(set, name)
+	if err != nil {
+		return Sandbox{}, err
+	}
+	if e.Transport != config.Stdio {
+		return Sandbox{}, newError(Invalid, "%s runs elsewhere (%s): only local servers run in a sandbox", sanitize.Line(e.Name), e.Transport)
+	}
+	info, _ := s.conns.Report().Find(e.Name)
+	return *s.sandboxView(e, info.Stderr+"\n"+info.Status.Err, true), nil
+}
+
+// SandboxChange is one change to a server's sandbox: a folder to read or
+// write, a host or a port, allowed or taken back.
+type SandboxChange struct {
+	Server string `json:"server"`
+	// Allow adds; otherwise the item is taken back.
+	Allow bool   `json:"allow"`
+	Read  string `json:"read,omitempty"`
+	Write string `json:"write,omitempty"`
+	// Host is kept for the egress proxy, which reads it; the sandbox
+	// itself knows only ports.
+	Host string `json:"host,omitempty"`
+	Port int    `json:"port,omitempty"`
+}
+
+// ChangeSandbox allows a server more, or takes back what the person
+// allowed, in mcptray's config file; the server restarts with it. What its
+// own entry asks for is taken back in that entry, not here.
+func (s *Service) ChangeSandbox(ctx context.Context, c SandboxChange) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	e, err := s.find(s.loader.Load(), c.Server)
+	if err != nil {
+		return err
+	}
+	if e.Transport != config.Stdio {
+		return newError(Invalid, "%s runs elsewhere (%s): only local servers run in a sandbox", sanitize.Line(e.Name), e.Transport)
+	}
+	n := 0
+	for _, v := range []bool{c.Read != "", c.Write != "", c.Host != "", c.Port != 0} {
+		if v {
+			n++
+		}
+	}
+	if n != 1 {
+		return newError(Invalid, "say one thing to allow or deny: --read PATH, --write PATH, --host HOST or --port N")
+	}
+	path := cleanPath(c.Read + c.Write)
+	if path != "" && !filepath.IsAbs(path) && path != "~" && !strings.HasPrefix(path, "~/") {
+		return newError(Invalid, "%q is not a full path; give it from / or ~/", sanitize.Line(path))
+	}
+	if c.Port < 0 || c.Port > 65535 {
+		return newError(Invalid, "%d is not a TCP port (1 to 65535)", c.Port)
+	}
+	host := strings.ToLower(strings.TrimSpace(c.Host))
+	if c.Host != "" && (host == "" || strings.ContainsAny(host, "/ :@")) {
+		return newError(Invalid, "%q is not a host name; give one such as api.github.com", sanitize.Line(c.Host))
+	}
+	if !c.Allow && path != "" && slices.Contains(append(append([]string(nil), e.SandboxAsk.Read...), e.SandboxAsk.Write...), path) {
+		return newError(NotAllowed, "%s asks for %s in its own file (%s); take it out there", sanitize.Line(e.Name), sanitize.Line(path), e.Origin)
+	}
+	err = config.ModifySandbox(s.opts.Paths.UserFile(), e.Name, func(st *sandbox.Settings) {
+		switch {
+		case c.Read != "":
+			st.Read = edit(st.Read, path, c.Allow)
+		case c.Write != "":
+			st.Write = edit(st.Write, path, c.Allow)
+		case c.Host != "":
+			st.Hosts = edit(st.Hosts, host, c.Allow)
+		default:
+			st.Ports = edit(st.Ports, c.Port, c.Allow)
+		}
+	})
+	if err != nil {
+		return wrapError(err)
+	}
+	s.reload()
+	return nil
+}
+
+// SetSandbox turns a server's sandbox on or off; off, it runs with every
+// right the person has.
+func (s *Service) SetSandbox(ctx context.Context, name string, on bool) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	e, err := s.find(s.loader.Load(), name)
+	if err != nil {
+		return err
+	}
+	if e.Transport != config.Stdio {
+		return newError(Invalid, "%s runs elsewhere (%s): only local servers run in a sandbox", sanitize.Line(e.Name), e.Transport)
+	}
+	if err := config.ModifySandbox(s.opts.Paths.UserFile(), e.Name, func(st *sandbox.Settings) { st.Off = !on }); err != nil {
+		return wrapError(err)
+	}
+	s.reload()
+	return nil
+}
+
+func edit[T comparable](list []T, v T, add bool) []T {
+	list = slices.DeleteFunc(list, func(x T) bool { return x == v })
+	if add {
+		list = append(list, v)
+	}
+	return list
+}
+
+// cleanPath tidies a path as given, keeping a leading ~.
+func cleanPath(p string) string {
+	p = strings.TrimSpace(p)
+	if p == "" || p == "~" {
+		return p
+	}
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		return "~/" + strings.TrimPrefix(filepath.Clean("/"+rest), "/")
+	}
+	return filepath.Clean(p)
+}

@@ -1,0 +1,98 @@
+package transport
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcptray/mcptray/core/sandbox"
+)
+
+// TestStdioSandboxedKeepsProcessHandling: a server started through the
+// sandbox's launcher is the child itself (the launcher executed it in its
+// place), in its own process group, under no-new-privileges; Close ends
+// it and what it started.
+func TestStdioSandboxedKeepsProcessHandling(t *testing.T) {
+	t.Parallel()
+	if sandbox.ABI() < 1 {
+		t.Skip("this kernel has no Landlock")
+	}
+	ctx := stdioTestCtx(t)
+	exe, _ := os.Executable()
+	s := newStdioChild(t, "mcp", func(c *StdioConfig) { c.Grace = 500 * time.Millisecond; c.Sandbox = testSandbox(exe) })
+	c := connectStdio(t, ctx, s)
+	pid := s.Pid()
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil || !strings.Contains(string(status), "NoNewPrivs:\t1") {
+		t.Fatalf("the server %d is not in its sandbox (%v):\n%s", pid, err, status)
+	}
+	if pgid, err := syscall.Getpgid(pid); err != nil || pgid != pid {
+		t.Fatalf("the child's process group is %d (%v), want its own, %d", pgid, err, pid)
+	}
+	text, err := callTool(ctx, c, "spawn", nil)
+	if err != nil {
+		t.Fatalf("spawn: %v", err)
+	}
+	grandchild, _ := strconv.Atoi(text)
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	waitProcessesGone(t, 5*time.Second, pid, grandchild)
+}
+
+// TestStdioSandboxedDiesWithMcptray: the parent-death signal set for the
+// launcher holds for the server it executes.
+func TestStdioSandboxedDiesWithMcptray(t *testing.T) {
+	t.Parallel()
+	if sandbox.ABI() < 1 {
+		t.Skip("this kernel has no Landlock")
+	}
+	exe, _ := os.Executable()
+	parent := exec.Command(exe)
+	parent.Env = append(os.Environ(), stdioChildVar+"=parent", sandboxedVar+"=1")
+	var stderr strings.Builder
+	parent.Stderr = &stderr
+	out, err := parent.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { parent.Process.Kill(); parent.Wait() })
+	line := make(chan string, 1)
+	go func() {
+		l, _ := bufio.NewReader(out).ReadString('\n')
+		line <- l
+	}()
+	var pid int
+	select {
+	case l := <-line:
+		if pid, err = strconv.Atoi(strings.TrimSpace(l)); err != nil || pid <= 0 {
+			t.Fatalf("the parent printed %q, not a pid (stderr: %s)", l, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the parent printed no pid within 10s (stderr: %s)", stderr.String())
+	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	// The launcher may not have executed the server yet: wait for it.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+		if strings.Contains(string(status), "NoNewPrivs:\t1") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server %d is not in its sandbox (%v, parent's stderr %s):\n%s", pid, err, stderr.String(), status)
+		}
+	}
+	if err := parent.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	parent.Wait()
+	waitProcessesGone(t, 10*time.Second, pid)
+}
