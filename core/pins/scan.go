@@ -66,9 +66,9 @@ var Rules = []Rule{
 
 // Scan reads d's title and description and every description and title in
 // its schemas for what a model would take as orders: Rules' patterns,
-// others (the other servers' tool names) and hidden characters, and says
-// where each is.
-func Scan(d Def, others []string) []Flag {
+// other servers' tool names (others reports whether a name is one; nil
+// means none) and hidden characters, and says where each is.
+func Scan(d Def, others func(name string) bool) []Flag {
 	var out []Flag
 	texts := []struct{ where, text string }{{"title", d.Title}, {"description", d.Description}}
 	for _, t := range schemaTexts(d.InputSchema, "") {
@@ -77,7 +77,6 @@ func Scan(d Def, others []string) []Flag {
 	for _, t := range schemaTexts(d.OutputSchema, "returned ") {
 		texts = append(texts, t)
 	}
-	names := shadowNames(others, d.Name)
 	for _, t := range texts {
 		if t.text == "" {
 			continue
@@ -90,11 +89,8 @@ func Scan(d Def, others []string) []Flag {
 				out = append(out, Flag{Rule: r.ID, What: r.What, Where: t.where, Quote: quote(t.text, loc)})
 			}
 		}
-		for _, n := range names {
-			if loc := n.FindStringIndex(t.text); loc != nil {
-				out = append(out, Flag{Rule: RuleShadowing, What: rule(RuleShadowing).What, Where: t.where, Quote: quote(t.text, loc)})
-				break
-			}
+		if loc := shadowed(t.text, d.Name, others); loc != nil {
+			out = append(out, Flag{Rule: RuleShadowing, What: rule(RuleShadowing).What, Where: t.where, Quote: quote(t.text, loc)})
 		}
 		if i := strings.IndexFunc(t.text, hiddenRune); i >= 0 {
 			_, n := utf8.DecodeRuneInString(t.text[i:])
@@ -176,21 +172,24 @@ func dedupe(in []struct{ where, text string }) []struct{ where, text string } {
 	return out
 }
 
-// shadowNames are the patterns of the names among others that are
+// identifier finds the words of a text that could be tool names.
+var identifier = regexp.MustCompile(`[A-Za-z0-9_-]{4,}`)
+
+// shadowed finds in text the first name of another server's tool that is
 // distinctive enough to mean a tool (get_weather, create-issue,
 // mcp__github__search, readFile) rather than a plain word (search,
 // fetch), leaving out the tool's own name.
-func shadowNames(others []string, own string) []*regexp.Regexp {
-	var out []*regexp.Regexp
-	seen := map[string]bool{}
-	for _, n := range others {
-		if n == own || seen[n] || len(n) < 4 || !distinctive(n) {
-			continue
-		}
-		seen[n] = true
-		out = append(out, regexp.MustCompile(`(^|[^A-Za-z0-9_-])`+regexp.QuoteMeta(n)+`($|[^A-Za-z0-9_-])`))
+func shadowed(text, own string, others func(string) bool) []int {
+	if others == nil {
+		return nil
 	}
-	return out
+	for _, loc := range identifier.FindAllStringIndex(text, -1) {
+		n := text[loc[0]:loc[1]]
+		if n != own && distinctive(n) && others(n) {
+			return loc
+		}
+	}
+	return nil
 }
 
 func distinctive(n string) bool {

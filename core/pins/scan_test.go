@@ -3,6 +3,7 @@ package pins
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -43,7 +44,7 @@ func flagged(flags []Flag, rule string) bool {
 
 func TestRules(t *testing.T) {
 	t.Parallel()
-	others := []string{"send_email", "search"}
+	others := names("send_email", "search")
 	for _, r := range Rules {
 		c, ok := ruleCases[r.ID]
 		if !ok {
@@ -82,7 +83,7 @@ func TestScanReadsSchemasAndQuotes(t *testing.T) {
 	}
 	// A tool's own name, and a plain word that is another's name, are
 	// no shadowing.
-	if f := Scan(Def{Name: "read_file", Description: "Use read_file to search files."}, []string{"read_file", "search"}); len(f) > 0 {
+	if f := Scan(Def{Name: "read_file", Description: "Use read_file to search files."}, names("read_file", "search")); len(f) > 0 {
 		t.Errorf("flags %+v", f)
 	}
 }
@@ -101,7 +102,7 @@ func TestReferenceServersNotFlagged(t *testing.T) {
 	if err := json.Unmarshal(data, &texts); err != nil {
 		t.Fatal(err)
 	}
-	names := map[string][]string{
+	servers := map[string][]string{
 		"filesystem": {"read_file", "read_text_file", "read_media_file", "read_multiple_files", "write_file", "edit_file", "create_directory", "list_directory", "list_directory_with_sizes", "directory_tree", "move_file", "search_files", "get_file_info", "list_allowed_directories"},
 		"memory":     {"create_entities", "create_relations", "add_observations", "delete_entities", "delete_observations", "delete_relations", "read_graph", "search_nodes", "open_nodes"},
 		"fetch":      {"fetch"},
@@ -109,13 +110,18 @@ func TestReferenceServersNotFlagged(t *testing.T) {
 	}
 	for _, x := range texts {
 		var others []string
-		for srv, n := range names {
+		for srv, n := range servers {
 			if srv != x.Server {
 				others = append(others, n...)
 			}
 		}
-		if f := Scan(Def{Name: "x", Description: x.Text}, others); len(f) > 0 {
+		if f := Scan(Def{Name: "x", Description: x.Text}, names(others...)); len(f) > 0 {
 			t.Errorf("%s: %q flagged: %+v", x.Server, x.Text, f)
 		}
 	}
+}
+
+// names is others for Scan: these names are other servers' tools.
+func names(list ...string) func(string) bool {
+	return func(n string) bool { return slices.Contains(list, n) }
 }

@@ -37,6 +37,7 @@ func main() {
 	flag.BoolVar(&opts.CollidingTools, "colliding-tools", false, "add tools a.b and a_b, which collide once normalised")
 	flag.BoolVar(&opts.App, "app", false, "add an MCP App: the tool show_app and its view "+mcpserver.AppURI)
 	flag.BoolVar(&opts.AppUnlisted, "app-unlisted", false, "the same, with the view left out of resources/list")
+	flag.StringVar(&opts.ToolsFile, "tools-file", "", "add the tools of this JSON file; the tool "+mcpserver.ReloadTool+" reads it again")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
