@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/mcptray/mcptray/core/pins"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/tools"
@@ -33,6 +35,9 @@ type Review struct {
 	// Held are the changed, new and renamed tools kept from apps until
 	// the person accepts them, by name.
 	Held []ToolChange `json:"held,omitempty"`
+	// HeldPrompts are its changed, new and renamed prompts, held in the
+	// same way.
+	HeldPrompts []ToolChange `json:"heldPrompts,omitempty"`
 	// Removed are the pinned tools the server no longer lists.
 	Removed []string `json:"removed,omitempty"`
 	// Flags are the tools (offered or held) whose definitions read as
@@ -64,15 +69,25 @@ func (r *Review) Summary() string {
 	if r == nil {
 		return ""
 	}
-	switch n := len(r.Held); {
-	case r.Problem != "":
+	if r.Problem != "" {
 		return "tools held: " + r.Problem
-	case n == 1:
-		return "1 tool changed, held"
-	case n > 1:
-		return fmt.Sprintf("%d tools changed, held", n)
 	}
-	return ""
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		word string
+	}{{len(r.Held), "tool"}, {len(r.HeldPrompts), "prompt"}} {
+		switch {
+		case c.n == 1:
+			parts = append(parts, "1 "+c.word)
+		case c.n > 1:
+			parts = append(parts, fmt.Sprintf("%d %ss", c.n, c.word))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, " and ") + " changed, held"
 }
 
 // Flagged reports whether the tool called name reads as instructions to
@@ -90,6 +105,15 @@ type pinState struct {
 
 	mu    sync.Mutex
 	cache map[string]*pinCheck // by server name
+	// prompts are each server's prompts as the gateway last listed them,
+	// and those held, by server name.
+	prompts map[string]promptCheck
+}
+
+// promptCheck is a server's prompts as last listed, and those held.
+type promptCheck struct {
+	seen []pins.Def
+	held []ToolChange
 }
 
 // pinCheck is a server's tools as last checked, and the outcome.
@@ -107,6 +131,7 @@ func (s *Service) pinStore() (*pins.Store, error) {
 			s.log.Error("the pinned tools cannot be read: every server's tools are held", "err", s.pins.err)
 		}
 		s.pins.cache = map[string]*pinCheck{}
+		s.pins.prompts = map[string]promptCheck{}
 	})
 	return s.pins.store, s.pins.err
 }
@@ -148,6 +173,64 @@ func (s *Service) applyPins(snap *Snapshot) {
 		s.pins.cache[sv.Name] = c
 		sv.Tools, sv.Review = c.offered, c.review
 	}
+	for i := range snap.Servers {
+		sv := &snap.Servers[i]
+		if held := s.pins.prompts[sv.Name].held; len(held) > 0 {
+			var r Review
+			if sv.Review != nil {
+				r = *sv.Review // the cached one is shared: a copy
+			}
+			r.HeldPrompts = held
+			sv.Review = &r
+		}
+	}
+}
+
+// OfferedPrompts are the prompts of list, a server's as the gateway
+// listed them, that it may offer: the first list is pinned, and a changed,
+// new or renamed prompt is held in the server's Review until accepted.
+func (s *Service) OfferedPrompts(server string, list []mcp.Prompt) []mcp.Prompt {
+	store, err := s.pinStore()
+	if err != nil {
+		return nil
+	}
+	defs := make([]pins.Def, len(list))
+	for i, p := range list {
+		defs[i] = pins.FromPrompt(p)
+	}
+	s.pins.mu.Lock()
+	pinned, _ := store.Server(server)
+	if !pinned.PromptsPinned {
+		if err := store.Update(server, func(sv *pins.Server, _ bool) bool {
+			sv.Prompts, sv.PromptsPinned = defs, true
+			return true
+		}); err != nil {
+			s.log.Warn("pinning a server's prompts", "server", server, "err", err)
+		}
+		pinned.Prompts = defs
+	}
+	held := map[string]bool{}
+	var check promptCheck
+	check.seen = defs
+	for _, ch := range pins.Compare(pinned.Prompts, defs) {
+		if ch.Held() {
+			held[ch.Name] = true
+			check.held = append(check.held, ToolChange{Change: ch, Words: pins.Describe(ch), Flags: pins.Scan(*ch.New, nil)})
+		}
+	}
+	before := len(s.pins.prompts[server].held)
+	s.pins.prompts[server] = check
+	s.pins.mu.Unlock()
+	if before != len(check.held) {
+		s.notices.Publish(struct{}{})
+	}
+	out := make([]mcp.Prompt, 0, len(list))
+	for _, p := range list {
+		if !held[p.Name] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // checkPins compares a server's tools with its pins: the first sight pins
@@ -312,14 +395,34 @@ func (s *Service) AcceptTools(ctx context.Context, server string, names []string
 	}
 	var missing []string
 	s.pins.mu.Lock()
+	prompts := s.pins.prompts[name]
 	err = store.Update(name, func(sv *pins.Server, _ bool) bool {
 		changes := pins.Compare(sv.Tools, defs)
-		var next []pins.Def
-		next, missing = pins.Accept(sv.Tools, changes, names)
-		if len(missing) > 0 || len(changes) == 0 {
+		next, toolsMissing := pins.Accept(sv.Tools, changes, names)
+		var promptChanges []pins.Change
+		if sv.PromptsPinned {
+			promptChanges = pins.Compare(sv.Prompts, prompts.seen)
+		}
+		nextPrompts, promptsMissing := pins.Accept(sv.Prompts, promptChanges, names)
+		for _, n := range toolsMissing {
+			if slices.Contains(promptsMissing, n) {
+				missing = append(missing, n)
+			}
+		}
+		if len(missing) > 0 || len(changes)+len(promptChanges) == 0 {
 			return false
 		}
 		sv.Tools = next
+		if sv.PromptsPinned {
+			sv.Prompts = nextPrompts
+			held := prompts.held[:0:0]
+			for _, ch := range pins.Compare(nextPrompts, prompts.seen) {
+				if ch.Held() {
+					held = append(held, ToolChange{Change: ch, Words: pins.Describe(ch), Flags: pins.Scan(*ch.New, nil)})
+				}
+			}
+			s.pins.prompts[name] = promptCheck{seen: prompts.seen, held: held}
+		}
 		if sv.Pinned.IsZero() {
 			sv.Pinned = s.opts.Now()
 		}
