@@ -35,6 +35,7 @@ type backend interface {
 	secretBackend
 	foldersBackend
 	rulesBackend
+	pinsBackend
 }
 
 var (

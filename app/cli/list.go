@@ -39,6 +39,9 @@ type listedServer struct {
 	// PlainKeys the keys written in plain text in its file.
 	SecretNames []string `json:"secretNames,omitempty"`
 	PlainKeys   []string `json:"plainKeys,omitempty"`
+	// Held says how many of its tools changed and are held from apps
+	// until accepted: "1 tool changed, held" (mcptray review says more).
+	Held string `json:"held,omitempty"`
 }
 
 type listing struct {
@@ -56,6 +59,7 @@ func listed(e service.Server) listedServer {
 		Approval: e.Approval, Disabled: e.Disabled, Runnable: e.Runnable,
 		Suppressed: e.Suppressed, SuppressedBy: e.SuppressedBy,
 		SecretNames: e.SecretNames, PlainKeys: e.PlainKeys,
+		Held: e.Review.Summary(),
 	}
 }
 
@@ -129,7 +133,11 @@ func (c *cmdContext) printList(snap service.Snapshot) {
 			if e.NameHidden {
 				name += " (its name hides characters)"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, e.Scope, mayRun(e), c.runs(e), c.from(e.Origin))
+			status := mayRun(e)
+			if held := e.Review.Summary(); held != "" {
+				status += " · " + held
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, e.Scope, status, c.runs(e), c.from(e.Origin))
 		}
 		tw.Flush()
 	}
@@ -160,6 +168,7 @@ func (c *cmdContext) printList(snap service.Snapshot) {
 			fmt.Fprintf(w, "  %s\n", sanitize.Line(c.home(p.Error())))
 		}
 	}
+	printHeld(w, running)
 	if n := countPending(running); n > 0 {
 		fmt.Fprintf(w, "\n%d server(s) wait for your approval: mcptray approve NAME (or deny NAME).\n", n)
 	}

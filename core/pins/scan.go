@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -29,6 +30,10 @@ type Rule struct {
 	// Pattern finds it in a text; nil for the rules Scan applies in code
 	// (other servers' tool names, hidden characters, length).
 	Pattern *regexp.Regexp
+	// Needs are words the lower-cased text must hold, one of each group,
+	// for Pattern to be tried: most documentation holds none, and a
+	// look for a word costs a hundredth of a regular expression.
+	Needs [][]string
 }
 
 // The rules Scan applies in code.
@@ -46,18 +51,25 @@ const LongDescription = 1500
 // finds it and a text like documentation that it must not find.
 var Rules = []Rule{
 	{ID: "tag", What: "a tag that speaks to the AI, such as <IMPORTANT>",
+		Needs:   [][]string{{"<"}},
 		Pattern: regexp.MustCompile(`(?i)<\s*/?\s*(important|system|instructions?|secret|hidden|admin|critical|assistant|prompt)\b[^>]{0,40}>`)},
 	{ID: "ignore-previous", What: "tells the AI to ignore what it was told before",
+		Needs:   [][]string{{"ignore", "disregard", "forget", "override"}},
 		Pattern: regexp.MustCompile(`(?i)\b(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(of\s+)?(the\s+|your\s+)?(previous|prior|above|earlier|preceding|other|system|original)\s+(instructions?|prompts?|rules?|messages?|directions?|guidelines?)`)},
 	{ID: "conceal", What: "tells the AI to keep something from the person",
+		Needs:   [][]string{{"user", "person", "human"}},
 		Pattern: regexp.MustCompile(`(?i)\b(do\s+not|don'?t|never|must\s+not)\s+(tell|inform|mention|reveal|show|notify|alert|disclose)\b[^.\n]{0,40}\b(user|person|human)\b|\bwithout\s+(telling|informing|notifying|alerting|asking)\s+(the\s+)?(user|person|human)\b|\b(user|person|human)\s+(must|should)\s+(not|never)\s+(know|see|find\s+out|be\s+told)\b`)},
 	{ID: "before-other-tools", What: "tells the AI what to do before other tools or answers",
+		Needs:   [][]string{{"before", "first", "instead"}},
 		Pattern: regexp.MustCompile(`(?i)\bbefore\s+(using|calling|invoking|running|any)\s+(any|every|all|each|other|answer|response|reply|tool)\b|\b(always|first)\s+(call|use|run|invoke)\s+this\s+tool\s+(first|before)\b|\binstead\s+of\s+(using\s+|calling\s+)?(the\s+)?(other|any\s+other)\s+tools?\b`)},
 	{ID: "read-secret-file", What: "points the AI at a file that holds keys or passwords",
+		Needs:   [][]string{{"~", "$home", "%userprofile%", "id_", "/etc/", ".netrc", ".npmrc", ".pgpass", ".git-credentials", "mcp.json", "claude_desktop_config", ".env"}},
 		Pattern: regexp.MustCompile(`(?i)(~|\$HOME|%USERPROFILE%)[/\\]\.(ssh|aws|gnupg|kube|docker|config/gh)\b|\bid_(rsa|dsa|ecdsa|ed25519)\b|/etc/(passwd|shadow)\b|\.(netrc|npmrc|pgpass|git-credentials)\b|\bmcp\.json\b|claude_desktop_config\.json|\b(read|open|cat|load)\s+(the\s+)?[^.\n]{0,20}\.env\b`)},
 	{ID: "send-data", What: "tells the AI to send data somewhere",
+		Needs:   [][]string{{"send", "post", "upload", "forward", "transmit", "exfiltrate", "leak", "copy"}, {"to ", "at "}},
 		Pattern: regexp.MustCompile(`(?i)\b(send|post|upload|forward|transmit|exfiltrate|leak|copy)\b[^.\n]{0,80}\b(to|at)\s+(https?://|[a-z0-9-]+\.(com|net|org|io|xyz|ru|cn|tk|top)\b|(this|that|the|a|our)\s+(url|endpoint|webhook|server|address))`)},
 	{ID: "secret-argument", What: "tells the AI to put secrets or file contents into an argument",
+		Needs:   [][]string{{"pass", "put", "include", "add", "provide", "insert", "send", "place"}, {"argument", "param", "field", "input", " as "}},
 		Pattern: regexp.MustCompile(`(?i)\b(pass|put|include|add|provide|insert|send|place)\b[^.\n]{0,50}\b(api[ _-]?keys?|tokens?|passwords?|secrets?|credentials?|private\s+keys?|ssh\s+keys?|cookies?|conversation|chat\s+history|system\s+prompt)\b[^.\n]{0,40}\b(as|in|into|inside)\b[^.\n]{0,30}\b(argument|parameter|param|field|input)s?\b|\bpass\s+(its|the|their|that\s+file'?s?)\s+(text|contents?|value|output)\s+(as|in|into)\b`)},
 	{ID: RuleShadowing, What: "names another server's tool, which can steer how the AI uses it"},
 	{ID: RuleHidden, What: "holds invisible or direction-changing characters"},
@@ -81,8 +93,9 @@ func Scan(d Def, others func(name string) bool) []Flag {
 		if t.text == "" {
 			continue
 		}
+		lower := strings.ToLower(t.text)
 		for _, r := range Rules {
-			if r.Pattern == nil {
+			if r.Pattern == nil || !holds(lower, r.Needs) {
 				continue
 			}
 			if loc := r.Pattern.FindStringIndex(t.text); loc != nil {
@@ -103,6 +116,16 @@ func Scan(d Def, others func(name string) bool) []Flag {
 			Quote: fmt.Sprintf("%d characters", utf8.RuneCountInString(d.Description))})
 	}
 	return out
+}
+
+// holds reports whether text holds a word of each group.
+func holds(text string, groups [][]string) bool {
+	for _, g := range groups {
+		if !slices.ContainsFunc(g, func(w string) bool { return strings.Contains(text, w) }) {
+			return false
+		}
+	}
+	return true
 }
 
 func rule(id string) Rule {
@@ -172,9 +195,6 @@ func dedupe(in []struct{ where, text string }) []struct{ where, text string } {
 	return out
 }
 
-// identifier finds the words of a text that could be tool names.
-var identifier = regexp.MustCompile(`[A-Za-z0-9_-]{4,}`)
-
 // shadowed finds in text the first name of another server's tool that is
 // distinctive enough to mean a tool (get_weather, create-issue,
 // mcp__github__search, readFile) rather than a plain word (search,
@@ -183,13 +203,26 @@ func shadowed(text, own string, others func(string) bool) []int {
 	if others == nil {
 		return nil
 	}
-	for _, loc := range identifier.FindAllStringIndex(text, -1) {
-		n := text[loc[0]:loc[1]]
-		if n != own && distinctive(n) && others(n) {
-			return loc
+	start := -1
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) && nameByte(text[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
 		}
+		if start >= 0 && i-start >= 4 {
+			if n := text[start:i]; n != own && distinctive(n) && others(n) {
+				return []int{start, i}
+			}
+		}
+		start = -1
 	}
 	return nil
+}
+
+func nameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
 }
 
 func distinctive(n string) bool {
