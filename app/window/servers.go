@@ -270,6 +270,7 @@ type detail struct {
 	origin  *widget.Label
 	runs    *widget.Label
 	tools   *fyne.Container
+	review  *fyne.Container // what changed in its tools (review.go)
 	stderr  *widget.Label
 	empty   *widget.Label
 	body    *fyne.Container
@@ -292,6 +293,7 @@ func newDetail(v *window) *detail {
 		origin:       wrapped(""),
 		runs:         wrapped(""),
 		tools:        container.NewVBox(),
+		review:       newReview(),
 		stderr:       wrapped(""),
 		empty:        wrapped("Reaching mcptray…"),
 		toolsHeader:  section("Tools"),
@@ -324,6 +326,7 @@ func newDetail(v *window) *detail {
 		container.New(layout.NewCustomPaddedLayout(0, 0, theme.InnerPadding(), 0), container.NewHBox(d.moveKeys)),
 		section("Comes from"), d.origin,
 		section("Runs"), d.runs,
+		d.review,
 		d.toolsHeader, d.tools,
 		d.stderrHeader, d.stderr,
 	)
@@ -423,6 +426,7 @@ func (d *detail) show(v *window, sv service.Server) {
 	d.showPlainKeys(sv)
 	d.origin.SetText(originText(sv))
 	d.runs.SetText(runsText(sv))
+	d.showReview(v, sv)
 
 	d.tools.RemoveAll()
 	switch {
