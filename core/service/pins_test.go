@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -204,5 +205,44 @@ func TestPinsHoldPrompts(t *testing.T) {
 	}
 	if sv, _ := mustSnap(t, s).Find("weather"); sv.Review != nil && len(sv.Review.HeldPrompts) > 0 {
 		t.Errorf("review after accepting %+v", sv.Review)
+	}
+}
+
+// TestPinsReferenceServerNotFlagged: none of the tools of the reference
+// server (@modelcontextprotocol/server-everything, run for real) reads as
+// orders to the AI. (The descriptions of filesystem, memory, fetch and git
+// are checked in core/pins.)
+func TestPinsReferenceServerNotFlagged(t *testing.T) {
+	t.Parallel()
+	peers, err := filepath.Abs(filepath.Join("..", "..", "test", "peers", "node_modules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	main := filepath.Join(peers, "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	if _, err := os.Stat(main); err != nil {
+		if os.Getenv("CI") == "" {
+			t.Skipf("the reference server is not installed (make deps installs it): %v", err)
+		}
+		t.Fatalf("run make deps: %v", err)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		node = filepath.Join(peers, ".bin", "node")
+	}
+	h := newHome(t)
+	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{
+		"everything": map[string]any{"command": node, "args": []string{main}},
+		"weather":    testServer("weather"), // other servers' names, for shadowing
+	}})
+	s := h.start(false)
+	snap := waitFor(t, s, "both to connect", func(s Snapshot) bool {
+		return state(s, "everything") == conn.Connected && state(s, "weather") == conn.Connected
+	})
+	sv, _ := snap.Find("everything")
+	if len(sv.Tools) < 5 {
+		t.Fatalf("everything offers %d tools", len(sv.Tools))
+	}
+	if sv.Review != nil && len(sv.Review.Flags) > 0 {
+		t.Errorf("reference tools flagged: %+v", sv.Review.Flags)
 	}
 }
