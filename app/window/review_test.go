@@ -94,6 +94,9 @@ func findCheck(o fyne.CanvasObject, text string) *widget.Check {
 // Keep it held and switch reach the backend.
 func TestWindowReview(t *testing.T) {
 	h := newHarness(t, heldSnapshot(), Options{})
+	if note := rowNote(heldSnapshot().Servers[0]); note != "1 tool · 1 tool changed, held" {
+		t.Errorf("the list says %q", note)
+	}
 	h.sel("weather")
 	var got []string
 	var diffs []*widget.RichText

@@ -237,6 +237,9 @@ func rowNote(sv service.Server) string {
 		return r
 	}
 	if sv.State == service.Connected {
+		if held := sv.Review.Summary(); held != "" {
+			return count(len(sv.Tools), "tool") + " · " + held
+		}
 		return count(len(sv.Tools), "tool")
 	}
 	return ""
