@@ -54,9 +54,10 @@ type file struct {
 // Store is the pins of every server, kept in one file. It is safe for
 // concurrent use within one process; one mcptray runs at a time.
 type Store struct {
-	path string
-	mu   sync.Mutex
-	f    file
+	path  string
+	mu    sync.Mutex
+	f     file
+	dirty bool // Stage changed what Flush has not written yet
 }
 
 // Open reads the pins at path; a missing file is no pins yet. A file that
@@ -140,14 +141,49 @@ func (s *Store) Update(name string, fn func(sv *Server, ok bool) bool) error {
 	return nil
 }
 
+// Stage changes what is kept of the server called name as Update does,
+// in memory only: Flush writes every staged change at once, so that the
+// first sight of a hundred servers writes the file once, not a hundred
+// times.
+func (s *Store) Stage(name string, fn func(sv *Server, ok bool) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, ok := s.f.Servers[name]
+	var sv Server
+	if ok {
+		sv = old.clone()
+	}
+	if !fn(&sv, ok) {
+		return
+	}
+	sortDefs(sv.Tools)
+	sortDefs(sv.Prompts)
+	s.f.Servers[name] = &sv
+	s.dirty = true
+}
+
+// Flush writes what Stage changed; nothing when nothing was. A change
+// that could not be written stays staged for the next Flush.
+func (s *Store) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.dirty {
+		return nil
+	}
+	return s.write()
+}
+
 func (s *Store) write() error {
-	data, err := json.MarshalIndent(s.f, "", "  ")
+	// Compact: with a hundred servers of a hundred tools the file holds
+	// ten thousand schemas.
+	data, err := json.Marshal(s.f)
 	if err != nil {
 		return fmt.Errorf("encoding the pinned tools: %w", err)
 	}
 	if err := config.WriteFileAtomic(s.path, append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("keeping the pinned tools: %w", err)
 	}
+	s.dirty = false
 	return nil
 }
 

@@ -68,3 +68,28 @@ func TestFingerprintIgnoresOrderAndSpacing(t *testing.T) {
 		t.Error("different definitions share a fingerprint")
 	}
 }
+
+func TestStageWritesOnFlush(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), FileName)
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b"} {
+		s.Stage(name, func(sv *Server, _ bool) bool { sv.Tools = []Def{weather()}; return true })
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Fatal("Stage wrote the file")
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := again.Names(); len(names) != 2 {
+		t.Errorf("after Flush the file holds %v", names)
+	}
+}

@@ -140,15 +140,29 @@ func (s *Service) pinStore() (*pins.Store, error) {
 // pins, and gives it its Review.
 func (s *Service) applyPins(snap *Snapshot) {
 	store, err := s.pinStore()
-	// Every tool name of every server, for shadowing.
-	owners := map[string][]string{}
-	for i := range snap.Servers {
-		for _, t := range snap.Servers[i].Tools {
-			owners[t.Name] = append(owners[t.Name], snap.Servers[i].Name)
+	// Every tool name of every server, for shadowing: made only when a
+	// server's list must be checked.
+	var owners map[string][]string
+	ownersOf := func(n string) []string {
+		if owners == nil {
+			owners = map[string][]string{}
+			for i := range snap.Servers {
+				for _, t := range snap.Servers[i].Tools {
+					owners[t.Name] = append(owners[t.Name], snap.Servers[i].Name)
+				}
+			}
 		}
+		return owners[n]
 	}
 	s.pins.mu.Lock()
 	defer s.pins.mu.Unlock()
+	defer func() {
+		if store != nil {
+			if err := store.Flush(); err != nil {
+				s.log.Warn("keeping the pinned tools", "err", err)
+			}
+		}
+	}()
 	for i := range snap.Servers {
 		sv := &snap.Servers[i]
 		if sv.BuiltIn() || len(sv.Tools) == 0 {
@@ -167,7 +181,7 @@ func (s *Service) applyPins(snap *Snapshot) {
 			continue
 		}
 		others := func(n string) bool {
-			return slices.ContainsFunc(owners[n], func(o string) bool { return o != sv.Name })
+			return slices.ContainsFunc(ownersOf(n), func(o string) bool { return o != sv.Name })
 		}
 		c := s.checkPins(store, sv.Name, sv.Tools, others)
 		s.pins.cache[sv.Name] = c
@@ -200,13 +214,16 @@ func (s *Service) OfferedPrompts(server string, list []mcp.Prompt) []mcp.Prompt 
 	}
 	s.pins.mu.Lock()
 	pinned, _ := store.Server(server)
+	// Staged, the first sight is written by the next Snapshot (applyPins)
+	// with those of the other servers the gateway lists meanwhile; the
+	// notice below brings one.
+	staged := false
 	if !pinned.PromptsPinned {
-		if err := store.Update(server, func(sv *pins.Server, _ bool) bool {
+		store.Stage(server, func(sv *pins.Server, _ bool) bool {
 			sv.Prompts, sv.PromptsPinned = defs, true
 			return true
-		}); err != nil {
-			s.log.Warn("pinning a server's prompts", "server", server, "err", err)
-		}
+		})
+		staged = true
 		pinned.Prompts = defs
 	}
 	held := map[string]bool{}
@@ -221,7 +238,7 @@ func (s *Service) OfferedPrompts(server string, list []mcp.Prompt) []mcp.Prompt 
 	before := len(s.pins.prompts[server].held)
 	s.pins.prompts[server] = check
 	s.pins.mu.Unlock()
-	if before != len(check.held) {
+	if staged || before != len(check.held) {
 		s.notices.Publish(struct{}{})
 	}
 	out := make([]mcp.Prompt, 0, len(list))
@@ -251,15 +268,13 @@ func (s *Service) checkPins(store *pins.Store, name string, list []tools.Tool, o
 	pinned, ok := store.Server(name)
 	if !ok || pinned.Pinned.IsZero() {
 		now := s.opts.Now()
-		if err := store.Update(name, func(sv *pins.Server, _ bool) bool {
+		store.Stage(name, func(sv *pins.Server, _ bool) bool {
 			if !sv.Pinned.IsZero() {
 				return false
 			}
 			sv.Tools, sv.Pinned = defs, now
 			return true
-		}); err != nil {
-			s.log.Warn("pinning a server's tools", "server", name, "err", err)
-		}
+		})
 		for _, d := range defs {
 			scan(d)
 		}
@@ -282,12 +297,9 @@ func (s *Service) checkPins(store *pins.Store, name string, list []tools.Tool, o
 		}
 		if len(accept) > 0 {
 			next, _ := pins.Accept(pinned.Tools, changes, accept)
-			if err := store.Update(name, func(sv *pins.Server, _ bool) bool { sv.Tools = next; return true }); err == nil {
-				pinned.Tools = next
-				changes = pins.Compare(next, defs)
-			} else {
-				s.log.Warn("accepting a server's changes", "server", name, "err", err)
-			}
+			store.Stage(name, func(sv *pins.Server, _ bool) bool { sv.Tools = next; return true })
+			pinned.Tools = next
+			changes = pins.Compare(next, defs)
 		}
 	}
 	held := map[string]bool{}
@@ -316,12 +328,10 @@ func (s *Service) countChange(store *pins.Store, name string, pinned pins.Server
 		return pinned
 	}
 	now := s.opts.Now()
-	if err := store.Update(name, func(sv *pins.Server, _ bool) bool {
+	store.Stage(name, func(sv *pins.Server, _ bool) bool {
 		sv.Seen, sv.Changes, sv.LastChange = fp, sv.Changes+1, now
 		return true
-	}); err != nil {
-		s.log.Warn("counting a server's change", "server", name, "err", err)
-	}
+	})
 	held := 0
 	for _, ch := range changes {
 		if ch.Held() {
