@@ -148,11 +148,7 @@ func descriptionDiff(segs []pins.Segment) *widget.RichText {
 
 // flagsView says what in a tool reads as orders, with the lines quoted.
 func flagsView(flags []pins.Flag) fyne.CanvasObject {
-	lines := []string{flaggedIntro}
-	for _, f := range flags {
-		lines = append(lines, fmt.Sprintf("• %s (%s): “%s”", sanitize.Line(f.What), sanitize.Line(f.Where), sanitize.Line(f.Quote)))
-	}
-	l := wrapped(strings.Join(lines, "\n"))
+	l := wrapped(flagText(flags))
 	l.Importance = widget.WarningImportance
 	return l
 }
@@ -190,4 +186,27 @@ func timesText(n int) string {
 		return "once"
 	}
 	return fmt.Sprintf("%d times", n)
+}
+
+// approvalFlags says, for the approval dialog, which of a server's tools
+// gave the AI instructions when it last ran, with the lines quoted; "" when
+// none did (or it never ran: a server's tools are known once it runs).
+func approvalFlags(sv service.Server) string {
+	if sv.Review == nil || len(sv.Review.Flags) == 0 {
+		return ""
+	}
+	var lines []string
+	for _, tool := range sortedKeys(sv.Review.Flags) {
+		lines = append(lines, "The tool "+sanitize.Line(tool)+": "+strings.TrimPrefix(flagText(sv.Review.Flags[tool]), flaggedIntro+"\n"))
+	}
+	return "When it last ran, these tools' descriptions gave the AI instructions (mcptray asks before each of their calls):\n" + strings.Join(lines, "\n")
+}
+
+// flagText is flagsView's text.
+func flagText(flags []pins.Flag) string {
+	lines := []string{flaggedIntro}
+	for _, f := range flags {
+		lines = append(lines, fmt.Sprintf("• %s (%s): “%s”", sanitize.Line(f.What), sanitize.Line(f.Where), sanitize.Line(f.Quote)))
+	}
+	return strings.Join(lines, "\n")
 }

@@ -436,6 +436,11 @@ func (v *window) confirmApproval(sv service.Server) {
 	if a.details != "" {
 		body.Add(wrapped(a.details))
 	}
+	if f := approvalFlags(sv); f != "" { // review.go
+		l := wrapped(f)
+		l.Importance = widget.WarningImportance
+		body.Add(l)
+	}
 	body.Add(wrapped(a.outro))
 	d := dialog.NewCustomWithoutButtons("Run "+sanitize.Line(name)+"?", container.NewVScroll(body), v.win)
 	v.approveButton = widget.NewButton("Approve", func() {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/pins"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/tools"
@@ -165,6 +166,10 @@ func (s *Service) applyPins(snap *Snapshot) {
 	}()
 	for i := range snap.Servers {
 		sv := &snap.Servers[i]
+		if sv.State == conn.AwaitingApproval && err == nil && !sv.BuiltIn() {
+			sv.Review = s.approvalReview(store, sv.Name)
+			continue
+		}
 		if sv.BuiltIn() || len(sv.Tools) == 0 {
 			continue
 		}
@@ -248,6 +253,24 @@ func (s *Service) OfferedPrompts(server string, list []mcp.Prompt) []mcp.Prompt 
 		}
 	}
 	return out
+}
+
+// approvalReview is what a server that waits for approval again (what
+// it runs changed) said when it last ran: its pinned tools that read as
+// orders to the AI, so that the approval dialog can say so. A server
+// never seen has none: it has never run. Called with s.pins.mu held.
+func (s *Service) approvalReview(store *pins.Store, name string) *Review {
+	pinned, ok := store.Server(name)
+	if !ok || len(pinned.Tools) == 0 {
+		return nil
+	}
+	flags := map[string][]pins.Flag{}
+	for _, d := range pinned.Tools {
+		if f := pins.Scan(d, nil); len(f) > 0 {
+			flags[d.Name] = f
+		}
+	}
+	return reviewOf(pinned, nil, flags)
 }
 
 // checkPins compares a server's tools with its pins: the first sight pins

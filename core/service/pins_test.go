@@ -246,3 +246,37 @@ func TestPinsReferenceServerNotFlagged(t *testing.T) {
 		t.Errorf("reference tools flagged: %+v", sv.Review.Flags)
 	}
 }
+
+// TestPinsFlagsAtApprovalAgain: a project server that ran with a flagged
+// tool and whose command then changed waits for approval again with the
+// flag in its review, for the approval dialog.
+func TestPinsFlagsAtApprovalAgain(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	proj := filepath.Join(h.dir, "proj")
+	file := filepath.Join(h.dir, "tools.json")
+	if err := mcpserver.WriteToolsFile(file, weatherTools(rugPull)...); err != nil {
+		t.Fatal(err)
+	}
+	h.writeJSON(h.paths.UserFile(), map[string]any{"folders": []string{proj}})
+	entry := map[string]any{"command": testServerBin, "args": []string{"-name", "weather", "-tools-file", file}}
+	h.writeJSON(filepath.Join(proj, ".mcp.json"), map[string]any{"mcpServers": map[string]any{"weather": entry}})
+	s := h.start(true)
+	waitFor(t, s, "weather to wait for approval", func(s Snapshot) bool { return state(s, "weather") == conn.AwaitingApproval })
+	if sv, _ := mustSnap(t, s).Find("weather"); sv.Review != nil {
+		t.Errorf("a server never run has a review: %+v", sv.Review)
+	}
+	if _, err := s.Approve(context.Background(), "weather"); err != nil {
+		t.Fatal(err)
+	}
+	snap := waitFor(t, s, "weather to connect", func(s Snapshot) bool { return state(s, "weather") == conn.Connected })
+	if sv, _ := snap.Find("weather"); !sv.Review.Flagged("get_weather") {
+		t.Fatalf("the first sight after approval is not flagged: %+v", sv.Review)
+	}
+	entry["args"] = []string{"-name", "weather", "-tools-file", file, "-tools", "1"}
+	h.writeJSON(filepath.Join(proj, ".mcp.json"), map[string]any{"mcpServers": map[string]any{"weather": entry}})
+	snap = waitFor(t, s, "weather to wait for approval again", func(s Snapshot) bool { return state(s, "weather") == conn.AwaitingApproval })
+	if sv, _ := snap.Find("weather"); !sv.Review.Flagged("get_weather") {
+		t.Errorf("waiting for approval again, the review is %+v", sv.Review)
+	}
+}
