@@ -20,6 +20,9 @@ type Def struct {
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  tools.Hints     `json:"annotations"`
 	Meta         json.RawMessage `json:"meta,omitempty"`
+	// HiddenText says the server's text held hidden characters, removed
+	// before anyone saw it (tools.Tool.HiddenText).
+	HiddenText bool `json:"hiddenText,omitempty"`
 }
 
 // FromTool is t's definition.
@@ -27,7 +30,7 @@ func FromTool(t tools.Tool) Def {
 	return Def{
 		Name: t.Name, Title: t.Title, Description: t.Description,
 		InputSchema: t.InputSchema, OutputSchema: nonNull(t.OutputSchema),
-		Annotations: t.Hints, Meta: nonNull(t.Meta),
+		Annotations: t.Hints, Meta: nonNull(t.Meta), HiddenText: t.HiddenText,
 	}
 }
 
@@ -50,7 +53,7 @@ func nonNull(raw json.RawMessage) json.RawMessage {
 // Same reports whether a and b are the same definition, names aside: JSON
 // that differs only in spacing or the order of keys is the same.
 func (d Def) Same(o Def) bool {
-	return d.Title == o.Title && d.Description == o.Description && d.Annotations == o.Annotations &&
+	return d.Title == o.Title && d.Description == o.Description && d.Annotations == o.Annotations && d.HiddenText == o.HiddenText &&
 		sameJSON(d.InputSchema, o.InputSchema) && sameJSON(d.OutputSchema, o.OutputSchema) && sameJSON(d.Meta, o.Meta)
 }
 

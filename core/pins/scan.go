@@ -111,6 +111,10 @@ func Scan(d Def, others func(name string) bool) []Flag {
 				Quote: fmt.Sprintf("%U in %q", []rune(t.text[i:])[0], quote(t.text, []int{i, i + n}))})
 		}
 	}
+	if d.HiddenText {
+		out = append(out, Flag{Rule: RuleHidden, What: rule(RuleHidden).What, Where: "name, title or description",
+			Quote: "removed before the AI or you saw it: " + firstLine(d.Description)})
+	}
 	if utf8.RuneCountInString(d.Description) > LongDescription {
 		out = append(out, Flag{Rule: RuleLong, What: rule(RuleLong).What, Where: "description",
 			Quote: fmt.Sprintf("%d characters", utf8.RuneCountInString(d.Description))})
@@ -277,4 +281,12 @@ func quote(text string, loc []int) string {
 		suffix = "…"
 	}
 	return prefix + strings.TrimSpace(cut) + suffix
+}
+
+// firstLine is text's first line, cut to a readable length.
+func firstLine(text string) string {
+	if i := strings.IndexByte(text, '\n'); i >= 0 {
+		text = text[:i]
+	}
+	return quote(text, []int{0, 0})
 }

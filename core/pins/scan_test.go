@@ -81,6 +81,11 @@ func TestScanReadsSchemasAndQuotes(t *testing.T) {
 			t.Errorf("flag %+v: want the line quoted and the field named", f)
 		}
 	}
+	// Hidden characters in a description are removed before anyone sees
+	// it (core/tools): the definition says they were there.
+	if f := Scan(Def{Name: "x", Description: "Lists files.", HiddenText: true}, nil); !flagged(f, RuleHidden) {
+		t.Errorf("hidden text removed from the description is not flagged: %+v", f)
+	}
 	// A tool's own name, and a plain word that is another's name, are
 	// no shadowing.
 	if f := Scan(Def{Name: "read_file", Description: "Use read_file to search files."}, names("read_file", "search")); len(f) > 0 {

@@ -280,3 +280,36 @@ func TestPinsFlagsAtApprovalAgain(t *testing.T) {
 		t.Errorf("waiting for approval again, the review is %+v", sv.Review)
 	}
 }
+
+// TestPinsFlagHiddenCharacters: a tool whose description hides text with
+// invisible and direction-changing characters (removed before anyone
+// reads it) is flagged at first sight, with what else it says.
+func TestPinsFlagHiddenCharacters(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{
+		"files": map[string]any{"command": testServerBin, "args": []string{"-name", "files", "-bidi"}},
+	}})
+	s := h.start(false)
+	snap := waitFor(t, s, "files to connect", func(s Snapshot) bool { return state(s, "files") == conn.Connected })
+	sv, _ := snap.Find("files")
+	var bidi string
+	for _, tl := range sv.Tools {
+		if tl.HiddenText {
+			bidi = tl.Name
+		}
+	}
+	if bidi == "" {
+		t.Fatalf("no tool says it hid text: %+v", sv.Tools)
+	}
+	for _, rule := range []string{pins.RuleHidden, "ignore-previous", "read-secret-file"} {
+		if !slices.ContainsFunc(sv.Review.Flags[bidi], func(f pins.Flag) bool { return f.Rule == rule }) {
+			t.Errorf("%s not flagged by %s: %+v", bidi, rule, sv.Review.Flags)
+		}
+	}
+	for name := range sv.Review.Flags {
+		if name != bidi {
+			t.Errorf("the plain tool %s is flagged: %+v", name, sv.Review.Flags[name])
+		}
+	}
+}
