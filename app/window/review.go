@@ -59,7 +59,7 @@ func (d *detail) showReview(v *window, sv service.Server) {
 		list []service.ToolChange
 	}{{"tool", r.Held}, {"prompt", r.HeldPrompts}} {
 		for _, h := range group.list {
-			if v.keptHeld[sv.Name+"\x00"+h.Name] {
+			if v.keptHeld[heldKey(sv.Name, h)] {
 				continue
 			}
 			d.review.Add(v.heldView(sv.Name, group.kind, h))
@@ -118,7 +118,7 @@ func (v *window) heldView(server, kind string, h service.ToolChange) fyne.Canvas
 		if v.keptHeld == nil {
 			v.keptHeld = map[string]bool{}
 		}
-		v.keptHeld[server+"\x00"+name] = true
+		v.keptHeld[heldKey(server, h)] = true
 		v.detail.show(v, v.detail.server)
 	})
 	box.Add(container.NewHBox(accept, keep))
@@ -209,4 +209,15 @@ func flagText(flags []pins.Flag) string {
 		lines = append(lines, fmt.Sprintf("• %s (%s): “%s”", sanitize.Line(f.What), sanitize.Line(f.Where), sanitize.Line(f.Quote)))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// heldKey names a held change that the person chose to keep held: the
+// server, the tool and what it says now, so that a further change shows
+// again.
+func heldKey(server string, h service.ToolChange) string {
+	key := server + "\x00" + h.Name
+	if h.New != nil {
+		key += "\x00" + pins.Fingerprint([]pins.Def{*h.New})
+	}
+	return key
 }

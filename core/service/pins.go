@@ -395,13 +395,6 @@ func sameTools(a, b []tools.Tool) bool {
 	})
 }
 
-// forgetPinCheck makes the next Snapshot check the server's tools anew.
-func (s *Service) forgetPinCheck(name string) {
-	s.pins.mu.Lock()
-	delete(s.pins.cache, name)
-	s.pins.mu.Unlock()
-}
-
 // AcceptTools pins what a server's held tools say now, so that apps are
 // offered them: the tools named (by their names now, or a renamed one's
 // old name), or every held one when tools is empty. The pins of removed
