@@ -27,3 +27,8 @@ echo
 echo "== tools/call through the gateway's faces vs straight to the server (p50/p99)"
 go test -run '^$' -bench 'GatewayCall' -benchtime 3000x -count "${COUNT:-3}" ./test/e2e | grep Benchmark
 go test -run '^$' -bench 'CallLayers' -benchtime 3000x -count "${COUNT:-3}" ./core/gateway/ | grep Benchmark
+
+echo
+echo "== a server's 100 tools against their pins (goal: <= 1 ms)"
+go test -run '^$' -bench 'PinCheck100' -benchtime 1000x -count "${COUNT:-3}" ./core/service/ | grep Benchmark
+go test -run '^$' -bench 'Compare100|Scan100' -benchtime 1000x -count "${COUNT:-3}" ./core/pins/ | grep Benchmark

@@ -214,6 +214,21 @@ func Fingerprint(defs []Def) string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
+// ChangesFingerprint names a set of changes by what they say, so that the
+// same change seen again (after a restart, or listed twice) is known; it
+// reads only the changed definitions.
+func ChangesFingerprint(changes []Change) string {
+	h := sha256.New()
+	for _, c := range changes {
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00", c.Kind, c.Name, c.Was)
+		if c.New != nil {
+			h.Write([]byte(Fingerprint([]Def{*c.New})))
+		}
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
 // Accept pins what changes says of the definitions named (all when names
 // is empty) in pinned: a changed or new one is pinned as it is now, a
 // renamed one under its new name, and every removed one's pin goes. It

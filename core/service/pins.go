@@ -109,6 +109,15 @@ type pinState struct {
 	// prompts are each server's prompts as the gateway last listed them,
 	// and those held, by server name.
 	prompts map[string]promptCheck
+	// scanned are the flags of each server's tools as last read, by
+	// server and tool: a change reads only what changed.
+	scanned map[string]map[string]scanned
+}
+
+// scanned is one definition as Scan read it, and what it found.
+type scanned struct {
+	def   pins.Def
+	flags []pins.Flag
 }
 
 // promptCheck is a server's prompts as last listed, and those held.
@@ -133,6 +142,7 @@ func (s *Service) pinStore() (*pins.Store, error) {
 		}
 		s.pins.cache = map[string]*pinCheck{}
 		s.pins.prompts = map[string]promptCheck{}
+		s.pins.scanned = map[string]map[string]scanned{}
 	})
 	return s.pins.store, s.pins.err
 }
@@ -283,11 +293,19 @@ func (s *Service) checkPins(store *pins.Store, name string, list []tools.Tool, o
 		defs[i] = pins.FromTool(t)
 	}
 	flags := map[string][]pins.Flag{}
+	last := s.pins.scanned[name]
+	read := make(map[string]scanned, len(defs))
 	scan := func(d pins.Def) {
-		if f := pins.Scan(d, others); len(f) > 0 {
+		f := last[d.Name].flags
+		if prev, ok := last[d.Name]; !ok || !prev.def.Equal(d) {
+			f = pins.Scan(d, others)
+		}
+		read[d.Name] = scanned{d, f}
+		if len(f) > 0 {
 			flags[d.Name] = f
 		}
 	}
+	defer func() { s.pins.scanned[name] = read }()
 	pinned, ok := store.Server(name)
 	if !ok || pinned.Pinned.IsZero() {
 		now := s.opts.Now()
@@ -307,14 +325,17 @@ func (s *Service) checkPins(store *pins.Store, name string, list []tools.Tool, o
 	}
 	changes := pins.Compare(pinned.Tools, defs)
 	if len(changes) > 0 {
-		pinned = s.countChange(store, name, pinned, defs, changes)
+		pinned = s.countChange(store, name, pinned, changes)
+	}
+	for _, d := range defs {
+		scan(d)
 	}
 	// The person accepts this server's changes as they come: but for
 	// those that read as orders or claim less than before.
 	if pinned.AcceptChanges && len(changes) > 0 {
 		var accept []string
 		for _, ch := range changes {
-			if ch.Held() && !ch.Weakened && len(pins.Scan(*ch.New, others)) == 0 {
+			if ch.Held() && !ch.Weakened && len(flags[ch.Name]) == 0 {
 				accept = append(accept, ch.Name)
 			}
 		}
@@ -331,9 +352,6 @@ func (s *Service) checkPins(store *pins.Store, name string, list []tools.Tool, o
 			held[ch.Name] = true
 		}
 	}
-	for _, d := range defs {
-		scan(d)
-	}
 	for _, t := range list {
 		if !held[t.Name] {
 			c.offered = append(c.offered, t)
@@ -345,8 +363,8 @@ func (s *Service) checkPins(store *pins.Store, name string, list []tools.Tool, o
 
 // countChange counts a server's change once: a list that differs from the
 // pins as one already counted does is the same change.
-func (s *Service) countChange(store *pins.Store, name string, pinned pins.Server, defs []pins.Def, changes []pins.Change) pins.Server {
-	fp := pins.Fingerprint(defs)
+func (s *Service) countChange(store *pins.Store, name string, pinned pins.Server, changes []pins.Change) pins.Server {
+	fp := pins.ChangesFingerprint(changes)
 	if fp == pinned.Seen {
 		return pinned
 	}
