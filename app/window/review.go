@@ -13,6 +13,7 @@ import (
 	"github.com/mcptray/mcptray/core/pins"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
+	"github.com/mcptray/mcptray/core/tools"
 )
 
 // The review: a server whose tools changed since the person saw them has
@@ -220,4 +221,18 @@ func heldKey(server string, h service.ToolChange) string {
 		key += "\x00" + pins.Fingerprint([]pins.Def{*h.New})
 	}
 	return key
+}
+
+// flaggedNoteText marks a flagged tool in the server's tool list.
+const flaggedNoteText = "Its description gives the AI instructions (quoted above); mcptray asks before each call."
+
+// withFlag is a tool's view, marked when its definition reads as orders to
+// the AI.
+func withFlag(view fyne.CanvasObject, sv service.Server, t tools.Tool) fyne.CanvasObject {
+	if !sv.Review.Flagged(t.Name) {
+		return view
+	}
+	note := wrapped(flaggedNoteText)
+	note.Importance = widget.WarningImportance
+	return container.NewVBox(view, note)
 }
