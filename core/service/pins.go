@@ -186,7 +186,8 @@ func (s *Service) applyPins(snap *Snapshot) {
 		if err != nil {
 			sv.Review = &Review{Problem: "the pinned tools cannot be read (" + sanitize.Line(err.Error()) + "); move the file aside to pin them anew"}
 			for _, t := range sv.Tools {
-				sv.Review.Held = append(sv.Review.Held, ToolChange{Change: pins.Change{Kind: pins.New, Name: t.Name}})
+				sv.Review.Held = append(sv.Review.Held, ToolChange{Change: pins.Change{Kind: pins.New, Name: t.Name},
+					Words: pins.Words{Summary: "is held until the pinned tools can be read"}})
 			}
 			sv.Tools = nil
 			continue
@@ -275,11 +276,19 @@ func (s *Service) approvalReview(store *pins.Store, name string) *Review {
 		return nil
 	}
 	flags := map[string][]pins.Flag{}
+	last := s.pins.scanned[name]
+	read := make(map[string]scanned, len(pinned.Tools))
 	for _, d := range pinned.Tools {
-		if f := pins.Scan(d, nil); len(f) > 0 {
+		f := last[d.Name].flags
+		if prev, ok := last[d.Name]; !ok || !prev.def.Equal(d) {
+			f = pins.Scan(d, nil)
+		}
+		read[d.Name] = scanned{d, f}
+		if len(f) > 0 {
 			flags[d.Name] = f
 		}
 	}
+	s.pins.scanned[name] = read
 	return reviewOf(pinned, nil, flags)
 }
 

@@ -313,3 +313,21 @@ func TestPinsFlagHiddenCharacters(t *testing.T) {
 		}
 	}
 }
+
+// TestPinsUnreadableHoldEverything: pins that cannot be read are never
+// taken for none (which would accept every change unseen): every tool is
+// held, and the review says why and what to do.
+func TestPinsUnreadableHoldEverything(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{"weather": testServer("weather")}})
+	if err := os.WriteFile(filepath.Join(h.paths.Dir(), pins.FileName), []byte("{broken"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := h.start(false)
+	snap := waitFor(t, s, "weather to connect", func(s Snapshot) bool { return state(s, "weather") == conn.Connected })
+	sv, _ := snap.Find("weather")
+	if len(sv.Tools) != 0 || sv.Review == nil || !strings.Contains(sv.Review.Summary(), "pinned tools cannot be read") || len(sv.Review.Held) == 0 {
+		t.Errorf("tools %v, review %+v", toolNames(sv), sv.Review)
+	}
+}
