@@ -41,9 +41,12 @@ func newReview() *fyne.Container { return container.NewVBox() }
 func (d *detail) showReview(v *window, sv service.Server) {
 	d.review.RemoveAll()
 	r := sv.Review
-	if r == nil || sv.BuiltIn() {
+	if sv.BuiltIn() || r == nil && sv.State != service.Connected {
 		d.review.Hide()
 		return
+	}
+	if r == nil {
+		r = &service.Review{} // nothing changed: the switch alone
 	}
 	held := len(r.Held) + len(r.HeldPrompts)
 	if held > 0 {

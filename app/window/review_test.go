@@ -185,3 +185,24 @@ func TestApprovalSaysFlags(t *testing.T) {
 		t.Errorf("no flags: %q", got)
 	}
 }
+
+// TestWindowAcceptSwitchAlways: a connected server with nothing to review
+// still has its "Accept changes from this server" switch, off.
+func TestWindowAcceptSwitchAlways(t *testing.T) {
+	snap := heldSnapshot()
+	snap.Servers[0].Review = nil
+	h := newHarness(t, snap, Options{})
+	h.sel("weather")
+	var check *widget.Check
+	var got []string
+	h.do(func() {
+		check = findCheck(h.v.detail.review, acceptAllLabel)
+		got = labels(h.v.detail.content)
+	})
+	if check == nil || check.Checked {
+		t.Errorf("the switch is missing or on: %v", check)
+	}
+	if strings.Contains(strings.Join(got, "\n"), reviewHeaderText) {
+		t.Errorf("nothing changed, yet the detail says so: %q", got)
+	}
+}
