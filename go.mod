@@ -12,6 +12,7 @@ require (
 	github.com/gofrs/flock v0.13.2
 	github.com/joho/godotenv v1.5.1
 	github.com/mark3labs/mcp-go v1.2.1
+	github.com/sergi/go-diff v1.4.5
 	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f
 	github.com/valyala/fasthttp v1.79.0
 	github.com/zalando/go-keyring v0.2.8

@@ -2,7 +2,8 @@
 // sub-packages: server configuration (config), connections (conn, transport,
 // tools), sign-in (oauth, secret), the service that composes them (service),
 // the gateway that serves every server's tools to the person's AI apps
-// (gateway), the local control endpoint that the window, the command line
+// (gateway), what the person saw of those tools, held until a change is
+// accepted (pins), the local control endpoint that the window, the command line
 // and mcptray stdio reach it through (control), and one running mcptray
 // made of the three (instance).
 //

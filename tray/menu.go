@@ -97,7 +97,7 @@ func IconState(s service.Snapshot) string {
 	switch {
 	case n[service.Failed] > needSecret:
 		return assets.StateFailing
-	case n[service.AwaitingApproval] > 0 || n[service.NeedsAuth] > 0 || needSecret > 0:
+	case n[service.AwaitingApproval] > 0 || n[service.NeedsAuth] > 0 || needSecret > 0 || anyHeld(s):
 		return assets.StateAttention
 	}
 	return assets.StateOK
@@ -158,6 +158,7 @@ func Build(s service.Snapshot) Menu {
 			Action: OpenAction, Server: waiting[0].Name,
 		})
 	}
+	m.Items = append(m.Items, heldItems(running)...)
 	if len(signIn) > maxFixItems {
 		add(Item{
 			Label:  fmt.Sprintf("Sign in to %s…", servers(len(signIn))),

@@ -61,7 +61,7 @@ func Notices(prev, next service.Snapshot, windowOpen bool) []Notice {
 			})
 		}
 	}
-	return out
+	return append(out, heldNotices(prev, next)...)
 }
 
 // The freedesktop notification service.

@@ -36,6 +36,7 @@ type backend interface {
 	foldersBackend
 	rulesBackend
 	sandboxBackend
+	pinsBackend
 }
 
 var (

@@ -98,7 +98,11 @@ func (c *cmdContext) printList(snap service.Snapshot) {
 			if e.NameHidden {
 				name += " (its name hides characters)"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, e.Scope, mayRun(e), c.runs(e), c.from(e.Origin))
+			status := mayRun(e)
+			if held := e.Review.Summary(); held != "" {
+				status += " · " + held
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, e.Scope, status, c.runs(e), c.from(e.Origin))
 		}
 		tw.Flush()
 	}
@@ -146,6 +150,7 @@ func (c *cmdContext) printList(snap service.Snapshot) {
 			fmt.Fprintf(w, "  %s\n", sanitize.Line(c.home(p.Error())))
 		}
 	}
+	printHeld(w, running)
 	if n := countPending(running); n > 0 {
 		fmt.Fprintf(w, "\n%d server(s) wait for your approval: mcptray approve NAME (or deny NAME).\n", n)
 	}

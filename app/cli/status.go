@@ -60,6 +60,7 @@ func runStatus(ctx context.Context, c *cmdContext, args []string) error {
 			Error     string `json:"error,omitempty"`
 			Fix       string `json:"fix,omitempty"`
 			Tools     int    `json:"tools"`
+			Held      string `json:"held,omitempty"`
 		}
 		out := struct {
 			Servers []server `json:"servers"`
@@ -69,6 +70,7 @@ func runStatus(ctx context.Context, c *cmdContext, args []string) error {
 			out.Servers = append(out.Servers, server{
 				Name: s.Name, Scope: s.Scope.String(), Transport: string(s.Transport), State: s.State.String(),
 				Since: s.Since.UTC().Format(time.RFC3339), Error: s.Reason, Fix: fixText(s), Tools: len(s.Tools),
+				Held: s.Review.Summary(),
 			})
 		}
 		if err := writeJSON(c.Stdout, out, true); err != nil {
@@ -84,7 +86,7 @@ func runStatus(ctx context.Context, c *cmdContext, args []string) error {
 	for _, s := range shown {
 		why := s.Reason
 		if s.State == service.Connected {
-			why = ""
+			why = s.Review.Summary()
 		}
 		if f := fixText(s); f != "" && s.State != service.Connected {
 			why += " — " + f
@@ -94,6 +96,7 @@ func runStatus(ctx context.Context, c *cmdContext, args []string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	printHeld(c.Stdout, shown)
 	return notConnected(shown)
 }
 

@@ -73,6 +73,12 @@ type Backend interface {
 	ChangeSandbox(ctx context.Context, c service.SandboxChange) error
 	SetSandbox(ctx context.Context, name string, on bool) error
 
+	// AcceptTools offers a server's held tools to apps as they are now
+	// (review.go); SetAcceptChanges turns its "Accept changes from this
+	// server" on or off.
+	AcceptTools(ctx context.Context, server string, tools []string) (service.Server, error)
+	SetAcceptChanges(ctx context.Context, server string, on bool) error
+
 	// Questions sends the servers' questions for the person, and a Gone
 	// one when a question waits no longer; it closes when ctx ends.
 	Questions(ctx context.Context) (<-chan control.Question, error)

@@ -237,6 +237,9 @@ func rowNote(sv service.Server) string {
 		return r
 	}
 	if sv.State == service.Connected {
+		if held := sv.Review.Summary(); held != "" {
+			return count(len(sv.Tools), "tool") + " · " + held
+		}
 		return count(len(sv.Tools), "tool")
 	}
 	return ""
@@ -270,6 +273,7 @@ type detail struct {
 	origin  *widget.Label
 	runs    *widget.Label
 	tools   *fyne.Container
+	review  *fyne.Container // what changed in its tools (review.go)
 	stderr  *widget.Label
 	empty   *widget.Label
 	body    *fyne.Container
@@ -296,6 +300,7 @@ func newDetail(v *window) *detail {
 		origin:        wrapped(""),
 		runs:          wrapped(""),
 		tools:         container.NewVBox(),
+		review:        newReview(),
 		stderr:        wrapped(""),
 		empty:         wrapped("Reaching mcptray…"),
 		toolsHeader:   section("Tools"),
@@ -331,6 +336,7 @@ func newDetail(v *window) *detail {
 		section("Comes from"), d.origin,
 		section("Runs"), d.runs,
 		d.sandboxHeader, d.sandbox,
+		d.review,
 		d.toolsHeader, d.tools,
 		d.stderrHeader, d.stderr,
 	)
@@ -431,6 +437,7 @@ func (d *detail) show(v *window, sv service.Server) {
 	d.origin.SetText(originText(sv))
 	d.runs.SetText(runsText(sv))
 	d.showSandbox(v, sv)
+	d.showReview(v, sv)
 
 	d.tools.RemoveAll()
 	switch {

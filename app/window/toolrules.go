@@ -57,13 +57,14 @@ func (v *window) serverRules(sv service.Server) fyne.CanvasObject {
 
 // toolWithRules is a tool's view with its permission and its Hide switch.
 func (v *window) toolWithRules(sv service.Server, t tools.Tool) fyne.CanvasObject {
-	view := toolView(t)
+	view := withFlag(toolView(t), sv, t) // review.go
 	if v.rules == nil || v.rules.server != sv.Name || t.QualifiedName == "" {
 		return view
 	}
 	rules := v.snap.Gateway
 	q := t.QualifiedName
-	readOnly := t.Hints.ReadOnly == tools.HintTrue
+	// A flagged tool asks, as the gateway does, whatever it claims.
+	readOnly := t.Hints.ReadOnly == tools.HintTrue && !sv.Review.Flagged(t.Name)
 	chosen, own := rules.Permissions[q]
 	def := config.Ask
 	if readOnly {

@@ -59,6 +59,9 @@ type window struct {
 	sel    string   // the server in the detail pane, by name
 	want   string   // a server to select once a Snapshot has it
 	errs   []string // the errors shown, newest last (for tests)
+	// keptHeld are the held tools the person chose to keep held, by
+	// server and tool, no longer shown in the review (review.go).
+	keptHeld map[string]bool
 
 	summary    *widget.Label
 	pause      *widget.Button
@@ -435,6 +438,11 @@ func (v *window) confirmApproval(sv service.Server) {
 	}
 	if a.sandbox != "" {
 		body.Add(wrapped(a.sandbox))
+	}
+	if f := approvalFlags(sv); f != "" { // review.go
+		l := wrapped(f)
+		l.Importance = widget.WarningImportance
+		body.Add(l)
 	}
 	body.Add(wrapped(a.outro))
 	d := dialog.NewCustomWithoutButtons("Run "+sanitize.Line(name)+"?", container.NewVScroll(body), v.win)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -115,6 +116,12 @@ func (f *fakeBackend) Questions(context.Context) (<-chan control.Question, error
 func (f *fakeBackend) Answer(_ context.Context, id string, res mcp.ElicitationResult) error {
 	b, _ := json.Marshal(res)
 	return f.call("answer " + id + " " + string(b))
+}
+func (f *fakeBackend) AcceptTools(_ context.Context, server string, tools []string) (service.Server, error) {
+	return service.Server{Name: server}, f.call("accept " + server + " " + strings.Join(tools, " "))
+}
+func (f *fakeBackend) SetAcceptChanges(_ context.Context, server string, on bool) error {
+	return f.call("accept-changes " + server + " " + strconv.FormatBool(on))
 }
 func (f *fakeBackend) PauseAll(context.Context) error  { return f.call("pause") }
 func (f *fakeBackend) ResumeAll(context.Context) error { return f.call("resume") }

@@ -44,6 +44,7 @@ type Backend interface {
 	AppsBackend
 	SecretBackend
 	SandboxBackend
+	PinsBackend
 	AddFolder(ctx context.Context, dir string) (service.FolderResult, error)
 	RemoveFolder(ctx context.Context, dir string) error
 	// AddDemo makes the demo project folder and adds it.
@@ -151,6 +152,7 @@ func (s *Endpoint) handler() http.Handler {
 	s.secretRoutes(mux)
 	s.appRoutes(mux)
 	s.sandboxRoutes(mux)
+	s.pinRoutes(mux)
 	handle(mux, "approve", b.Approve)
 	handle(mux, "deny", b.Deny)
 	handleNone(mux, "enable", b.Enable)

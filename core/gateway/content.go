@@ -120,18 +120,21 @@ func (g *Gateway) syncContent(ctx context.Context, snap service.Snapshot) {
 		}
 	}
 	g.offersApps.Store(apps)
-	// Prompts are named like tools: mcp__SERVER__PROMPT.
+	// Prompts are named like tools: mcp__SERVER__PROMPT; those changed
+	// since the person saw them are held (pins.go).
+	offered := make([][]mcp.Prompt, len(order))
 	var refs []tools.Ref
 	for i, l := range order {
-		for _, p := range l.prompts {
+		offered[i] = g.offeredPrompts(servers[i], l.prompts)
+		for _, p := range offered[i] {
 			refs = append(refs, tools.Ref{Server: servers[i], Tool: p.Name})
 		}
 	}
 	names := tools.AssignNames(refs)
 	var prompts []server.ServerPrompt
 	n := 0
-	for i, l := range order {
-		for _, p := range l.prompts {
+	for i := range order {
+		for _, p := range offered[i] {
 			own := p.Name
 			p.Name = names[n]
 			n++

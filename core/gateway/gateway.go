@@ -86,7 +86,7 @@ type Gateway struct {
 type route struct {
 	server, tool string
 	qualified    string
-	readOnly     bool // the server's claim
+	readOnly     bool // the server's claim, unless its definition reads as orders to the AI
 }
 
 // New returns a Gateway for svc with no tools yet: Run (or Sync) gives it
@@ -241,7 +241,7 @@ func (g *Gateway) serverTools(snap service.Snapshot) ([]server.ServerTool, []rou
 				g.log.Warn("gateway: leaving out a tool", "tool", t.QualifiedName, "err", err)
 				continue
 			}
-			r := route{server: sv.Name, tool: t.Name, qualified: t.QualifiedName, readOnly: t.Hints.ReadOnly == tools.HintTrue}
+			r := route{server: sv.Name, tool: t.Name, qualified: t.QualifiedName, readOnly: t.Hints.ReadOnly == tools.HintTrue && !sv.Review.Flagged(t.Name)}
 			all = append(all, routed{server.ServerTool{Tool: tool, Handler: g.call(r)}, r})
 		}
 	}

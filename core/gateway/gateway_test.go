@@ -293,6 +293,11 @@ func TestGatewayListChanged(t *testing.T) {
 	}()
 
 	c := r.client()
+	// A new tool is held until accepted (pins.go), unless the person
+	// accepts this server's changes as they come.
+	if err := r.svc.SetAcceptChanges(ctx, "a", true); err != nil {
+		t.Fatal(err)
+	}
 	if got, _ := callText(t, c, "mcp__a__notify_tools_changed", nil); got != "added extra_1" {
 		t.Fatalf("notify_tools_changed = %q", got)
 	}

@@ -126,6 +126,7 @@ type Service struct {
 	adhoc map[*conn.Manager]struct{}
 
 	apps    appsState  // the apps connected to the gateway (apps.go)
+	pins    pinState   // what the person saw of each server's tools (pins.go)
 	tokenMu sync.Mutex // held while the gateway's token is read or made
 }
 

@@ -84,6 +84,9 @@ type Server struct {
 	// Tools are its tools while connected, with their qualified names and
 	// annotations.
 	Tools []tools.Tool `json:"tools,omitempty"`
+	// Review says which of its tools changed since the person saw them
+	// and are held from apps, and which read as orders to the AI (pins.go).
+	Review *Review `json:"review,omitempty"`
 	// Stderr is the tail of a local server's error output.
 	Stderr string `json:"stderr,omitempty"`
 	// Failures counts failed attempts in a row.

@@ -62,6 +62,7 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 		sv.Reason = e.Suppressed
 		snap.Servers = append(snap.Servers, sv)
 	}
+	s.applyPins(&snap)
 	return snap, nil
 }
 

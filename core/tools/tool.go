@@ -29,6 +29,10 @@ type Tool struct {
 	// Meta is the tool's _meta as the server sent it (an MCP App's view
 	// is named there), or nil.
 	Meta json.RawMessage `json:"meta,omitempty"`
+	// HiddenText says its name, title or description held characters
+	// that hide text or change its direction (removed above): the server
+	// tried to tell the model something a person would not see.
+	HiddenText bool `json:"hiddenText,omitempty"`
 }
 
 // wireTool is a tool as tools/list sends it.
@@ -63,6 +67,7 @@ func Parse(server string, raw json.RawMessage) (Tool, error) {
 		Description:  TruncateDescription(w.Description),
 		InputSchema:  w.InputSchema,
 		OutputSchema: w.OutputSchema,
+		HiddenText:   sanitize.Hides(w.Name + w.Title + w.Description),
 	}
 	if len(w.Meta) > 0 && string(w.Meta) != "null" {
 		t.Meta = w.Meta

@@ -60,6 +60,10 @@ type Options struct {
 	// resource AppURI. AppUnlisted leaves the view out of resources/list.
 	App, AppUnlisted bool
 
+	// ToolsFile names a JSON list of FileTool to add, read again by the
+	// tool ReloadTool (toolsfile.go).
+	ToolsFile string
+
 	// Stderr receives StderrFlood and the server's own log lines; nil means
 	// os.Stderr.
 	Stderr io.Writer

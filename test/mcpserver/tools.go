@@ -63,6 +63,9 @@ func New(opts Options) *server.MCPServer {
 		server.WithToolFilter(appFilter)(s)
 		addApp(s, opts)
 	}
+	if opts.ToolsFile != "" {
+		addToolsFile(s, opts)
+	}
 	misbehave(s, hooks, opts)
 	return s
 }

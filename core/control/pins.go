@@ -1,0 +1,51 @@
+package control
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/mcptray/mcptray/core/service"
+)
+
+// PinsBackend is the part of Backend that the review's routes serve: a
+// server's held tools accepted, and its "Accept changes from this server"
+// switch.
+type PinsBackend interface {
+	AcceptTools(ctx context.Context, server string, tools []string) (service.Server, error)
+	SetAcceptChanges(ctx context.Context, server string, on bool) error
+}
+
+type acceptRequest struct {
+	Name  string   `json:"name"`
+	Tools []string `json:"tools,omitempty"`
+}
+
+type acceptChangesRequest struct {
+	Name string `json:"name"`
+	On   bool   `json:"on"`
+}
+
+// pinRoutes serves POST /v1/pins/accept and /v1/pins/accept-changes.
+func (s *Endpoint) pinRoutes(mux *http.ServeMux) {
+	pb := s.Backend
+	handleJSON(mux, "pins/accept", func(ctx context.Context, req acceptRequest) (service.Server, error) {
+		return pb.AcceptTools(ctx, req.Name, req.Tools)
+	})
+	handleJSON(mux, "pins/accept-changes", func(ctx context.Context, req acceptChangesRequest) (struct{}, error) {
+		return struct{}{}, pb.SetAcceptChanges(ctx, req.Name, req.On)
+	})
+}
+
+// AcceptTools pins what a server's held tools say now, so that apps are
+// offered them: those named, or all when tools is empty.
+func (c *Client) AcceptTools(ctx context.Context, server string, tools []string) (service.Server, error) {
+	var sv service.Server
+	err := c.do(ctx, http.MethodPost, "pins/accept", acceptRequest{Name: server, Tools: tools}, &sv)
+	return sv, err
+}
+
+// SetAcceptChanges turns a server's "Accept changes from this server" on
+// or off.
+func (c *Client) SetAcceptChanges(ctx context.Context, server string, on bool) error {
+	return c.do(ctx, http.MethodPost, "pins/accept-changes", acceptChangesRequest{Name: server, On: on}, nil)
+}

@@ -1,0 +1,292 @@
+package pins
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Flag is one place where a definition reads as orders to the AI model
+// rather than as documentation.
+type Flag struct {
+	// Rule names the rule (Rules) that found it; What says it in words.
+	Rule string `json:"rule"`
+	What string `json:"what"`
+	// Where is the text it is in: "description", "title", "`city`'s
+	// description".
+	Where string `json:"where"`
+	// Quote is the line that holds it, cut to a readable length.
+	Quote string `json:"quote"`
+}
+
+// Rule is one thing Scan looks for.
+type Rule struct {
+	ID   string
+	What string
+	// Pattern finds it in a text; nil for the rules Scan applies in code
+	// (other servers' tool names, hidden characters, length).
+	Pattern *regexp.Regexp
+	// Needs are words the lower-cased text must hold, one of each group,
+	// for Pattern to be tried: most documentation holds none, and a
+	// look for a word costs a hundredth of a regular expression.
+	Needs [][]string
+}
+
+// The rules Scan applies in code.
+const (
+	RuleShadowing = "shadowing"
+	RuleHidden    = "hidden-characters"
+	RuleLong      = "very-long"
+)
+
+// LongDescription is how many characters of a description are flagged as
+// very long: the reference servers' longest is about half.
+const LongDescription = 1500
+
+// Rules are every rule Scan applies, in one table; each has a test that
+// finds it and a text like documentation that it must not find.
+var Rules = []Rule{
+	{ID: "tag", What: "a tag that speaks to the AI, such as <IMPORTANT>",
+		Needs:   [][]string{{"<"}},
+		Pattern: regexp.MustCompile(`(?i)<\s*/?\s*(important|system|instructions?|secret|hidden|admin|critical|assistant|prompt)\b[^>]{0,40}>`)},
+	{ID: "ignore-previous", What: "tells the AI to ignore what it was told before",
+		Needs:   [][]string{{"ignore", "disregard", "forget", "override"}},
+		Pattern: regexp.MustCompile(`(?i)\b(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(of\s+)?(the\s+|your\s+)?(previous|prior|above|earlier|preceding|other|system|original)\s+(instructions?|prompts?|rules?|messages?|directions?|guidelines?)`)},
+	{ID: "conceal", What: "tells the AI to keep something from the person",
+		Needs:   [][]string{{"user", "person", "human"}},
+		Pattern: regexp.MustCompile(`(?i)\b(do\s+not|don'?t|never|must\s+not)\s+(tell|inform|mention|reveal|show|notify|alert|disclose)\b[^.\n]{0,40}\b(user|person|human)\b|\bwithout\s+(telling|informing|notifying|alerting|asking)\s+(the\s+)?(user|person|human)\b|\b(user|person|human)\s+(must|should)\s+(not|never)\s+(know|see|find\s+out|be\s+told)\b`)},
+	{ID: "before-other-tools", What: "tells the AI what to do before other tools or answers",
+		Needs:   [][]string{{"before", "first", "instead"}},
+		Pattern: regexp.MustCompile(`(?i)\bbefore\s+(using|calling|invoking|running|any)\s+(any|every|all|each|other|answer|response|reply|tool)\b|\b(always|first)\s+(call|use|run|invoke)\s+this\s+tool\s+(first|before)\b|\binstead\s+of\s+(using\s+|calling\s+)?(the\s+)?(other|any\s+other)\s+tools?\b`)},
+	{ID: "read-secret-file", What: "points the AI at a file that holds keys or passwords",
+		Needs:   [][]string{{"~", "$home", "%userprofile%", "id_", "/etc/", ".netrc", ".npmrc", ".pgpass", ".git-credentials", "mcp.json", "claude_desktop_config", ".env"}},
+		Pattern: regexp.MustCompile(`(?i)(~|\$HOME|%USERPROFILE%)[/\\]\.(ssh|aws|gnupg|kube|docker|config/gh)\b|\bid_(rsa|dsa|ecdsa|ed25519)\b|/etc/(passwd|shadow)\b|\.(netrc|npmrc|pgpass|git-credentials)\b|\bmcp\.json\b|claude_desktop_config\.json|\b(read|open|cat|load)\s+(the\s+)?[^.\n]{0,20}\.env\b`)},
+	{ID: "send-data", What: "tells the AI to send data somewhere",
+		Needs:   [][]string{{"send", "post", "upload", "forward", "transmit", "exfiltrate", "leak", "copy"}, {"to ", "at "}},
+		Pattern: regexp.MustCompile(`(?i)\b(send|post|upload|forward|transmit|exfiltrate|leak|copy)\b[^.\n]{0,80}\b(to|at)\s+(https?://|[a-z0-9-]+\.(com|net|org|io|xyz|ru|cn|tk|top)\b|(this|that|the|a|our)\s+(url|endpoint|webhook|server|address))`)},
+	{ID: "secret-argument", What: "tells the AI to put secrets or file contents into an argument",
+		Needs:   [][]string{{"pass", "put", "include", "add", "provide", "insert", "send", "place"}, {"argument", "param", "field", "input", " as "}},
+		Pattern: regexp.MustCompile(`(?i)\b(pass|put|include|add|provide|insert|send|place)\b[^.\n]{0,50}\b(api[ _-]?keys?|tokens?|passwords?|secrets?|credentials?|private\s+keys?|ssh\s+keys?|cookies?|conversation|chat\s+history|system\s+prompt)\b[^.\n]{0,40}\b(as|in|into|inside)\b[^.\n]{0,30}\b(argument|parameter|param|field|input)s?\b|\bpass\s+(its|the|their|that\s+file'?s?)\s+(text|contents?|value|output)\s+(as|in|into)\b`)},
+	{ID: RuleShadowing, What: "names another server's tool, which can steer how the AI uses it"},
+	{ID: RuleHidden, What: "holds invisible or direction-changing characters"},
+	{ID: RuleLong, What: fmt.Sprintf("has a very long description (over %d characters)", LongDescription)},
+}
+
+// Scan reads d's title and description and every description and title in
+// its schemas for what a model would take as orders: Rules' patterns,
+// other servers' tool names (others reports whether a name is one; nil
+// means none) and hidden characters, and says where each is.
+func Scan(d Def, others func(name string) bool) []Flag {
+	var out []Flag
+	texts := []struct{ where, text string }{{"title", d.Title}, {"description", d.Description}}
+	for _, t := range schemaTexts(d.InputSchema, "") {
+		texts = append(texts, t)
+	}
+	for _, t := range schemaTexts(d.OutputSchema, "returned ") {
+		texts = append(texts, t)
+	}
+	for _, t := range texts {
+		if t.text == "" {
+			continue
+		}
+		lower := strings.ToLower(t.text)
+		for _, r := range Rules {
+			if r.Pattern == nil || !holds(lower, r.Needs) {
+				continue
+			}
+			if loc := r.Pattern.FindStringIndex(t.text); loc != nil {
+				out = append(out, Flag{Rule: r.ID, What: r.What, Where: t.where, Quote: quote(t.text, loc)})
+			}
+		}
+		if loc := shadowed(t.text, d.Name, others); loc != nil {
+			out = append(out, Flag{Rule: RuleShadowing, What: rule(RuleShadowing).What, Where: t.where, Quote: quote(t.text, loc)})
+		}
+		if i := strings.IndexFunc(t.text, hiddenRune); i >= 0 {
+			_, n := utf8.DecodeRuneInString(t.text[i:])
+			out = append(out, Flag{Rule: RuleHidden, What: rule(RuleHidden).What, Where: t.where,
+				Quote: fmt.Sprintf("%U in %q", []rune(t.text[i:])[0], quote(t.text, []int{i, i + n}))})
+		}
+	}
+	if d.HiddenText {
+		out = append(out, Flag{Rule: RuleHidden, What: rule(RuleHidden).What, Where: "name, title or description",
+			Quote: "removed before the AI or you saw it: " + firstLine(d.Description)})
+	}
+	if utf8.RuneCountInString(d.Description) > LongDescription {
+		out = append(out, Flag{Rule: RuleLong, What: rule(RuleLong).What, Where: "description",
+			Quote: fmt.Sprintf("%d characters", utf8.RuneCountInString(d.Description))})
+	}
+	return out
+}
+
+// holds reports whether text holds a word of each group.
+func holds(text string, groups [][]string) bool {
+	for _, g := range groups {
+		if !slices.ContainsFunc(g, func(w string) bool { return strings.Contains(text, w) }) {
+			return false
+		}
+	}
+	return true
+}
+
+func rule(id string) Rule {
+	for _, r := range Rules {
+		if r.ID == id {
+			return r
+		}
+	}
+	return Rule{ID: id}
+}
+
+// schemaTexts are the descriptions and titles anywhere in a schema, each
+// with where it is: "`city`'s description".
+func schemaTexts(raw json.RawMessage, prefix string) []struct{ where, text string } {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	var out []struct{ where, text string }
+	var walk func(v any, field string)
+	walk = func(v any, field string) {
+		switch v := v.(type) {
+		case map[string]any:
+			for _, k := range []string{"description", "title"} {
+				if s, ok := v[k].(string); ok {
+					where := prefix + "schema's " + k
+					if field != "" {
+						where = fmt.Sprintf("%s`%s`'s %s", prefix, field, k)
+					}
+					out = append(out, struct{ where, text string }{where, s})
+				}
+			}
+			if props, ok := v["properties"].(map[string]any); ok {
+				for name, p := range props {
+					walk(p, name)
+				}
+			}
+			for k, x := range v {
+				if k != "properties" {
+					walk(x, field)
+				}
+			}
+		case []any:
+			for _, x := range v {
+				walk(x, field)
+			}
+		case string:
+			if strings.IndexFunc(v, hiddenRune) >= 0 {
+				out = append(out, struct{ where, text string }{prefix + "schema", v})
+			}
+		}
+	}
+	walk(v, "")
+	return dedupe(out)
+}
+
+func dedupe(in []struct{ where, text string }) []struct{ where, text string } {
+	seen := map[string]bool{}
+	var out []struct{ where, text string }
+	for _, t := range in {
+		k := t.where + "\x00" + t.text
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// shadowed finds in text the first name of another server's tool that is
+// distinctive enough to mean a tool (get_weather, create-issue,
+// mcp__github__search, readFile) rather than a plain word (search,
+// fetch), leaving out the tool's own name.
+func shadowed(text, own string, others func(string) bool) []int {
+	if others == nil {
+		return nil
+	}
+	start := -1
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) && nameByte(text[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && i-start >= 4 {
+			if n := text[start:i]; n != own && distinctive(n) && others(n) {
+				return []int{start, i}
+			}
+		}
+		start = -1
+	}
+	return nil
+}
+
+func nameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
+}
+
+func distinctive(n string) bool {
+	if strings.ContainsAny(n, "_-") {
+		return true
+	}
+	for i, r := range n {
+		if i > 0 && unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// hiddenRune reports characters that hide text or change its direction:
+// zero-width ones, bidirectional controls, tag characters and other
+// invisible format characters.
+func hiddenRune(r rune) bool {
+	switch {
+	case r == '\u00ad', r == '\u061c', r == '\u180e', r >= '\u200b' && r <= '\u200f',
+		r >= '\u202a' && r <= '\u202e', r >= '\u2060' && r <= '\u206f', r == '\ufeff',
+		r >= '\ufff9' && r <= '\ufffb', r >= 0xe0000 && r <= 0xe007f:
+		return true
+	}
+	return unicode.Is(unicode.Cf, r)
+}
+
+// quote is the line of text around loc, cut to about 160 characters.
+func quote(text string, loc []int) string {
+	start := strings.LastIndexAny(text[:loc[0]], "\n") + 1
+	end := len(text)
+	if i := strings.IndexAny(text[loc[1]:], "\n"); i >= 0 {
+		end = loc[1] + i
+	}
+	line := text[start:end]
+	const most = 160
+	if utf8.RuneCountInString(line) <= most {
+		return strings.TrimSpace(line)
+	}
+	// Keep the match in view.
+	from := max(0, loc[0]-start-60)
+	for from > 0 && !utf8.RuneStart(line[from]) {
+		from--
+	}
+	r := []rune(line[from:])
+	cut := string(r[:min(len(r), most)])
+	prefix, suffix := "", ""
+	if from > 0 {
+		prefix = "…"
+	}
+	if len(r) > most {
+		suffix = "…"
+	}
+	return prefix + strings.TrimSpace(cut) + suffix
+}
+
+// firstLine is text's first line, cut to a readable length.
+func firstLine(text string) string {
+	if i := strings.IndexByte(text, '\n'); i >= 0 {
+		text = text[:i]
+	}
+	return quote(text, []int{0, 0})
+}

@@ -1,0 +1,529 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/pins"
+	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/tools"
+)
+
+// Pins: what a server's tools say stays what the person saw. The first
+// time a server's tools are seen (a project server's once it is approved,
+// since it never runs before) they are pinned in mcptray's folder
+// (core/pins). From then on a Snapshot offers a server's unchanged tools
+// only: a changed, new or renamed tool is held in the server's Review
+// until the person accepts it (AcceptTools), and the gateway, which offers
+// a snapshot's tools, never sees it. Every tool is read for hidden
+// instructions when first seen and on every change; a flagged tool is
+// marked in the Review, and the gateway asks before each of its calls
+// whatever its annotations say.
+
+// Review is what a person should look at in a server's tools: what changed
+// since they were pinned and is held, what went, and what reads as orders
+// to the AI. A Snapshot's Server has one when there is anything to say.
+type Review struct {
+	// Held are the changed, new and renamed tools kept from apps until
+	// the person accepts them, by name.
+	Held []ToolChange `json:"held,omitempty"`
+	// HeldPrompts are its changed, new and renamed prompts, held in the
+	// same way.
+	HeldPrompts []ToolChange `json:"heldPrompts,omitempty"`
+	// Removed are the pinned tools the server no longer lists.
+	Removed []string `json:"removed,omitempty"`
+	// Flags are the tools (offered or held) whose definitions read as
+	// instructions to the AI, by the tool's name.
+	Flags map[string][]pins.Flag `json:"flags,omitempty"`
+	// Changes counts how often the server's tools changed since they were
+	// first pinned; LastChange is when they last did.
+	Changes    int       `json:"changes,omitempty"`
+	LastChange time.Time `json:"lastChange,omitzero"`
+	// AcceptChanges is the person's "Accept changes from this server":
+	// its changes are pinned as they come, but for flagged ones and
+	// those whose annotations claim less than before.
+	AcceptChanges bool `json:"acceptChanges,omitempty"`
+	// Problem says why the pins cannot be read, with what to do; every
+	// tool of every server is held until they can.
+	Problem string `json:"problem,omitempty"`
+}
+
+// ToolChange is one held tool: what changed, in words.
+type ToolChange struct {
+	pins.Change
+	Words pins.Words  `json:"words"`
+	Flags []pins.Flag `json:"flags,omitempty"`
+}
+
+// Summary is the review in a few words for lists and the tray: "1 tool
+// changed, held", or "".
+func (r *Review) Summary() string {
+	if r == nil {
+		return ""
+	}
+	if r.Problem != "" {
+		return "tools held: " + r.Problem
+	}
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		word string
+	}{{len(r.Held), "tool"}, {len(r.HeldPrompts), "prompt"}} {
+		switch {
+		case c.n == 1:
+			parts = append(parts, "1 "+c.word)
+		case c.n > 1:
+			parts = append(parts, fmt.Sprintf("%d %ss", c.n, c.word))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, " and ") + " changed, held"
+}
+
+// Flagged reports whether the tool called name reads as instructions to
+// the AI.
+func (r *Review) Flagged(name string) bool {
+	return r != nil && len(r.Flags[name]) > 0
+}
+
+// pinState is the service's pins and what it last made of each server's
+// tools.
+type pinState struct {
+	once  sync.Once
+	store *pins.Store
+	err   error
+
+	mu    sync.Mutex
+	cache map[string]*pinCheck // by server name
+	// prompts are each server's prompts as the gateway last listed them,
+	// and those held, by server name.
+	prompts map[string]promptCheck
+	// scanned are the flags of each server's tools as last read, by
+	// server and tool: a change reads only what changed.
+	scanned map[string]map[string]scanned
+}
+
+// scanned is one definition as Scan read it, and what it found.
+type scanned struct {
+	def   pins.Def
+	flags []pins.Flag
+}
+
+// promptCheck is a server's prompts as last listed, and those held.
+type promptCheck struct {
+	seen []pins.Def
+	held []ToolChange
+}
+
+// pinCheck is a server's tools as last checked, and the outcome.
+type pinCheck struct {
+	seen    []tools.Tool
+	offered []tools.Tool
+	review  *Review
+}
+
+// pinStore opens the pins once.
+func (s *Service) pinStore() (*pins.Store, error) {
+	s.pins.once.Do(func() {
+		s.pins.store, s.pins.err = pins.Open(filepath.Join(s.opts.Paths.Dir(), pins.FileName))
+		if s.pins.err != nil {
+			s.log.Error("the pinned tools cannot be read: every server's tools are held", "err", s.pins.err)
+		}
+		s.pins.cache = map[string]*pinCheck{}
+		s.pins.prompts = map[string]promptCheck{}
+		s.pins.scanned = map[string]map[string]scanned{}
+	})
+	return s.pins.store, s.pins.err
+}
+
+// applyPins holds back each connected server's tools that differ from its
+// pins, and gives it its Review.
+func (s *Service) applyPins(snap *Snapshot) {
+	store, err := s.pinStore()
+	// Every tool name of every server, for shadowing: made only when a
+	// server's list must be checked.
+	var owners map[string][]string
+	ownersOf := func(n string) []string {
+		if owners == nil {
+			owners = map[string][]string{}
+			for i := range snap.Servers {
+				for _, t := range snap.Servers[i].Tools {
+					owners[t.Name] = append(owners[t.Name], snap.Servers[i].Name)
+				}
+			}
+		}
+		return owners[n]
+	}
+	s.pins.mu.Lock()
+	defer s.pins.mu.Unlock()
+	defer func() {
+		if store != nil {
+			if err := store.Flush(); err != nil {
+				s.log.Warn("keeping the pinned tools", "err", err)
+			}
+		}
+	}()
+	for i := range snap.Servers {
+		sv := &snap.Servers[i]
+		if sv.State == conn.AwaitingApproval && err == nil && !sv.BuiltIn() {
+			sv.Review = s.approvalReview(store, sv.Name)
+			continue
+		}
+		if sv.BuiltIn() || len(sv.Tools) == 0 {
+			continue
+		}
+		if err != nil {
+			sv.Review = &Review{Problem: "the pinned tools cannot be read (" + sanitize.Line(err.Error()) + "); move the file aside to pin them anew"}
+			for _, t := range sv.Tools {
+				sv.Review.Held = append(sv.Review.Held, ToolChange{Change: pins.Change{Kind: pins.New, Name: t.Name},
+					Words: pins.Words{Summary: "is held until the pinned tools can be read"}})
+			}
+			sv.Tools = nil
+			continue
+		}
+		if c := s.pins.cache[sv.Name]; c != nil && sameTools(c.seen, sv.Tools) {
+			sv.Tools, sv.Review = c.offered, c.review
+			continue
+		}
+		others := func(n string) bool {
+			return slices.ContainsFunc(ownersOf(n), func(o string) bool { return o != sv.Name })
+		}
+		c := s.checkPins(store, sv.Name, sv.Tools, others)
+		s.pins.cache[sv.Name] = c
+		sv.Tools, sv.Review = c.offered, c.review
+	}
+	for i := range snap.Servers {
+		sv := &snap.Servers[i]
+		if held := s.pins.prompts[sv.Name].held; len(held) > 0 {
+			var r Review
+			if sv.Review != nil {
+				r = *sv.Review // the cached one is shared: a copy
+			}
+			r.HeldPrompts = held
+			sv.Review = &r
+		}
+	}
+}
+
+// OfferedPrompts are the prompts of list, a server's as the gateway
+// listed them, that it may offer: the first list is pinned, and a changed,
+// new or renamed prompt is held in the server's Review until accepted.
+func (s *Service) OfferedPrompts(server string, list []mcp.Prompt) []mcp.Prompt {
+	store, err := s.pinStore()
+	if err != nil {
+		return nil
+	}
+	defs := make([]pins.Def, len(list))
+	for i, p := range list {
+		defs[i] = pins.FromPrompt(p)
+	}
+	s.pins.mu.Lock()
+	pinned, _ := store.Server(server)
+	// Staged, the first sight is written by the next Snapshot (applyPins)
+	// with those of the other servers the gateway lists meanwhile; the
+	// notice below brings one.
+	staged := false
+	if !pinned.PromptsPinned {
+		store.Stage(server, func(sv *pins.Server, _ bool) bool {
+			sv.Prompts, sv.PromptsPinned = defs, true
+			return true
+		})
+		staged = true
+		pinned.Prompts = defs
+	}
+	held := map[string]bool{}
+	var check promptCheck
+	check.seen = defs
+	for _, ch := range pins.Compare(pinned.Prompts, defs) {
+		if ch.Held() {
+			held[ch.Name] = true
+			check.held = append(check.held, ToolChange{Change: ch, Words: pins.Describe(ch), Flags: pins.Scan(*ch.New, nil)})
+		}
+	}
+	before := len(s.pins.prompts[server].held)
+	s.pins.prompts[server] = check
+	s.pins.mu.Unlock()
+	if staged || before != len(check.held) {
+		s.notices.Publish(struct{}{})
+	}
+	out := make([]mcp.Prompt, 0, len(list))
+	for _, p := range list {
+		if !held[p.Name] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// approvalReview is what a server that waits for approval again (what
+// it runs changed) said when it last ran: its pinned tools that read as
+// orders to the AI, so that the approval dialog can say so. A server
+// never seen has none: it has never run. Called with s.pins.mu held.
+func (s *Service) approvalReview(store *pins.Store, name string) *Review {
+	pinned, ok := store.Server(name)
+	if !ok || len(pinned.Tools) == 0 {
+		return nil
+	}
+	flags := map[string][]pins.Flag{}
+	last := s.pins.scanned[name]
+	read := make(map[string]scanned, len(pinned.Tools))
+	for _, d := range pinned.Tools {
+		f := last[d.Name].flags
+		if prev, ok := last[d.Name]; !ok || !prev.def.Equal(d) {
+			f = pins.Scan(d, nil)
+		}
+		read[d.Name] = scanned{d, f}
+		if len(f) > 0 {
+			flags[d.Name] = f
+		}
+	}
+	s.pins.scanned[name] = read
+	return reviewOf(pinned, nil, flags)
+}
+
+// checkPins compares a server's tools with its pins: the first sight pins
+// them; a change is counted once, accepted when the person said so, and
+// otherwise held. Called with s.pins.mu held.
+func (s *Service) checkPins(store *pins.Store, name string, list []tools.Tool, others func(string) bool) *pinCheck {
+	c := &pinCheck{seen: list}
+	defs := make([]pins.Def, len(list))
+	for i, t := range list {
+		defs[i] = pins.FromTool(t)
+	}
+	flags := map[string][]pins.Flag{}
+	last := s.pins.scanned[name]
+	read := make(map[string]scanned, len(defs))
+	scan := func(d pins.Def) {
+		f := last[d.Name].flags
+		if prev, ok := last[d.Name]; !ok || !prev.def.Equal(d) {
+			f = pins.Scan(d, others)
+		}
+		read[d.Name] = scanned{d, f}
+		if len(f) > 0 {
+			flags[d.Name] = f
+		}
+	}
+	defer func() { s.pins.scanned[name] = read }()
+	pinned, ok := store.Server(name)
+	if !ok || pinned.Pinned.IsZero() {
+		now := s.opts.Now()
+		store.Stage(name, func(sv *pins.Server, _ bool) bool {
+			if !sv.Pinned.IsZero() {
+				return false
+			}
+			sv.Tools, sv.Pinned = defs, now
+			return true
+		})
+		for _, d := range defs {
+			scan(d)
+		}
+		c.offered = list
+		c.review = reviewOf(pinned, nil, flags)
+		return c
+	}
+	changes := pins.Compare(pinned.Tools, defs)
+	if len(changes) > 0 {
+		pinned = s.countChange(store, name, pinned, changes)
+	}
+	for _, d := range defs {
+		scan(d)
+	}
+	// The person accepts this server's changes as they come: but for
+	// those that read as orders or claim less than before.
+	if pinned.AcceptChanges && len(changes) > 0 {
+		var accept []string
+		for _, ch := range changes {
+			if ch.Held() && !ch.Weakened && len(flags[ch.Name]) == 0 {
+				accept = append(accept, ch.Name)
+			}
+		}
+		if len(accept) > 0 {
+			next, _ := pins.Accept(pinned.Tools, changes, accept)
+			store.Stage(name, func(sv *pins.Server, _ bool) bool { sv.Tools = next; return true })
+			pinned.Tools = next
+			changes = pins.Compare(next, defs)
+		}
+	}
+	held := map[string]bool{}
+	for _, ch := range changes {
+		if ch.Held() {
+			held[ch.Name] = true
+		}
+	}
+	for _, t := range list {
+		if !held[t.Name] {
+			c.offered = append(c.offered, t)
+		}
+	}
+	c.review = reviewOf(pinned, changes, flags)
+	return c
+}
+
+// countChange counts a server's change once: a list that differs from the
+// pins as one already counted does is the same change.
+func (s *Service) countChange(store *pins.Store, name string, pinned pins.Server, changes []pins.Change) pins.Server {
+	fp := pins.ChangesFingerprint(changes)
+	if fp == pinned.Seen {
+		return pinned
+	}
+	now := s.opts.Now()
+	store.Stage(name, func(sv *pins.Server, _ bool) bool {
+		sv.Seen, sv.Changes, sv.LastChange = fp, sv.Changes+1, now
+		return true
+	})
+	held := 0
+	for _, ch := range changes {
+		if ch.Held() {
+			held++
+		}
+	}
+	s.log.Info("a server's tools changed", "server", name, "held", held, "changes", len(changes))
+	pinned.Seen, pinned.Changes, pinned.LastChange = fp, pinned.Changes+1, now
+	return pinned
+}
+
+// reviewOf is what a person should look at, or nil when nothing.
+func reviewOf(pinned pins.Server, changes []pins.Change, flags map[string][]pins.Flag) *Review {
+	r := &Review{Changes: pinned.Changes, LastChange: pinned.LastChange, AcceptChanges: pinned.AcceptChanges}
+	if len(flags) > 0 {
+		r.Flags = flags
+	}
+	for _, ch := range changes {
+		switch {
+		case ch.Kind == pins.Removed:
+			r.Removed = append(r.Removed, ch.Name)
+		case ch.Held():
+			r.Held = append(r.Held, ToolChange{Change: ch, Words: pins.Describe(ch), Flags: flags[ch.Name]})
+		}
+	}
+	if r.Held == nil && r.Removed == nil && r.Flags == nil && r.Changes == 0 && !r.AcceptChanges {
+		return nil
+	}
+	return r
+}
+
+// sameTools reports whether two lists of a server's tools say the same,
+// cheaply: an unchanged list shares its strings and bytes with the last.
+func sameTools(a, b []tools.Tool) bool {
+	return slices.EqualFunc(a, b, func(x, y tools.Tool) bool {
+		return x.Name == y.Name && x.QualifiedName == y.QualifiedName && x.Title == y.Title && x.Description == y.Description &&
+			x.Hints == y.Hints && bytes.Equal(x.InputSchema, y.InputSchema) && bytes.Equal(x.OutputSchema, y.OutputSchema) && bytes.Equal(x.Meta, y.Meta)
+	})
+}
+
+// AcceptTools pins what a server's held tools say now, so that apps are
+// offered them: the tools named (by their names now, or a renamed one's
+// old name), or every held one when tools is empty. The pins of removed
+// tools go too.
+func (s *Service) AcceptTools(ctx context.Context, server string, names []string) (Server, error) {
+	if err := s.checkOpen(); err != nil {
+		return Server{}, err
+	}
+	name, err := s.configuredName(server)
+	if err != nil {
+		return Server{}, err
+	}
+	info, ok := s.conns.Report().Find(name)
+	if !ok || len(info.Tools) == 0 {
+		return Server{}, newError(NotAllowed, "%s is not connected: its tools can be accepted once it runs", sanitize.Line(name))
+	}
+	store, err := s.pinStore()
+	if err != nil {
+		return Server{}, newError(Other, "the pinned tools cannot be read: %v", err)
+	}
+	defs := make([]pins.Def, len(info.Tools))
+	for i, t := range info.Tools {
+		defs[i] = pins.FromTool(t)
+	}
+	var missing []string
+	s.pins.mu.Lock()
+	prompts := s.pins.prompts[name]
+	err = store.Update(name, func(sv *pins.Server, _ bool) bool {
+		changes := pins.Compare(sv.Tools, defs)
+		next, toolsMissing := pins.Accept(sv.Tools, changes, names)
+		var promptChanges []pins.Change
+		if sv.PromptsPinned {
+			promptChanges = pins.Compare(sv.Prompts, prompts.seen)
+		}
+		nextPrompts, promptsMissing := pins.Accept(sv.Prompts, promptChanges, names)
+		for _, n := range toolsMissing {
+			if slices.Contains(promptsMissing, n) {
+				missing = append(missing, n)
+			}
+		}
+		if len(missing) > 0 || len(changes)+len(promptChanges) == 0 {
+			return false
+		}
+		sv.Tools = next
+		if sv.PromptsPinned {
+			sv.Prompts = nextPrompts
+			held := prompts.held[:0:0]
+			for _, ch := range pins.Compare(nextPrompts, prompts.seen) {
+				if ch.Held() {
+					held = append(held, ToolChange{Change: ch, Words: pins.Describe(ch), Flags: pins.Scan(*ch.New, nil)})
+				}
+			}
+			s.pins.prompts[name] = promptCheck{seen: prompts.seen, held: held}
+		}
+		if sv.Pinned.IsZero() {
+			sv.Pinned = s.opts.Now()
+		}
+		return true
+	})
+	delete(s.pins.cache, name)
+	s.pins.mu.Unlock()
+	if err != nil {
+		return Server{}, newError(Other, "accepting %s's tools: %v", sanitize.Line(name), err)
+	}
+	if len(missing) > 0 {
+		return Server{}, newError(NotFound, "%s holds no changed tool called %s; `mcptray review %s` lists them", sanitize.Line(name), sanitize.Line(strings.Join(missing, ", ")), sanitize.Line(name))
+	}
+	s.notices.Publish(struct{}{})
+	snap, err := s.Snapshot(ctx)
+	if err != nil {
+		return Server{}, err
+	}
+	sv, _ := snap.Find(name)
+	return sv, nil
+}
+
+// SetAcceptChanges turns "Accept changes from this server" on or off.
+func (s *Service) SetAcceptChanges(ctx context.Context, server string, on bool) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	name, err := s.configuredName(server)
+	if err != nil {
+		return err
+	}
+	store, err := s.pinStore()
+	if err != nil {
+		return newError(Other, "the pinned tools cannot be read: %v", err)
+	}
+	s.pins.mu.Lock()
+	err = store.Update(name, func(sv *pins.Server, _ bool) bool {
+		if sv.AcceptChanges == on {
+			return false
+		}
+		sv.AcceptChanges = on // a server not seen yet is pinned when first seen
+		return true
+	})
+	delete(s.pins.cache, name)
+	s.pins.mu.Unlock()
+	if err != nil {
+		return newError(Other, "%v", err)
+	}
+	s.notices.Publish(struct{}{})
+	return nil
+}
