@@ -86,6 +86,12 @@ func printSandbox(c *cmdContext, server string, box service.Sandbox) {
 			fmt.Fprintf(c.Stdout, "  %s: mcptray sandbox allow %s %s\n", sanitize.Line(r.Path), name, sanitize.Line(r.Allow))
 		}
 	}
+	if len(box.Network) > 0 {
+		fmt.Fprintln(c.Stdout, "Network refused lately:")
+		for _, r := range box.Network {
+			fmt.Fprintf(c.Stdout, "  %s (%s): %s\n", sanitize.Line(r.Dest), sanitize.Line(r.Reason), r.Command())
+		}
+	}
 	if box.Off {
 		fmt.Fprintf(c.Stdout, "mcptray sandbox on %s puts it back in its sandbox.\n", name)
 	}

@@ -80,6 +80,16 @@ func (d *detail) showSandbox(v *window, sv service.Server) {
 			}), l))
 		}
 	}
+	if len(box.Network) > 0 {
+		d.sandbox.Add(wrapped("Kept from the network lately:"))
+		for _, r := range box.Network {
+			change := service.SandboxChange{Server: name, Allow: true, Host: r.Dest}
+			l := wrapped(sanitize.Line(r.Dest) + ": " + sanitize.Line(r.Reason))
+			d.sandbox.Add(container.NewBorder(nil, nil, nil, widget.NewButton("Let it reach "+sanitize.Line(r.Dest), func() {
+				v.act("Could not change "+sanitize.Line(name)+"'s sandbox", func(ctx context.Context) error { return v.b.ChangeSandbox(ctx, change) })
+			}), l))
+		}
+	}
 	if box.Off {
 		d.sandbox.Add(container.NewHBox(widget.NewButton("Run in its sandbox", func() {
 			v.act("Could not change "+sanitize.Line(name)+"'s sandbox", func(ctx context.Context) error { return v.b.SetSandbox(ctx, name, true) })

@@ -90,7 +90,7 @@ func Listen(opts Options) (*Instance, error) {
 	so := opts.Service
 	so.Logger, so.Follow = opts.Logger, true
 	if opts.Window {
-		so.Elicit = i.Endpoint.Ask
+		so.Elicit, so.EgressAsk = i.Endpoint.Ask, i.Endpoint.AskEgress
 	}
 	if i.Service, err = service.New(so); err != nil {
 		ln.Close()

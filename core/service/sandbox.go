@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/egress"
 	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/sanitize"
 )
@@ -39,6 +40,9 @@ type Sandbox struct {
 	// Refusals are the files it was refused lately, from its error
 	// output, each with the flag of mcptray sandbox allow that allows it.
 	Refusals []Refusal `json:"refusals,omitempty"`
+	// Network are the connections mcptray's proxy refused it lately, each
+	// with its words and the command that allows it.
+	Network []egress.Refusal `json:"network,omitempty"`
 }
 
 // Refusal is a refused file with what allows it.
@@ -69,6 +73,9 @@ func (s *Service) sandboxOpts() conn.Options {
 	if o.Egress == nil {
 		o.Egress = s.opts.Conn.Egress
 	}
+	if o.Egress == nil && s.egress != nil {
+		o.Egress = s.egressFor
+	}
 	return o
 }
 
@@ -79,6 +86,9 @@ func (s *Service) sandboxView(e *config.Entry, stderr string, full bool) *Sandbo
 		return nil
 	}
 	o := s.sandboxOpts()
+	if o.Egress != nil {
+		o.Egress = s.egressPort
+	}
 	env := s.opts.Conn.BaseEnv
 	if env == nil {
 		env = os.Environ()
@@ -87,6 +97,13 @@ func (s *Service) sandboxView(e *config.Entry, stderr string, full bool) *Sandbo
 	p, _ := sandbox.Default(in) // only a missing home or data folder fails, and then the words still hold
 	v := &Sandbox{Off: e.Sandbox.Off, Asked: e.SandboxAsk, Settings: e.Sandbox,
 		Protection: o.Protection(&e.Server, p), Grants: sandbox.Grants(in)}
+	if o.Egress != nil { // what it declares, which the proxy lets it reach
+		for _, h := range egress.Declared(e.Command, e.Args, nil) {
+			if !slices.Contains(e.Sandbox.Hosts, h) {
+				v.Grants = append(v.Grants, sandbox.Grant{Kind: "host", What: h, Words: "reach " + h})
+			}
+		}
+	}
 	if full {
 		v.Policy = &p
 	}
@@ -101,6 +118,7 @@ func (s *Service) sandboxView(e *config.Entry, stderr string, full bool) *Sandbo
 	for _, r := range sandbox.Refusals(stderr) {
 		v.Refusals = append(v.Refusals, Refusal{Refusal: r, Allow: r.Allow(in.Home), Label: r.Words(in.Home)})
 	}
+	v.Network = s.egressRefusals(e.Name)
 	return v
 }
 
@@ -168,9 +186,11 @@ func (s *Service) ChangeSandbox(ctx context.Context, c SandboxChange) error {
 	if c.Port < 0 || c.Port > 65535 {
 		return newError(Invalid, "%d is not a TCP port (1 to 65535)", c.Port)
 	}
-	host := strings.ToLower(strings.TrimSpace(c.Host))
-	if c.Host != "" && (host == "" || strings.ContainsAny(host, "/ :@")) {
-		return newError(Invalid, "%q is not a host name; give one such as api.github.com", sanitize.Line(c.Host))
+	host := c.Host
+	if c.Host != "" {
+		if host, err = egress.NormalHost(c.Host); err != nil {
+			return newError(Invalid, "%q is not a host; give one such as api.github.com, *.github.com or localhost:5432", sanitize.Line(c.Host))
+		}
 	}
 	if !c.Allow && path != "" && slices.Contains(append(append([]string(nil), e.SandboxAsk.Read...), e.SandboxAsk.Write...), path) {
 		return newError(NotAllowed, "%s asks for %s in its own file (%s); take it out there", sanitize.Line(e.Name), sanitize.Line(path), e.Origin)

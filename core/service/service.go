@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"github.com/mcptray/mcptray/core/builtin"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/egress"
 	"github.com/mcptray/mcptray/core/hub"
 	"github.com/mcptray/mcptray/core/oauth"
 	"github.com/mcptray/mcptray/core/secret"
@@ -92,6 +94,11 @@ type Options struct {
 	// the variables that send its traffic there; nil means no proxy, and
 	// servers' TCP connections stay unrestricted.
 	Egress func(server string) (port int, env map[string]string)
+	// EgressAsk asks the person whether a sandboxed server may reach a
+	// host that is not on its list ("Allow weather to reach
+	// api.weather.gov?"); nil means there is no one to ask, and such
+	// connections are refused with the command that allows them.
+	EgressAsk egress.AskFunc
 }
 
 // Service is one running mcptray. Its methods are safe for concurrent use.
@@ -101,6 +108,9 @@ type Service struct {
 	loader *config.Loader
 	auth   *oauth.Manager
 	conns  *conn.Manager
+	// egress is the proxy through which sandboxed servers reach the
+	// network; nil when servers run without sandboxes (egress.go).
+	egress *egress.Proxy
 	// notices tell front ends that the Snapshot may have changed; each
 	// subscriber holds at most one, so a burst reaches a slow one once.
 	notices hub.Hub[struct{}]
@@ -165,6 +175,7 @@ func New(opts Options) (*Service, error) {
 		ClientMetadataURL: opts.ClientMetadataURL,
 		Settings:          s.settings,
 	})
+	s.egress = s.newEgress()
 	s.conns = s.newConns(s.opts.Logger)
 	s.set = &config.Set{}
 	return s, nil
@@ -221,6 +232,11 @@ func (s *Service) Start(ctx context.Context) error {
 	events := s.conns.Subscribe(s.ctx)
 	s.wg.Add(1)
 	go s.relay(events)
+	if s.egress != nil {
+		if err := s.egress.Start(s.ctx); err != nil {
+			return fmt.Errorf("starting the proxy for the servers' network: %w", err)
+		}
+	}
 	set := s.reload()
 	if s.opts.Follow {
 		s.wg.Add(1)
@@ -320,6 +336,7 @@ func (s *Service) Close() error {
 	}
 	err := s.conns.Close()
 	s.wg.Wait()
+	err = errors.Join(err, s.closeEgress())
 	s.notices.Close()
 	return err
 }

@@ -64,6 +64,10 @@ type Options struct {
 	// tool ReloadTool (toolsfile.go).
 	ToolsFile string
 
+	// Fetch adds the tool FetchTool, which GETs a URL through the proxy
+	// the environment names (fetch.go).
+	Fetch bool
+
 	// Stderr receives StderrFlood and the server's own log lines; nil means
 	// os.Stderr.
 	Stderr io.Writer

@@ -66,6 +66,9 @@ func New(opts Options) *server.MCPServer {
 	if opts.ToolsFile != "" {
 		addToolsFile(s, opts)
 	}
+	if opts.Fetch {
+		addFetch(s)
+	}
 	misbehave(s, hooks, opts)
 	return s
 }

@@ -1,0 +1,156 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/egress"
+	"github.com/mcptray/mcptray/core/sandbox"
+)
+
+// TestEgressAskedDeniedAllowed: a sandboxed server reaches the network
+// only through the service's proxy, which asks the person about a host
+// not on its list. Denied, the server gets 403 and its detail lists the
+// refusal; allowed by the person (as the detail's button does), the next
+// request passes without the server restarting; "Always" keeps the host
+// in mcptray's config.
+//
+// The web server listens on this computer's own network address, not
+// 127.0.0.1: Go's client never sends loopback through a proxy, and the
+// proxy asks about this computer's addresses as "ADDRESS:PORT".
+func TestEgressAskedDeniedAllowed(t *testing.T) {
+	if sandbox.ABI() < 4 {
+		t.Skip("this kernel's Landlock has no TCP rules (ABI 4, Linux 6.7)")
+	}
+	ip := ownAddress(t)
+	web := func() string {
+		ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "hello") })}
+		go srv.Serve(ln)
+		t.Cleanup(func() { srv.Close() })
+		return ln.Addr().String()
+	}
+	first, second := web(), web()
+
+	h := newHome(t)
+	srv := testServer("web")
+	srv["args"] = []string{"-name", "web", "-fetch"}
+	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{"web": srv}})
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	questions := make(chan egress.Question, 4)
+	answers := make(chan egress.Answer, 4)
+	s := h.start(true, func(o *Options) {
+		o.Launcher = self
+		o.Conn.BaseEnv = append(os.Environ(), "HOME="+h.dir)
+		o.EgressAsk = func(ctx context.Context, q egress.Question) (egress.Answer, error) {
+			questions <- q
+			select {
+			case a := <-answers:
+				return a, nil
+			case <-ctx.Done():
+				return egress.Deny, ctx.Err()
+			}
+		}
+	})
+	snap := waitFor(t, s, "web connected", func(snap Snapshot) bool { return state(snap, "web") == conn.Connected })
+	sv, _ := snap.Find("web")
+	since := sv.Since
+	if sv.Sandbox == nil || !sv.Sandbox.Protection.Network || !strings.Contains(sv.Sandbox.Words, "only through mcptray") {
+		t.Fatalf("web's sandbox: %+v", sv.Sandbox)
+	}
+	fetch := func(dest string) string {
+		t.Helper()
+		args, _ := json.Marshal(map[string]string{"url": "http://" + dest + "/"})
+		res, err := s.Call(t.Context(), CallRequest{Server: "web", Tool: "fetch", Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text string
+		for _, c := range res.Content {
+			if tc, ok := c.(mcp.TextContent); ok {
+				text += tc.Text
+			}
+		}
+		return text
+	}
+
+	answers <- egress.Deny
+	if got := fetch(first); !strings.HasPrefix(got, "403 ") {
+		t.Errorf("denied: the server got %q, want 403", got)
+	}
+	if q := <-questions; q.Server != "web" || q.Dest != first || !q.Local {
+		t.Errorf("the question: %+v; want web, %s, local", q, first)
+	}
+	snap = waitFor(t, s, "the refusal in web's detail", func(snap Snapshot) bool {
+		sv, _ := snap.Find("web")
+		return sv.Sandbox != nil && len(sv.Sandbox.Network) == 1
+	})
+	sv, _ = snap.Find("web")
+	if r := sv.Sandbox.Network[0]; r.Dest != first || r.Command() != "mcptray sandbox allow web --host "+first {
+		t.Errorf("refusal %+v, command %q", r, r.Command())
+	}
+
+	// The detail's button: the host allowed for good, at once, with no
+	// restart and no question.
+	if err := s.ChangeSandbox(t.Context(), SandboxChange{Server: "web", Allow: true, Host: first}); err != nil {
+		t.Fatal(err)
+	}
+	if got := fetch(first); got != "200 hello" {
+		t.Errorf("allowed: the server got %q, want 200 hello", got)
+	}
+
+	// Always, answered in the window, is kept in the config.
+	answers <- egress.AllowAlways
+	if got := fetch(second); got != "200 hello" {
+		t.Errorf("always: the server got %q, want 200 hello", got)
+	}
+	if q := <-questions; q.Dest != second {
+		t.Errorf("the second question: %+v; want %s", q, second)
+	}
+	snap = waitFor(t, s, "both hosts in web's settings", func(snap Snapshot) bool {
+		sv, _ := snap.Find("web")
+		return sv.Sandbox != nil && slices.Contains(sv.Sandbox.Settings.Hosts, first) && slices.Contains(sv.Sandbox.Settings.Hosts, second)
+	})
+	sv, _ = snap.Find("web")
+	if !sv.Since.Equal(since) || sv.State != conn.Connected {
+		t.Errorf("web restarted when hosts were allowed: since %v, then %v (%v)", since, sv.Since, sv.State)
+	}
+	select {
+	case q := <-questions:
+		t.Errorf("asked again: %+v", q)
+	default:
+	}
+}
+
+// ownAddress is an IPv4 address of this computer other than loopback; the
+// test is skipped on a computer with none.
+func ownAddress(t *testing.T) string {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() {
+			return n.IP.String()
+		}
+	}
+	t.Skip("this computer has no network address but loopback")
+	return ""
+}

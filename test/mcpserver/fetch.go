@@ -1,0 +1,39 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// FetchTool is the tool Options.Fetch adds: it GETs its url argument with
+// Go's default client, which takes HTTPS_PROXY and HTTP_PROXY from the
+// environment as a sandboxed server's runtime does, and answers with the
+// status and the body, or the error.
+const FetchTool = "fetch"
+
+func addFetch(s *server.MCPServer) {
+	s.AddTool(mcp.NewTool(FetchTool, mcp.WithDescription("Fetches a web page and returns its status and text."),
+		mcp.WithString("url", mcp.Required())),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			url, err := req.RequireString("url")
+			if err != nil {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
+			r, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+			if err != nil {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
+			resp, err := http.DefaultClient.Do(r)
+			if err != nil {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+			return mcp.NewToolResultText(fmt.Sprintf("%d %s", resp.StatusCode, body)), nil
+		})
+}
