@@ -28,7 +28,7 @@ VERSION := $(shell sed -n 's/^[[:space:]]*Version[[:space:]]*=[[:space:]]*"\([^"
 build:
 	@bash scripts/deps.sh run
 	$(GO) build -ldflags "-X github.com/mcptray/mcptray/core/service.Version=$(VERSION)" -o bin/mcptray .
-	$(GO) build -o bin/mcptray-sandbox ./cmd/mcptray-sandbox
+	$(GO) build -o bin/mcptray-sandbox ./core/sandbox/cmd/mcptray-sandbox
 
 run: build
 	./bin/mcptray

@@ -123,7 +123,7 @@ func runWindow(ctx context.Context, logger *slog.Logger, paths config.Paths, arg
 
 // launcher is the program that puts each local server in its sandbox:
 // mcptray-sandbox beside this program when it is there (it starts in a
-// millisecond, see cmd/mcptray-sandbox), or else this program itself
+// millisecond, see core/sandbox/cmd/mcptray-sandbox), or else this program itself
 // (mcptray sandbox-exec); "" when it cannot find itself, and servers then
 // run without a sandbox, as the words say.
 func launcher() string {

@@ -55,10 +55,10 @@ linux() {
 	bin=$work/mcptray
 	echo "package: building mcptray $version for linux/$arch"
 	go build $trimpath -ldflags "-s -w $stamp" -o "$bin" .
-	# The sandbox launcher on its own (cmd/mcptray-sandbox): mcptray uses it
+	# The sandbox launcher on its own (core/sandbox/cmd/mcptray-sandbox): mcptray uses it
 	# when it sits beside it, and its own slower hidden mode otherwise (the
 	# tarball has only mcptray).
-	go build $trimpath -ldflags "-s -w" -o "$work/mcptray-sandbox" ./cmd/mcptray-sandbox
+	go build $trimpath -ldflags "-s -w" -o "$work/mcptray-sandbox" ./core/sandbox/cmd/mcptray-sandbox
 
 	# The tarball: fyne package with the binary just built, reading
 	# FyneApp.toml and the icon from a copy (it rewrites FyneApp.toml).

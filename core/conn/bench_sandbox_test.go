@@ -16,7 +16,7 @@ import (
 	"github.com/mcptray/mcptray/core/sandbox"
 )
 
-// launcherBin builds cmd/mcptray-sandbox, the launcher mcptray uses when
+// launcherBin builds core/sandbox/cmd/mcptray-sandbox, the launcher mcptray uses when
 // it is installed beside it, into a temporary folder.
 func launcherBin(b *testing.B) string {
 	b.Helper()
@@ -24,7 +24,7 @@ func launcherBin(b *testing.B) string {
 		b.Skip("this kernel has no Landlock")
 	}
 	out := filepath.Join(b.TempDir(), "mcptray-sandbox")
-	cmd := exec.Command("go", "build", "-o", out, "./cmd/mcptray-sandbox")
+	cmd := exec.Command("go", "build", "-o", out, "./core/sandbox/cmd/mcptray-sandbox")
 	cmd.Dir = filepath.Join("..", "..")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("building the launcher: %v\n%s", err, msg)
@@ -40,7 +40,7 @@ func sandboxBenchOptions(b *testing.B, launcher string) Options {
 }
 
 // BenchmarkStartSandboxed starts the in-repo test server and completes its
-// handshake, without a sandbox and in one (through cmd/mcptray-sandbox),
+// handshake, without a sandbox and in one (through core/sandbox/cmd/mcptray-sandbox),
 // and reports the median start of each (goal: the sandbox adds at most
 // 5 ms at p50). Compare p50-ms across sandbox=off and sandbox=on.
 func BenchmarkStartSandboxed(b *testing.B) {

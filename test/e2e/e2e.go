@@ -60,7 +60,7 @@ func Binary(t testing.TB) string {
 		args = append(args, "-tags", "ci")
 	}
 	// Beside it, as packages install it, the sandbox's launcher.
-	Build(t, "mcptray-sandbox", Module+"/cmd/mcptray-sandbox")
+	Build(t, "mcptray-sandbox", Module+"/core/sandbox/cmd/mcptray-sandbox")
 	return Build(t, "mcptray", Module, args...)
 }
 
