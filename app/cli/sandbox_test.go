@@ -24,7 +24,12 @@ func TestSandboxCommand(t *testing.T) {
 	h.launcher = self
 	h.addTestServer("notes")
 	out := h.must("sandbox", "notes")
-	level, words := "notes: files protected", "Nothing else in your home."
+	// mcptray's egress proxy runs, so the network is protected where
+	// Landlock has TCP rules (ABI 4).
+	level, words := "notes: files and network protected", "Nothing else in your home."
+	if sandbox.ABI() < 4 {
+		level = "notes: files protected, network not"
+	}
 	if sandbox.ABI() < 1 { // a kernel without Landlock (a CI runner's, say)
 		level, words = "notes: not protected: this system's kernel has no Landlock", "It runs without a sandbox"
 	}
