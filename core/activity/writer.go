@@ -1,0 +1,378 @@
+package activity
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// The writer: calls hand their rows over on a channel (RecordCall, which
+// never waits) and one goroutine writes them, a batch per transaction,
+// every FlushEvery or BatchRows rows. Shaping and masking the arguments
+// and hashing happen here, off the call's path.
+
+// Limits on what a row keeps.
+const (
+	maxName   = 200      // an app's, server's or tool's name
+	maxReason = 1000     // a reason
+	maxKept   = 16 << 10 // kept arguments; longer ones keep their shape
+)
+
+// pruneEvery is how often retention runs while mcptray runs (and at start,
+// and whenever the settings change).
+const pruneEvery = 10 * time.Minute
+
+// item is what travels to the writer: a call, a trust decision, or a
+// request to apply the retention now.
+type item struct {
+	call  *Call
+	trust *Trust
+	prune bool
+}
+
+// RecordCall hands a call to the writer, without waiting: when the writer
+// is that far behind (Queue rows), the row is dropped and counted. It is
+// what the gateway's calls pay for their record. A nil or read-only Log
+// records nothing.
+func (l *Log) RecordCall(c Call) {
+	if l == nil || l.in == nil {
+		return
+	}
+	select {
+	case l.in <- item{call: &c}:
+	default:
+		l.dropped.Add(1)
+	}
+}
+
+// RecordTrust records one of the person's trust decisions; it does not
+// wait for the write.
+func (l *Log) RecordTrust(t Trust) {
+	if l == nil || l.in == nil {
+		return
+	}
+	if t.Time.IsZero() {
+		t.Time = l.opts.Now()
+	}
+	select {
+	case l.in <- item{trust: &t}:
+	default:
+		l.dropped.Add(1)
+	}
+}
+
+// Flush waits until every row handed over before it was written.
+func (l *Log) Flush(ctx context.Context) error {
+	if l.in == nil {
+		return nil
+	}
+	ch := make(chan struct{})
+	select {
+	case l.flushes <- ch:
+	case <-l.done:
+		return errors.New("the activity record is closed")
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// writer is the writer goroutine's state.
+type writer struct {
+	l        *Log
+	lastID   int64
+	prev     []byte
+	mask     *masker
+	maskedAt time.Time
+}
+
+func (l *Log) run() {
+	defer close(l.done)
+	ctx := context.Background()
+	w := &writer{l: l}
+	if err := w.load(ctx); err != nil {
+		l.log.Warn("activity: reading the record's last row; calls are not recorded", "err", err)
+		for { // keep draining, so that calls never wait
+			select {
+			case <-l.in:
+			case ch := <-l.flushes:
+				close(ch)
+			case <-l.stop:
+				return
+			}
+		}
+	}
+	w.prune(ctx)
+	tick := time.NewTicker(pruneEvery)
+	defer tick.Stop()
+	batch := make([]item, 0, l.opts.BatchRows)
+	var due <-chan time.Time // set while a batch waits
+	flush := func() {
+		if len(batch) > 0 {
+			w.write(ctx, batch)
+			clear(batch)
+			batch = batch[:0]
+		}
+		due = nil
+	}
+	drain := func() (prune bool) {
+		for {
+			select {
+			case it := <-l.in:
+				if it.prune {
+					prune = true
+				} else {
+					batch = append(batch, it)
+				}
+			default:
+				return prune
+			}
+		}
+	}
+	for {
+		select {
+		case it := <-l.in:
+			if it.prune {
+				flush()
+				w.prune(ctx)
+				continue
+			}
+			batch = append(batch, it)
+			if len(batch) >= l.opts.BatchRows {
+				flush()
+			} else if due == nil {
+				due = time.After(l.opts.FlushEvery)
+			}
+		case <-due:
+			flush()
+		case ch := <-l.flushes:
+			prune := drain()
+			flush()
+			if prune {
+				w.prune(ctx)
+			}
+			close(ch)
+		case <-tick.C:
+			flush()
+			w.prune(ctx)
+		case <-l.stop:
+			drain()
+			flush()
+			return
+		}
+	}
+}
+
+// load reads where the chain stands: the newest row's id and hash, or
+// when retention left none, the last one it deleted.
+func (w *writer) load(ctx context.Context) error {
+	db := w.l.db
+	err := db.QueryRowContext(ctx, `SELECT id, hash FROM activity ORDER BY id DESC LIMIT 1`).Scan(&w.lastID, &w.prev)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	w.prev = genesis
+	if w.lastID, err = w.l.meta(ctx, metaPruned); err != nil {
+		return err
+	}
+	var h []byte
+	err = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, metaPrunedHash).Scan(&h)
+	if err == nil && len(h) == len(genesis) {
+		w.prev = h
+	}
+	if head, err := w.l.meta(ctx, metaHead); err == nil && head > w.lastID {
+		w.lastID = head // rows after the pruned ones were removed: the gap shows
+	}
+	return nil
+}
+
+// masker is the masker for now, with mcptray's secrets as Secrets last
+// gave them.
+func (w *writer) masker(ctx context.Context) *masker {
+	now := time.Now()
+	if w.mask == nil || now.Sub(w.maskedAt) >= w.l.opts.SecretsEvery {
+		var known []string
+		if w.l.opts.Secrets != nil {
+			sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			known = w.l.opts.Secrets(sctx)
+			cancel()
+		}
+		w.mask, w.maskedAt = newMasker(known), now
+	}
+	return w.mask
+}
+
+// entry makes the row of it, its arguments shaped or masked.
+func (w *writer) entry(it item, m *masker, keep bool) Entry {
+	if t := it.trust; t != nil {
+		return Entry{Time: t.Time, Kind: KindTrust, Action: TrustAction(clip(string(t.Action), maxName)),
+			Target: clip(m.text(t.Target), maxName), Detail: clip(m.text(t.Detail), maxReason)}
+	}
+	c := it.call
+	e := Entry{Time: c.Time, Kind: KindCall, App: clip(m.text(c.App), maxName), Face: c.Face,
+		Server: clip(c.Server, maxName), Tool: clip(c.Tool, maxName), Duration: c.Duration,
+		Outcome: c.Outcome, Reason: clip(m.text(c.Reason), maxReason), Decision: c.Decision, ResultSize: c.ResultSize}
+	if keep {
+		if a := keptOf(c.Arguments, m); len(a) <= maxKept {
+			e.Arguments, e.ArgumentsKept = a, true
+			return e
+		}
+	}
+	e.Arguments = clip(shapeOf(c.Arguments, m), maxKept)
+	return e
+}
+
+// clip cuts s to at most n bytes, at a character's start.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// write writes batch in one transaction, each row chained to the one
+// before.
+func (w *writer) write(ctx context.Context, batch []item) {
+	m := w.masker(ctx)
+	keep := w.l.Settings().KeepArguments
+	lastID, prev := w.lastID, w.prev
+	err := func() error {
+		tx, err := w.l.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		st, err := tx.PrepareContext(ctx, `INSERT INTO activity (`+columns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, it := range batch {
+			e := w.entry(it, m, keep)
+			lastID++
+			e.ID, e.prev = lastID, prev
+			e.hash = hashOf(prev, &e)
+			if _, err := st.ExecContext(ctx, e.ID, e.Time.UnixNano(), e.Kind, e.App, e.Face, e.Server, e.Tool, int64(e.Duration),
+				e.Outcome, e.Reason, e.Decision, e.ResultSize, e.Arguments, e.ArgumentsKept, e.Action, e.Target, e.Detail,
+				e.prev, e.hash); err != nil {
+				return err
+			}
+			prev = e.hash
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)`, metaHead, lastID); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}()
+	if err != nil {
+		w.l.log.Warn("activity: writing the record", "rows", len(batch), "err", err)
+		return
+	}
+	w.lastID, w.prev = lastID, bytes.Clone(prev)
+}
+
+// prune applies the retention: rows older than its days go, then the
+// oldest rows while the file is larger than its size. Each deletion takes
+// the oldest rows up to one, and remembers that one's id and hash, so
+// that the chain still verifies.
+func (w *writer) prune(ctx context.Context) {
+	s := w.l.Settings()
+	cutoff := w.l.opts.Now().Add(-time.Duration(s.days()) * 24 * time.Hour).UnixNano()
+	var upTo sql.NullInt64
+	if err := w.l.db.QueryRowContext(ctx, `SELECT max(id) FROM activity WHERE time < ?`, cutoff).Scan(&upTo); err != nil {
+		w.l.log.Warn("activity: applying the retention", "err", err)
+		return
+	}
+	deleted := false
+	if upTo.Valid {
+		if err := w.deleteUpTo(ctx, upTo.Int64); err != nil {
+			w.l.log.Warn("activity: deleting old rows", "err", err)
+			return
+		}
+		deleted = true
+	}
+	for range 20 {
+		used, err := w.used(ctx)
+		if err != nil {
+			w.l.log.Warn("activity: measuring the record", "err", err)
+			return
+		}
+		if used <= s.maxBytes() {
+			break
+		}
+		// Delete the oldest share of the rows that brings the file to 90%
+		// of its size, at least one row.
+		var first, last sql.NullInt64
+		if err := w.l.db.QueryRowContext(ctx, `SELECT min(id), max(id) FROM activity`).Scan(&first, &last); err != nil || !first.Valid {
+			break
+		}
+		share := 1 - 0.9*float64(s.maxBytes())/float64(used)
+		n := max(int64(float64(last.Int64-first.Int64+1)*share), 1)
+		if err := w.deleteUpTo(ctx, first.Int64+n-1); err != nil {
+			w.l.log.Warn("activity: deleting the oldest rows", "err", err)
+			return
+		}
+		deleted = true
+	}
+	if deleted {
+		// Give the freed pages back to the file system.
+		for _, q := range []string{`PRAGMA incremental_vacuum`, `PRAGMA wal_checkpoint(TRUNCATE)`} {
+			if _, err := w.l.db.ExecContext(ctx, q); err != nil {
+				w.l.log.Debug("activity: "+q, "err", err)
+			}
+		}
+	}
+}
+
+// deleteUpTo deletes the rows up to id (the last row is never deleted
+// beyond what the writer knows of it), remembering the last one deleted.
+func (w *writer) deleteUpTo(ctx context.Context, id int64) error {
+	id = min(id, w.lastID)
+	tx, err := w.l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var hash []byte
+	err = tx.QueryRowContext(ctx, `SELECT id, hash FROM activity WHERE id <= ? ORDER BY id DESC LIMIT 1`, id).Scan(&id, &hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM activity WHERE id <= ?`, id); err != nil {
+		return err
+	}
+	for k, v := range map[string]any{metaPruned: id, metaPrunedHash: hash} {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)`, k, v); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// used is how many bytes the record's pages hold.
+func (w *writer) used(ctx context.Context) (int64, error) {
+	var pages, free, size int64
+	for q, dst := range map[string]*int64{`PRAGMA page_count`: &pages, `PRAGMA freelist_count`: &free, `PRAGMA page_size`: &size} {
+		if err := w.l.db.QueryRowContext(ctx, q).Scan(dst); err != nil {
+			return 0, fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return (pages - free) * size, nil
+}
