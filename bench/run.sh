@@ -27,3 +27,7 @@ echo
 echo "== tools/call through the gateway's faces vs straight to the server (p50/p99)"
 go test -run '^$' -bench 'GatewayCall' -benchtime 3000x -count "${COUNT:-3}" ./test/e2e | grep Benchmark
 go test -run '^$' -bench 'CallLayers' -benchtime 3000x -count "${COUNT:-3}" ./core/gateway/ | grep Benchmark
+
+echo
+echo "== what the activity record adds to a call (stdio face, record off / on / on with Keep arguments)"
+go test -run '^$' -bench 'RecordCall' -benchtime 3000x -count "${COUNT:-3}" ./core/gateway/ | grep Benchmark

@@ -18,8 +18,9 @@ type Filter struct {
 	// Kind picks calls or trust decisions.
 	Kind Kind
 	// AfterID picks rows after this one, oldest first (to follow the
-	// record); without it, rows come newest first.
+	// record); without it, rows come newest first unless Oldest.
 	AfterID int64
+	Oldest  bool
 	// Limit bounds the number of rows; zero means 1000.
 	Limit int
 }
@@ -65,7 +66,7 @@ func (f Filter) where() (string, []any) {
 // Query returns the rows f picks: newest first, or oldest first after
 // f.AfterID.
 func (l *Log) Query(ctx context.Context, f Filter) ([]Entry, error) {
-	return l.query(ctx, f, f.AfterID > 0)
+	return l.query(ctx, f, f.Oldest || f.AfterID > 0)
 }
 
 // query returns the rows f picks, oldest first when asc.

@@ -128,6 +128,10 @@ func (p Paths) AppsSeenFile() string { return filepath.Join(p.Dir(), "apps-seen.
 // slowest in first.
 func (p Paths) ConnectTimesFile() string { return filepath.Join(p.Dir(), "connect-times.json") }
 
+// ActivityFile is the activity record: every call the apps made through
+// the gateway, and the person's trust decisions (core/activity).
+func (p Paths) ActivityFile() string { return filepath.Join(p.Dir(), "activity.db") }
+
 // LogFile is the log of the tray's process or mcptray serve (one of them
 // runs at a time); "" when LogDir is.
 func (p Paths) LogFile() string { return p.logFile("mcptray.log") }

@@ -11,10 +11,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/builtin"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
@@ -118,6 +120,9 @@ type Service struct {
 
 	apps    appsState  // the apps connected to the gateway (apps.go)
 	tokenMu sync.Mutex // held while the gateway's token is read or made
+
+	// activity is the activity record, for trust decisions (activity.go).
+	activity atomic.Pointer[activity.Log]
 }
 
 // builtinName is the name of mcptray's own in-process server.
@@ -276,6 +281,7 @@ func (s *Service) apply(set *config.Set) {
 func (s *Service) follow(updates <-chan config.Update) {
 	defer s.wg.Done()
 	for u := range updates {
+		s.followActivitySettings()
 		s.log.Info("config changed", "added", len(u.Changes.Added), "changed", len(u.Changes.Changed), "removed", len(u.Changes.Removed))
 		if reflect.DeepEqual(s.current(), u.Set) {
 			continue // an action's own write, in use already
