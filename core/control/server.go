@@ -43,6 +43,7 @@ type Backend interface {
 	Call(ctx context.Context, req service.CallRequest) (*mcp.CallToolResult, error)
 	AppsBackend
 	SecretBackend
+	ActivityBackend
 	AddFolder(ctx context.Context, dir string) (service.FolderResult, error)
 	RemoveFolder(ctx context.Context, dir string) error
 	// AddDemo makes the demo project folder and adds it.
@@ -149,6 +150,7 @@ func (s *Endpoint) handler() http.Handler {
 	s.windowRoutes(mux)
 	s.secretRoutes(mux)
 	s.appRoutes(mux)
+	s.activityRoutes(mux)
 	handle(mux, "approve", b.Approve)
 	handle(mux, "deny", b.Deny)
 	handleNone(mux, "enable", b.Enable)
