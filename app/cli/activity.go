@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // mcptray activity reads the activity record's file itself, read-only,
@@ -317,4 +318,34 @@ func runActivityExport(ctx context.Context, c *cmdContext, args []string) error 
 	}
 	fmt.Fprintf(c.Stdout, "Wrote %d rows to %s.\n", n, *file)
 	return nil
+}
+
+// recording marks run as a command that makes trust decisions: when no
+// mcptray runs, the service it runs in this process records them in the
+// activity record, as the running one would.
+func recording(run func(context.Context, *cmdContext, []string) error) func(context.Context, *cmdContext, []string) error {
+	return func(ctx context.Context, c *cmdContext, args []string) error {
+		c.records = true
+		return run(ctx, c, args)
+	}
+}
+
+// recordTrust has svc, run in this process, record its trust decisions
+// when the command makes some, and returns what closes the record once
+// svc is closed.
+func (c *cmdContext) recordTrust(ctx context.Context, svc *service.Service) func() {
+	if !c.records {
+		return func() {}
+	}
+	l, err := activity.Open(ctx, activity.Options{Path: c.paths.ActivityFile(), Logger: c.logger(), Secrets: svc.ActivitySecrets})
+	if err != nil {
+		c.logger().Warn("the activity record could not be opened; this decision is not recorded", "err", err)
+		return func() {}
+	}
+	svc.UseActivity(l)
+	return func() {
+		if err := l.Close(); err != nil {
+			c.logger().Warn("closing the activity record", "err", err)
+		}
+	}
 }

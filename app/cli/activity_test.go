@@ -104,3 +104,19 @@ func TestActivity(t *testing.T) {
 	db.Close()
 	h.fails(1, "the activity record was altered: row 2 was changed", "activity", "verify")
 }
+
+// TestActivityInProcess: a trust decision made while no mcptray runs is
+// recorded by the service the command runs.
+func TestActivityInProcess(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.must("permissions", "block", "mcp__files__write")
+	out := h.must("activity", "--json")
+	var e activity.Entry
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &e); err != nil {
+		t.Fatalf("activity --json: %q: %v", out, err)
+	}
+	if e.Kind != activity.KindTrust || e.Action != activity.PermissionSet || e.Target != "mcp__files__write" || e.Detail != "block" {
+		t.Errorf("the decision recorded: %+v", e)
+	}
+}

@@ -371,3 +371,22 @@ func writeForever(path string) {
 		}
 	}
 }
+
+// TestTwoWriters: a second process that wrote rows meanwhile (a command
+// run while no mcptray ran) does not stop the first from writing, nor
+// break the chain.
+func TestTwoWriters(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "activity.db")
+	a := open(t, Options{Path: path})
+	b := open(t, Options{Path: path})
+	a.RecordCall(call("Claude Code", "files", "read", Answered, Allowed, `{}`))
+	flush(t, a)
+	b.RecordTrust(Trust{Action: Approved, Target: "files"})
+	flush(t, b)
+	a.RecordCall(call("Claude Code", "files", "write", Answered, Allowed, `{}`))
+	flush(t, a)
+	res, err := a.Verify(t.Context())
+	if err != nil || res.Problem != nil || res.Rows != 3 {
+		t.Fatalf("verify: %+v %v", res, err)
+	}
+}

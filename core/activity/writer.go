@@ -245,8 +245,23 @@ func clip(s string, n int) string {
 }
 
 // write writes batch in one transaction, each row chained to the one
-// before.
+// before. When that fails (another process wrote rows meanwhile: a
+// command run while no mcptray ran), it reads where the chain stands and
+// tries once more.
 func (w *writer) write(ctx context.Context, batch []item) {
+	err := w.tryWrite(ctx, batch)
+	if err != nil {
+		if lerr := w.load(ctx); lerr == nil {
+			err = w.tryWrite(ctx, batch)
+		}
+	}
+	if err != nil {
+		w.l.log.Warn("activity: writing the record", "rows", len(batch), "err", err)
+	}
+}
+
+// tryWrite writes batch in one transaction.
+func (w *writer) tryWrite(ctx context.Context, batch []item) error {
 	m := w.masker(ctx)
 	keep := w.l.Settings().KeepArguments
 	lastID, prev := w.lastID, w.prev
@@ -279,10 +294,10 @@ func (w *writer) write(ctx context.Context, batch []item) {
 		return tx.Commit()
 	}()
 	if err != nil {
-		w.l.log.Warn("activity: writing the record", "rows", len(batch), "err", err)
-		return
+		return err
 	}
 	w.lastID, w.prev = lastID, bytes.Clone(prev)
+	return nil
 }
 
 // prune applies the retention: rows older than its days go, then the
