@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"database/sql"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,5 +120,69 @@ func TestActivityInProcess(t *testing.T) {
 	}
 	if e.Kind != activity.KindTrust || e.Action != activity.PermissionSet || e.Target != "mcp__files__write" || e.Detail != "block" {
 		t.Errorf("the decision recorded: %+v", e)
+	}
+}
+
+// TestActivityFollow: mcptray activity -f prints the newest rows, then a
+// call recorded after it started, until it is stopped.
+func TestActivityFollow(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.writeActivity()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, w := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		code := Run(ctx, []string{"activity", "-f", "-n", "1", "--server", "files"}, Env{
+			Stdout: w, Stderr: w, Paths: &h.paths, Store: h.store,
+			Lookup: func(string) (string, bool) { return "", false },
+		})
+		w.Close()
+		done <- code
+	}()
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	timer := time.NewTimer(20 * time.Second)
+	defer timer.Stop()
+	expect := func(want string) {
+		t.Helper()
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("activity -f ended before printing %q", want)
+				}
+				if strings.Contains(l, want) {
+					return
+				}
+				t.Errorf("activity -f printed %q before %q", l, want)
+			case <-timer.C:
+				t.Fatalf("waited 20s for activity -f to print %q", want)
+			}
+		}
+	}
+	expect("files › write")
+	l, err := activity.Open(ctx, activity.Options{Path: h.paths.ActivityFile()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.RecordCall(activity.Call{Time: time.Now(), App: "Cursor", Face: "stdio", Server: "github", Tool: "list", Outcome: activity.Answered, Decision: activity.Allowed})
+	l.RecordCall(activity.Call{Time: time.Now(), App: "Cursor", Face: "stdio", Server: "files", Tool: "stat", Outcome: activity.Answered, Decision: activity.Allowed})
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	expect("files › stat") // and not github's
+	cancel()
+	for range lines {
+	}
+	if code := <-done; code != 0 {
+		t.Errorf("activity -f stopped with exit code %d, want 0", code)
 	}
 }
