@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/joho/godotenv"
@@ -89,7 +90,8 @@ func (s *Service) SetActivitySettings(ctx context.Context, st config.ActivitySet
 // never leave the process.
 func (s *Service) ActivitySecrets(ctx context.Context) []string {
 	var out []string
-	for _, e := range s.current().Servers {
+	set := s.current()
+	for _, e := range slices.Concat(set.Servers, set.Suppressed) {
 		for _, v := range e.Env {
 			out = append(out, v)
 		}
