@@ -31,3 +31,7 @@ go test -run '^$' -bench 'CallLayers' -benchtime 3000x -count "${COUNT:-3}" ./co
 echo
 echo "== what the activity record adds to a call (stdio face, record off / on / on with Keep arguments)"
 go test -run '^$' -bench 'RecordCall' -benchtime 3000x -count "${COUNT:-3}" ./core/gateway/ | grep Benchmark
+
+echo
+echo "== the activity record at 1,000,000 calls: a server over a day, the filters' names, the day's summary, MB per million rows"
+go test -run '^$' -bench 'Million' -benchtime 20x ./core/activity/ | grep Benchmark

@@ -62,7 +62,15 @@ type activityView struct {
 	detail  *widget.Label
 	logMu   sync.Mutex    // held while log is opened, read or closed
 	log     *activity.Log // opened in the background, once the file is there
+	// namesAt and namesSince say when the filters' names were last read,
+	// and for which span: over a long span that reads many rows, so it is
+	// done again only every activityNames or when the span changes.
+	namesAt    time.Time
+	namesSince time.Time
 }
+
+// activityNames is how often the filters' names are read again.
+const activityNames = 30 * time.Second
 
 // showActivity opens the Activity view.
 func (v *window) showActivity() {
@@ -167,10 +175,11 @@ func (a *activityView) filter(now time.Time) activity.Filter {
 
 // activityData is what one reading of the record gives the view.
 type activityData struct {
-	rows    []activity.Entry
-	today   activity.Summary
-	names   activity.Names
-	noneYet bool
+	rows      []activity.Entry
+	today     activity.Summary
+	names     activity.Names
+	namesRead bool // names were read this time
+	noneYet   bool
 }
 
 // reloadActivity reads the record again, in the background, and shows it
@@ -226,8 +235,14 @@ func readActivity(ctx context.Context, a *activityView, path string, f activity.
 	if d.today, err = a.log.Summary(ctx, activity.StartOfDay(now)); err != nil {
 		return d, err
 	}
-	d.names, err = a.log.Names(ctx, f.Since)
-	return d, err
+	if !a.namesSince.Equal(f.Since) || now.Sub(a.namesAt) >= activityNames {
+		if d.names, err = a.log.Names(ctx, f.Since); err != nil {
+			return d, err
+		}
+		d.namesRead = true
+		a.namesAt, a.namesSince = now, f.Since
+	}
+	return d, nil
 }
 
 // show puts what was read into the view.
@@ -242,9 +257,11 @@ func (a *activityView) show(d activityData, err error) {
 		return
 	}
 	a.summary.SetText(sanitize.Line(d.today.Sentence("Today")))
-	setOptions(a.app, allApps, d.names.Apps)
-	setOptions(a.server, allServers, d.names.Servers)
-	setOptions(a.tool, allTools, d.names.Tools)
+	if d.namesRead {
+		setOptions(a.app, allApps, d.names.Apps)
+		setOptions(a.server, allServers, d.names.Servers)
+		setOptions(a.tool, allTools, d.names.Tools)
+	}
 	a.rows = d.rows
 	a.list.Refresh()
 	switch {

@@ -109,7 +109,7 @@ type Names struct {
 func (l *Log) Names(ctx context.Context, since time.Time) (Names, error) {
 	var n Names
 	for col, dst := range map[string]*[]string{"app": &n.Apps, "server": &n.Servers, "tool": &n.Tools} {
-		rows, err := l.db.QueryContext(ctx, `SELECT DISTINCT `+col+` FROM activity WHERE kind = 'call' AND time >= ? AND `+col+` != '' ORDER BY 1`, since.UnixNano())
+		rows, err := l.db.QueryContext(ctx, `SELECT DISTINCT `+col+` FROM activity INDEXED BY activity_time WHERE kind = 'call' AND time >= ? AND `+col+` != '' ORDER BY 1`, since.UnixNano())
 		if err != nil {
 			return n, fmt.Errorf("reading the activity record: %w", err)
 		}
