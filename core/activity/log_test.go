@@ -390,3 +390,27 @@ func TestTwoWriters(t *testing.T) {
 		t.Fatalf("verify: %+v %v", res, err)
 	}
 }
+
+// TestRemovalStaysSeen: rows removed from the end stay found after the
+// record goes on, by the same writer or by the next mcptray's.
+func TestRemovalStaysSeen(t *testing.T) {
+	for _, reopen := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "activity.db")
+		l := open(t, Options{Path: path})
+		for range 5 {
+			l.RecordCall(call("Claude Code", "files", "read", Answered, Allowed, `{}`))
+		}
+		flush(t, l)
+		tamper(t, path, `DELETE FROM activity WHERE id = 5`)
+		if reopen {
+			l.Close()
+			l = open(t, Options{Path: path})
+		}
+		l.RecordCall(call("Claude Code", "files", "read", Answered, Allowed, `{}`))
+		flush(t, l)
+		res, err := l.Verify(t.Context())
+		if err != nil || res.Problem == nil || *res.Problem != (Problem{ID: 5, Removed: true}) {
+			t.Errorf("reopen=%v: %+v %v", reopen, res, err)
+		}
+	}
+}

@@ -174,25 +174,38 @@ func (l *Log) run() {
 // load reads where the chain stands: the newest row's id and hash, or
 // when retention left none, the last one it deleted.
 func (w *writer) load(ctx context.Context) error {
-	db := w.l.db
-	err := db.QueryRowContext(ctx, `SELECT id, hash FROM activity ORDER BY id DESC LIMIT 1`).Scan(&w.lastID, &w.prev)
+	// One transaction: another process's write between the reads would
+	// otherwise give an id and a hash of different rows.
+	tx, err := w.l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	err = tx.QueryRowContext(ctx, `SELECT id, hash FROM activity ORDER BY id DESC LIMIT 1`).Scan(&w.lastID, &w.prev)
 	if err == nil {
+		var head sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, metaHead).Scan(&head); err == nil && head.Int64 > w.lastID {
+			w.lastID = head.Int64 // the newest rows were removed: the gap shows
+		}
 		return nil
 	}
 	if !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
-	w.prev = genesis
-	if w.lastID, err = w.l.meta(ctx, metaPruned); err != nil {
-		return err
-	}
+	w.lastID, w.prev = 0, genesis
+	var pruned, head sql.NullInt64
 	var h []byte
-	err = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, metaPrunedHash).Scan(&h)
-	if err == nil && len(h) == len(genesis) {
+	for k, dst := range map[string]any{metaPruned: &pruned, metaPrunedHash: &h, metaHead: &head} {
+		if err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, k).Scan(dst); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+	}
+	w.lastID = pruned.Int64
+	if len(h) == len(genesis) {
 		w.prev = h
 	}
-	if head, err := w.l.meta(ctx, metaHead); err == nil && head > w.lastID {
-		w.lastID = head // rows after the pruned ones were removed: the gap shows
+	if head.Int64 > w.lastID {
+		w.lastID = head.Int64 // rows after the pruned ones were removed: the gap shows
 	}
 	return nil
 }
@@ -271,6 +284,21 @@ func (w *writer) tryWrite(ctx context.Context, batch []item) error {
 			return err
 		}
 		defer tx.Rollback()
+		// The chain goes on from the newest row, whoever wrote it: a
+		// command run while no mcptray ran may have (the transaction
+		// holds the write lock from here). A newest row older than the
+		// one this writer wrote last means rows were removed: the gap
+		// stays, for Verify to see.
+		var id int64
+		var hash []byte
+		switch err := tx.QueryRowContext(ctx, `SELECT id, hash FROM activity ORDER BY id DESC LIMIT 1`).Scan(&id, &hash); {
+		case err == nil:
+			if id > lastID {
+				lastID, prev = id, hash
+			}
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
 		st, err := tx.PrepareContext(ctx, `INSERT INTO activity (`+columns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
 		if err != nil {
 			return err
