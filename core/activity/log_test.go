@@ -32,7 +32,7 @@ func open(t *testing.T, opts Options) *Log {
 
 func flush(t *testing.T, l *Log) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a bound for failure: -race makes SQLite slow
 	defer cancel()
 	if err := l.Flush(ctx); err != nil {
 		t.Fatal(err)
