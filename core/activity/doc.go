@@ -1,7 +1,7 @@
 // Package activity is mcptray's record of what the person's AI apps did
 // through the gateway, and of the person's own trust decisions: a local
-// SQLite database (modernc.org/sqlite, no cgo) in mcptray's folder, that
-// the window and mcptray activity read.
+// SQLite database (modernc.org/sqlite, no cgo) in mcptray's data folder
+// (config.Paths.ActivityFile), that the window and mcptray activity read.
 //
 // Each gateway call is one row: when, which app through which face, which
 // tool of which server, how long it took, what came of it (answered, the
