@@ -104,6 +104,9 @@ type Log struct {
 	done    chan struct{}
 	dropped atomic.Int64
 	closeMu sync.Once
+	// secretsStale makes the writer ask Secrets again before its next
+	// batch (SecretsChanged).
+	secretsStale atomic.Bool
 }
 
 // meta keys.
@@ -265,6 +268,15 @@ func (l *Log) SetSettings(s Settings) {
 		case l.in <- item{prune: true}:
 		default:
 		}
+	}
+}
+
+// SecretsChanged says that the secrets mcptray keeps may have changed (a
+// secret was set, the config changed): the next batch is masked with
+// Secrets' new answer, rather than one up to SecretsEvery old.
+func (l *Log) SecretsChanged() {
+	if l != nil {
+		l.secretsStale.Store(true)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -411,6 +412,30 @@ func TestRemovalStaysSeen(t *testing.T) {
 		res, err := l.Verify(t.Context())
 		if err != nil || res.Problem == nil || *res.Problem != (Problem{ID: 5, Removed: true}) {
 			t.Errorf("reopen=%v: %+v %v", reopen, res, err)
+		}
+	}
+}
+
+// TestSecretsChanged: a secret set a moment ago is masked from the next
+// batch on, not only once SecretsEvery is up.
+func TestSecretsChanged(t *testing.T) {
+	var known atomic.Value
+	known.Store([]string{"first-secret-value"})
+	l := open(t, Options{Settings: Settings{KeepArguments: true}, SecretsEvery: time.Hour,
+		Secrets: func(context.Context) []string { return known.Load().([]string) }})
+	l.RecordCall(call("Claude Code", "files", "read", Answered, Allowed, `{"q":"first-secret-value"}`))
+	flush(t, l)
+	known.Store([]string{"second-secret-value"})
+	l.SecretsChanged()
+	l.RecordCall(call("Claude Code", "files", "read", Answered, Allowed, `{"q":"second-secret-value"}`))
+	flush(t, l)
+	rows, err := l.Query(t.Context(), Filter{Oldest: true})
+	if err != nil || len(rows) != 2 {
+		t.Fatal(rows, err)
+	}
+	for _, e := range rows {
+		if e.Arguments != `{"q":"[masked]"}` {
+			t.Errorf("row %d kept %s", e.ID, e.Arguments)
 		}
 	}
 }

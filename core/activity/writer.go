@@ -214,7 +214,7 @@ func (w *writer) load(ctx context.Context) error {
 // gave them.
 func (w *writer) masker(ctx context.Context) *masker {
 	now := time.Now()
-	if w.mask == nil || now.Sub(w.maskedAt) >= w.l.opts.SecretsEvery {
+	if w.l.secretsStale.Swap(false) || w.mask == nil || now.Sub(w.maskedAt) >= w.l.opts.SecretsEvery {
 		var known []string
 		if w.l.opts.Secrets != nil {
 			sctx, cancel := context.WithTimeout(ctx, 5*time.Second)

@@ -25,6 +25,12 @@ func (s *Service) UseActivity(l *activity.Log) {
 	s.followActivitySettings()
 }
 
+// activitySecretsChanged tells the record that the secrets it masks may
+// have changed.
+func (s *Service) activitySecretsChanged() {
+	s.activity.Load().SecretsChanged()
+}
+
 // recordTrust records a trust decision, when there is a record.
 func (s *Service) recordTrust(action activity.TrustAction, target, detail string) {
 	if l := s.activity.Load(); l != nil {

@@ -254,6 +254,7 @@ func (s *Service) use(set *config.Set) {
 	s.set = set
 	paused := s.paused
 	s.mu.Unlock()
+	s.activitySecretsChanged()
 	s.auth.SetIdentityProvider(identityProvider(set))
 	if !paused {
 		s.apply(set)
