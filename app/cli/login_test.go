@@ -317,6 +317,17 @@ func TestLoginIdentityProvider(t *testing.T) {
 		t.Errorf("the servers saw %+v; want one browser sign-in (the identity provider's), one exchange, one JWT bearer grant", st)
 	}
 	h.must("logout", "--idp")
+	var decisions []string
+	for _, line := range strings.Split(strings.TrimSpace(h.must("activity", "--json")), "\n") {
+		var e activity.Entry
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("activity --json: %q: %v", line, err)
+		}
+		decisions = append(decisions, string(e.Action)+" "+e.Target)
+	}
+	if want := []string{"sign-in " + srv.Issuer, "sign-out " + srv.Issuer}; !slices.Equal(decisions, want) {
+		t.Errorf("the activity record holds %q, want %q", decisions, want)
+	}
 }
 
 // TestLoginJWTBearer: a workload signs in with the JWT its platform gave

@@ -91,9 +91,10 @@ func (s *Service) SetActivitySettings(ctx context.Context, st config.ActivitySet
 
 // ActivitySecrets returns the values of the secrets mcptray keeps, for the
 // activity record to mask wherever they appear: every configured server's
-// environment (its env file's too) and header values, its
-// ${secret:NAME} values from the keychain, and the gateway's token. They
-// never leave the process.
+// environment (its env file's too) and header values, its OAuth client
+// secret and ${secret:NAME} values from the keychain, the identity
+// provider's client secret, and the gateway's token. They never leave the
+// process.
 func (s *Service) ActivitySecrets(ctx context.Context) []string {
 	var out []string
 	set := s.current()
@@ -114,11 +115,17 @@ func (s *Service) ActivitySecrets(ctx context.Context) []string {
 				}
 			}
 		}
+		if e.OAuth != nil && e.OAuth.ClientSecret != "" {
+			out = append(out, e.OAuth.ClientSecret)
+		}
 		for _, name := range e.SecretNames() {
 			if v, err := s.readSecret(ctx, &e.Server, name); err == nil && v != "" {
 				out = append(out, v)
 			}
 		}
+	}
+	if p := set.IdentityProvider; p != nil && p.ClientSecret != "" {
+		out = append(out, p.ClientSecret)
 	}
 	if v, err := s.opts.Store.Get(ctx, gatewayTokenKey); err == nil && len(v) > 0 {
 		out = append(out, string(v))
