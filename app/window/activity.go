@@ -62,11 +62,15 @@ type activityView struct {
 	detail  *widget.Label
 	logMu   sync.Mutex    // held while log is opened, read or closed
 	log     *activity.Log // opened in the background, once the file is there
-	// namesAt and namesSince say when the filters' names were last read,
-	// and for which span: over a long span that reads many rows, so it is
-	// done again only every activityNames or when the span changes.
+	// names are the filters' names as last read, namesAt and namesSince
+	// when and for which span: over a long span that reads many rows, so
+	// it is done again only every activityNames or when the span changes.
+	names      activity.Names
 	namesAt    time.Time
 	namesSince time.Time
+	// gen counts the readings started, on the UI goroutine: only the
+	// newest one's answer is shown.
+	gen int
 }
 
 // activityNames is how often the filters' names are read again.
@@ -175,11 +179,10 @@ func (a *activityView) filter(now time.Time) activity.Filter {
 
 // activityData is what one reading of the record gives the view.
 type activityData struct {
-	rows      []activity.Entry
-	today     activity.Summary
-	names     activity.Names
-	namesRead bool // names were read this time
-	noneYet   bool
+	rows    []activity.Entry
+	today   activity.Summary
+	names   activity.Names
+	noneYet bool
 }
 
 // reloadActivity reads the record again, in the background, and shows it
@@ -192,13 +195,15 @@ func (v *window) reloadActivity() {
 	now := time.Now()
 	f := a.filter(now)
 	path := v.opts.ActivityFile
+	a.gen++
+	gen := a.gen
 	go func() {
 		d, err := readActivity(v.ctx, a, path, f, now)
 		if v.ctx.Err() != nil {
 			return
 		}
 		v.do(func() {
-			if v.activity == a {
+			if v.activity == a && a.gen == gen { // an older reading gives way to a newer one
 				a.show(d, err)
 			}
 			v.done("activity")
@@ -236,12 +241,12 @@ func readActivity(ctx context.Context, a *activityView, path string, f activity.
 		return d, err
 	}
 	if !a.namesSince.Equal(f.Since) || now.Sub(a.namesAt) >= activityNames {
-		if d.names, err = a.log.Names(ctx, f.Since); err != nil {
+		if a.names, err = a.log.Names(ctx, f.Since); err != nil {
 			return d, err
 		}
-		d.namesRead = true
 		a.namesAt, a.namesSince = now, f.Since
 	}
+	d.names = a.names
 	return d, nil
 }
 
@@ -257,11 +262,9 @@ func (a *activityView) show(d activityData, err error) {
 		return
 	}
 	a.summary.SetText(sanitize.Line(d.today.Sentence("Today")))
-	if d.namesRead {
-		setOptions(a.app, allApps, d.names.Apps)
-		setOptions(a.server, allServers, d.names.Servers)
-		setOptions(a.tool, allTools, d.names.Tools)
-	}
+	setOptions(a.app, allApps, d.names.Apps)
+	setOptions(a.server, allServers, d.names.Servers)
+	setOptions(a.tool, allTools, d.names.Tools)
 	a.rows = d.rows
 	a.list.Refresh()
 	switch {
