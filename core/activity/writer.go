@@ -110,6 +110,7 @@ func (l *Log) run() {
 	defer tick.Stop()
 	batch := make([]item, 0, l.opts.BatchRows)
 	var due <-chan time.Time // set while a batch waits
+	var dropped int64        // as last said in the log
 	flush := func() {
 		if len(batch) > 0 {
 			w.write(ctx, batch)
@@ -117,6 +118,10 @@ func (l *Log) run() {
 			batch = batch[:0]
 		}
 		due = nil
+		if n := l.dropped.Load(); n != dropped {
+			l.log.Warn("activity: calls were not recorded: the record could not keep up with them", "calls", n-dropped)
+			dropped = n
+		}
 	}
 	drain := func() (prune bool) {
 		for {
