@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -163,7 +164,13 @@ var ErrNoRecord = errors.New("there is no activity record yet: it starts with th
 
 // dsn is the database/sql name of the file at path.
 func dsn(path string, readOnly bool) string {
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
+	// file:///C:/… on Windows (SQLite drops the / before a drive letter),
+	// file:///home/… elsewhere.
+	p := filepath.ToSlash(path)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	u := url.URL{Path: p}
 	q := "?_pragma=busy_timeout(5000)"
 	if readOnly {
 		q += "&mode=ro"
@@ -172,7 +179,7 @@ func dsn(path string, readOnly bool) string {
 		// and lets retention give freed pages back (incremental_vacuum).
 		q += "&_pragma=auto_vacuum(INCREMENTAL)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	}
-	return "file:" + u.EscapedPath() + q
+	return "file://" + u.EscapedPath() + q
 }
 
 // Open opens the record at opts.Path, making it the first time, and (unless
