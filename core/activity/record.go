@@ -46,15 +46,16 @@ const (
 	AskedAllowed Decision = "asked-allowed"
 	// AskedDeclined: the person was asked and said no.
 	AskedDeclined Decision = "asked-declined"
-	// AskedUnanswered: the person was asked and did not answer in time,
-	// or there was no window to ask in.
+	// AskedUnanswered: the person was asked and did not answer in time.
 	AskedUnanswered Decision = "asked-unanswered"
+	// NoWindow: the tool needs the person's OK, and there was no window
+	// to ask in.
+	NoWindow Decision = "no-window"
 	// Blocked: the tool's permission is block.
 	Blocked Decision = "blocked"
 )
 
-// Asked says whether the person was asked (or would have been, with a
-// window to ask in).
+// Asked says whether the person was asked.
 func (d Decision) Asked() bool {
 	return d == AskedAllowed || d == AskedDeclined || d == AskedUnanswered
 }

@@ -35,6 +35,8 @@ func (d Decision) Words() string {
 		return "you were asked: no answer"
 	case Blocked:
 		return "blocked"
+	case NoWindow:
+		return "needs your OK: no window to ask in"
 	}
 	return string(d)
 }

@@ -74,6 +74,8 @@ func (cr *callRecord) asked(allowed bool, err error) {
 		cr.decision = activity.AskedAllowed
 	case err == nil:
 		cr.decision = activity.AskedDeclined
+	case errors.Is(err, ErrNoWindow):
+		cr.decision = activity.NoWindow
 	default:
 		cr.decision = activity.AskedUnanswered
 	}
@@ -90,7 +92,7 @@ func (cr *callRecord) refused(why string) {
 		if permission(cr.g.rules.Load(), cr.r.qualified, cr.r.readOnly) == config.Block {
 			cr.decision = activity.Blocked
 		} else {
-			cr.decision = activity.AskedUnanswered
+			cr.decision = activity.NoWindow
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -245,5 +246,34 @@ func TestRecordSearchMode(t *testing.T) {
 	if len(rows) != 2 || rows[0].Tool != "echo" || rows[0].Outcome != activity.Answered || rows[0].App != "Claude Code" ||
 		rows[0].Arguments != `{"text":"string(2)"}` || rows[1].Tool != "pid" || rows[1].Decision != activity.Blocked {
 		t.Errorf("rows: %+v", rows)
+	}
+}
+
+// TestRecordNoWindow: a call that needs the person's OK with no window to
+// ask in is recorded as refused for that, not as asked.
+func TestRecordNoWindow(t *testing.T) {
+	t.Parallel()
+	rr := newRecordRig(t, false)
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	for _, ask := range []AskFunc{nil, func(context.Context, Question) (bool, error) { return false, ErrNoWindow }} {
+		g := New(rr.svc, Options{Recorder: rr.log, Ask: ask})
+		if err := g.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		req := mcp.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = "mcp__a__add", map[string]any{"a": 1, "b": 2}
+		if res, err := g.MCPServer().GetTool("mcp__a__add").Handler(ctx, req); err != nil || !res.IsError {
+			t.Fatalf("add with no window: %+v %v", res, err)
+		}
+	}
+	rows := rr.rows()
+	if len(rows) != 2 {
+		t.Fatalf("rows: %+v", rows)
+	}
+	for _, e := range rows {
+		if e.Outcome != activity.Refused || e.Decision != activity.NoWindow || !strings.Contains(e.Reason, "no mcptray window to ask in") {
+			t.Errorf("row %d: %s, %s, %q", e.ID, e.Outcome, e.Decision, e.Reason)
+		}
 	}
 }
