@@ -39,3 +39,11 @@ go test -run '^$' -bench 'HTTPS' -benchtime 20x -count "${COUNT:-3}" ./core/egre
 echo "== a server's 100 tools against their pins (goal: <= 1 ms)"
 go test -run '^$' -bench 'PinCheck100' -benchtime 1000x -count "${COUNT:-3}" ./core/service/ | grep Benchmark
 go test -run '^$' -bench 'Compare100|Scan100' -benchtime 1000x -count "${COUNT:-3}" ./core/pins/ | grep Benchmark
+
+echo
+echo "== what the activity record adds to a call (stdio face, record off / on / on with Keep arguments)"
+go test -run '^$' -bench 'RecordCall' -benchtime 3000x -count "${COUNT:-3}" ./core/gateway/ | grep Benchmark
+
+echo
+echo "== the activity record at 1,000,000 calls: a server over a day, the filters' names, the day's summary, MB per million rows"
+go test -run '^$' -bench 'Million' -benchtime 20x ./core/activity/ | grep Benchmark

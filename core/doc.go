@@ -3,9 +3,11 @@
 // tools), sign-in (oauth, secret), the service that composes them (service),
 // the gateway that serves every server's tools to the person's AI apps
 // (gateway), what the person saw of those tools, held until a change is
-// accepted (pins), the local control endpoint that the window, the command line
-// and mcptray stdio reach it through (control), and one running mcptray
-// made of the three (instance).
+// accepted (pins), the local control endpoint that the window, the command
+// line and mcptray stdio reach it through (control), the record of what the
+// apps did through the gateway (activity), what a local server may do
+// (sandbox) and the proxy its network goes through (egress), and one
+// running mcptray made of them (instance).
 //
 // core must never import Fyne, a tray library or any other front-end package;
 // a test in this package checks that with `go list -deps`. Front ends (app/window,

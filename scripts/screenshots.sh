@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Writes PNGs of mcptray's window into screenshots/ (git-ignored): the
 # welcome (a home with no servers), the main window, the sign-in dialog, the
-# import dialog and the approval dialog (a home holding the demo project, a
-# server needing sign-in, a failed server, and servers in Claude Desktop's
-# and Cursor's configs), the MCP Registry's catalogue and its install form
-# (from a small registry served here), a server's question (the demo's
-# pick_colour tool) and the review of a server whose tool changed. It runs
+# import dialog, the approval dialog and the Activity view (a home holding
+# the demo project, a server needing sign-in, a failed server, and servers
+# in Claude Desktop's and Cursor's configs), the MCP Registry's catalogue
+# and its install form (from a small registry served here), a server's
+# question (the demo's pick_colour tool) and the review of a server whose
+# tool changed. It runs
 # mcptray under Xvfb with a private D-Bus session, an unlocked throwaway
 # keyring and a StatusNotifier watcher, so the tray exists, and finds the
 # window with xdotool.
@@ -247,9 +248,9 @@ shot signin 1
 click 480 360
 
 # The import dialog, from the Add… menu.
-click 655 21
+click 556 21
 shot add-menu 1
-click 723 97
+click 624 97
 shot import 1
 click 411 531
 
@@ -260,7 +261,7 @@ click 479 561 # Close
 
 # The Apps view: the apps found here, connecting them, the gateway's
 # command and address.
-click 735 21
+click 637 21
 shot apps 1
 click 479 531
 
@@ -276,10 +277,17 @@ pids+=("$!")
 shot permission 3
 click 369 440 # Deny
 
+# The Activity view: what the apps did through mcptray today, the call
+# just declined among it.
+sleep 1 # the record is written every 200 ms
+click 727 21
+shot activity 2
+click 479 552 # Close
+
 # The catalogue, from the Add… menu: every server, then one chosen; its
 # install form.
-click 655 21
-click 723 134
+click 556 21
+click 624 134
 shot catalogue 2
 click 480 92
 xdotool type --delay 50 weather

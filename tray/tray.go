@@ -56,6 +56,9 @@ type Options struct {
 	WindowOpen func() bool
 	// Dark picks the icons drawn for a dark panel.
 	Dark bool
+	// Today, when set, says how many calls the apps made through mcptray
+	// today, for a line of the menu (activity.go); it must answer soon.
+	Today func(ctx context.Context) (int, error)
 }
 
 // coalesce is how long the tray waits after a change notice for more before
@@ -144,10 +147,14 @@ func (t *tray) loop(ctx context.Context) error {
 
 	t.refresh(ctx)
 	var later <-chan time.Time
+	ticks, stopTicks := t.todayTicks()
+	defer stopTicks()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-ticks:
+			t.refresh(ctx)
 		case _, ok := <-changes:
 			if !ok {
 				t.log.Debug("the service ended: removing the tray")
@@ -188,7 +195,7 @@ func (t *tray) refresh(ctx context.Context) {
 		})
 	}
 	t.prev = s
-	t.show(Build(s))
+	t.show(t.today(ctx, Build(s)))
 }
 
 // notify shows a notification, giving up after a few seconds: a

@@ -151,6 +151,7 @@ func start(ctx context.Context, t *testing.T, fake *fakeBackend, notify bool) *s
 		OpenWindow: func(server string) { s.opened <- server },
 		Quit:       func() { close(s.quit) },
 		WindowOpen: func() bool { return false },
+		Today:      func(context.Context) (int, error) { return 7, nil },
 	}
 	go func() { s.done <- Run(runCtx, fake, opts) }()
 	t.Cleanup(func() {
@@ -166,11 +167,12 @@ func start(ctx context.Context, t *testing.T, fake *fakeBackend, notify bool) *s
 	return s
 }
 
-// waitMenu waits until the tray shows Build(snap).
+// waitMenu waits until the tray shows Build(snap), with start's count of
+// today's calls.
 func (s *started) waitMenu(ctx context.Context, t *testing.T, snap service.Snapshot) []traytest.MenuItem {
 	t.Helper()
 	var want []string
-	for _, it := range Build(snap).Items {
+	for _, it := range withToday(Build(snap), 7).Items {
 		want = append(want, it.Label)
 	}
 	menu, err := traytest.WaitMenu(ctx, s.conn, s.item, func(m []traytest.MenuItem) bool {
@@ -226,6 +228,9 @@ func TestRun(t *testing.T) {
 	menu := tr.waitMenu(ctx, t, first)
 	if summary := menu[0]; summary.Label != "1 connected · 1 needs sign-in · 1 failed" || summary.Enabled {
 		t.Errorf("summary line = %+v, want a disabled \"1 connected · 1 needs sign-in · 1 failed\"", summary)
+	}
+	if today := menu[1]; today.Label != "Today: 7 calls from your AI apps" || !today.Enabled {
+		t.Errorf("the line under the summary = %+v, want today's count of calls", today)
 	}
 	for _, label := range []string{"github — connected", "fs — failed: npx is not installed", "notion — needs sign-in", "Retry fs", "Sign in to notion…"} {
 		if it, ok := traytest.Find(menu, label); !ok || !it.Enabled {

@@ -77,7 +77,8 @@ func (c *cmdContext) backend(ctx context.Context, only []string) (b backend, clo
 		svc.Close()
 		return nil, nil, err
 	}
-	return svc, func() { svc.Close() }, nil
+	closeRecord := c.recordTrust(ctx, svc)
+	return svc, func() { svc.Close(); closeRecord() }, nil
 }
 
 // serviceOptions are the options of the service this process runs, for

@@ -62,8 +62,8 @@ var commands []command
 func init() {
 	commands = []command{
 		{"list", "[--json]", "show every server, where it came from and whether it may run", runList},
-		{"approve", "NAME", "let a project server run exactly what it runs now", runApprove},
-		{"deny", "NAME", "keep a project server from running", runDeny},
+		{"approve", "NAME", "let a project server run exactly what it runs now", recording(runApprove)},
+		{"deny", "NAME", "keep a project server from running", recording(runDeny)},
 		{"add", "NAME [--env K=V]… [--secret-env K]… -- COMMAND ARGS…", "add a program to your servers; --secret-env keeps K in your keychain (its value is read from stdin, or asked for)", runAdd},
 		{"add", "NAME --url URL [--transport http|sse|ws] [--header K=V]… [--secret-header K]…", "add a remote server; --secret-header keeps header K's value in your keychain (read from stdin, or asked for)", nil},
 		{"remove", "NAME", "remove a server you added", runRemove},
@@ -78,11 +78,11 @@ func init() {
 		{"accept", "SERVER [TOOL…]", "accept a server's changed tools (all when none is named): your apps are offered them as they are now", runAccept},
 		{"accept-changes", "SERVER on|off", "accept a server's changes as they come (but for flagged tools and lowered annotations), or hold them for review", runAcceptChanges},
 		{"call", "SERVER|URL TOOL [JSON]", "call a tool and print what it returns", withSignIn(runCall)},
-		{"login", "[--client-id ID] [--client-secret-file FILE] [--scope S] [--callback-port N] SERVER|URL", "sign in to a remote server in your browser", runLogin},
+		{"login", "[--client-id ID] [--client-secret-file FILE] [--scope S] [--callback-port N] SERVER|URL", "sign in to a remote server in your browser", recording(runLogin)},
 		{"login", "--client-credentials --client-id ID (--client-secret-file FILE | --private-key-file FILE) SERVER|URL", "sign in as a machine, without a browser", nil},
 		{"login", "--jwt-bearer-assertion-file FILE [--client-id ID] SERVER|URL", "sign in as a workload with the JWT its platform gave it (RFC 7523)", nil},
 		{"login", "--idp", "sign in to your identity provider (\"identityProvider\" in config.json), for servers with Cross-App Access", nil},
-		{"logout", "SERVER|URL", "forget the sign-in to a remote server", runLogout},
+		{"logout", "SERVER|URL", "forget the sign-in to a remote server", recording(runLogout)},
 		{"logout", "--idp", "forget the sign-in to your identity provider", nil},
 		{"serve", "[--gateway-addr 127.0.0.1:PORT] [--gateway-no-auth]", "run every server without a window until Ctrl-C, with the gateway for your apps", runServe},
 		{"quit", "", "stop the running mcptray (in the tray, or mcptray serve, perhaps started by an app) and every server it runs", runQuit},
@@ -90,12 +90,15 @@ func init() {
 		{"gateway", "search [on|off]", "with search on, apps see two tools that find and call your tools, instead of every tool (for many servers)", nil},
 		{"connect", "APP [--move]", "make an app (claude-desktop, claude-code, cursor, vs-code) use mcptray's gateway: writes mcptray stdio into its config, with a backup", runConnect},
 		{"disconnect", "APP", "take mcptray's gateway out of an app's config again", runDisconnect},
-		{"permissions", "[list] | allow|ask|block|reset TOOL", "what the gateway does when an app calls a tool (mcp__SERVER__TOOL)", runPermissions},
+		{"permissions", "[list] | allow|ask|block|reset TOOL", "what the gateway does when an app calls a tool (mcp__SERVER__TOOL)", recording(runPermissions)},
 		{"hide", "TOOL|SERVER", "keep a tool, or every tool of a server, from the apps", runHide},
 		{"unhide", "TOOL|SERVER", "offer a hidden tool or server to the apps again", runUnhide},
 		{"sandbox", "SERVER [--json]", "say what a local server may do in its sandbox, and the files it was refused lately", runSandbox},
 		{"sandbox", "allow|deny SERVER --read PATH | --write PATH | --host HOST | --port N", "let a local server read or change a folder, reach a host (through mcptray's proxy) or a port, or take it back", nil},
 		{"sandbox", "on|off SERVER", "run a local server in its sandbox (the default) or without one", nil},
+		{"activity", "[--since 1h|DATE] [--app A] [--server S] [--tool T] [--outcome O] [-n N] [--json] [-f]", "show what your AI apps did through mcptray, and your trust decisions: the newest N rows (50), oldest first; -f keeps showing new ones", runActivity},
+		{"activity", "verify [--json]", "check that no row of the activity record was changed or removed since it was written", nil},
+		{"activity", "export --csv FILE [--since …] [--app A] [--server S] [--tool T] [--outcome O]", "write the activity record to a CSV file (- for the standard output)", nil},
 		{"logs", "[-f] [-n N]", "show the newest lines of the log of mcptray in the tray or mcptray serve; -f keeps showing new ones", runLogs},
 		{"autostart", "on|off|status [--json]", "start mcptray in the tray when you log in, or stop doing so", runAutostart},
 		{"version", "[--json]", "say which mcptray this is: its version, the Go it was built with, and the system", runVersion},
@@ -125,6 +128,9 @@ type cmdContext struct {
 	lines *bufio.Reader
 	// log, when set, is logger's answer: mcptray serve's, with its file.
 	log *slog.Logger
+	// records says that the command makes trust decisions, which a
+	// service run in this process records (recording).
+	records bool
 }
 
 // Run runs the command in args (without the program name) and returns the

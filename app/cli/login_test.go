@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/oauth"
 	"github.com/mcptray/mcptray/core/service"
@@ -101,6 +102,27 @@ func TestLoginLogout(t *testing.T) {
 	r := statusTable(t, status)["remote"]
 	if r.state != "needs-auth" || !strings.Contains(r.err, "sign in") {
 		t.Errorf("after logout remote is %+v; want needs-auth saying to sign in", r)
+	}
+	// Both are in the activity record, and no token the server issued is.
+	var decisions []string
+	for _, line := range strings.Split(strings.TrimSpace(h.must("activity", "--json")), "\n") {
+		var e activity.Entry
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("activity --json: %q: %v", line, err)
+		}
+		decisions = append(decisions, string(e.Action)+" "+e.Target)
+	}
+	if !slices.Equal(decisions, []string{"sign-in remote", "sign-out remote"}) {
+		t.Errorf("the activity record holds %q; want the sign-in and the sign-out", decisions)
+	}
+	files, _ := filepath.Glob(h.paths.ActivityFile() + "*")
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		for _, s := range srv.Secrets() {
+			if strings.Contains(string(b), s) {
+				t.Errorf("%s holds a secret the server issued", filepath.Base(f))
+			}
+		}
 	}
 	// Logging out twice is no error: there is nothing left to forget.
 	h.must("logout", "remote")
@@ -295,6 +317,17 @@ func TestLoginIdentityProvider(t *testing.T) {
 		t.Errorf("the servers saw %+v; want one browser sign-in (the identity provider's), one exchange, one JWT bearer grant", st)
 	}
 	h.must("logout", "--idp")
+	var decisions []string
+	for _, line := range strings.Split(strings.TrimSpace(h.must("activity", "--json")), "\n") {
+		var e activity.Entry
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("activity --json: %q: %v", line, err)
+		}
+		decisions = append(decisions, string(e.Action)+" "+e.Target)
+	}
+	if want := []string{"sign-in " + srv.Issuer, "sign-out " + srv.Issuer}; !slices.Equal(decisions, want) {
+		t.Errorf("the activity record holds %q, want %q", decisions, want)
+	}
 }
 
 // TestLoginJWTBearer: a workload signs in with the JWT its platform gave

@@ -143,6 +143,7 @@ func Run(ctx context.Context, opts Options) int {
 		},
 		Quit:       quit,
 		WindowOpen: inst.Endpoint.WindowOpen,
+		Today:      todayCalls(inst),
 		Dark:       tray.PrefersDark(),
 	})
 	if err != nil {

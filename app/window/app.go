@@ -107,6 +107,9 @@ type Options struct {
 	// Autostart is the person's login entry, which Settings turns on and
 	// off; nil says it cannot be set up here.
 	Autostart *autostart.Switch
+	// ActivityFile is the activity record, which the Activity view reads;
+	// "" for none (no Activity button).
+	ActivityFile string
 }
 
 // Run opens the window and returns when the person closes it, ctx

@@ -156,8 +156,12 @@ func (v *window) build() {
 	if v.gw() == nil {
 		v.appsButton.Hide()
 	}
+	v.activityBtn = widget.NewButtonWithIcon("Activity", theme.HistoryIcon(), v.showActivity)
+	if v.opts.ActivityFile == "" {
+		v.activityBtn.Hide()
+	}
 	top := container.NewVBox(
-		container.NewBorder(nil, nil, nil, container.NewHBox(v.addButton, v.appsButton, v.settingsButton, v.pause), v.summary),
+		container.NewBorder(nil, nil, nil, container.NewHBox(v.addButton, v.appsButton, v.activityBtn, v.settingsButton, v.pause), v.summary),
 		v.trayBanner, v.keyBox, v.problems,
 		widget.NewSeparator(),
 	)

@@ -98,9 +98,11 @@ type window struct {
 	questions    []control.Question
 	settings     *settingsDialog
 	apps         *appsView      // the Apps view, while open
+	activity     *activityView  // the Activity view, while open (activity.go)
 	rules        *rulesWidgets  // the shown server's gateway switches (toolrules.go)
 	appsWork     sync.WaitGroup // the Apps view's background work
 	appsButton   *widget.Button
+	activityBtn  *widget.Button
 	confirm      *dialog.ConfirmDialog // the last confirmation asked
 
 	// The MCP Registry's catalogue (catalogue.go): the dialog, once shown,

@@ -29,6 +29,11 @@ type Paths struct {
 	// ~/Library/Logs/mcptray on macOS, %LOCALAPPDATA%\mcptray\logs on
 	// Windows. Empty means no log file is written.
 	LogDir string
+	// DataDir holds what mcptray keeps that is not a setting (the
+	// activity record): $XDG_DATA_HOME/mcptray (~/.local/share) on Linux,
+	// ~/Library/Application Support/mcptray on macOS,
+	// %LOCALAPPDATA%\mcptray on Windows. Empty means Dir.
+	DataDir string
 }
 
 // DefaultPaths returns the paths for this computer and the current
@@ -64,6 +69,7 @@ func NewPaths(goos string, lookup func(string) (string, bool)) (Paths, error) {
 			p.RuntimeDir = filepath.Join(p.Home, "AppData", "Local")
 		}
 		p.LogDir = filepath.Join(p.RuntimeDir, "mcptray", "logs")
+		p.DataDir = filepath.Join(p.RuntimeDir, "mcptray")
 	case "darwin", "ios":
 		p.Home = env("HOME")
 		p.UserConfigDir = filepath.Join(p.Home, "Library", "Application Support")
@@ -73,6 +79,7 @@ func NewPaths(goos string, lookup func(string) (string, bool)) (Paths, error) {
 			p.RuntimeDir = "/tmp"
 		}
 		p.LogDir = filepath.Join(p.Home, "Library", "Logs", "mcptray")
+		p.DataDir = filepath.Join(p.UserConfigDir, "mcptray")
 	default:
 		p.Home = env("HOME")
 		p.UserConfigDir = env("XDG_CONFIG_HOME")
@@ -89,6 +96,11 @@ func NewPaths(goos string, lookup func(string) (string, bool)) (Paths, error) {
 			state = filepath.Join(p.Home, ".local", "state")
 		}
 		p.LogDir = filepath.Join(state, "mcptray", "logs")
+		data := env("XDG_DATA_HOME")
+		if !filepath.IsAbs(data) {
+			data = filepath.Join(p.Home, ".local", "share")
+		}
+		p.DataDir = filepath.Join(data, "mcptray")
 	}
 	if p.Home == "" {
 		return p, errors.New("HOME is not set; mcptray cannot find your home folder")
@@ -127,6 +139,17 @@ func (p Paths) AppsSeenFile() string { return filepath.Join(p.Dir(), "apps-seen.
 // time, by a hash of what it runs, so that the next start lets the
 // slowest in first.
 func (p Paths) ConnectTimesFile() string { return filepath.Join(p.Dir(), "connect-times.json") }
+
+// ActivityFile is the activity record: every call the apps made through
+// the gateway, and the person's trust decisions (core/activity), in
+// DataDir.
+func (p Paths) ActivityFile() string {
+	dir := p.DataDir
+	if dir == "" {
+		dir = p.Dir()
+	}
+	return filepath.Join(dir, "activity.db")
+}
 
 // LogFile is the log of the tray's process or mcptray serve (one of them
 // runs at a time); "" when LogDir is.

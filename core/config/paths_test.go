@@ -52,7 +52,7 @@ func TestNewPaths(t *testing.T) {
 				}
 				return
 			}
-			got.LogDir = "" // TestLogDir checks it
+			got.LogDir, got.DataDir = "", "" // TestLogDir and TestDataDir check them
 			if err != nil || got != tt.want {
 				t.Errorf("NewPaths = %+v, %v\nwant %+v", got, err, tt.want)
 			}
@@ -85,6 +85,31 @@ func TestLogDir(t *testing.T) {
 	}
 	if f := (Paths{Home: "/h"}).LogFile(); f != "" {
 		t.Errorf("with no LogDir, LogFile is %q; want none", f)
+	}
+}
+
+// TestDataDir: the activity record goes where each system keeps an app's
+// data, or in mcptray's folder when there is no such place.
+func TestDataDir(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		goos string
+		env  map[string]string
+		want string
+	}{
+		{"linux", map[string]string{"HOME": "/home/me"}, "/home/me/.local/share/mcptray/activity.db"},
+		{"linux", map[string]string{"HOME": "/home/me", "XDG_DATA_HOME": "/d"}, "/d/mcptray/activity.db"},
+		{"darwin", map[string]string{"HOME": "/Users/me"}, "/Users/me/Library/Application Support/mcptray/activity.db"},
+		{"windows", map[string]string{"USERPROFILE": `C:\Users\me`, "APPDATA": `C:\A`, "LOCALAPPDATA": `C:\L`},
+			filepath.Join(`C:\L`, "mcptray", "activity.db")},
+	} {
+		p, err := NewPaths(tt.goos, mapLookup(tt.env))
+		if err != nil || p.ActivityFile() != tt.want {
+			t.Errorf("%s %v: ActivityFile %q, %v; want %q", tt.goos, tt.env, p.ActivityFile(), err, tt.want)
+		}
+	}
+	if f := (Paths{UserConfigDir: "/c"}).ActivityFile(); f != "/c/mcptray/activity.db" {
+		t.Errorf("with no DataDir, ActivityFile is %q", f)
 	}
 }
 

@@ -45,6 +45,7 @@ type Backend interface {
 	SecretBackend
 	SandboxBackend
 	PinsBackend
+	ActivityBackend
 	AddFolder(ctx context.Context, dir string) (service.FolderResult, error)
 	RemoveFolder(ctx context.Context, dir string) error
 	// AddDemo makes the demo project folder and adds it.
@@ -153,6 +154,7 @@ func (s *Endpoint) handler() http.Handler {
 	s.appRoutes(mux)
 	s.sandboxRoutes(mux)
 	s.pinRoutes(mux)
+	s.activityRoutes(mux)
 	handle(mux, "approve", b.Approve)
 	handle(mux, "deny", b.Deny)
 	handleNone(mux, "enable", b.Enable)

@@ -47,6 +47,11 @@
 // (firstlist.go). MCP Apps pass through, each server's views under URIs
 // of its own (mcpapps.go).
 //
+// Each call of a server's tool, from either face or search mode's
+// call_tool, is handed to Options.Recorder (the activity record, record.go)
+// with its app, outcome and the permission's decision; the recorder shapes
+// and masks its arguments off the call's path and never sees its result.
+//
 // It records each app's session (its clientInfo, face, when it was seen and
 // how many tools it was given; never arguments or results; an app on MCP's
 // sessionless revision by the clientInfo each request carries, modern.go)

@@ -51,6 +51,9 @@ type Options struct {
 	// AskTimeout bounds the wait for an answer; zero means
 	// DefaultAskTimeout.
 	AskTimeout time.Duration
+	// Recorder takes the record of each call (record.go); nil records
+	// nothing.
+	Recorder Recorder
 }
 
 // Name is the gateway's server name in initialize.
@@ -64,6 +67,7 @@ type Gateway struct {
 	mcp        *server.MCPServer
 	ask        AskFunc
 	askTimeout time.Duration
+	rec        Recorder
 	rules      atomic.Pointer[config.GatewayRules] // the person's permissions, from the last snapshot
 
 	syncMu        sync.Mutex // held through each Sync
@@ -101,7 +105,7 @@ func New(svc Servers, opts Options) *Gateway {
 	if opts.AskTimeout == 0 {
 		opts.AskTimeout = DefaultAskTimeout
 	}
-	g := &Gateway{svc: svc, log: opts.Logger, ask: opts.Ask, askTimeout: opts.AskTimeout, apps: newAppSessions(), warm: newWarmup()}
+	g := &Gateway{svc: svc, log: opts.Logger, ask: opts.Ask, askTimeout: opts.AskTimeout, rec: opts.Recorder, apps: newAppSessions(), warm: newWarmup()}
 	hooks := &server.Hooks{}
 	g.apps.addHooks(hooks)
 	hooks.AddAfterInitialize(g.declareApps)
@@ -322,13 +326,16 @@ func (g *Gateway) forward(ctx context.Context, r route, req mcp.CallToolRequest,
 		}
 		args = b
 	}
-	if permission(g.rules.Load(), r.qualified, r.readOnly) != config.Allow {
+	p := permission(g.rules.Load(), r.qualified, r.readOnly)
+	ctx, done = g.startRecord(ctx, r, args, p, done)
+	if p != config.Allow {
 		go func() {
 			if why := g.check(ctx, r, args); why != "" {
 				if ctx.Err() != nil {
 					done(nil, ctx.Err())
 					return
 				}
+				recordOf(ctx).refused(why)
 				done(mcp.NewToolResultError(why), nil)
 				return
 			}
@@ -350,7 +357,9 @@ func (g *Gateway) send(ctx context.Context, r route, req mcp.CallToolRequest, ar
 			done(nil, ctx.Err()) // the app cancelled: it reads no answer
 		default:
 			go func() {
-				done(mcp.NewToolResultError(g.explain(ctx, r.server, "the tool "+sanitize.Line(r.tool), err)), nil)
+				why := g.explain(ctx, r.server, "the tool "+sanitize.Line(r.tool), err)
+				recordOf(ctx).unavailable(why)
+				done(mcp.NewToolResultError(why), nil)
 			}()
 		}
 	})

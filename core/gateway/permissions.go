@@ -85,6 +85,7 @@ func (g *Gateway) check(ctx context.Context, r route, args json.RawMessage) stri
 	actx, cancel := context.WithTimeout(ctx, g.askTimeout)
 	defer cancel()
 	ok, err := g.ask(actx, Question{Tool: r.qualified, Server: r.server, ServerTool: r.tool, Arguments: args, ReadOnly: r.readOnly, App: appName(ctx)})
+	recordOf(ctx).asked(ok, err)
 	switch {
 	case ctx.Err() != nil:
 		return "cancelled"

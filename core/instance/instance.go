@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/service"
@@ -56,6 +57,10 @@ type Instance struct {
 	// Gateway serves the servers to the person's apps; nil until Start
 	// has started it.
 	Gateway *gateway.Running
+	// Activity is the record of the apps' calls and the person's trust
+	// decisions (activity.go); nil until Start, and when it could not be
+	// opened.
+	Activity *activity.Log
 
 	opts Options
 	log  *slog.Logger
@@ -116,7 +121,7 @@ func (i *Instance) Start(ctx context.Context) error {
 	if err := i.Service.Start(i.ctx); err != nil {
 		return err
 	}
-	gopts := gateway.StartOptions{Options: gateway.Options{Logger: i.log}, HTTP: i.opts.HTTP}
+	gopts := gateway.StartOptions{Options: gateway.Options{Logger: i.log, Recorder: i.openActivity()}, HTTP: i.opts.HTTP}
 	gopts.HTTP.Paths, gopts.HTTP.Token = i.opts.Service.Paths, i.Service.GatewayToken
 	if i.opts.Window {
 		gopts.Ask = i.Endpoint.AskPermission
@@ -170,6 +175,7 @@ func (i *Instance) Close() error {
 			<-served
 			gw.Wait()
 		}
+		i.closeActivity()
 		i.closeErr = i.Service.Close()
 		i.ln.Close()
 	})

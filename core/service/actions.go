@@ -43,6 +43,7 @@ func (s *Service) decide(ctx context.Context, name string, d config.Approval) (S
 	if err != nil {
 		return Server{}, wrapError(fmt.Errorf("recording your decision: %w", err))
 	}
+	s.recordTrust(trustOf(d), e.Name, e.Origin.File)
 	s.reload()
 	return s.server(ctx, e.Name, fromEntry(e))
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/secret"
@@ -408,6 +409,7 @@ func (s *Service) SetPermission(ctx context.Context, tool string, p config.Permi
 	if err != nil {
 		return wrapError(err)
 	}
+	s.recordTrust(activity.PermissionSet, tool, permissionWord(p))
 	s.reload()
 	return nil
 }

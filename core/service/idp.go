@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 
+	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/oauth"
@@ -25,6 +26,7 @@ func (s *Service) SignInIdP(ctx context.Context) error {
 		s.noteKeychain(err)
 		return wrapError(err)
 	}
+	s.recordTrust(activity.SignedIn, idpTarget(s.loader.Load()), "identity provider")
 	// Servers set up for Cross-App Access that wait for a sign-in need
 	// no browser now: sign them in.
 	snap, _ := s.Snapshot(ctx)
@@ -52,7 +54,17 @@ func (s *Service) SignOutIdP(ctx context.Context) error {
 		s.noteKeychain(err)
 		return wrapError(err)
 	}
+	s.recordTrust(activity.SignedOut, idpTarget(s.current()), "identity provider")
 	return nil
+}
+
+// idpTarget names the identity provider in the activity record: its
+// issuer.
+func idpTarget(set *config.Set) string {
+	if p := set.IdentityProvider; p != nil {
+		return p.Issuer
+	}
+	return "identity provider"
 }
 
 // identityProvider is set's identity provider as sign-in takes it.

@@ -147,6 +147,7 @@ func (s *Service) SetSecret(ctx context.Context, req SecretRequest) error {
 		return err
 	}
 	s.rememberSecrets(e.Scope, e.Origin.File, e.ConfigName, []string{req.Name})
+	s.activitySecretsChanged()
 	s.log.Info("secret set", "server", e.Name, "secret", req.Name)
 	if err := s.conns.Retry(e.Name); err != nil {
 		s.log.Debug("not retrying after a secret was set", "server", e.Name, "err", err)

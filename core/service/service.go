@@ -12,10 +12,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/builtin"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
@@ -138,6 +140,9 @@ type Service struct {
 	apps    appsState  // the apps connected to the gateway (apps.go)
 	pins    pinState   // what the person saw of each server's tools (pins.go)
 	tokenMu sync.Mutex // held while the gateway's token is read or made
+
+	// activity is the activity record, for trust decisions (activity.go).
+	activity atomic.Pointer[activity.Log]
 }
 
 // builtinName is the name of mcptray's own in-process server.
@@ -277,6 +282,7 @@ func (s *Service) use(set *config.Set) {
 	s.set = set
 	paused := s.paused
 	s.mu.Unlock()
+	s.activitySecretsChanged()
 	s.auth.SetIdentityProvider(identityProvider(set))
 	if !paused {
 		s.apply(set)
@@ -304,6 +310,7 @@ func (s *Service) apply(set *config.Set) {
 func (s *Service) follow(updates <-chan *config.Set) {
 	defer s.wg.Done()
 	for set := range updates {
+		s.followActivitySettings()
 		if reflect.DeepEqual(s.current(), set) {
 			continue // an action's own write, in use already
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/oauth"
@@ -53,6 +54,7 @@ func (s *Service) SignIn(ctx context.Context, target string, opts SignInOptions)
 	if ch == nil || ch.ErrorCode != "insufficient_scope" {
 		// A refresh may do, without sending the person anywhere.
 		if opts.Settings == nil && s.auth.RefreshNow(ctx, sv) == nil {
+			s.recordTrust(activity.SignedIn, target, "refreshed")
 			s.signedIn(sv, name)
 			return nil
 		}
@@ -61,6 +63,7 @@ func (s *Service) SignIn(ctx context.Context, target string, opts SignInOptions)
 		s.noteKeychain(err)
 		return wrapError(err)
 	}
+	s.recordTrust(activity.SignedIn, target, "")
 	s.signedIn(sv, name)
 	return nil
 }
@@ -84,6 +87,7 @@ func (s *Service) SignOut(ctx context.Context, target string) error {
 		s.noteKeychain(err)
 		return wrapError(err)
 	}
+	s.recordTrust(activity.SignedOut, target, "")
 	s.signedIn(sv, name)
 	return nil
 }

@@ -1,0 +1,71 @@
+package activity
+
+import (
+	"sort"
+	"strings"
+)
+
+// Masked is what a masked value becomes.
+const Masked = "[masked]"
+
+// minKnown is the shortest value of a secret mcptray keeps that is masked
+// where it appears: shorter ones ("1", "true") would mask half of
+// everything, and are no secret.
+const minKnown = 6
+
+// masker masks secrets in text: mcptray's own secrets' values, and values
+// that look like one (patterns).
+type masker struct {
+	known []string // longest first, so that a secret holding another goes whole
+}
+
+func newMasker(known []string) *masker {
+	m := &masker{}
+	seen := map[string]bool{}
+	for _, v := range known {
+		if len(v) >= minKnown && !seen[v] {
+			seen[v] = true
+			m.known = append(m.known, v)
+		}
+	}
+	sort.Slice(m.known, func(i, j int) bool { return len(m.known[i]) > len(m.known[j]) })
+	return m
+}
+
+// text returns s with every secret in it masked.
+func (m *masker) text(s string) string {
+	for _, v := range m.known {
+		if strings.Contains(s, v) {
+			s = strings.ReplaceAll(s, v, Masked)
+		}
+	}
+	for _, p := range patterns {
+		if p.group == 0 {
+			s = p.re.ReplaceAllLiteralString(s, Masked)
+			continue
+		}
+		s = replaceGroup(s, p)
+	}
+	return s
+}
+
+// replaceGroup masks the group of each of p's matches in s.
+func replaceGroup(s string, p pattern) string {
+	idx := p.re.FindAllStringSubmatchIndex(s, -1)
+	if idx == nil {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range idx {
+		start, end := m[2*p.group], m[2*p.group+1]
+		if start < 0 {
+			continue
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(Masked)
+		last = end
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}

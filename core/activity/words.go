@@ -1,0 +1,86 @@
+package activity
+
+import (
+	"fmt"
+	"time"
+)
+
+// Words says o as people read it.
+func (o Outcome) Words() string {
+	switch o {
+	case Answered:
+		return "answered"
+	case ToolFailed:
+		return "the tool failed"
+	case Refused:
+		return "refused"
+	case Unavailable:
+		return "unavailable"
+	case Cancelled:
+		return "cancelled by the app"
+	}
+	return string(o)
+}
+
+// Words says d as people read it.
+func (d Decision) Words() string {
+	switch d {
+	case Allowed:
+		return "allowed"
+	case AskedAllowed:
+		return "you were asked: allowed"
+	case AskedDeclined:
+		return "you were asked: declined"
+	case AskedUnanswered:
+		return "you were asked: no answer"
+	case Blocked:
+		return "blocked"
+	case NoWindow:
+		return "needs your OK: no window to ask in"
+	}
+	return string(d)
+}
+
+// TrustWords says a trust decision as people read it ("you approved github").
+// Names are as written: sanitise before showing.
+func (e Entry) TrustWords() string {
+	switch e.Action {
+	case Approved:
+		return "you approved " + e.Target
+	case Denied:
+		return "you denied " + e.Target
+	case SignedIn:
+		return "you signed in to " + e.Target
+	case SignedOut:
+		return "you signed out of " + e.Target
+	case PermissionSet:
+		return fmt.Sprintf("you set %s to %s", e.Target, e.Detail)
+	case ToolChangeAccept:
+		return "you accepted the changed tool " + e.Target
+	case SandboxAllowance:
+		return fmt.Sprintf("you let %s %s", e.Target, e.Detail)
+	}
+	return fmt.Sprintf("%s %s %s", e.Action, e.Target, e.Detail)
+}
+
+// DurationWords says how long a call took: "3 ms", "1.2 s".
+func DurationWords(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%d µs", d.Microseconds())
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.1f s", d.Seconds())
+}
+
+// SizeWords says a result's size: "12 B", "3.4 kB".
+func SizeWords(n int) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 1e6:
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+}

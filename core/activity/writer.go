@@ -1,0 +1,329 @@
+package activity
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+)
+
+// The writer: calls hand their rows over on a channel (RecordCall, which
+// never waits) and one goroutine writes them, a batch per transaction,
+// every FlushEvery or BatchRows rows. Shaping and masking the arguments
+// and hashing happen here, off the call's path.
+
+// Limits on what a row keeps.
+const (
+	maxName   = 200      // an app's, server's or tool's name
+	maxReason = 1000     // a reason
+	maxKept   = 16 << 10 // kept arguments; longer ones keep their shape
+)
+
+// item is what travels to the writer: a call, a trust decision, or a
+// request to apply the retention now.
+type item struct {
+	call  *Call
+	trust *Trust
+	prune bool
+}
+
+// RecordCall hands a call to the writer, without waiting: when the writer
+// is that far behind (Queue rows), the row is dropped and counted. It is
+// what the gateway's calls pay for their record. A nil or read-only Log
+// records nothing.
+func (l *Log) RecordCall(c Call) {
+	if l == nil || l.in == nil {
+		return
+	}
+	select {
+	case l.in <- item{call: &c}:
+	default:
+		l.dropped.Add(1)
+	}
+}
+
+// RecordTrust records one of the person's trust decisions; it does not
+// wait for the write.
+func (l *Log) RecordTrust(t Trust) {
+	if l == nil || l.in == nil {
+		return
+	}
+	if t.Time.IsZero() {
+		t.Time = l.opts.Now()
+	}
+	select {
+	case l.in <- item{trust: &t}:
+	default:
+		l.dropped.Add(1)
+	}
+}
+
+// Flush waits until every row handed over before it was written.
+func (l *Log) Flush(ctx context.Context) error {
+	if l.in == nil {
+		return nil
+	}
+	ch := make(chan struct{})
+	select {
+	case l.flushes <- ch:
+	case <-l.done:
+		return errors.New("the activity record is closed")
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// writer is the writer goroutine's state.
+type writer struct {
+	l        *Log
+	lastID   int64
+	prev     []byte
+	mask     *masker
+	maskedAt time.Time
+}
+
+func (l *Log) run() {
+	defer close(l.done)
+	ctx := context.Background()
+	w := &writer{l: l}
+	if err := w.load(ctx); err != nil {
+		l.log.Warn("activity: reading the record's last row; calls are not recorded", "err", err)
+		for { // keep draining, so that calls never wait
+			select {
+			case <-l.in:
+			case ch := <-l.flushes:
+				close(ch)
+			case <-l.stop:
+				return
+			}
+		}
+	}
+	w.prune(ctx)
+	tick := time.NewTicker(pruneEvery)
+	defer tick.Stop()
+	batch := make([]item, 0, l.opts.BatchRows)
+	var due <-chan time.Time // set while a batch waits
+	var dropped int64        // as last said in the log
+	flush := func() {
+		if len(batch) > 0 {
+			w.write(ctx, batch)
+			clear(batch)
+			batch = batch[:0]
+		}
+		due = nil
+		if n := l.dropped.Load(); n != dropped {
+			l.log.Warn("activity: calls were not recorded: the record could not keep up with them", "calls", n-dropped)
+			dropped = n
+		}
+	}
+	drain := func() (prune bool) {
+		for {
+			select {
+			case it := <-l.in:
+				if it.prune {
+					prune = true
+				} else {
+					batch = append(batch, it)
+				}
+			default:
+				return prune
+			}
+		}
+	}
+	for {
+		select {
+		case it := <-l.in:
+			if it.prune {
+				flush()
+				w.prune(ctx)
+				continue
+			}
+			batch = append(batch, it)
+			if len(batch) >= l.opts.BatchRows {
+				flush()
+			} else if due == nil {
+				due = time.After(l.opts.FlushEvery)
+			}
+		case <-due:
+			flush()
+		case ch := <-l.flushes:
+			prune := drain()
+			flush()
+			if prune {
+				w.prune(ctx)
+			}
+			close(ch)
+		case <-tick.C:
+			flush()
+			w.prune(ctx)
+		case <-l.stop:
+			drain()
+			flush()
+			return
+		}
+	}
+}
+
+// load reads where the chain stands: the newest row's id and hash, or
+// when retention left none, the last one it deleted.
+func (w *writer) load(ctx context.Context) error {
+	// One transaction: another process's write between the reads would
+	// otherwise give an id and a hash of different rows.
+	tx, err := w.l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	err = tx.QueryRowContext(ctx, `SELECT id, hash FROM activity ORDER BY id DESC LIMIT 1`).Scan(&w.lastID, &w.prev)
+	if err == nil {
+		var head sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, metaHead).Scan(&head); err == nil && head.Int64 > w.lastID {
+			w.lastID = head.Int64 // the newest rows were removed: the gap shows
+		}
+		return nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	w.lastID, w.prev = 0, genesis
+	var pruned, head sql.NullInt64
+	var h []byte
+	for k, dst := range map[string]any{metaPruned: &pruned, metaPrunedHash: &h, metaHead: &head} {
+		if err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, k).Scan(dst); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+	}
+	w.lastID = pruned.Int64
+	if len(h) == len(genesis) {
+		w.prev = h
+	}
+	if head.Int64 > w.lastID {
+		w.lastID = head.Int64 // rows after the pruned ones were removed: the gap shows
+	}
+	return nil
+}
+
+// masker is the masker for now, with mcptray's secrets as Secrets last
+// gave them.
+func (w *writer) masker(ctx context.Context) *masker {
+	now := time.Now()
+	if w.l.secretsStale.Swap(false) || w.mask == nil || now.Sub(w.maskedAt) >= w.l.opts.SecretsEvery {
+		var known []string
+		if w.l.opts.Secrets != nil {
+			sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			known = w.l.opts.Secrets(sctx)
+			cancel()
+		}
+		w.mask, w.maskedAt = newMasker(known), now
+	}
+	return w.mask
+}
+
+// entry makes the row of it, its arguments shaped or masked.
+func (w *writer) entry(it item, m *masker, keep bool) Entry {
+	if t := it.trust; t != nil {
+		return Entry{Time: t.Time, Kind: KindTrust, Action: TrustAction(clip(string(t.Action), maxName)),
+			Target: clip(m.text(t.Target), maxName), Detail: clip(m.text(t.Detail), maxReason)}
+	}
+	c := it.call
+	e := Entry{Time: c.Time, Kind: KindCall, App: clip(m.text(c.App), maxName), Face: c.Face,
+		Server: clip(c.Server, maxName), Tool: clip(c.Tool, maxName), Duration: c.Duration,
+		Outcome: c.Outcome, Reason: clip(m.text(c.Reason), maxReason), Decision: c.Decision, ResultSize: c.ResultSize}
+	if keep {
+		if a := keptOf(c.Arguments, m); len(a) <= maxKept {
+			e.Arguments, e.ArgumentsKept = a, true
+			return e
+		}
+	}
+	e.Arguments = clip(shapeOf(c.Arguments, m), maxKept)
+	return e
+}
+
+// clip cuts s to at most n bytes, at a character's start.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// write writes batch in one transaction, each row chained to the one
+// before. When that fails (another process wrote rows meanwhile: a
+// command run while no mcptray ran), it reads where the chain stands and
+// tries once more.
+func (w *writer) write(ctx context.Context, batch []item) {
+	err := w.tryWrite(ctx, batch)
+	if err != nil {
+		if lerr := w.load(ctx); lerr == nil {
+			err = w.tryWrite(ctx, batch)
+		}
+	}
+	if err != nil {
+		w.l.log.Warn("activity: writing the record", "rows", len(batch), "err", err)
+	}
+}
+
+// tryWrite writes batch in one transaction.
+func (w *writer) tryWrite(ctx context.Context, batch []item) error {
+	m := w.masker(ctx)
+	keep := w.l.Settings().KeepArguments
+	lastID, prev := w.lastID, w.prev
+	err := func() error {
+		tx, err := w.l.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		// The chain goes on from the newest row, whoever wrote it: a
+		// command run while no mcptray ran may have (the transaction
+		// holds the write lock from here). A newest row older than the
+		// one this writer wrote last means rows were removed: the gap
+		// stays, for Verify to see.
+		var id int64
+		var hash []byte
+		switch err := tx.QueryRowContext(ctx, `SELECT id, hash FROM activity ORDER BY id DESC LIMIT 1`).Scan(&id, &hash); {
+		case err == nil:
+			if id > lastID {
+				lastID, prev = id, hash
+			}
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+		st, err := tx.PrepareContext(ctx, `INSERT INTO activity (`+columns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, it := range batch {
+			e := w.entry(it, m, keep)
+			lastID++
+			e.ID, e.prev = lastID, prev
+			e.hash = hashOf(prev, &e)
+			if _, err := st.ExecContext(ctx, e.ID, e.Time.UnixNano(), e.Kind, e.App, e.Face, e.Server, e.Tool, int64(e.Duration),
+				e.Outcome, e.Reason, e.Decision, e.ResultSize, e.Arguments, e.ArgumentsKept, e.Action, e.Target, e.Detail,
+				e.prev, e.hash); err != nil {
+				return err
+			}
+			prev = e.hash
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)`, metaHead, lastID); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}()
+	if err != nil {
+		return err
+	}
+	w.lastID, w.prev = lastID, bytes.Clone(prev)
+	return nil
+}

@@ -1,0 +1,41 @@
+package control
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/mcptray/mcptray/core/config"
+)
+
+// ActivityBackend is the part of Backend that the activity record's
+// settings' routes serve. The record itself is read from its file
+// (core/activity, read-only), not through here.
+type ActivityBackend interface {
+	ActivitySettings(ctx context.Context) (config.ActivitySettings, error)
+	SetActivitySettings(ctx context.Context, s config.ActivitySettings) error
+}
+
+// activityRoutes serves GET and POST /v1/activity/settings.
+func (s *Endpoint) activityRoutes(mux *http.ServeMux) {
+	ab := s.Backend
+	mux.HandleFunc("GET /v1/activity/settings", func(w http.ResponseWriter, r *http.Request) {
+		st, err := ab.ActivitySettings(r.Context())
+		reply(w, st, err)
+	})
+	handleJSON(mux, "activity/settings", func(ctx context.Context, req config.ActivitySettings) (struct{}, error) {
+		return struct{}{}, ab.SetActivitySettings(ctx, req)
+	})
+}
+
+// ActivitySettings returns the activity record's settings.
+func (c *Client) ActivitySettings(ctx context.Context) (config.ActivitySettings, error) {
+	var st config.ActivitySettings
+	err := c.do(ctx, http.MethodGet, "activity/settings", nil, &st)
+	return st, err
+}
+
+// SetActivitySettings keeps the activity record's settings in mcptray's
+// config and applies them.
+func (c *Client) SetActivitySettings(ctx context.Context, st config.ActivitySettings) error {
+	return c.do(ctx, http.MethodPost, "activity/settings", st, nil)
+}

@@ -1,0 +1,150 @@
+package service
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/joho/godotenv"
+
+	"github.com/mcptray/mcptray/core/activity"
+	"github.com/mcptray/mcptray/core/config"
+)
+
+// The activity record (core/activity) is opened by the running mcptray
+// (core/instance), which hands it to the service (UseActivity) and to the
+// gateway. The service records the person's trust decisions in it
+// (approvals, sign-ins and sign-outs, permission changes), keeps its
+// settings those of mcptray's config file, and tells it which values to
+// mask (ActivitySecrets).
+
+// UseActivity has the service record trust decisions in l, and keep l's
+// settings those of mcptray's config file; nil records nothing.
+func (s *Service) UseActivity(l *activity.Log) {
+	s.activity.Store(l)
+	s.followActivitySettings()
+}
+
+// activitySecretsChanged tells the record that the secrets it masks may
+// have changed.
+func (s *Service) activitySecretsChanged() {
+	s.activity.Load().SecretsChanged()
+}
+
+// recordTrust records a trust decision, when there is a record.
+func (s *Service) recordTrust(action activity.TrustAction, target, detail string) {
+	if l := s.activity.Load(); l != nil {
+		l.RecordTrust(activity.Trust{Time: s.opts.Now(), Action: action, Target: target, Detail: detail})
+	}
+}
+
+// followActivitySettings gives the record the settings mcptray's config
+// file holds now.
+func (s *Service) followActivitySettings() {
+	l := s.activity.Load()
+	if l == nil {
+		return
+	}
+	st, err := s.ActivitySettings(context.Background())
+	if err != nil {
+		s.log.Warn("reading the activity record's settings", "err", err)
+		return
+	}
+	if l.Settings() != toActivity(st) {
+		l.SetSettings(toActivity(st))
+	}
+}
+
+func toActivity(st config.ActivitySettings) activity.Settings {
+	return activity.Settings{KeepArguments: st.KeepArguments, Days: st.Days, MaxMB: st.MaxMB}
+}
+
+// ActivitySettings are the activity record's settings, as mcptray's config
+// file holds them (zero fields: the defaults).
+func (s *Service) ActivitySettings(ctx context.Context) (config.ActivitySettings, error) {
+	u, err := config.ReadUserFile(s.opts.Paths.UserFile())
+	if err != nil {
+		return config.ActivitySettings{}, wrapError(err)
+	}
+	st, err := u.ActivitySettings()
+	if err != nil {
+		return st, newError(Invalid, "%s: %v", s.opts.Paths.UserFile(), err)
+	}
+	return st, nil
+}
+
+// SetActivitySettings keeps the activity record's settings in mcptray's
+// config file, and applies them.
+func (s *Service) SetActivitySettings(ctx context.Context, st config.ActivitySettings) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	if err := st.Check(); err != nil {
+		return newError(Invalid, "%v", err)
+	}
+	if err := config.ModifyActivitySettings(s.opts.Paths.UserFile(), func(a *config.ActivitySettings) { *a = st }); err != nil {
+		return wrapError(err)
+	}
+	s.followActivitySettings()
+	return nil
+}
+
+// ActivitySecrets returns the values of the secrets mcptray keeps, for the
+// activity record to mask wherever they appear: every configured server's
+// environment (its env file's too) and header values, its OAuth client
+// secret and ${secret:NAME} values from the keychain, the identity
+// provider's client secret, and the gateway's token. They never leave the
+// process.
+func (s *Service) ActivitySecrets(ctx context.Context) []string {
+	var out []string
+	set := s.current()
+	for _, e := range slices.Concat(set.Servers, set.Suppressed) {
+		for _, v := range e.Env {
+			out = append(out, v)
+		}
+		for _, v := range e.Headers {
+			out = append(out, v)
+			if _, tok, ok := strings.Cut(v, " "); ok { // "Bearer TOKEN"
+				out = append(out, tok)
+			}
+		}
+		if e.EnvFile != "" {
+			if vars, err := godotenv.Read(e.EnvFile); err == nil {
+				for _, v := range vars {
+					out = append(out, v)
+				}
+			}
+		}
+		if e.OAuth != nil && e.OAuth.ClientSecret != "" {
+			out = append(out, e.OAuth.ClientSecret)
+		}
+		for _, name := range e.SecretNames() {
+			if v, err := s.readSecret(ctx, &e.Server, name); err == nil && v != "" {
+				out = append(out, v)
+			}
+		}
+	}
+	if p := set.IdentityProvider; p != nil && p.ClientSecret != "" {
+		out = append(out, p.ClientSecret)
+	}
+	if v, err := s.opts.Store.Get(ctx, gatewayTokenKey); err == nil && len(v) > 0 {
+		out = append(out, string(v))
+	}
+	return out
+}
+
+// trustOf is the trust decision of an approval.
+func trustOf(d config.Approval) activity.TrustAction {
+	if d == config.Approved {
+		return activity.Approved
+	}
+	return activity.Denied
+}
+
+// permissionWord is a permission as the record says it.
+func permissionWord(p config.Permission) string {
+	if p == "" {
+		return "default"
+	}
+	return string(p)
+}
