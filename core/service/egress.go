@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 
+	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/egress"
 	"github.com/mcptray/mcptray/core/sandbox"
@@ -78,6 +79,7 @@ func (s *Service) rememberHost(server, dest string) error {
 	if err != nil {
 		return err
 	}
+	s.recordTrust(activity.SandboxAllowance, server, "reach "+dest)
 	s.reload()
 	return nil
 }

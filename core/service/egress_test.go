@@ -13,6 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/egress"
 	"github.com/mcptray/mcptray/core/sandbox"
@@ -68,6 +69,12 @@ func TestEgressAskedDeniedAllowed(t *testing.T) {
 			}
 		}
 	})
+	record, err := activity.Open(t.Context(), activity.Options{Path: h.paths.ActivityFile()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer record.Close()
+	s.UseActivity(record)
 	snap := waitFor(t, s, "web connected", func(snap Snapshot) bool { return state(snap, "web") == conn.Connected })
 	sv, _ := snap.Find("web")
 	since := sv.Since
@@ -135,6 +142,23 @@ func TestEgressAskedDeniedAllowed(t *testing.T) {
 	case q := <-questions:
 		t.Errorf("asked again: %+v", q)
 	default:
+	}
+
+	// Both allowances are trust decisions in the activity record.
+	if err := record.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := record.Query(t.Context(), activity.Filter{Kind: activity.KindTrust, Oldest: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range rows {
+		got = append(got, string(e.Action)+" "+e.Target+" "+e.Detail)
+	}
+	want := []string{"sandbox-allow web reach " + first, "sandbox-allow web reach " + second}
+	if !slices.Equal(got, want) {
+		t.Errorf("trust decisions %q, want %q", got, want)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/pins"
 	"github.com/mcptray/mcptray/core/sanitize"
@@ -446,12 +447,18 @@ func (s *Service) AcceptTools(ctx context.Context, server string, names []string
 	for i, t := range info.Tools {
 		defs[i] = pins.FromTool(t)
 	}
-	var missing []string
+	var missing, accepted []string
 	s.pins.mu.Lock()
 	prompts := s.pins.prompts[name]
 	err = store.Update(name, func(sv *pins.Server, _ bool) bool {
 		changes := pins.Compare(sv.Tools, defs)
 		next, toolsMissing := pins.Accept(sv.Tools, changes, names)
+		accepted = accepted[:0]
+		for _, ch := range changes {
+			if ch.Held() && (len(names) == 0 || slices.Contains(names, ch.Name) || (ch.Was != "" && slices.Contains(names, ch.Was))) {
+				accepted = append(accepted, ch.Name)
+			}
+		}
 		var promptChanges []pins.Change
 		if sv.PromptsPinned {
 			promptChanges = pins.Compare(sv.Prompts, prompts.seen)
@@ -488,6 +495,9 @@ func (s *Service) AcceptTools(ctx context.Context, server string, names []string
 	}
 	if len(missing) > 0 {
 		return Server{}, newError(NotFound, "%s holds no changed tool called %s; `mcptray review %s` lists them", sanitize.Line(name), sanitize.Line(strings.Join(missing, ", ")), sanitize.Line(name))
+	}
+	for _, tool := range accepted {
+		s.recordTrust(activity.ToolChangeAccept, tool+" ("+name+")", "")
 	}
 	s.notices.Publish(struct{}{})
 	snap, err := s.Snapshot(ctx)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/pins"
 	"github.com/mcptray/mcptray/test/mcpserver"
@@ -76,6 +77,12 @@ func TestPinsHoldChanges(t *testing.T) {
 	}})
 	s := h.start(false)
 	ctx := context.Background()
+	record, err := activity.Open(ctx, activity.Options{Path: h.paths.ActivityFile()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer record.Close()
+	s.UseActivity(record)
 	snap := waitFor(t, s, "weather to connect", func(s Snapshot) bool { return state(s, "weather") == conn.Connected })
 	sv, _ := snap.Find("weather")
 	if !slices.Contains(toolNames(sv), "get_weather") || sv.Review.Summary() != "" {
@@ -132,6 +139,16 @@ func TestPinsHoldChanges(t *testing.T) {
 	}
 	if !accepted.Review.Flagged("get_weather") {
 		t.Error("an accepted flagged tool is no longer marked")
+	}
+	if err := record.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	trust, err := record.Query(ctx, activity.Filter{Kind: activity.KindTrust})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trust) != 1 || trust[0].Action != activity.ToolChangeAccept || trust[0].Target != "get_weather (weather)" {
+		t.Errorf("the activity record's trust decisions: %+v; want the accepted get_weather", trust)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)

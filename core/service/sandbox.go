@@ -2,11 +2,13 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/egress"
@@ -210,8 +212,25 @@ func (s *Service) ChangeSandbox(ctx context.Context, c SandboxChange) error {
 	if err != nil {
 		return wrapError(err)
 	}
+	if c.Allow {
+		s.recordTrust(activity.SandboxAllowance, e.Name, sandboxWords(c, path, host))
+	}
 	s.reload()
 	return nil
+}
+
+// sandboxWords says what an allowance lets a server do, after "you let
+// SERVER ".
+func sandboxWords(c SandboxChange, path, host string) string {
+	switch {
+	case c.Read != "":
+		return "read " + path
+	case c.Write != "":
+		return "read and change " + path
+	case c.Host != "":
+		return "reach " + host
+	}
+	return fmt.Sprintf("connect to port %d", c.Port)
 }
 
 // SetSandbox turns a server's sandbox on or off; off, it runs with every
@@ -229,6 +248,9 @@ func (s *Service) SetSandbox(ctx context.Context, name string, on bool) error {
 	}
 	if err := config.ModifySandbox(s.opts.Paths.UserFile(), e.Name, func(st *sandbox.Settings) { st.Off = !on }); err != nil {
 		return wrapError(err)
+	}
+	if !on {
+		s.recordTrust(activity.SandboxAllowance, e.Name, "run without a sandbox")
 	}
 	s.reload()
 	return nil
