@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -28,7 +29,40 @@ func TestMain(m *testing.M) {
 			os.Exit(0)
 		}
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// built is cmd/mcptray-sandbox, built once for the tests that need it.
+var built struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// launchers are the two launchers a server starts through: this test
+// binary as mcptray sandbox-exec (Launch, in Go), and cmd/mcptray-sandbox,
+// which does the work in C before Go's runtime starts (where cgo builds
+// it).
+func launchers(t *testing.T) map[string]string {
+	t.Helper()
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "mcptray-sandbox"); built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, "mcptray-sandbox")
+		cmd := exec.Command("go", "build", "-o", built.path, "./cmd/mcptray-sandbox")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("building cmd/mcptray-sandbox: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return map[string]string{"go": mustExe(t), "c": built.path}
 }
 
 func outcome(err error) string {
@@ -65,13 +99,10 @@ func probe(a string) error {
 
 // runProbe runs the probe in p through the launcher and returns each
 // try's outcome.
-func runProbe(t *testing.T, p Policy, tries ...string) map[string]string {
+func runProbe(t *testing.T, launcher string, p Policy, tries ...string) map[string]string {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path, argv, env, err := Command(self, p, self, append([]string{"probe", "probe"}, tries...), os.Environ())
+	self := mustExe(t)
+	path, argv, env, err := Command(launcher, p, self, append([]string{"probe", "probe"}, tries...), os.Environ())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,14 +211,18 @@ func TestLandlockRefuses(t *testing.T) {
 	for k := range want {
 		tries = append(tries, k)
 	}
-	got := runProbe(t, w.policy, tries...)
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("%s: %s, want %s", k, got[k], v)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(w.home, "planted")); err == nil {
-		t.Error("the server wrote in the home")
+	for name, launcher := range launchers(t) {
+		t.Run(name, func(t *testing.T) {
+			got := runProbe(t, launcher, w.policy, tries...)
+			for k, v := range want {
+				if got[k] != v {
+					t.Errorf("%s: %s, want %s", k, got[k], v)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(w.home, "planted")); err == nil {
+				t.Error("the server wrote in the home")
+			}
+		})
 	}
 }
 
@@ -195,12 +230,16 @@ func TestLandlockRefuses(t *testing.T) {
 // are still protected, and the words say so.
 func TestLandlockNoProxy(t *testing.T) {
 	w := newWorld(t, false)
-	got := runProbe(t, w.policy, "connect:"+strconv.Itoa(w.refusedPort), "read:"+filepath.Join(w.home, ".ssh", "id_ed25519"))
-	if got["connect:"+strconv.Itoa(w.refusedPort)] != "ok" {
-		t.Errorf("with no proxy, a connection was %s", got["connect:"+strconv.Itoa(w.refusedPort)])
-	}
-	if got["read:"+filepath.Join(w.home, ".ssh", "id_ed25519")] != "refused" {
-		t.Errorf("with no proxy, ~/.ssh was readable")
+	for name, launcher := range launchers(t) {
+		t.Run(name, func(t *testing.T) {
+			got := runProbe(t, launcher, w.policy, "connect:"+strconv.Itoa(w.refusedPort), "read:"+filepath.Join(w.home, ".ssh", "id_ed25519"))
+			if got["connect:"+strconv.Itoa(w.refusedPort)] != "ok" {
+				t.Errorf("with no proxy, a connection was %s", got["connect:"+strconv.Itoa(w.refusedPort)])
+			}
+			if got["read:"+filepath.Join(w.home, ".ssh", "id_ed25519")] != "refused" {
+				t.Errorf("with no proxy, ~/.ssh was readable")
+			}
+		})
 	}
 	if l := Protection(w.policy); !l.Files || l.Network || !strings.Contains(l.Words, "network open") {
 		t.Errorf("Protection = %+v", l)
@@ -219,12 +258,16 @@ func TestLandlockSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := runProbe(t, p, "read:"+filepath.Join(w.outside, "notes"), "write:"+filepath.Join(w.outside, "x"), "connect:"+strconv.Itoa(w.refusedPort))
 	want := map[string]string{"read:" + filepath.Join(w.outside, "notes"): "ok", "write:" + filepath.Join(w.outside, "x"): "refused", "connect:" + strconv.Itoa(w.refusedPort): "ok"}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("%s: %s, want %s", k, got[k], v)
-		}
+	for name, launcher := range launchers(t) {
+		t.Run(name, func(t *testing.T) {
+			got := runProbe(t, launcher, p, "read:"+filepath.Join(w.outside, "notes"), "write:"+filepath.Join(w.outside, "x"), "connect:"+strconv.Itoa(w.refusedPort))
+			for k, v := range want {
+				if got[k] != v {
+					t.Errorf("%s: %s, want %s", k, got[k], v)
+				}
+			}
+		})
 	}
 }
 
@@ -234,26 +277,63 @@ func TestLaunchKeepsProcess(t *testing.T) {
 	if ABI() < 1 {
 		t.Skip("no Landlock")
 	}
-	path, argv, env, err := Command(mustExe(t), Policy{Read: []string{"/"}}, "/bin/sh", []string{"sh", "-c", `echo $$; env`}, []string{"PATH=/usr/bin:/bin"})
-	if err != nil {
-		t.Fatal(err)
+	for name, launcher := range launchers(t) {
+		t.Run(name, func(t *testing.T) {
+			path, argv, env, err := Command(launcher, Policy{Read: []string{"/"}}, "/bin/sh", []string{"sh", "-c", `echo $$; env`}, []string{"PATH=/usr/bin:/bin"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := &exec.Cmd{Path: path, Args: argv, Env: env}
+			var out bytes.Buffer
+			cmd.Stdout = &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pid := cmd.Process.Pid
+			if err := cmd.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			first, rest, _ := strings.Cut(out.String(), "\n")
+			if first != strconv.Itoa(pid) {
+				t.Errorf("the server ran as pid %s, the launcher was %d", first, pid)
+			}
+			if strings.Contains(rest, policyEnv) {
+				t.Errorf("the policy reached the server's environment:\n%s", rest)
+			}
+		})
 	}
-	cmd := &exec.Cmd{Path: path, Args: argv, Env: env}
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+}
+
+// TestLaunchRefusesToRun: a program the sandbox does not let it run, and
+// one that is not there, end the launcher with 126 and 127 and words,
+// never with the program run unrestricted.
+func TestLaunchRefusesToRun(t *testing.T) {
+	if ABI() < 1 {
+		t.Skip("no Landlock")
 	}
-	pid := cmd.Process.Pid
-	if err := cmd.Wait(); err != nil {
-		t.Fatal(err)
-	}
-	first, rest, _ := strings.Cut(out.String(), "\n")
-	if first != strconv.Itoa(pid) {
-		t.Errorf("the server ran as pid %s, the launcher was %d", first, pid)
-	}
-	if strings.Contains(rest, policyEnv) {
-		t.Errorf("the policy reached the server's environment:\n%s", rest)
+	for name, launcher := range launchers(t) {
+		t.Run(name, func(t *testing.T) {
+			for _, tc := range []struct {
+				program string
+				code    int
+				words   string
+			}{
+				{"/bin/true", 126, "its sandbox does not let it run /bin/true"},
+				{"/nonexistent/server", 127, "running /nonexistent/server"},
+			} {
+				path, argv, env, err := Command(launcher, Policy{Read: []string{"/etc"}}, tc.program, []string{"server"}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var errOut bytes.Buffer
+				cmd := &exec.Cmd{Path: path, Args: argv, Env: env, Stderr: &errOut}
+				err = cmd.Run()
+				var exit *exec.ExitError
+				if !errors.As(err, &exit) || exit.ExitCode() != tc.code || !strings.Contains(errOut.String(), tc.words) {
+					t.Errorf("%s: %v, %q; want exit %d saying %q", tc.program, err, errOut.String(), tc.code, tc.words)
+				}
+			}
+		})
 	}
 }
 

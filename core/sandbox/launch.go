@@ -1,10 +1,11 @@
 package sandbox
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -19,12 +20,64 @@ const LauncherArg = "sandbox-exec"
 // launcher reads it without a system call.
 const policyEnv = "MCPTRAY_SANDBOX_POLICY"
 
+// The policy travels as lines a few lines of C can read too (the
+// launcher's program does its work in C, before Go's runtime starts, see
+// its cmd/mcptray-sandbox): "r PATH" to read, "w PATH" to write, "t" to
+// limit TCP to the "p PORT" lines. A path with a line break in it cannot
+// be written so, and is refused.
+const policyMagic = "mcptray-sandbox 1"
+
 func encode(p Policy) (string, error) {
-	b, err := json.Marshal(p)
-	if err != nil {
-		return "", fmt.Errorf("encoding its sandbox: %w", err)
+	var b strings.Builder
+	b.WriteString(policyMagic + "\n")
+	for _, l := range []struct {
+		kind  string
+		paths []string
+	}{{"r", p.Read}, {"w", p.Write}} {
+		for _, path := range l.paths {
+			if strings.ContainsAny(path, "\n\x00") || path == "" {
+				return "", fmt.Errorf("encoding its sandbox: the path %q cannot be given to the launcher", path)
+			}
+			b.WriteString(l.kind + " " + path + "\n")
+		}
 	}
-	return string(b), nil
+	if p.RestrictTCP {
+		b.WriteString("t\n")
+	}
+	for _, port := range p.Ports {
+		fmt.Fprintf(&b, "p %d\n", port)
+	}
+	return b.String(), nil
+}
+
+// decode reads what encode wrote: the part of the policy the launcher
+// applies.
+func decode(s string) (Policy, error) {
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	if len(lines) == 0 || lines[0] != policyMagic {
+		return Policy{}, errors.New("it does not start with " + policyMagic)
+	}
+	var p Policy
+	for _, l := range lines[1:] {
+		kind, arg, _ := strings.Cut(l, " ")
+		switch kind {
+		case "r":
+			p.Read = append(p.Read, arg)
+		case "w":
+			p.Write = append(p.Write, arg)
+		case "t":
+			p.RestrictTCP = true
+		case "p":
+			port, err := strconv.Atoi(arg)
+			if err != nil || port < 0 || port > 65535 {
+				return Policy{}, fmt.Errorf("%q is not a port", arg)
+			}
+			p.Ports = append(p.Ports, port)
+		default:
+			return Policy{}, fmt.Errorf("unknown line %q", l)
+		}
+	}
+	return p, nil
 }
 
 // Launch is the launcher (mcptray sandbox-exec): args are what follows
@@ -46,8 +99,8 @@ func Launch(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcptray %s: no sandbox policy was given (it is mcptray's own launcher, not a command)\n", LauncherArg)
 		return 2
 	}
-	var p Policy
-	if err := json.Unmarshal([]byte(raw), &p); err != nil {
+	p, err := decode(raw)
+	if err != nil {
 		fmt.Fprintf(stderr, "mcptray %s: the sandbox policy is not valid: %v\n", LauncherArg, err)
 		return 2
 	}
@@ -57,7 +110,7 @@ func Launch(args []string, stderr io.Writer) int {
 			env = append(env, kv)
 		}
 	}
-	err := execLaunched(p, args[0], args[1:], env)
+	err = execLaunched(p, args[0], args[1:], env)
 	fmt.Fprintf(stderr, "mcptray: %v\n", err)
 	if strings.Contains(err.Error(), "sandbox") {
 		return 126
