@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -343,4 +344,49 @@ func mustExe(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return self
+}
+
+// TestProgramBesideHome: a program whose folder also holds the home (a
+// program in /tmp/x, the home /tmp/x/home) runs, though its folder is not
+// given: the home would come with it.
+func TestProgramBesideHome(t *testing.T) {
+	if ABI() < 1 {
+		t.Skip("no Landlock")
+	}
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	program := filepath.Join(root, "true")
+	orig, err := os.ReadFile("/bin/true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(program, orig, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Default(Input{Program: program, Home: home, DataDir: filepath.Join(home, ".config", "mcptray", "servers", "x"), Env: []string{"PATH=/usr/bin:/bin"}})
+	if err == nil {
+		err = p.Prepare()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(p.Read, root) {
+		t.Fatalf("the program's folder, which holds the home, is readable: %q", p.Read)
+	}
+	for name, launcher := range launchers(t) {
+		t.Run(name, func(t *testing.T) {
+			path, argv, env, err := Command(launcher, p, program, []string{"true"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var errOut bytes.Buffer
+			cmd := &exec.Cmd{Path: path, Args: argv, Env: env, Stderr: &errOut}
+			if err := cmd.Run(); err != nil {
+				t.Errorf("the program did not run: %v\n%s", err, errOut.String())
+			}
+		})
+	}
 }

@@ -199,9 +199,12 @@ func Default(in Input) (Policy, error) {
 			b.read(d)
 		}
 	}
-	b.read(b.installFolder(in.Program))
+	// The program itself, whatever its folder: a folder that holds the
+	// home (a program in /tmp/x beside a home in /tmp/x/home) is not
+	// given, but the program still runs.
+	b.read(b.installFolder(in.Program), in.Program)
 	if real, err := filepath.EvalSymlinks(in.Program); err == nil && real != in.Program {
-		b.read(b.installFolder(real))
+		b.read(b.installFolder(real), real)
 	}
 	for _, a := range in.Args {
 		b.arg(a)
