@@ -30,6 +30,7 @@ GOCACHE=$(go env GOCACHE)
 export GOMODCACHE GOCACHE
 mkdir -p "$out"
 go build -o bin/mcptray .
+go build -o bin/mcptray-sandbox ./core/sandbox/cmd/mcptray-sandbox
 go build -o bin/sniwatcher ./tray/sniwatcher/cmd/sniwatcher
 go build -o bin/mcp-testserver ./test/mcpserver/cmd/mcp-testserver
 
