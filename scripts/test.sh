@@ -67,7 +67,7 @@ fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcptray-test.XXXXXX")
 crossvet=""
-trap '[ -z "$crossvet" ] || kill "$crossvet" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap '[ -z "$crossvet" ] || kill "$crossvet" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
 # The packages that build without cgo are vetted for macOS and Windows too,
 # so a mistake behind a build tag shows here. (The tray needs cgo on macOS,
