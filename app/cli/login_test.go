@@ -375,3 +375,26 @@ func TestLoginJWTBearer(t *testing.T) {
 		t.Error("no sign-in in the keychain after login")
 	}
 }
+
+// TestCallSignInRecorded: a sign-in that mcptray call sets off itself, with
+// no mcptray running, is in the activity record as login's is.
+func TestCallSignInRecorded(t *testing.T) {
+	t.Parallel()
+	authserver.RequireSessionBus(t)
+	h, _ := signInHome(t)
+	t.Cleanup(func() { h.run("logout", "remote") })
+	if out := h.must("call", "remote", "echo", `{"text":"hi"}`); !strings.Contains(out, "hi") {
+		t.Fatalf("call printed %q", out)
+	}
+	var decisions []string
+	for _, line := range strings.Split(strings.TrimSpace(h.must("activity", "--json")), "\n") {
+		var e activity.Entry
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("activity --json: %q: %v", line, err)
+		}
+		decisions = append(decisions, string(e.Action)+" "+e.Target)
+	}
+	if !slices.Equal(decisions, []string{"sign-in remote"}) {
+		t.Errorf("the activity record holds %q; want the call's sign-in", decisions)
+	}
+}
