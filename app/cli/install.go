@@ -112,7 +112,7 @@ func runInstall(ctx context.Context, c *cmdContext, args []string) error {
 		return err
 	}
 	defer done()
-	res, err := b.Add(ctx, service.AddRequest{Name: name, Entry: plan.Entry(), Secrets: plan.Secrets})
+	res, err := b.Add(ctx, service.AddRequest{Name: name, Entry: plan.Entry(), Secrets: plan.Secrets, Registry: d})
 	if err != nil {
 		return err
 	}

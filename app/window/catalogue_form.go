@@ -303,7 +303,7 @@ func (v *window) installChosen(c *catalogueView, f *installForm) {
 	f.problem.Hide()
 	f.relayout()
 	f.install.Disable()
-	req := service.AddRequest{Name: f.name.Text, Entry: plan.Entry(), Secrets: plan.Secrets}
+	req := service.AddRequest{Name: f.name.Text, Entry: plan.Entry(), Secrets: plan.Secrets, Registry: &o.detail}
 	go func() {
 		res, err := v.b.Add(v.ctx, req)
 		if v.ctx.Err() != nil {

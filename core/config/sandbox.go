@@ -100,31 +100,35 @@ func (u *UserFile) SandboxSettings() (map[string]sandbox.Settings, error) {
 // mcptray's config file at path; a running mcptray restarts the server with
 // them.
 func ModifySandbox(path, server string, fn func(*sandbox.Settings)) error {
-	return ModifyUserFile(path, func(u *UserFile) error {
-		m, err := u.SandboxSettings()
-		if err != nil {
-			return err
-		}
-		s := m[server]
-		fn(&s)
-		s.Read, s.Write, s.Hosts, s.Ports = slices.Clip(s.Read), slices.Clip(s.Write), slices.Clip(s.Hosts), slices.Clip(s.Ports)
-		if s.Empty() {
-			delete(m, server)
-		} else {
-			m[server] = s
-		}
-		if len(m) == 0 {
-			delete(u.rest, sandboxKey)
-			return nil
-		}
-		b, err := json.Marshal(m)
-		if err != nil {
-			return err
-		}
-		if u.rest == nil {
-			u.rest = map[string]json.RawMessage{}
-		}
-		u.rest[sandboxKey] = b
+	return ModifyUserFile(path, func(u *UserFile) error { return u.ChangeSandbox(server, fn) })
+}
+
+// ChangeSandbox changes the person's sandbox settings of server in u; fn
+// may also empty them, and then they go.
+func (u *UserFile) ChangeSandbox(server string, fn func(*sandbox.Settings)) error {
+	m, err := u.SandboxSettings()
+	if err != nil {
+		return err
+	}
+	s := m[server]
+	fn(&s)
+	s.Read, s.Write, s.Hosts, s.Ports = slices.Clip(s.Read), slices.Clip(s.Write), slices.Clip(s.Hosts), slices.Clip(s.Ports)
+	if s.Empty() {
+		delete(m, server)
+	} else {
+		m[server] = s
+	}
+	if len(m) == 0 {
+		delete(u.rest, sandboxKey)
 		return nil
-	})
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	if u.rest == nil {
+		u.rest = map[string]json.RawMessage{}
+	}
+	u.rest[sandboxKey] = b
+	return nil
 }

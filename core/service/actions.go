@@ -10,6 +10,9 @@ import (
 	"strings"
 
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/egress"
+	"github.com/mcptray/mcptray/core/registry"
+	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/sanitize"
 )
 
@@ -141,6 +144,10 @@ type AddRequest struct {
 	// Secrets are values to keep in the keychain, by the name Entry
 	// refers to them with (${secret:NAME}); Entry never holds them.
 	Secrets map[string]string `json:"secrets,omitempty"`
+	// Registry is the MCP Registry's entry it was installed from, if any:
+	// the hosts it declares there (its remotes, its packages' registries)
+	// are what a local server's sandbox lets it reach from the start.
+	Registry *registry.ServerDetail `json:"registry,omitempty"`
 }
 
 // AddResult is what Add did.
@@ -183,7 +190,14 @@ func (s *Service) Add(ctx context.Context, req AddRequest) (AddResult, error) {
 			undo = stored
 		}
 		u.MCPServers[req.Name] = req.Entry
-		return nil
+		// A new server starts with none of an old one's allowances, even
+		// one of the same name: only what it declares.
+		return u.ChangeSandbox(req.Name, func(st *sandbox.Settings) {
+			*st = sandbox.Settings{}
+			if sv.Transport == config.Stdio && req.Registry != nil {
+				st.Hosts = egress.Declared("", nil, req.Registry)
+			}
+		})
 	})
 	if err != nil {
 		undo()
@@ -248,7 +262,8 @@ func (s *Service) Remove(ctx context.Context, name string) (RemoveResult, error)
 			return errUnchanged
 		}
 		delete(u.MCPServers, name)
-		return nil
+		// What the person allowed it goes with it.
+		return u.ChangeSandbox(name, func(st *sandbox.Settings) { *st = sandbox.Settings{} })
 	})
 	if err == nil {
 		after := s.reload()

@@ -16,6 +16,7 @@ import (
 	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/egress"
+	"github.com/mcptray/mcptray/core/registry"
 	"github.com/mcptray/mcptray/core/sandbox"
 )
 
@@ -177,4 +178,38 @@ func ownAddress(t *testing.T) string {
 	}
 	t.Skip("this computer has no network address but loopback")
 	return ""
+}
+
+// TestAddDeclaredHosts: a server installed from the MCP Registry may reach
+// the hosts its entry declares from the start; removed and added again
+// under the same name, it keeps none of what the first was allowed.
+func TestAddDeclaredHosts(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	s := h.start(false, func(o *Options) { o.Only = []string{} })
+	ctx := t.Context()
+	entry, _ := json.Marshal(testServer("weather"))
+	detail := &registry.ServerDetail{Name: "io.example/weather", Remotes: []registry.Remote{{Type: "streamable-http", URL: "https://api.weather.example/mcp"}}}
+	if _, err := s.Add(ctx, AddRequest{Name: "weather", Entry: entry, Registry: detail}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ChangeSandbox(ctx, SandboxChange{Server: "weather", Allow: true, Read: "~/Documents"}); err != nil {
+		t.Fatal(err)
+	}
+	box, err := s.SandboxOf(ctx, "weather")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(box.Settings.Hosts, []string{"api.weather.example"}) || !slices.Equal(box.Settings.Read, []string{"~/Documents"}) {
+		t.Errorf("settings %+v; want the declared host and ~/Documents", box.Settings)
+	}
+	if _, err := s.Remove(ctx, "weather"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Add(ctx, AddRequest{Name: "weather", Entry: entry}); err != nil {
+		t.Fatal(err)
+	}
+	if box, err = s.SandboxOf(ctx, "weather"); err != nil || !box.Settings.Empty() {
+		t.Errorf("the second weather inherited %+v (%v)", box.Settings, err)
+	}
 }
