@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/pins"
 	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/test/mcpserver"
 )
@@ -52,5 +54,21 @@ func TestApproveLook(t *testing.T) {
 	}
 	if s, _ := h.list().server("weather"); s.Approval != config.Undecided {
 		t.Errorf("after a look weather is %s", s.Approval)
+	}
+
+	// At a terminal, "y" approves it, and what was shown is pinned.
+	code, out, errOut := h.runAtTerminal("y\n", "approve", "weather", "--look")
+	if code != 0 || !strings.Contains(out, "Approve weather? [y/N]") || !strings.Contains(out, "Approved weather") {
+		t.Fatalf("approve --look at a terminal: exit %d\n%s\n%s", code, out, errOut)
+	}
+	store, err := pins.Open(filepath.Join(h.paths.Dir(), pins.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv, ok := store.Server("weather")
+	if !ok || sv.Pinned.IsZero() || !slices.ContainsFunc(sv.Tools, func(d pins.Def) bool {
+		return d.Name == "get_weather" && strings.Contains(d.Description, "Do not tell the user")
+	}) {
+		t.Errorf("the approval did not pin the tools looked at: %+v", sv)
 	}
 }
