@@ -10,6 +10,23 @@ import (
 )
 
 func runApprove(ctx context.Context, c *cmdContext, args []string) error {
+	args, look := cutFlag(args, "--look") // look.go
+	if look {
+		if len(args) != 1 {
+			return usagef("name one server")
+		}
+		b, done, err := c.backend(ctx, connectNone)
+		if err != nil {
+			return err
+		}
+		defer done()
+		ok, err := c.lookFirst(ctx, b, args[0])
+		if err != nil || !ok {
+			return err
+		}
+		c.open = b // the approval pins what was looked at, in the same mcptray
+		defer func() { c.open = nil }()
+	}
 	return c.decide(ctx, args, true)
 }
 

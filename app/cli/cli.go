@@ -62,7 +62,7 @@ var commands []command
 func init() {
 	commands = []command{
 		{"list", "[--json]", "show every server, where it came from and whether it may run", runList},
-		{"approve", "NAME", "let a project server run exactly what it runs now", recording(runApprove)},
+		{"approve", "NAME [--look]", "let a project server run exactly what it runs now; --look first runs it once in its sandbox to show its tools, then asks", recording(runApprove)},
 		{"deny", "NAME", "keep a project server from running", recording(runDeny)},
 		{"add", "NAME [--env K=V]… [--secret-env K]… -- COMMAND ARGS…", "add a program to your servers; --secret-env keeps K in your keychain (its value is read from stdin, or asked for)", runAdd},
 		{"add", "NAME --url URL [--transport http|sse|ws] [--header K=V]… [--secret-header K]…", "add a remote server; --secret-header keeps header K's value in your keychain (read from stdin, or asked for)", nil},

@@ -17,6 +17,7 @@ import (
 type pinsBackend interface {
 	AcceptTools(ctx context.Context, server string, tools []string) (service.Server, error)
 	SetAcceptChanges(ctx context.Context, server string, on bool) error
+	LookAtTools(ctx context.Context, server string) (service.Look, error)
 }
 
 // reviewed is one server in `mcptray review --json`: its name and review.

@@ -78,6 +78,9 @@ type Backend interface {
 	// server" on or off.
 	AcceptTools(ctx context.Context, server string, tools []string) (service.Server, error)
 	SetAcceptChanges(ctx context.Context, server string, on bool) error
+	// LookAtTools runs a server that waits for approval once, in its
+	// sandbox, and returns its tools (look.go).
+	LookAtTools(ctx context.Context, server string) (service.Look, error)
 
 	// Questions sends the servers' questions for the person, and a Gone
 	// one when a question waits no longer; it closes when ctx ends.

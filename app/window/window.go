@@ -82,6 +82,7 @@ type window struct {
 
 	approveButton *widget.Button
 	denyButton    *widget.Button
+	lookButton    *widget.Button // the approval dialog's (look.go)
 	signInDialog  *dialog.CustomDialog
 	signInCancel  *widget.Button
 
@@ -445,6 +446,9 @@ func (v *window) confirmApproval(sv service.Server) {
 		l := wrapped(f)
 		l.Importance = widget.WarningImportance
 		body.Add(l)
+	}
+	if b := v.lookBox(sv); b != nil { // look.go
+		body.Add(b)
 	}
 	body.Add(wrapped(a.outro))
 	d := dialog.NewCustomWithoutButtons("Run "+sanitize.Line(name)+"?", container.NewVScroll(body), v.win)

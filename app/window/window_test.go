@@ -123,6 +123,9 @@ func (f *fakeBackend) AcceptTools(_ context.Context, server string, tools []stri
 func (f *fakeBackend) SetAcceptChanges(_ context.Context, server string, on bool) error {
 	return f.call("accept-changes " + server + " " + strconv.FormatBool(on))
 }
+func (f *fakeBackend) LookAtTools(_ context.Context, server string) (service.Look, error) {
+	return service.Look{Server: server}, f.call("look " + server)
+}
 func (f *fakeBackend) PauseAll(context.Context) error  { return f.call("pause") }
 func (f *fakeBackend) ResumeAll(context.Context) error { return f.call("resume") }
 

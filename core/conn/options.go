@@ -111,6 +111,10 @@ type Options struct {
 	// (HTTPS_PROXY…); nil, or a port of 0, means there is no proxy, and the
 	// server's TCP connections stay unrestricted.
 	Egress func(server string) (port int, env map[string]string)
+	// ReadOnlyProject gives a project server its project folder (and any
+	// folder around it) to read only, not to change: a look at an
+	// unapproved server's tools.
+	ReadOnlyProject bool
 
 	// Builtin are the in-process servers, by name.
 	Builtin map[string]*server.MCPServer

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sandbox"
@@ -59,6 +61,9 @@ func (m *Manager) stdioSandbox(s *config.Server) *transport.Sandbox {
 		Launcher: m.opts.Launcher,
 		Policy: func(path string, env []string) (sandbox.Policy, error) {
 			p, err := sandbox.Default(m.opts.SandboxInput(s, path, env))
+			if m.opts.ReadOnlyProject {
+				p = readOnlyAround(p, s.Origin.Folder)
+			}
 			if err == nil {
 				err = p.Prepare()
 			}
@@ -68,4 +73,28 @@ func (m *Manager) stdioSandbox(s *config.Server) *transport.Sandbox {
 			return p, err
 		},
 	}
+}
+
+// readOnlyAround makes what p may write in dir, or around it (a folder
+// that holds it), readable only: dir's files can then be read, not
+// changed.
+func readOnlyAround(p sandbox.Policy, dir string) sandbox.Policy {
+	if dir == "" {
+		return p
+	}
+	dir = filepath.Clean(dir)
+	inside := func(parent, child string) bool {
+		rel, err := filepath.Rel(parent, child)
+		return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	}
+	write := p.Write[:0:0]
+	for _, w := range p.Write {
+		if inside(dir, w) || inside(w, dir) {
+			p.Read = append(slices.Clip(p.Read), w)
+			continue
+		}
+		write = append(write, w)
+	}
+	p.Write = write
+	return p
 }

@@ -13,6 +13,7 @@ import (
 type PinsBackend interface {
 	AcceptTools(ctx context.Context, server string, tools []string) (service.Server, error)
 	SetAcceptChanges(ctx context.Context, server string, on bool) error
+	LookAtTools(ctx context.Context, server string) (service.Look, error)
 }
 
 type acceptRequest struct {
@@ -25,7 +26,8 @@ type acceptChangesRequest struct {
 	On   bool   `json:"on"`
 }
 
-// pinRoutes serves POST /v1/pins/accept and /v1/pins/accept-changes.
+// pinRoutes serves POST /v1/pins/accept, /v1/pins/accept-changes and
+// /v1/pins/look.
 func (s *Endpoint) pinRoutes(mux *http.ServeMux) {
 	pb := s.Backend
 	handleJSON(mux, "pins/accept", func(ctx context.Context, req acceptRequest) (service.Server, error) {
@@ -34,6 +36,7 @@ func (s *Endpoint) pinRoutes(mux *http.ServeMux) {
 	handleJSON(mux, "pins/accept-changes", func(ctx context.Context, req acceptChangesRequest) (struct{}, error) {
 		return struct{}{}, pb.SetAcceptChanges(ctx, req.Name, req.On)
 	})
+	handle(mux, "pins/look", pb.LookAtTools)
 }
 
 // AcceptTools pins what a server's held tools say now, so that apps are
@@ -48,4 +51,13 @@ func (c *Client) AcceptTools(ctx context.Context, server string, tools []string)
 // or off.
 func (c *Client) SetAcceptChanges(ctx context.Context, server string, on bool) error {
 	return c.do(ctx, http.MethodPost, "pins/accept-changes", acceptChangesRequest{Name: server, On: on}, nil)
+}
+
+// LookAtTools runs a server that waits for approval once, in its sandbox,
+// and returns its tools and what reads as orders in them; nothing is
+// approved.
+func (c *Client) LookAtTools(ctx context.Context, server string) (service.Look, error) {
+	var l service.Look
+	err := c.do(ctx, http.MethodPost, "pins/look", nameRequest{server}, &l)
+	return l, err
 }

@@ -52,6 +52,11 @@ type AskFunc func(ctx context.Context, q Question) (Answer, error)
 // in (mcptray serve): the connection is refused at once.
 var ErrNoWindow = errors.New("there is no mcptray window to ask in")
 
+// ErrNotAsked is what an AskFunc returns for a server nobody is asked
+// about (mcptray only looks at its tools): the connection is refused at
+// once.
+var ErrNotAsked = errors.New("mcptray only looked at its tools and asks nothing for it")
+
 // maxOpenQuestions bounds the questions open at once for one server: a
 // server trying hosts by the hundred gets no more, and its connections
 // beyond are refused (not kept: they are asked about later).
@@ -125,6 +130,8 @@ func (p *Proxy) ask(s *session, d dest, key string, q *question) {
 		q.reason, keep = "mcptray is stopping", false
 	case errors.Is(err, ErrNoWindow):
 		q.reason = "there is no mcptray window to ask you in"
+	case errors.Is(err, ErrNotAsked):
+		q.reason = err.Error()
 	case err != nil && actx.Err() != nil:
 		q.reason = "nobody answered mcptray's question within " + spell(p.askTimeout)
 	case err != nil:

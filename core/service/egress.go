@@ -26,7 +26,7 @@ func (s *Service) newEgress() *egress.Proxy {
 	return egress.New(egress.Options{
 		Logger:   s.log,
 		Hosts:    s.egressHosts,
-		Ask:      s.opts.EgressAsk,
+		Ask:      s.askEgress, // a look's connections are refused unasked (look.go)
 		Remember: s.rememberHost,
 		// The server's detail lists its refusals.
 		OnRefusal: func(egress.Refusal) { s.notices.Publish(struct{}{}) },
@@ -57,6 +57,9 @@ func (s *Service) egressPort(string) (int, map[string]string) {
 // package registry its runtime installs from) and the hosts the person
 // and its own entry allowed. The proxy calls it for every new connection.
 func (s *Service) egressHosts(server string) []string {
+	if hosts, ok := s.lookHosts(server); ok {
+		return hosts
+	}
 	set := s.current()
 	if set == nil {
 		return nil

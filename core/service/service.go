@@ -139,6 +139,7 @@ type Service struct {
 
 	apps    appsState  // the apps connected to the gateway (apps.go)
 	pins    pinState   // what the person saw of each server's tools (pins.go)
+	looks   lookState  // looks at unapproved servers' tools (look.go)
 	tokenMu sync.Mutex // held while the gateway's token is read or made
 
 	// activity is the activity record, for trust decisions (activity.go).
@@ -189,8 +190,8 @@ func New(opts Options) (*Service, error) {
 func (s *Service) lockDir() string { return filepath.Join(s.opts.Paths.Dir(), "locks") }
 
 // newConns returns a connection manager wired to the service's sign-in
-// manager and built-in server.
-func (s *Service) newConns(logger *slog.Logger) *conn.Manager {
+// manager and built-in server; adjust, if given, changes its options last.
+func (s *Service) newConns(logger *slog.Logger, adjust ...func(*conn.Options)) *conn.Manager {
 	o := s.opts.Conn
 	o.Logger = logger
 	o.Elicit = s.opts.Elicit
@@ -209,6 +210,9 @@ func (s *Service) newConns(logger *slog.Logger) *conn.Manager {
 	}
 	o.Builtin = map[string]*server.MCPServer{
 		builtin.Name: builtin.New(Version, s.builtinStates),
+	}
+	for _, f := range adjust {
+		f(&o)
 	}
 	return conn.New(o)
 }
