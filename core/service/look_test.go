@@ -3,14 +3,18 @@ package service
 import (
 	"bytes"
 	"context"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/egress"
 	"github.com/mcptray/mcptray/core/pins"
 	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/test/mcpserver"
@@ -185,5 +189,57 @@ func TestLookRefusedWithoutSandbox(t *testing.T) {
 	}
 	if _, err := s.LookAtTools(context.Background(), "weather"); err == nil || !strings.Contains(err.Error(), "not waiting for your approval") {
 		t.Errorf("a look at an approved server: %v", err)
+	}
+}
+
+// TestLookLockedDown: a server looked at before its approval cannot write
+// in its project folder, and its connection to a host it does not declare
+// is refused without a question; the look lists the refusal. The server
+// tries both when it starts (the test server's -write-file and
+// -fetch-url), before it answers.
+func TestLookLockedDown(t *testing.T) {
+	if sandbox.ABI() < 4 {
+		t.Skip("this kernel's Landlock has no TCP rules (ABI 4, Linux 6.7)")
+	}
+	t.Parallel()
+	ip := ownAddress(t)
+	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hits atomic.Int32
+	web := &http.Server{Handler: http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) })}
+	go web.Serve(ln)
+	t.Cleanup(func() { web.Close() })
+
+	// A project server runs in its project folder: "planted" is there.
+	h, _ := lookHome(t, "-write-file", "planted", "-fetch-url", "http://"+ln.Addr().String()+"/")
+	planted := filepath.Join(h.dir, "proj", "planted")
+	var asked atomic.Int32
+	s := h.start(true, inSandbox(h), func(o *Options) {
+		o.EgressAsk = func(context.Context, egress.Question) (egress.Answer, error) {
+			asked.Add(1)
+			return egress.AllowOnce, nil
+		}
+	})
+	waitFor(t, s, "weather to wait for approval", func(s Snapshot) bool { return state(s, "weather") == conn.AwaitingApproval })
+	l, err := s.LookAtTools(t.Context(), "weather")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.Protection.Files || !l.Protection.Network {
+		t.Errorf("the look's protection: %+v", l.Protection)
+	}
+	if _, err := os.Stat(planted); err == nil {
+		t.Error("the looked-at server wrote in its project folder")
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the looked-at server reached the web server %d times", n)
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("the person was asked %d times during a look", n)
+	}
+	if !slices.ContainsFunc(l.Network, func(r egress.Refusal) bool { return r.Dest == ln.Addr().String() }) {
+		t.Errorf("the look's refusals %+v lack %s", l.Network, ln.Addr())
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -41,7 +42,22 @@ func main() {
 	readFile := flag.String("read-home-file", "", "read this file in $HOME first, and say on stderr if that fails, as a server refused a file by its sandbox would (relative, so that the command line does not name it)")
 	flag.BoolVar(&opts.Fetch, "fetch", false, "add the tool "+mcpserver.FetchTool+", which GETs a URL through the proxy the environment names")
 	flag.StringVar(&opts.ToolsFile, "tools-file", "", "add the tools of this JSON file; the tool "+mcpserver.ReloadTool+" reads it again")
+	writeFile := flag.String("write-file", "", "write this file first (a relative path is in the folder it runs in), and say on stderr if that fails, as a server refused by its sandbox would")
+	fetchURL := flag.String("fetch-url", "", "GET this URL first, through the proxy the environment names, and say on stderr how it went")
 	flag.Parse()
+	if *writeFile != "" {
+		if err := os.WriteFile(*writeFile, []byte("written by mcp-testserver\n"), 0o600); err != nil {
+			fmt.Fprintf(os.Stderr, "mcp-testserver: %v\n", err)
+		}
+	}
+	if *fetchURL != "" {
+		if resp, err := http.Get(*fetchURL); err != nil {
+			fmt.Fprintf(os.Stderr, "mcp-testserver: %v\n", err)
+		} else {
+			resp.Body.Close()
+			fmt.Fprintf(os.Stderr, "mcp-testserver: GET %s: %s\n", *fetchURL, resp.Status)
+		}
+	}
 	if *readFile != "" {
 		if _, err := os.ReadFile(filepath.Join(os.Getenv("HOME"), *readFile)); err != nil {
 			fmt.Fprintf(os.Stderr, "mcp-testserver: %v\n", err)
