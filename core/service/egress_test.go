@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -211,5 +212,39 @@ func TestAddDeclaredHosts(t *testing.T) {
 	}
 	if box, err = s.SandboxOf(ctx, "weather"); err != nil || !box.Settings.Empty() {
 		t.Errorf("the second weather inherited %+v (%v)", box.Settings, err)
+	}
+}
+
+// TestSandboxWordsOldNode: a server run by npx on a Node that ignores the
+// proxy variables says so where the person reads what it may do.
+func TestSandboxWordsOldNode(t *testing.T) {
+	if sandbox.ABI() < 4 {
+		t.Skip("this kernel's Landlock has no TCP rules (ABI 4, Linux 6.7)")
+	}
+	t.Parallel()
+	h := newHome(t)
+	bin := filepath.Join(h.dir, "oldnode")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "node"), []byte("#!/bin/sh\necho v20.11.1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{
+		"weather": map[string]any{"command": "npx", "args": []string{"-y", "weather-mcp"}}}})
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := h.start(false, func(o *Options) {
+		o.Only, o.Launcher = []string{}, self
+		o.Conn.BaseEnv = []string{"HOME=" + h.dir, "PATH=" + bin}
+	})
+	box, err := s.SandboxOf(t.Context(), "weather")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(box.Words, "Node v20.11.1, does not send the server's own web requests through mcptray") {
+		t.Errorf("words %q", box.Words)
 	}
 }

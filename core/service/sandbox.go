@@ -116,6 +116,9 @@ func (s *Service) sandboxView(e *config.Entry, stderr string, full bool) *Sandbo
 		v.Words = "It runs without a sandbox (" + v.Protection.Words + "): it may do anything you may."
 	default:
 		v.Words = sandbox.Describe(v.Grants, v.Protection.Network)
+		if version, ignores := egress.NodeIgnoresProxy(e.Command, env); v.Protection.Network && ignores {
+			v.Words += " But its runtime, Node " + version + ", does not send the server's own web requests through mcptray, so they are refused: Node 22.21 or later does."
+		}
 	}
 	for _, r := range sandbox.Refusals(stderr) {
 		v.Refusals = append(v.Refusals, Refusal{Refusal: r, Allow: r.Allow(in.Home), Label: r.Words(in.Home)})
