@@ -144,8 +144,12 @@ func printFlags(w io.Writer, indent string, flags []pins.Flag) {
 		return
 	}
 	fmt.Fprintf(w, "%sThis tool's description gives the AI instructions:\n", indent)
-	for _, f := range flags {
-		fmt.Fprintf(w, "%s  %s (%s): %q\n", indent, f.What, f.Where, sanitize.Line(f.Quote))
+	for _, q := range pins.ByQuote(flags) { // a line that breaks three rules is quoted once
+		whats := make([]string, len(q.Whats))
+		for i, w := range q.Whats {
+			whats[i] = sanitize.Line(w)
+		}
+		fmt.Fprintf(w, "%s  %s (%s): %q\n", indent, strings.Join(whats, "; "), sanitize.Line(q.Where), sanitize.Line(q.Quote))
 	}
 }
 

@@ -209,8 +209,12 @@ func approvalFlags(sv service.Server) string {
 // flagText is flagsView's text.
 func flagText(flags []pins.Flag) string {
 	lines := []string{flaggedIntro}
-	for _, f := range flags {
-		lines = append(lines, fmt.Sprintf("• %s (%s): “%s”", sanitize.Line(f.What), sanitize.Line(f.Where), sanitize.Line(f.Quote)))
+	for _, q := range pins.ByQuote(flags) { // a line that breaks three rules is quoted once
+		whats := make([]string, len(q.Whats))
+		for i, w := range q.Whats {
+			whats[i] = sanitize.Line(w)
+		}
+		lines = append(lines, fmt.Sprintf("• %s (%s): “%s”", strings.Join(whats, "; "), sanitize.Line(q.Where), sanitize.Line(q.Quote)))
 	}
 	return strings.Join(lines, "\n")
 }
