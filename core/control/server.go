@@ -287,5 +287,3 @@ func reply(w http.ResponseWriter, v any, err error) {
 	}
 	_ = json.NewEncoder(w).Encode(v)
 }
-
-var _ Backend = (*service.Service)(nil)
