@@ -104,14 +104,7 @@ func TestLoginLogout(t *testing.T) {
 		t.Errorf("after logout remote is %+v; want needs-auth saying to sign in", r)
 	}
 	// Both are in the activity record, and no token the server issued is.
-	var decisions []string
-	for _, line := range strings.Split(strings.TrimSpace(h.must("activity", "--json")), "\n") {
-		var e activity.Entry
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			t.Fatalf("activity --json: %q: %v", line, err)
-		}
-		decisions = append(decisions, string(e.Action)+" "+e.Target)
-	}
+	decisions := trustDecisions(t, h)
 	if !slices.Equal(decisions, []string{"sign-in remote", "sign-out remote"}) {
 		t.Errorf("the activity record holds %q; want the sign-in and the sign-out", decisions)
 	}
@@ -317,14 +310,7 @@ func TestLoginIdentityProvider(t *testing.T) {
 		t.Errorf("the servers saw %+v; want one browser sign-in (the identity provider's), one exchange, one JWT bearer grant", st)
 	}
 	h.must("logout", "--idp")
-	var decisions []string
-	for _, line := range strings.Split(strings.TrimSpace(h.must("activity", "--json")), "\n") {
-		var e activity.Entry
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			t.Fatalf("activity --json: %q: %v", line, err)
-		}
-		decisions = append(decisions, string(e.Action)+" "+e.Target)
-	}
+	decisions := trustDecisions(t, h)
 	// The call's own sign-in to corp, through the identity provider, too.
 	if want := []string{"sign-in " + srv.Issuer, "sign-in corp", "sign-out " + srv.Issuer}; !slices.Equal(decisions, want) {
 		t.Errorf("the activity record holds %q, want %q", decisions, want)
@@ -387,6 +373,16 @@ func TestCallSignInRecorded(t *testing.T) {
 	if out := h.must("call", "remote", "echo", `{"text":"hi"}`); !strings.Contains(out, "hi") {
 		t.Fatalf("call printed %q", out)
 	}
+	decisions := trustDecisions(t, h)
+	if !slices.Equal(decisions, []string{"sign-in remote"}) {
+		t.Errorf("the activity record holds %q; want the call's sign-in", decisions)
+	}
+}
+
+// trustDecisions are the activity record's rows, as "ACTION TARGET", by
+// mcptray activity --json.
+func trustDecisions(t *testing.T, h *home) []string {
+	t.Helper()
 	var decisions []string
 	for _, line := range strings.Split(strings.TrimSpace(h.must("activity", "--json")), "\n") {
 		var e activity.Entry
@@ -395,7 +391,5 @@ func TestCallSignInRecorded(t *testing.T) {
 		}
 		decisions = append(decisions, string(e.Action)+" "+e.Target)
 	}
-	if !slices.Equal(decisions, []string{"sign-in remote"}) {
-		t.Errorf("the activity record holds %q; want the call's sign-in", decisions)
-	}
+	return decisions
 }
