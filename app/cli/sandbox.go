@@ -152,9 +152,14 @@ func changeSandbox(ctx context.Context, c *cmdContext, allow bool, args []string
 		if what == "--host" {
 			item = "reach " + sanitize.Line(ch.Host)
 		}
-		if allow {
+		switch {
+		case what == "--host" && allow: // the proxy reads it at each connection: no restart
+			fmt.Fprintf(c.Stdout, "%s may now %s, from its next connection.\n", sanitize.Line(ch.Server), item)
+		case what == "--host":
+			fmt.Fprintf(c.Stdout, "%s may no longer %s, from its next connection (one open now stays open).\n", sanitize.Line(ch.Server), item)
+		case allow:
 			fmt.Fprintf(c.Stdout, "%s may now %s; it restarts with it.\n", sanitize.Line(ch.Server), item)
-		} else {
+		default:
 			fmt.Fprintf(c.Stdout, "%s may no longer %s; it restarts without it.\n", sanitize.Line(ch.Server), item)
 		}
 	})

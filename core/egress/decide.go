@@ -145,6 +145,10 @@ func (p *Proxy) ask(s *session, d dest, key string, q *question) {
 		if p.opts.Remember != nil {
 			if err := p.opts.Remember(s.server, qq.Dest); err != nil {
 				p.log.Warn("keeping a server's allowed host", "server", sanitize.Line(s.server), "host", qq.Dest, "err", err)
+			} else {
+				// Its list holds it now, and decides: taken back from
+				// there, it is refused at the next connection.
+				keep = false
 			}
 		}
 	default:

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -103,7 +104,7 @@ func TestEgressAskedDeniedAllowed(t *testing.T) {
 	if got := fetch(first); !strings.HasPrefix(got, "403 ") {
 		t.Errorf("denied: the server got %q, want 403", got)
 	}
-	if q := <-questions; q.Server != "web" || q.Dest != first || !q.Local {
+	if q := question(t, questions); q.Server != "web" || q.Dest != first || !q.Local {
 		t.Errorf("the question: %+v; want web, %s, local", q, first)
 	}
 	snap = waitFor(t, s, "the refusal in web's detail", func(snap Snapshot) bool {
@@ -129,7 +130,7 @@ func TestEgressAskedDeniedAllowed(t *testing.T) {
 	if got := fetch(second); got != "200 hello" {
 		t.Errorf("always: the server got %q, want 200 hello", got)
 	}
-	if q := <-questions; q.Dest != second {
+	if q := question(t, questions); q.Dest != second {
 		t.Errorf("the second question: %+v; want %s", q, second)
 	}
 	snap = waitFor(t, s, "both hosts in web's settings", func(snap Snapshot) bool {
@@ -144,6 +145,18 @@ func TestEgressAskedDeniedAllowed(t *testing.T) {
 	case q := <-questions:
 		t.Errorf("asked again: %+v", q)
 	default:
+	}
+
+	// Taken back, the host is asked about again at the next connection.
+	if err := s.ChangeSandbox(t.Context(), SandboxChange{Server: "web", Host: second}); err != nil {
+		t.Fatal(err)
+	}
+	answers <- egress.Deny
+	if got := fetch(second); !strings.HasPrefix(got, "403 ") {
+		t.Errorf("taken back: the server got %q, want 403", got)
+	}
+	if q := question(t, questions); q.Dest != second {
+		t.Errorf("the question after taking it back: %+v; want %s", q, second)
 	}
 
 	// Both allowances are trust decisions in the activity record.
@@ -247,4 +260,17 @@ func TestSandboxWordsOldNode(t *testing.T) {
 	if !strings.Contains(box.Words, "Node v20.11.1, does not send the server's own web requests through mcptray") {
 		t.Errorf("words %q", box.Words)
 	}
+}
+
+// question waits for the next question the proxy asked, up to the tests'
+// deadline.
+func question(t *testing.T, questions <-chan egress.Question) egress.Question {
+	t.Helper()
+	select {
+	case q := <-questions:
+		return q
+	case <-time.After(deadline):
+		t.Fatalf("no question within %s", deadline)
+	}
+	return egress.Question{}
 }
