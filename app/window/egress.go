@@ -1,7 +1,6 @@
 package window
 
 import (
-	"context"
 	"fmt"
 
 	"fyne.io/fyne/v2"
@@ -36,25 +35,13 @@ func (v *window) newEgressForm(q control.Question) *questionForm {
 	note.Importance = widget.LowImportance
 	body.Add(note)
 	f.d = dialog.NewCustomWithoutButtons(server+" wants to reach the network", body, v.win)
-	f.accept = widget.NewButton("Allow once", func() { v.answerEgress(f, true, false) })
+	f.accept = widget.NewButton("Allow once", func() { v.answerPermission(f, true, false) })
 	if !eq.Local { // this computer is no place to nudge the person towards
 		f.accept.Importance = widget.HighImportance
 	}
-	f.always = widget.NewButton("Always", func() { v.answerEgress(f, true, true) })
-	f.decline = widget.NewButton("Deny", func() { v.answerEgress(f, false, false) })
+	f.always = widget.NewButton("Always", func() { v.answerPermission(f, true, true) })
+	f.decline = widget.NewButton("Deny", func() { v.answerPermission(f, false, false) })
 	f.d.SetButtons([]fyne.CanvasObject{f.decline, f.always, f.accept})
 	f.d.Resize(fyne.NewSize(520, 0))
 	return f
-}
-
-// answerEgress sends the person's answer to an egress question, spelt as
-// a permission question's.
-func (v *window) answerEgress(f *questionForm, allow, always bool) {
-	f.d.Hide()
-	if v.question == f {
-		v.question = nil
-	}
-	id, res := f.q.ID, control.PermissionAnswer(allow, always)
-	v.act("Could not answer about "+sanitize.Line(f.q.Server), func(ctx context.Context) error { return v.b.Answer(ctx, id, res) })
-	v.nextQuestion()
 }

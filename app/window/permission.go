@@ -60,7 +60,9 @@ func (v *window) newPermissionForm(q control.Question) *questionForm {
 	return f
 }
 
-// answerPermission sends the person's answer to a permission question.
+// answerPermission sends the person's answer to a permission question,
+// or to an egress question, which is answered the same way (once, always
+// or no).
 func (v *window) answerPermission(f *questionForm, allow, always bool) {
 	f.d.Hide()
 	if v.question == f {
