@@ -18,14 +18,22 @@ import (
 // dial connects to s and completes the initialize handshake. ctx is the
 // connection's whole life: a stdio child lives as long as it; only the
 // handshake is bounded by the connect timeout.
-func (m *Manager) dial(ctx context.Context, s *config.Server) (*session, error) {
+//
+// gate waits for the handshake's place in the window. A stdio server's
+// process is started before it, to warm up while it waits (window.go);
+// every other transport waits at the gate before it does anything.
+func (m *Manager) dial(ctx context.Context, s *config.Server, gate func(context.Context) error) (*session, error) {
 	s, err := m.withSecrets(ctx, s)
 	if err != nil {
 		return nil, err
 	}
+	if s.Transport == config.Stdio {
+		return m.dialStdio(ctx, s, gate)
+	}
+	if err := gate(ctx); err != nil {
+		return nil, err
+	}
 	switch s.Transport {
-	case config.Stdio:
-		return m.dialStdio(ctx, s)
 	case config.HTTP:
 		sess, err := m.dialRemote(ctx, s, config.HTTP)
 		if err != nil && transport.ShouldFallBackToSSE(err) {
@@ -40,12 +48,12 @@ func (m *Manager) dial(ctx context.Context, s *config.Server) (*session, error) 
 		if srv == nil {
 			return nil, fmt.Errorf("there is no built-in server called %q", s.Name)
 		}
-		return m.handshake(ctx, s, mcptransport.NewInProcessTransport(srv), nil, nil)
+		return m.handshake(ctx, s, mcptransport.NewInProcessTransport(srv), nil, nil, nil)
 	}
 	return nil, fmt.Errorf("cannot connect over %q", s.Transport)
 }
 
-func (m *Manager) dialStdio(ctx context.Context, s *config.Server) (*session, error) {
+func (m *Manager) dialStdio(ctx context.Context, s *config.Server, gate func(context.Context) error) (*session, error) {
 	env, err := serverEnv(s)
 	if err != nil {
 		return nil, err
@@ -58,7 +66,7 @@ func (m *Manager) dialStdio(ctx context.Context, s *config.Server) (*session, er
 	if err != nil {
 		return nil, err
 	}
-	sess, err := m.handshake(ctx, s, tr, tr.Done(), tr.ExitErr)
+	sess, err := m.handshake(ctx, s, tr, gate, tr.Done(), tr.ExitErr)
 	if err != nil {
 		// What the program printed usually says why better than we can.
 		return nil, withStderr(err, tr.Stderr())
@@ -91,7 +99,7 @@ func (m *Manager) dialKind(ctx context.Context, s *config.Server, kind config.Tr
 	switch kind {
 	case config.WebSocket:
 		tr := transport.NewWebSocket(s.URL, s.Headers, hc, log)
-		return m.handshake(ctx, s, tr, tr.Done(), tr.Err)
+		return m.handshake(ctx, s, tr, nil, tr.Done(), tr.Err)
 	case config.SSE:
 		tr, err := transport.NewSSE(s.URL, s.Headers, hc, log)
 		if err != nil {
@@ -122,7 +130,7 @@ func (m *Manager) handshakeLosable(ctx context.Context, s *config.Server, tr mcp
 			close(lost)
 		})
 	}
-	sess, err := m.handshake(ctx, s, tr, lost, func() error { mu.Lock(); defer mu.Unlock(); return lostErr })
+	sess, err := m.handshake(ctx, s, tr, nil, lost, func() error { mu.Lock(); defer mu.Unlock(); return lostErr })
 	if err != nil {
 		return nil, err
 	}
@@ -130,9 +138,10 @@ func (m *Manager) handshakeLosable(ctx context.Context, s *config.Server, tr mcp
 	return sess, nil
 }
 
-// handshake starts a client on tr and initializes it. lost, when not nil,
-// closes when the connection is gone, and lostErr then says why.
-func (m *Manager) handshake(ctx context.Context, s *config.Server, tr mcptransport.Interface, lost <-chan struct{}, lostErr func() error) (*session, error) {
+// handshake starts a client on tr and initializes it. gate, when not nil,
+// is waited for between the two. lost, when not nil, closes when the
+// connection is gone, and lostErr then says why.
+func (m *Manager) handshake(ctx context.Context, s *config.Server, tr mcptransport.Interface, gate func(context.Context) error, lost <-chan struct{}, lostErr func() error) (*session, error) {
 	version := ProtocolVersion
 	if lr, ok := tr.(legacyRequirer); ok && !lr.RequiresLegacyProtocol() {
 		version = ModernProtocolVersion
@@ -170,6 +179,12 @@ func (m *Manager) handshake(ctx context.Context, s *config.Server, tr mcptranspo
 	if err := cl.Start(ctx); err != nil {
 		cl.Close()
 		return nil, err // the transport says what it was starting
+	}
+	if gate != nil {
+		if err := gate(ctx); err != nil {
+			cl.Close()
+			return nil, err
+		}
 	}
 	initCtx, cancel := context.WithTimeout(ctx, m.opts.ConnectTimeout)
 	defer cancel()

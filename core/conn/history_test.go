@@ -18,7 +18,7 @@ import (
 // TestWindowLongestFirst: a window lets in the longest expected first, and
 // among equals the one queued first, as places free up.
 func TestWindowLongestFirst(t *testing.T) {
-	w := newWindow(1)
+	w := newWindow(1, 0)
 	expect := []time.Duration{100, 300, 200, 300, 50}
 	var tickets []*ticket
 	for _, e := range expect {
@@ -49,14 +49,14 @@ func TestWindowLongestFirst(t *testing.T) {
 // TestWindowLeaveQueue: a ticket whose context ends leaves the queue, and
 // one given back lets the next in.
 func TestWindowLeaveQueue(t *testing.T) {
-	w := newWindow(1)
-	first, err := w.acquire(context.Background(), 0)
+	w := newWindow(1, 0)
+	first, err := acquire(w, context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := w.acquire(ctx, time.Hour); err == nil {
+	if _, err := acquire(w, ctx, time.Hour); err == nil {
 		t.Fatal("a ticket whose context had ended got a place")
 	}
 	next := w.enqueue(0)
@@ -70,6 +70,16 @@ func TestWindowLeaveQueue(t *testing.T) {
 	if w.running != 1 {
 		t.Errorf("%d run, want 1", w.running)
 	}
+}
+
+// acquire queues an attempt in w and waits for its place.
+func acquire(w *window, ctx context.Context, expect time.Duration) (*ticket, error) {
+	t := w.enqueue(expect)
+	w.dispatch()
+	if err := t.wait(ctx); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // TestHistoryExpected: a server's expected time is its last one; a server
@@ -105,7 +115,9 @@ func TestHistoryExpected(t *testing.T) {
 	}
 }
 
-// startOrder records the order in which stdio servers are started.
+// startOrder records the order in which servers begin their handshakes:
+// the order of their places in the window (their processes may start a
+// little earlier, one warming up while the places are taken).
 type startOrder struct {
 	mu    sync.Mutex
 	names []string
@@ -130,7 +142,7 @@ type startOrderFor struct {
 
 func (s *startOrderFor) WithAttrs([]slog.Attr) slog.Handler { return s }
 func (s *startOrderFor) Handle(_ context.Context, r slog.Record) error {
-	if r.Message == "started stdio server" {
+	if r.Message == "handshake begins" {
 		s.mu.Lock()
 		s.names = append(s.names, s.server)
 		s.mu.Unlock()

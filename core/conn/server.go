@@ -189,22 +189,30 @@ func (c *serverConn) window() *window {
 }
 
 // connect waits for a place in the window, then connects and lists tools.
-// The place is given up as soon as the handshake is done: the window
-// bounds processes starting at once, not servers being asked for tools.
-// How long the handshake took is remembered for the next start's queue.
+// A stdio server's process may start a little earlier, in a place to warm
+// up in (window.go). The place is given up as soon as the handshake is
+// done: the window bounds processes starting at once, not servers being
+// asked for tools. How long the handshake took in its place is remembered
+// for the next start's queue.
 func (c *serverConn) connect() error {
 	t := c.first
 	c.first = nil
 	if t == nil {
-		var err error
-		if t, err = c.window().acquire(c.ctx, c.m.expected(&c.entry)); err != nil {
-			return err
-		}
-	} else if err := t.wait(c.ctx); err != nil {
+		t = c.window().enqueue(c.m.expected(&c.entry))
+		c.window().dispatch()
+	}
+	if err := t.waitWarm(c.ctx); err != nil {
 		return err
 	}
-	start := time.Now()
-	sess, err := c.m.dial(c.ctx, &c.entry.Server)
+	var start time.Time
+	sess, err := c.m.dial(c.ctx, &c.entry.Server, func(ctx context.Context) error {
+		if err := t.wait(ctx); err != nil {
+			return err
+		}
+		start = time.Now()
+		c.log.Debug("handshake begins")
+		return nil
+	})
 	t.release()
 	if err != nil {
 		if se, ok := errors.AsType[*stderrError](err); ok {

@@ -2,6 +2,7 @@ package conn
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
@@ -16,23 +17,35 @@ import (
 // first is the longest-processing-time rule: the last places to free up
 // then hold short attempts, and the whole start ends close to its lower
 // bound rather than waiting on one slow server started last.
+//
+// A window may also have places to warm up in: while every place is
+// taken, the next in line may start its process (exec, its runtime's
+// start, its packages' inits: tens of milliseconds of CPU, for Node or
+// Python servers far more) but not its handshake, which waits for a place.
+// The process's own start then overlaps the handshakes ahead of it, most
+// of which wait on their servers rather than on the machine, instead of
+// standing in line after them. One warming place is enough for that, and
+// keeps the processes starting at once at the window's size plus one.
 type window struct {
 	mu      sync.Mutex
 	size    int
 	running int
+	warmth  int       // places to warm up in
+	warmers []*ticket // warming up, in the order they began
 	queue   []*ticket // waiting, in the order queued
 	seq     uint64
 }
 
-func newWindow(size int) *window { return &window{size: size} }
+func newWindow(size, warmth int) *window { return &window{size: size, warmth: warmth} }
 
-// A ticket is one attempt's place in a window's queue, and then its place
-// in the window.
+// A ticket is one attempt's place in a window's queue, then perhaps in its
+// warming places, and then its place in the window.
 type ticket struct {
 	w      *window
 	expect time.Duration // how long it is expected to take
 	seq    uint64
-	ready  chan struct{} // closed when it may start
+	warm   chan struct{} // closed when it may start its process
+	ready  chan struct{} // closed when it may start its handshake
 	state  ticketState   // under w.mu
 }
 
@@ -40,6 +53,7 @@ type ticketState int
 
 const (
 	ticketWaiting ticketState = iota
+	ticketWarming
 	ticketRunning
 	ticketDone
 )
@@ -50,12 +64,14 @@ func (w *window) enqueue(expect time.Duration) *ticket {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.seq++
-	t := &ticket{w: w, expect: expect, seq: w.seq, ready: make(chan struct{})}
+	t := &ticket{w: w, expect: expect, seq: w.seq, warm: make(chan struct{}), ready: make(chan struct{})}
 	w.queue = append(w.queue, t)
 	return t
 }
 
-// dispatch lets in the queued attempts that fit, longest expected first.
+// dispatch lets in the attempts that fit: those warming up first, since
+// their processes already run, then the queued ones, longest expected
+// first; and while the window is full, the next in line may warm up.
 func (w *window) dispatch() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -63,36 +79,55 @@ func (w *window) dispatch() {
 }
 
 func (w *window) dispatchLocked() {
-	for w.running < w.size && len(w.queue) > 0 {
-		next := 0
-		for i, t := range w.queue[1:] {
-			if t.expect > w.queue[next].expect {
-				next = i + 1 // queue is in seq order: the first of equals stays
-			}
+	for w.running < w.size {
+		var t *ticket
+		switch {
+		case len(w.warmers) > 0:
+			t, w.warmers = w.warmers[0], w.warmers[1:]
+		case len(w.queue) > 0:
+			t = w.takeNext()
+			close(t.warm)
+		default:
+			return
 		}
-		t := w.queue[next]
-		w.queue = append(w.queue[:next], w.queue[next+1:]...)
 		t.state = ticketRunning
 		w.running++
 		close(t.ready)
 	}
-}
-
-// acquire queues an attempt and waits for its place.
-func (w *window) acquire(ctx context.Context, expect time.Duration) (*ticket, error) {
-	t := w.enqueue(expect)
-	w.dispatch()
-	if err := t.wait(ctx); err != nil {
-		return nil, err
+	for len(w.warmers) < w.warmth && len(w.queue) > 0 {
+		t := w.takeNext()
+		t.state = ticketWarming
+		w.warmers = append(w.warmers, t)
+		close(t.warm)
 	}
-	return t, nil
 }
 
-// wait waits until the attempt may start. If ctx ends first, the ticket
-// leaves the queue (or gives back a place it was given meanwhile).
-func (t *ticket) wait(ctx context.Context) error {
+// takeNext takes the queued attempt expected to take longest out of the
+// queue; the queue must not be empty.
+func (w *window) takeNext() *ticket {
+	next := 0
+	for i, t := range w.queue[1:] {
+		if t.expect > w.queue[next].expect {
+			next = i + 1 // queue is in seq order: the first of equals stays
+		}
+	}
+	t := w.queue[next]
+	w.queue = append(w.queue[:next], w.queue[next+1:]...)
+	return t
+}
+
+// wait waits until the attempt may start its handshake. If ctx ends
+// first, the ticket leaves the queue (or gives back a place it was given
+// meanwhile).
+func (t *ticket) wait(ctx context.Context) error { return t.waitFor(ctx, t.ready) }
+
+// waitWarm waits until the attempt may start its process: a place to warm
+// up in, or its place in the window.
+func (t *ticket) waitWarm(ctx context.Context) error { return t.waitFor(ctx, t.warm) }
+
+func (t *ticket) waitFor(ctx context.Context, ch <-chan struct{}) error {
 	select {
-	case <-t.ready:
+	case <-ch:
 		return nil
 	case <-ctx.Done():
 		t.release()
@@ -108,12 +143,10 @@ func (t *ticket) release() {
 	defer w.mu.Unlock()
 	switch t.state {
 	case ticketWaiting:
-		for i, q := range w.queue {
-			if q == t {
-				w.queue = append(w.queue[:i], w.queue[i+1:]...)
-				break
-			}
-		}
+		w.queue = slices.DeleteFunc(w.queue, func(q *ticket) bool { return q == t })
+	case ticketWarming:
+		w.warmers = slices.DeleteFunc(w.warmers, func(q *ticket) bool { return q == t })
+		w.dispatchLocked()
 	case ticketRunning:
 		w.running--
 		w.dispatchLocked()

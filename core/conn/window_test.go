@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -129,4 +131,58 @@ func isInitialize(message any) bool {
 		Method mcp.MCPMethod `json:"method"`
 	}
 	return json.Unmarshal(raw, &req) == nil && req.Method == mcp.MethodInitialize
+}
+
+// TestWindowWarmsOne: while every place is taken, the next in line (the
+// longest expected) may start its process, but not its handshake; when a
+// place frees, it goes to the one warming up, and the next in line warms
+// up in its stead. A warming ticket that gives up lets the next one warm.
+func TestWindowWarmsOne(t *testing.T) {
+	w := newWindow(2, 1)
+	expect := []time.Duration{100, 100, 50, 300, 200}
+	var tk []*ticket
+	for _, e := range expect {
+		tk = append(tk, w.enqueue(e*time.Millisecond))
+	}
+	w.dispatch()
+	is := func(ch <-chan struct{}) bool {
+		select {
+		case <-ch:
+			return true
+		default:
+			return false
+		}
+	}
+	gone := map[int]bool{}
+	release := func(i int) { tk[i].release(); gone[i] = true }
+	state := func() (ready, warm []int) {
+		for i, x := range tk {
+			switch {
+			case gone[i]:
+			case is(x.ready):
+				ready = append(ready, i)
+			case is(x.warm):
+				warm = append(warm, i)
+			}
+		}
+		return ready, warm
+	}
+	check := func(step string, wantReady, wantWarm []int) {
+		t.Helper()
+		ready, warm := state()
+		if !slices.Equal(ready, wantReady) || !slices.Equal(warm, wantWarm) {
+			t.Fatalf("%s: handshaking %v, warming %v; want %v and %v", step, ready, warm, wantReady, wantWarm)
+		}
+	}
+	check("at first", []int{3, 4}, []int{0})
+	release(4)
+	check("after one handshake", []int{0, 3}, []int{1})
+	release(1) // gives up while warming
+	check("after the warming one gave up", []int{0, 3}, []int{2})
+	release(0)
+	release(3)
+	check("after the rest", []int{2}, nil)
+	if w.running != 1 || len(w.warmers) != 0 || len(w.queue) != 0 {
+		t.Errorf("running %d, warming %d, queued %d; want 1, 0, 0", w.running, len(w.warmers), len(w.queue))
+	}
 }
