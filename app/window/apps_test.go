@@ -20,8 +20,7 @@ import (
 )
 
 // withGateway gives the service a keychain holding the gateway's token
-// (returned in *token), a gateway command named as mcptray's, and the
-// control endpoint a gateway status.
+// (returned in *token) and a gateway command named as mcptray's.
 func withGateway(token *string) realOption {
 	return func(r *real, o *service.Options) {
 		store := secrettest.New()
@@ -33,7 +32,6 @@ func withGateway(token *string) realOption {
 		*token = tok
 		o.Store = store
 		o.GatewayCommand = filepath.Join(r.dir, "bin", "mcptray")
-		r.srv.Gateway = func() gateway.Status { return gateway.Status{URL: "http://127.0.0.1:45678/mcp", Auth: "bearer"} }
 	}
 }
 

@@ -264,6 +264,7 @@ func TestRealCatalogueInstallNPM(t *testing.T) {
 	reg := registrytest.New(t)
 	store := secrettest.New()
 	r := newReal(t, nil, func(_ *real, o *service.Options) { o.Store = store })
+	kept := store.Len() // the running mcptray's own: its gateway's token
 	useRegistry(t, r.v, reg.URL, filepath.Join(r.dir, ".cache", "mcptray", "registry.json"), &testClock{now: time.Now()}, "npx")
 	ui := r.v.do
 	ui(r.v.showCatalogue)
@@ -289,7 +290,7 @@ func TestRealCatalogueInstallNPM(t *testing.T) {
 		if !key.err.Visible() || !strings.Contains(key.err.Text, "Fill in WEATHER_API_KEY") || !f.problem.Visible() {
 			t.Errorf("an empty key: field says %q (shown %v), form says %q", key.err.Text, key.err.Visible(), f.problem.Text)
 		}
-		if _, ok := r.v.snap.Find("weather"); ok || store.Len() != 0 {
+		if _, ok := r.v.snap.Find("weather"); ok || store.Len() != kept {
 			t.Fatal("the server was added without its key")
 		}
 	})
@@ -318,8 +319,8 @@ func TestRealCatalogueInstallNPM(t *testing.T) {
 		t.Errorf("weather in the config: %+v", entry)
 	}
 	infos, err := r.svc.Secrets(t.Context(), "weather")
-	if err != nil || len(infos) != 1 || infos[0].Name != "WEATHER_API_KEY" || !infos[0].Set || store.Len() != 1 {
-		t.Errorf("the keychain: %+v, %v (%d kept)", infos, err, store.Len())
+	if err != nil || len(infos) != 1 || infos[0].Name != "WEATHER_API_KEY" || !infos[0].Set || store.Len() != kept+1 {
+		t.Errorf("the keychain: %+v, %v (%d kept, %d before)", infos, err, store.Len(), kept)
 	}
 	err = filepath.Walk(r.dir, func(path string, fi os.FileInfo, err error) error {
 		if err != nil || !fi.Mode().IsRegular() {

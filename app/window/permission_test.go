@@ -6,11 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/control"
-	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/service"
 )
 
@@ -73,26 +74,19 @@ func TestWindowPermissionQuestion(t *testing.T) {
 	})
 }
 
-// TestRealPermission: an app's call through a real gateway of a tool whose
-// permission is Ask shows the dialog in a window on a real control
-// endpoint; Allow always lets the call go ahead and keeps Allow in the
-// person's config.
+// TestRealPermission: an app's call, through a running mcptray's gateway,
+// of a tool whose permission is Ask shows the dialog in a window on its
+// control endpoint; Allow always lets the call go ahead and keeps Allow
+// in the person's config.
 func TestRealPermission(t *testing.T) {
 	r := newReal(t, map[string]any{
 		"mcpServers": map[string]any{"asker": testServer("asker")},
 		"gateway":    map[string]any{"permissions": map[string]string{"mcp__asker__echo": "ask"}},
 	})
 	r.until("asker to connect", func() bool { return r.shows("asker", service.Connected) })
-	gw := gateway.New(r.svc, gateway.Options{Ask: r.srv.AskPermission, AskTimeout: realDeadline})
 	ctx, cancel := context.WithTimeout(context.Background(), realDeadline)
 	defer cancel()
-	if err := gw.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
-	st := gw.MCPServer().GetTool("mcp__asker__echo")
-	if st == nil {
-		t.Fatal("the gateway does not offer mcp__asker__echo")
-	}
+	app := appOf(t, ctx, r, "mcp__asker__echo")
 	type result struct {
 		res *mcp.CallToolResult
 		err error
@@ -101,7 +95,7 @@ func TestRealPermission(t *testing.T) {
 	go func() {
 		req := mcp.CallToolRequest{}
 		req.Params.Name, req.Params.Arguments = "mcp__asker__echo", map[string]any{"text": "hello"}
-		res, err := st.Handler(ctx, req)
+		res, err := app.CallTool(ctx, req)
 		done <- result{res, err}
 	}()
 	r.until("the permission dialog", func() bool { return r.v.question != nil && r.v.question.always != nil })
@@ -121,5 +115,55 @@ func TestRealPermission(t *testing.T) {
 	}
 	if p := snap.Gateway.Permissions["mcp__asker__echo"]; p != config.Allow {
 		t.Errorf("after Allow always the permission is %q, want allow", p)
+	}
+}
+
+// appOf is an app connected to the running mcptray's gateway through its
+// HTTP face with the gateway's token, once the gateway offers tool.
+func appOf(t *testing.T, ctx context.Context, r *real, tool string) *client.Client {
+	t.Helper()
+	token, err := r.cl.GatewayToken(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := client.NewStreamableHttpClient(r.inst.Gateway.Status().URL,
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { app.Close() })
+	changed := make(chan struct{}, 1)
+	app.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == mcp.MethodNotificationToolsListChanged {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}
+	})
+	if err := app.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = "2025-11-25"
+	init.Params.ClientInfo = mcp.Implementation{Name: "claude-code", Version: "1"}
+	if _, err := app.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		list, err := app.ListTools(ctx, mcp.ListToolsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tl := range list.Tools {
+			if tl.Name == tool {
+				return app
+			}
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("the gateway does not offer %s", tool)
+		}
 	}
 }

@@ -19,6 +19,8 @@ import (
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/demo"
+	"github.com/mcptray/mcptray/core/gateway"
+	"github.com/mcptray/mcptray/core/instance"
 	"github.com/mcptray/mcptray/core/oauth"
 	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/secret/secrettest"
@@ -47,14 +49,15 @@ func TestMain(m *testing.M) {
 // server takes well under a second.
 const realDeadline = 20 * time.Second
 
-// real is a window on the test driver, a client of a real service over a
-// real control endpoint, as `mcptray window` is.
+// real is a window on the test driver, a client of a running mcptray
+// (core/instance: the service, the gateway and the control endpoint) over
+// its control socket, as `mcptray window` is.
 type real struct {
 	t      *testing.T
 	dir    string
 	paths  config.Paths
-	svc    *service.Service
-	srv    *control.Endpoint
+	inst   *instance.Instance
+	svc    *service.Service // inst.Service
 	cl     *control.Client
 	v      *window
 	win    fyne.Window
@@ -75,9 +78,9 @@ func withBrowser(b oauth.Browser) realOption {
 	return func(_ *real, o *service.Options) { o.Browser = b }
 }
 
-// following makes the service follow config changes, as the running
-// mcptray does.
-func following(_ *real, o *service.Options) { o.Follow, o.Debounce = true, 50*time.Millisecond }
+// following makes the service notice config changes sooner than
+// mcptray's default; it follows them always, as the running mcptray does.
+func following(_ *real, o *service.Options) { o.Debounce = 50 * time.Millisecond }
 
 // withFile writes v, as JSON, to the file where (given the home's paths)
 // says.
@@ -107,27 +110,23 @@ func newReal(t *testing.T, userFile map[string]any, opts ...realOption) *real {
 	if userFile != nil {
 		r.write(p.UserFile(), userFile)
 	}
-	ln, err := control.Listen(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.srv = &control.Endpoint{OpenWindow: func(string) error { return nil }}
-	so := service.Options{Paths: p, Store: secrettest.New(), Elicit: r.srv.Ask,
-		Lookup: func(string) (string, bool) { return "", false }}
+	so := service.Options{Paths: p, Store: secrettest.New(), Lookup: func(string) (string, bool) { return "", false }}
 	for _, o := range opts {
 		o(r, &so)
 	}
-	r.svc, err = service.New(so)
+	// Its questions come to this window; its gateway listens on a port of
+	// its own, kept nowhere.
+	r.inst, err = instance.Listen(instance.Options{Service: so, Window: true,
+		OpenWindow: func(string) error { return nil }, HTTP: gateway.HTTPOptions{Addr: "127.0.0.1:0"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.srv.Backend = r.svc
+	t.Cleanup(func() { r.inst.Close() }) // last, once the window is gone
+	r.svc = r.inst.Service
 	ctx, cancel := context.WithCancel(context.Background())
-	if err := r.svc.Start(ctx); err != nil {
+	if err := r.inst.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	served := make(chan error, 1)
-	go func() { served <- r.srv.Serve(ctx, ln) }()
 	r.cl, err = control.Dial(ctx, p)
 	if err != nil {
 		t.Fatal(err)
@@ -164,9 +163,6 @@ func newReal(t *testing.T, userFile map[string]any, opts ...realOption) *real {
 		<-followed
 		<-followed
 		r.v.appsWork.Wait()
-		<-served
-		ln.Close()
-		r.svc.Close()
 	})
 	return r
 }

@@ -1,4 +1,4 @@
-package control
+package control_test
 
 import (
 	"context"
@@ -16,7 +16,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/gateway"
+	"github.com/mcptray/mcptray/core/instance"
 	"github.com/mcptray/mcptray/core/secret/secrettest"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -42,53 +44,41 @@ func (c *clock) add(d time.Duration) {
 // appsDeadline bounds every wait.
 const appsDeadline = 20 * time.Second
 
-// gatewayRig is a service with its gateway, behind a control endpoint, as
-// mcptray runs them, and a client of it.
+// gatewayRig is a running mcptray (core/instance: the service, its
+// gateway and the control endpoint, as mcptray runs them), and a client of
+// it.
 type gatewayRig struct {
 	paths config.Paths
 	svc   *service.Service
-	cl    *Client
+	cl    *control.Client
 	clock *clock
-	stop  func() // stops the service and its endpoint, as quitting mcptray does
+	stop  func() // stops the running mcptray, as quitting it does
 }
 
 func newGatewayRig(t *testing.T) *gatewayRig {
 	t.Helper()
-	p := testPaths(t)
+	p := control.TempPaths(t)
 	r := &gatewayRig{paths: p, clock: &clock{t: time.Now()}}
-	ln, err := Listen(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := secrettest.New()
-	r.svc, err = service.New(service.Options{Paths: p, Store: store, Now: r.clock.now,
-		// Named as mcptray's program, so that the config loader knows
-		// the entry for the gateway's and does not run it.
-		GatewayCommand: filepath.Join(p.Home, "bin", "mcptray")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	r.stop = cancel
-	if err := r.svc.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	gw := gateway.Start(ctx, r.svc, gateway.StartOptions{HTTP: gateway.HTTPOptions{Paths: p, Token: r.svc.GatewayToken, Addr: "127.0.0.1:0"}})
-	srv := &Endpoint{Backend: r.svc, Gateway: gw.Status, Stream: gw.ServeStream}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	r.cl, err = Dial(ctx, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		r.cl.Close()
-		cancel()
-		<-done
-		gw.Wait()
-		ln.Close()
-		r.svc.Close()
+	inst, err := instance.Listen(instance.Options{
+		Service: service.Options{Paths: p, Store: secrettest.New(), Now: r.clock.now,
+			// Named as mcptray's program, so that the config loader knows
+			// the entry for the gateway's and does not run it.
+			GatewayCommand: filepath.Join(p.Home, "bin", "mcptray")},
+		HTTP: gateway.HTTPOptions{Addr: "127.0.0.1:0"},
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inst.Close() })
+	r.svc, r.stop = inst.Service, inst.Quit
+	if err := inst.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r.cl, err = control.Dial(inst.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.cl.Close() })
 	return r
 }
 
@@ -161,7 +151,7 @@ func TestAppArrives(t *testing.T) {
 
 	// Cursor starts mcptray stdio, which reaches the gateway over the
 	// control socket.
-	st, err := OpenStream(ctx, r.paths, nil, nil)
+	st, err := control.OpenStream(ctx, r.paths, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +235,7 @@ func TestAppArrives(t *testing.T) {
 // appEnd is an app's end of a Stream, for mcp-go's stdio transport:
 // closing it tells mcptray the app is done, as mcptray stdio does when the
 // app closes its stdin.
-type appEnd struct{ *Stream }
+type appEnd struct{ *control.Stream }
 
 func (a appEnd) Close() error { return a.CloseWrite() }
 

@@ -1,4 +1,4 @@
-package control
+package control_test
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/service"
 )
 
@@ -60,7 +61,7 @@ func TestKilledAppEndsItsSession(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), appsDeadline)
 	defer cancel()
-	st, err := OpenStream(ctx, r.paths, nil, nil)
+	st, err := control.OpenStream(ctx, r.paths, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestCopyStreamStopping(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), appsDeadline)
 	defer cancel()
 	copying := func() (io.WriteCloser, *bufio.Reader, chan error) {
-		st, err := OpenStream(ctx, r.paths, nil, nil)
+		st, err := control.OpenStream(ctx, r.paths, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +101,7 @@ func TestCopyStreamStopping(t *testing.T) {
 	}
 	_, _, done = copying()
 	r.stop()
-	if err := <-done; !errors.Is(err, ErrStopping) {
+	if err := <-done; !errors.Is(err, control.ErrStopping) {
 		t.Errorf("Copy when mcptray stopped: %v, want ErrStopping", err)
 	}
 }

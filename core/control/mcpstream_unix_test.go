@@ -1,6 +1,6 @@
 //go:build unix
 
-package control
+package control_test
 
 import (
 	"bufio"
@@ -11,18 +11,20 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcptray/mcptray/core/control"
 )
 
 // handedOver opens a session that hands over a pair of pipes, as mcptray
 // stdio hands over its stdin and stdout, and returns the app's ends.
-func handedOver(t *testing.T, ctx context.Context, r *gatewayRig) (*Stream, *os.File, *bufio.Reader) {
+func handedOver(t *testing.T, ctx context.Context, r *gatewayRig) (*control.Stream, *os.File, *bufio.Reader) {
 	t.Helper()
 	stdin, app := mustPipe(t)
 	fromGateway, stdout := mustPipe(t)
-	if !CanHandOver(stdin) || !CanHandOver(stdout) {
+	if !control.CanHandOver(stdin) || !control.CanHandOver(stdout) {
 		t.Fatal("pipes cannot be handed over")
 	}
-	st, err := OpenStream(ctx, r.paths, stdin, stdout)
+	st, err := control.OpenStream(ctx, r.paths, stdin, stdout)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +91,7 @@ func TestHandOverStopping(t *testing.T) {
 	defer cancel()
 	st, _, out := handedOver(t, ctx, r)
 	r.stop()
-	if err := st.Wait(); !errors.Is(err, ErrStopping) {
+	if err := st.Wait(); !errors.Is(err, control.ErrStopping) {
 		t.Errorf("Wait when mcptray stopped: %v, want ErrStopping", err)
 	}
 	if _, err := io.ReadAll(out); err != nil {
@@ -104,7 +106,7 @@ func TestCannotHandOverAFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if CanHandOver(f) || CanHandOver(nil) {
+	if control.CanHandOver(f) || control.CanHandOver(nil) {
 		t.Error("a plain file (or none) can be handed over")
 	}
 }

@@ -1,4 +1,4 @@
-package control
+package control_test
 
 import (
 	"context"
@@ -12,7 +12,11 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/gateway"
+	"github.com/mcptray/mcptray/core/instance"
+	"github.com/mcptray/mcptray/core/secret/secrettest"
+	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/test/mcpserver"
 )
 
@@ -24,7 +28,7 @@ import (
 // endpoint.
 func TestPermissionQuestions(t *testing.T) {
 	t.Parallel()
-	p := testPaths(t)
+	p := control.TempPaths(t)
 	url := mcpserver.ServeTest(t, mcpserver.Options{Name: "a"}, "http")
 	cfg, _ := json.Marshal(map[string]any{
 		"mcpServers": map[string]any{"a": map[string]any{"type": "http", "url": url}},
@@ -37,49 +41,41 @@ func TestPermissionQuestions(t *testing.T) {
 		t.Fatal(err)
 	}
 	opened := make(chan string, 4)
-	r := serveAt(t, p, opened)
-	svc, srv, cl, ctx := r.svc, r.srv, r.cl, r.ctx
-	gw := gateway.New(svc, gateway.Options{Ask: srv.AskPermission, AskTimeout: 20 * time.Second})
-	ran := make(chan error, 1)
-	gwCtx, stopGateway := context.WithCancel(ctx)
-	go func() { ran <- gw.Run(gwCtx) }()
-	face, err := gw.OpenHTTP(gwCtx, gateway.HTTPOptions{Paths: p, Addr: "127.0.0.1:0", NoAuth: true})
+	inst, err := instance.Listen(instance.Options{
+		Service: service.Options{Paths: p, Store: secrettest.New()}, Window: true,
+		OpenWindow: func(server string) error { opened <- server; return nil },
+		HTTP:       gateway.HTTPOptions{Addr: "127.0.0.1:0", NoAuth: true},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	served := make(chan error, 1)
-	go func() { served <- face.Serve(gwCtx) }()
-	t.Cleanup(func() {
-		stopGateway()
-		<-served
-		<-ran
-	})
+	t.Cleanup(func() { inst.Close() })
+	ctx := t.Context()
+	if err := inst.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := control.Dial(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
 
 	waitCtx, waitCancel := context.WithTimeout(ctx, 20*time.Second)
 	defer waitCancel()
-	notices, err := svc.Subscribe(waitCtx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if err := gw.Sync(waitCtx); err != nil {
-			t.Fatal(err)
-		}
-		if gw.MCPServer().GetTool("mcp__a__echo") != nil {
-			break
-		}
-		select {
-		case <-notices:
-		case <-waitCtx.Done():
-			t.Fatal("the gateway does not list mcp__a__echo")
-		}
-	}
-
-	app, err := client.NewStreamableHttpClient(face.Status().URL)
+	app, err := client.NewStreamableHttpClient(inst.Gateway.Status().URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer app.Close()
+	changed := make(chan struct{}, 1)
+	app.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == mcp.MethodNotificationToolsListChanged {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}
+	})
 	if err := app.Start(waitCtx); err != nil {
 		t.Fatal(err)
 	}
@@ -88,6 +84,23 @@ func TestPermissionQuestions(t *testing.T) {
 	init.Params.ClientInfo = mcp.Implementation{Name: "claude-code", Version: "1"} // known to mcptray as Claude Code
 	if _, err := app.Initialize(waitCtx, init); err != nil {
 		t.Fatal(err)
+	}
+	for offered := false; !offered; {
+		list, err := app.ListTools(waitCtx, mcp.ListToolsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range list.Tools {
+			offered = offered || tool.Name == "mcp__a__echo"
+		}
+		if offered {
+			break
+		}
+		select {
+		case <-changed:
+		case <-waitCtx.Done():
+			t.Fatal("the gateway does not list mcp__a__echo")
+		}
 	}
 	type result struct {
 		text  string
@@ -112,16 +125,16 @@ func TestPermissionQuestions(t *testing.T) {
 
 	// No window follows: the call opens one at the tool's server.
 	called := call()
-	if s := within(t, opened, "opening the window"); s != "a" {
+	if s := control.Within(t, opened, "opening the window"); s != "a" {
 		t.Errorf("the window opened at %q, want a", s)
 	}
 	qs, err := cl.Questions(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := within(t, qs, "the permission question")
+	q := control.Within(t, qs, "the permission question")
 	pq := q.Permission
-	if q.Kind != KindPermission || pq == nil || q.Server != "a" || pq.Tool != "mcp__a__echo" || pq.ServerTool != "echo" ||
+	if q.Kind != control.KindPermission || pq == nil || q.Server != "a" || pq.Tool != "mcp__a__echo" || pq.ServerTool != "echo" ||
 		pq.App != "Claude Code" || !strings.Contains(pq.Arguments, `"text": "hello"`) || !pq.ReadOnly {
 		t.Fatalf("question = %+v, permission %+v", q, pq)
 	}
@@ -133,37 +146,37 @@ func TestPermissionQuestions(t *testing.T) {
 		t.Fatalf("the call went ahead before the answer: %+v", r)
 	default:
 	}
-	if err := cl.Answer(ctx, q.ID, PermissionAnswer(true, false)); err != nil {
+	if err := cl.Answer(ctx, q.ID, control.PermissionAnswer(true, false)); err != nil {
 		t.Fatal(err)
 	}
-	if r := within(t, called, "the allowed call"); r.err != nil || r.isErr || r.text != "hello" {
+	if r := control.Within(t, called, "the allowed call"); r.err != nil || r.isErr || r.text != "hello" {
 		t.Errorf("allowed once: %+v", r)
 	}
-	if g := within(t, qs, "the question going"); !g.Gone || g.ID != q.ID {
+	if g := control.Within(t, qs, "the question going"); !g.Gone || g.ID != q.ID {
 		t.Errorf("after the answer: %+v", g)
 	}
 
 	// Deny: the call fails, and the next one asks again.
 	called = call()
-	q = within(t, qs, "the second question")
-	if err := cl.Answer(ctx, q.ID, PermissionAnswer(false, false)); err != nil {
+	q = control.Within(t, qs, "the second question")
+	if err := cl.Answer(ctx, q.ID, control.PermissionAnswer(false, false)); err != nil {
 		t.Fatal(err)
 	}
-	if r := within(t, called, "the denied call"); r.err != nil || !r.isErr || !strings.Contains(r.text, "you declined mcp__a__echo") {
+	if r := control.Within(t, called, "the denied call"); r.err != nil || !r.isErr || !strings.Contains(r.text, "you declined mcp__a__echo") {
 		t.Errorf("denied: %+v", r)
 	}
-	within(t, qs, "the second question going")
+	control.Within(t, qs, "the second question going")
 
 	// Allow always: kept in the config; the next call asks nothing.
 	called = call()
-	q = within(t, qs, "the third question")
-	if err := cl.Answer(ctx, q.ID, PermissionAnswer(true, true)); err != nil {
+	q = control.Within(t, qs, "the third question")
+	if err := cl.Answer(ctx, q.ID, control.PermissionAnswer(true, true)); err != nil {
 		t.Fatal(err)
 	}
-	if r := within(t, called, "the call allowed always"); r.err != nil || r.isErr || r.text != "hello" {
+	if r := control.Within(t, called, "the call allowed always"); r.err != nil || r.isErr || r.text != "hello" {
 		t.Errorf("allowed always: %+v", r)
 	}
-	within(t, qs, "the third question going")
+	control.Within(t, qs, "the third question going")
 	u, err := config.ReadUserFile(p.UserFile())
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +184,7 @@ func TestPermissionQuestions(t *testing.T) {
 	if rules, _ := u.GatewayRules(); rules.Permissions["mcp__a__echo"] != config.Allow {
 		t.Errorf("the config's permissions after allow always: %v", rules.Permissions)
 	}
-	if r := within(t, call(), "the call after allow always"); r.err != nil || r.isErr || r.text != "hello" {
+	if r := control.Within(t, call(), "the call after allow always"); r.err != nil || r.isErr || r.text != "hello" {
 		t.Errorf("after allow always: %+v", r)
 	}
 	select {
@@ -185,7 +198,7 @@ func TestPermissionQuestions(t *testing.T) {
 // question fails at once with ErrNoWindow.
 func TestPermissionWithoutWindow(t *testing.T) {
 	t.Parallel()
-	srv := &Endpoint{}
+	srv := &control.Endpoint{}
 	_, err := srv.AskPermission(context.Background(), gateway.Question{Tool: "mcp__a__echo", Server: "a"})
 	if err != gateway.ErrNoWindow {
 		t.Errorf("AskPermission with no window = %v, want ErrNoWindow", err)

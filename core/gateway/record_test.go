@@ -94,6 +94,13 @@ func (rr *recordRig) httpClient(name string) *client.Client {
 // stdioClient connects an app called name to the recording gateway's
 // stdio face, over real pipes as mcptray stdio hands them over.
 func (rr *recordRig) stdioClient(name string) *client.Client {
+	c := rr.stdioConn()
+	rr.initialize(c, name)
+	return c
+}
+
+// stdioConn is an app's connection to the stdio face, not yet initialized.
+func (rr *recordRig) stdioConn() *client.Client {
 	t := rr.t
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -112,7 +119,6 @@ func (rr *recordRig) stdioClient(name string) *client.Client {
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	rr.initialize(c, name)
 	return c
 }
 
@@ -124,6 +130,43 @@ func (rr *recordRig) initialize(c *client.Client, name string) {
 	req.Params.ClientInfo = mcp.Implementation{Name: name, Version: "1"}
 	if _, err := c.Initialize(ctx, req); err != nil {
 		rr.t.Fatalf("initialize: %v", err)
+	}
+}
+
+// modernClient connects an app called name to the recording gateway's
+// HTTP face on the sessionless revision (2026-07-28): no session, each
+// request naming its client in its _meta.
+func (rr *recordRig) modernClient(name string) *client.Client {
+	t := rr.t
+	c, err := client.NewStreamableHttpClient(rr.face.Status().URL,
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + rr.token}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	rr.initializeModern(c, name)
+	if c.GetSessionId() != "" {
+		t.Fatalf("the sessionless client has session %q", c.GetSessionId())
+	}
+	return c
+}
+
+// initializeModern has c speak the sessionless revision, as name.
+func (rr *recordRig) initializeModern(c *client.Client, name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.ProtocolVersion20260728
+	req.Params.ClientInfo = mcp.Implementation{Name: name, Version: "1"}
+	res, err := c.Initialize(ctx, req)
+	if err != nil {
+		rr.t.Fatalf("initialize: %v", err)
+	}
+	if res.ProtocolVersion != mcp.ProtocolVersion20260728 {
+		rr.t.Fatalf("the client speaks %s, not the sessionless revision", res.ProtocolVersion)
 	}
 }
 
@@ -274,6 +317,55 @@ func TestRecordNoWindow(t *testing.T) {
 	for _, e := range rows {
 		if e.Outcome != activity.Refused || e.Decision != activity.NoWindow || !strings.Contains(e.Reason, "no mcptray window to ask in") {
 			t.Errorf("row %d: %s, %s, %q", e.ID, e.Outcome, e.Decision, e.Reason)
+		}
+	}
+}
+
+// TestRecordSessionless: calls of an app on the sessionless revision,
+// which has no session and names itself in each request, are recorded
+// with the app as people know it (claude-code is Claude Code) and its
+// face: through the HTTP face an answered call, a blocked one and one
+// asked and allowed; an app mcptray does not know, by the name it gives;
+// one through mcptray stdio, as stdio.
+func TestRecordSessionless(t *testing.T) {
+	t.Parallel()
+	rr := newRecordRig(t, false)
+	claude := rr.modernClient("claude-code")
+	script := rr.modernClient("my-script")
+	cursor := rr.stdioConn()
+	rr.initializeModern(cursor, "cursor-vscode")
+
+	if got, isErr := callText(t, claude, "mcp__a__echo", map[string]any{"text": "hi"}); got != "hi" || isErr {
+		t.Fatalf("echo: %q %v", got, isErr)
+	}
+	callText(t, claude, "mcp__a__pid", nil) // blocked
+	rr.answers <- true
+	if got, isErr := callText(t, claude, "mcp__a__add", map[string]any{"a": 1, "b": 2}); isErr {
+		t.Fatalf("add, allowed: %q", got)
+	}
+	callText(t, script, "mcp__a__echo", map[string]any{"text": "hi"})
+	callText(t, cursor, "mcp__a__echo", map[string]any{"text": "hi"})
+
+	type want struct {
+		app, face, tool string
+		outcome         activity.Outcome
+		decision        activity.Decision
+	}
+	wants := []want{
+		{"Claude Code", FaceHTTP, "echo", activity.Answered, activity.Allowed},
+		{"Claude Code", FaceHTTP, "pid", activity.Refused, activity.Blocked},
+		{"Claude Code", FaceHTTP, "add", activity.Answered, activity.AskedAllowed},
+		{"my-script", FaceHTTP, "echo", activity.Answered, activity.Allowed},
+		{"Cursor", FaceStdio, "echo", activity.Answered, activity.Allowed},
+	}
+	rows := rr.rows()
+	if len(rows) != len(wants) {
+		t.Fatalf("%d rows, want %d: %+v", len(rows), len(wants), rows)
+	}
+	for i, w := range wants {
+		e := rows[i]
+		if got := (want{e.App, e.Face, e.Tool, e.Outcome, e.Decision}); got != w || e.Server != "a" {
+			t.Errorf("row %d is %+v (server %q), want %+v", i+1, got, e.Server, w)
 		}
 	}
 }
