@@ -62,6 +62,21 @@ func TestReviewAndAccept(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "1 tool changed, held") || !strings.Contains(out, "mcptray review weather") {
 		t.Errorf("status (exit %d):\n%s", code, out)
 	}
+	// Kept held: remembered by the next command (a process of its own),
+	// said since when, no longer nagged about, and undone by accept.
+	h.fails(1, "holds no changed tool called forecast", "keep", "weather", "forecast")
+	if out := h.must("keep", "weather", "get_weather"); !strings.Contains(out, "get_weather kept held") {
+		t.Errorf("keep: %q", out)
+	}
+	out = h.must("review", "weather")
+	for _, want := range []string{"weather: 1 tool kept held", "You keep it held since ", "mcptray accept weather"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("review of a kept change lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "changed, held") || strings.Contains(out, "mcptray keep") {
+		t.Errorf("a kept change still asks to be looked at:\n%s", out)
+	}
 	h.fails(1, "holds no changed tool called forecast", "accept", "weather", "forecast")
 	if out := h.must("accept", "weather", "get_weather"); !strings.Contains(out, "accepted get_weather") {
 		t.Errorf("accept: %q", out)

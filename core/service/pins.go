@@ -63,10 +63,16 @@ type ToolChange struct {
 	pins.Change
 	Words pins.Words  `json:"words"`
 	Flags []pins.Flag `json:"flags,omitempty"`
+	// KeptSince is when the person chose to keep it held (Keep it held,
+	// KeepHeld); zero while it waits to be looked at.
+	KeptSince time.Time `json:"keptSince,omitzero"`
 }
 
+// Kept reports whether the person chose to keep the change held.
+func (c ToolChange) Kept() bool { return !c.KeptSince.IsZero() }
+
 // Summary is the review in a few words for lists and the tray: "1 tool
-// changed, held", or "".
+// changed, held", "1 tool kept held", both, or "".
 func (r *Review) Summary() string {
 	if r == nil {
 		return ""
@@ -74,22 +80,50 @@ func (r *Review) Summary() string {
 	if r.Problem != "" {
 		return "tools held: " + r.Problem
 	}
-	var parts []string
-	for _, c := range []struct {
-		n    int
-		word string
-	}{{len(r.Held), "tool"}, {len(r.HeldPrompts), "prompt"}} {
-		switch {
-		case c.n == 1:
-			parts = append(parts, "1 "+c.word)
-		case c.n > 1:
-			parts = append(parts, fmt.Sprintf("%d %ss", c.n, c.word))
+	count := func(kept bool) string {
+		var parts []string
+		for _, c := range []struct {
+			list []ToolChange
+			word string
+		}{{r.Held, "tool"}, {r.HeldPrompts, "prompt"}} {
+			n := 0
+			for _, h := range c.list {
+				if h.Kept() == kept {
+					n++
+				}
+			}
+			switch {
+			case n == 1:
+				parts = append(parts, "1 "+c.word)
+			case n > 1:
+				parts = append(parts, fmt.Sprintf("%d %ss", n, c.word))
+			}
+		}
+		return strings.Join(parts, " and ")
+	}
+	var out []string
+	if s := count(false); s != "" {
+		out = append(out, s+" changed, held")
+	}
+	if s := count(true); s != "" {
+		out = append(out, s+" kept held")
+	}
+	return strings.Join(out, "; ")
+}
+
+// Pending counts the held tools and prompts the person has yet to look
+// at: those not kept held.
+func (r *Review) Pending() int {
+	if r == nil {
+		return 0
+	}
+	n := 0
+	for _, h := range slices.Concat(r.Held, r.HeldPrompts) {
+		if !h.Kept() {
+			n++
 		}
 	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return strings.Join(parts, " and ") + " changed, held"
+	return n
 }
 
 // Flagged reports whether the tool called name reads as instructions to
@@ -244,13 +278,14 @@ func (s *Service) OfferedPrompts(server string, list []mcp.Prompt) []mcp.Prompt 
 		pinned.Prompts = defs
 	}
 	held := map[string]bool{}
-	var check promptCheck
-	check.seen = defs
-	for _, ch := range pins.Compare(pinned.Prompts, defs) {
-		if ch.Held() {
-			held[ch.Name] = true
-			check.held = append(check.held, ToolChange{Change: ch, Words: pins.Describe(ch), Flags: pins.Scan(*ch.New, nil)})
-		}
+	changes := pins.Compare(pinned.Prompts, defs)
+	if pinned.PruneKept(true, changes) {
+		store.Stage(server, func(sv *pins.Server, _ bool) bool { return sv.PruneKept(true, changes) })
+		staged = true
+	}
+	check := promptCheck{seen: defs, held: heldPrompts(pinned, changes)}
+	for _, h := range check.held {
+		held[h.Name] = true
 	}
 	before := len(s.pins.prompts[server].held)
 	s.pins.prompts[server] = check
@@ -262,6 +297,20 @@ func (s *Service) OfferedPrompts(server string, list []mcp.Prompt) []mcp.Prompt 
 	for _, p := range list {
 		if !held[p.Name] {
 			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// heldPrompts are the held ones of a server's prompt changes, in words,
+// and whether the person kept each held.
+func heldPrompts(pinned pins.Server, changes []pins.Change) []ToolChange {
+	var out []ToolChange
+	for _, ch := range changes {
+		if ch.Held() {
+			h := ToolChange{Change: ch, Words: pins.Describe(ch), Flags: pins.Scan(*ch.New, nil)}
+			h.KeptSince, _ = pinned.KeptSince(true, ch)
+			out = append(out, h)
 		}
 	}
 	return out
@@ -356,6 +405,10 @@ func (s *Service) checkPins(store *pins.Store, name string, list []tools.Tool, o
 			changes = pins.Compare(next, defs)
 		}
 	}
+	// A decision to keep a change held holds for that change only.
+	if pinned.PruneKept(false, changes) {
+		store.Stage(name, func(sv *pins.Server, _ bool) bool { return sv.PruneKept(false, changes) })
+	}
 	held := map[string]bool{}
 	for _, ch := range changes {
 		if ch.Held() {
@@ -405,7 +458,9 @@ func reviewOf(pinned pins.Server, changes []pins.Change, flags map[string][]pins
 		case ch.Kind == pins.Removed:
 			r.Removed = append(r.Removed, ch.Name)
 		case ch.Held():
-			r.Held = append(r.Held, ToolChange{Change: ch, Words: pins.Describe(ch), Flags: flags[ch.Name]})
+			h := ToolChange{Change: ch, Words: pins.Describe(ch), Flags: flags[ch.Name]}
+			h.KeptSince, _ = pinned.KeptSince(false, ch)
+			r.Held = append(r.Held, h)
 		}
 	}
 	if r.Held == nil && r.Removed == nil && r.Flags == nil && r.Changes == 0 && !r.AcceptChanges {
@@ -473,15 +528,13 @@ func (s *Service) AcceptTools(ctx context.Context, server string, names []string
 			return false
 		}
 		sv.Tools = next
+		// Accepting undoes keeping it held.
+		sv.PruneKept(false, pins.Compare(next, defs))
 		if sv.PromptsPinned {
 			sv.Prompts = nextPrompts
-			held := prompts.held[:0:0]
-			for _, ch := range pins.Compare(nextPrompts, prompts.seen) {
-				if ch.Held() {
-					held = append(held, ToolChange{Change: ch, Words: pins.Describe(ch), Flags: pins.Scan(*ch.New, nil)})
-				}
-			}
-			s.pins.prompts[name] = promptCheck{seen: prompts.seen, held: held}
+			left := pins.Compare(nextPrompts, prompts.seen)
+			sv.PruneKept(true, left)
+			s.pins.prompts[name] = promptCheck{seen: prompts.seen, held: heldPrompts(*sv, left)}
 		}
 		if sv.Pinned.IsZero() {
 			sv.Pinned = s.opts.Now()
@@ -505,6 +558,91 @@ func (s *Service) AcceptTools(ctx context.Context, server string, names []string
 		return Server{}, err
 	}
 	sv, _ := snap.Find(name)
+	return sv, nil
+}
+
+// KeepHeld records the person's "Keep it held" for a server's held tools
+// and prompts: those named (by their names now, or a renamed one's old
+// name), or every held one when names is empty. They stay held from apps,
+// are no longer counted as waiting to be looked at, and their review says
+// since when they are kept; accepting them undoes it, and the server's
+// next change of one is a new change to review.
+func (s *Service) KeepHeld(ctx context.Context, server string, names []string) (Server, error) {
+	if err := s.checkOpen(); err != nil {
+		return Server{}, err
+	}
+	name, err := s.configuredName(server)
+	if err != nil {
+		return Server{}, err
+	}
+	store, err := s.pinStore()
+	if err != nil {
+		return Server{}, newError(Other, "the pinned tools cannot be read: %v", err)
+	}
+	snap, err := s.Snapshot(ctx)
+	if err != nil {
+		return Server{}, err
+	}
+	sv, _ := snap.Find(name)
+	type keep struct {
+		prompt bool
+		ch     pins.Change
+	}
+	var keeps []keep
+	found := map[string]bool{}
+	if sv.Review != nil {
+		for _, group := range []struct {
+			prompt bool
+			list   []ToolChange
+		}{{false, sv.Review.Held}, {true, sv.Review.HeldPrompts}} {
+			for _, h := range group.list {
+				if len(names) == 0 || slices.Contains(names, h.Name) || (h.Was != "" && slices.Contains(names, h.Was)) {
+					keeps = append(keeps, keep{group.prompt, h.Change})
+					found[h.Name], found[h.Was] = true, true
+				}
+			}
+		}
+	}
+	var missing []string
+	for _, n := range names {
+		if !found[n] {
+			missing = append(missing, n)
+		}
+	}
+	switch {
+	case len(missing) > 0:
+		return Server{}, newError(NotFound, "%s holds no changed tool called %s; `mcptray review %s` lists them", sanitize.Line(name), sanitize.Line(strings.Join(missing, ", ")), sanitize.Line(name))
+	case len(keeps) == 0:
+		return Server{}, newError(NotFound, "%s holds no changed tool; `mcptray review %s` says what it has", sanitize.Line(name), sanitize.Line(name))
+	}
+	now := s.opts.Now()
+	s.pins.mu.Lock()
+	err = store.Update(name, func(p *pins.Server, _ bool) bool {
+		for _, k := range keeps {
+			p.Keep(k.prompt, k.ch, now)
+		}
+		return true
+	})
+	if err == nil {
+		if pinned, ok := store.Server(name); ok {
+			if prompts := s.pins.prompts[name]; len(prompts.held) > 0 {
+				s.pins.prompts[name] = promptCheck{seen: prompts.seen, held: heldPrompts(pinned, pins.Compare(pinned.Prompts, prompts.seen))}
+			}
+		}
+	}
+	delete(s.pins.cache, name)
+	s.pins.mu.Unlock()
+	if err != nil {
+		return Server{}, newError(Other, "keeping %s's changed tools held: %v", sanitize.Line(name), err)
+	}
+	for _, k := range keeps {
+		s.recordTrust(activity.ToolChangeKeep, k.ch.Name+" ("+name+")", "")
+	}
+	s.notices.Publish(struct{}{})
+	if snap, err = s.Snapshot(ctx); err != nil {
+		return Server{}, err
+	}
+	sv, _ = snap.Find(name)
 	return sv, nil
 }
 
