@@ -147,12 +147,20 @@ type pinState struct {
 	// scanned are the flags of each server's tools as last read, by
 	// server and tool: a change reads only what changed.
 	scanned map[string]map[string]scanned
+	// toolNames are each server's tool names as last seen, by server:
+	// when one comes or goes, the tools of other servers that mention it
+	// are read again for shadowing.
+	toolNames map[string][]string
 }
 
 // scanned is one definition as Scan read it, and what it found.
 type scanned struct {
 	def   pins.Def
 	flags []pins.Flag
+	// shadowing says it was read for other servers' tool names, and
+	// mentions are the words in it that could be one (pins.Read).
+	shadowing bool
+	mentions  []string
 }
 
 // promptCheck is a server's prompts as last listed, and those held.
@@ -178,6 +186,7 @@ func (s *Service) pinStore() (*pins.Store, error) {
 		s.pins.cache = map[string]*pinCheck{}
 		s.pins.prompts = map[string]promptCheck{}
 		s.pins.scanned = map[string]map[string]scanned{}
+		s.pins.toolNames = map[string][]string{}
 	})
 	return s.pins.store, s.pins.err
 }
@@ -186,14 +195,18 @@ func (s *Service) pinStore() (*pins.Store, error) {
 // pins, and gives it its Review.
 func (s *Service) applyPins(snap *Snapshot) {
 	store, err := s.pinStore()
-	// Every tool name of every server, for shadowing: made only when a
-	// server's list must be checked.
+	// Every tool name of every server as it lists them (held ones too),
+	// for shadowing: made only when a server's list must be checked.
+	listed := make([][]tools.Tool, len(snap.Servers))
+	for i := range snap.Servers {
+		listed[i] = snap.Servers[i].Tools
+	}
 	var owners map[string][]string
 	ownersOf := func(n string) []string {
 		if owners == nil {
 			owners = map[string][]string{}
 			for i := range snap.Servers {
-				for _, t := range snap.Servers[i].Tools {
+				for _, t := range listed[i] {
 					owners[t.Name] = append(owners[t.Name], snap.Servers[i].Name)
 				}
 			}
@@ -202,6 +215,10 @@ func (s *Service) applyPins(snap *Snapshot) {
 	}
 	s.pins.mu.Lock()
 	defer s.pins.mu.Unlock()
+	var same []bool // by server: its list is the one last checked
+	if err == nil {
+		same = s.shadowingAgain(snap)
+	}
 	defer func() {
 		if store != nil {
 			if err := store.Flush(); err != nil {
@@ -227,7 +244,7 @@ func (s *Service) applyPins(snap *Snapshot) {
 			sv.Tools = nil
 			continue
 		}
-		if c := s.pins.cache[sv.Name]; c != nil && sameTools(c.seen, sv.Tools) {
+		if c := s.pins.cache[sv.Name]; c != nil && same[i] {
 			sv.Tools, sv.Review = c.offered, c.review
 			continue
 		}
@@ -249,6 +266,74 @@ func (s *Service) applyPins(snap *Snapshot) {
 			sv.Review = &r
 		}
 	}
+}
+
+// shadowingAgain notes which tool names came or went since the last
+// snapshot (a server's list changed, it connected, or it went), and has
+// the tools of other servers that mention one read again for shadowing:
+// a tool whose description names get_forecast is flagged when another
+// server starts to offer get_forecast, though the tool itself did not
+// change. It reports, by server, whose list is the one last checked.
+// Called with s.pins.mu held.
+func (s *Service) shadowingAgain(snap *Snapshot) []bool {
+	same := make([]bool, len(snap.Servers))
+	var came []string
+	present := make(map[string]bool, len(snap.Servers))
+	for i := range snap.Servers {
+		sv := &snap.Servers[i]
+		if len(sv.Tools) == 0 {
+			continue
+		}
+		present[sv.Name] = true
+		if c := s.pins.cache[sv.Name]; c != nil && sameTools(c.seen, sv.Tools) {
+			same[i] = true
+			continue // the same list: the same names
+		}
+		was := s.pins.toolNames[sv.Name]
+		now := make([]string, len(sv.Tools))
+		for j, t := range sv.Tools {
+			now[j] = t.Name
+		}
+		if slices.Equal(was, now) {
+			continue
+		}
+		for _, n := range now {
+			if !slices.Contains(was, n) {
+				came = append(came, n)
+			}
+		}
+		for _, n := range was {
+			if !slices.Contains(now, n) {
+				came = append(came, n)
+			}
+		}
+		s.pins.toolNames[sv.Name] = now
+	}
+	for name, was := range s.pins.toolNames {
+		if !present[name] {
+			came = append(came, was...)
+			delete(s.pins.toolNames, name)
+		}
+	}
+	if len(came) == 0 {
+		return same
+	}
+	changed := make(map[string]bool, len(came))
+	for _, n := range came {
+		changed[n] = true
+	}
+	for server, read := range s.pins.scanned {
+		for tool, r := range read {
+			if slices.ContainsFunc(r.mentions, func(n string) bool { return changed[n] }) {
+				delete(read, tool) // read again by checkPins
+				delete(s.pins.cache, server)
+			}
+		}
+	}
+	for i := range snap.Servers {
+		same[i] = same[i] && s.pins.cache[snap.Servers[i].Name] != nil
+	}
+	return same
 }
 
 // OfferedPrompts are the prompts of list, a server's as the gateway
@@ -333,7 +418,7 @@ func (s *Service) approvalReview(store *pins.Store, name string) *Review {
 		if prev, ok := last[d.Name]; !ok || !prev.def.Equal(d) {
 			f = pins.Scan(d, nil)
 		}
-		read[d.Name] = scanned{d, f}
+		read[d.Name] = scanned{def: d, flags: f}
 		if len(f) > 0 {
 			flags[d.Name] = f
 		}
@@ -355,13 +440,14 @@ func (s *Service) checkPins(store *pins.Store, name string, list []tools.Tool, o
 	last := s.pins.scanned[name]
 	read := make(map[string]scanned, len(defs))
 	scan := func(d pins.Def) {
-		f := last[d.Name].flags
-		if prev, ok := last[d.Name]; !ok || !prev.def.Equal(d) {
-			f = pins.Scan(d, others)
+		r, ok := last[d.Name]
+		if !ok || !r.shadowing || !r.def.Equal(d) {
+			r = scanned{def: d, shadowing: true}
+			r.flags, r.mentions = pins.Read(d, others)
 		}
-		read[d.Name] = scanned{d, f}
-		if len(f) > 0 {
-			flags[d.Name] = f
+		read[d.Name] = r
+		if len(r.flags) > 0 {
+			flags[d.Name] = r.flags
 		}
 	}
 	defer func() { s.pins.scanned[name] = read }()
