@@ -10,12 +10,13 @@ import (
 // ones held from apps (service.Review): the menu has a line that opens its
 // review, the icon asks for attention, and a notification says so when the
 // window is closed. Those the person chose to keep held have been looked
-// at: they are not counted.
+// at: they are not counted; nor are those of a server that does not run
+// now (its review says what it held when it last ran).
 
 // heldCount is how many of a server's tools and prompts are held and wait
 // to be looked at.
 func heldCount(sv service.Server) int {
-	if sv.Suppressed != "" || sv.BuiltIn() {
+	if sv.Suppressed != "" || sv.BuiltIn() || sv.State != service.Connected {
 		return 0
 	}
 	return sv.Review.Pending()

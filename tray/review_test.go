@@ -68,6 +68,13 @@ func TestKeptHeldNotCounted(t *testing.T) {
 	if got := Notices(snap(withHeld("weather", 0)), snap(kept), false); len(got) != 0 {
 		t.Errorf("kept held, notified: %+v", got)
 	}
+	// A server that does not run now says what it held when it last
+	// ran (for mcptray list); the tray does not count it.
+	down := withHeld("weather", 1)
+	down.State = service.Failed
+	if m := Build(snap(down)); len(heldItems([]service.Server{down})) != 0 || m.Icon == assets.StateAttention && anyHeld(snap(down)) {
+		t.Errorf("a server that is down is counted: %+v", heldItems([]service.Server{down}))
+	}
 	both := withHeld("weather", 2)
 	both.Review.Held[0].KeptSince = kept.Review.Held[0].KeptSince
 	if items := heldItems([]service.Server{both}); len(items) != 1 || items[0].Label != "weather changed 1 tool — Review…" {

@@ -43,6 +43,11 @@ type Server struct {
 	// Seen is a fingerprint of the last list that differed from the pins,
 	// so that one change is counted once, across restarts too.
 	Seen string `json:"seen,omitempty"`
+	// Held and HeldPrompts are its held changes (changed, new and renamed
+	// tools and prompts) as last seen while it ran: what a command that
+	// does not start it (mcptray list) says of it.
+	Held        []Change `json:"held,omitempty"`
+	HeldPrompts []Change `json:"heldPrompts,omitempty"`
 	// Kept are the held changes the person chose to keep held ("Keep it
 	// held"), each as the definition it was kept with: the server's next
 	// change of it is a new change to review.
@@ -257,6 +262,8 @@ func (sv *Server) clone() Server {
 	c.Tools = slices.Clone(sv.Tools)
 	c.Prompts = slices.Clone(sv.Prompts)
 	c.Kept = slices.Clone(sv.Kept)
+	c.Held = slices.Clone(sv.Held)
+	c.HeldPrompts = slices.Clone(sv.HeldPrompts)
 	return c
 }
 
@@ -293,6 +300,18 @@ func ChangesFingerprint(changes []Change) string {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// HeldOf are the held ones of changes (changed, new, renamed), nil when
+// none is.
+func HeldOf(changes []Change) []Change {
+	var out []Change
+	for _, c := range changes {
+		if c.Held() {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Accept pins what changes says of the definitions named (all when names

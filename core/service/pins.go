@@ -232,6 +232,10 @@ func (s *Service) applyPins(snap *Snapshot) {
 			sv.Review = s.approvalReview(store, sv.Name)
 			continue
 		}
+		if sv.State != conn.Connected && err == nil && !sv.BuiltIn() && sv.Runnable {
+			sv.Review = s.rememberedReview(store, sv.Name)
+			continue
+		}
 		if sv.BuiltIn() || len(sv.Tools) == 0 {
 			continue
 		}
@@ -266,6 +270,28 @@ func (s *Service) applyPins(snap *Snapshot) {
 			sv.Review = &r
 		}
 	}
+}
+
+// rememberedReview is what a server that does not run now held when it
+// last ran, as its pins remember it: so that a command that starts no
+// server (mcptray list) says what is held as one that does. Nil when
+// nothing was. Called with s.pins.mu held.
+func (s *Service) rememberedReview(store *pins.Store, name string) *Review {
+	pinned, ok := store.Server(name)
+	if !ok || len(pinned.Held)+len(pinned.HeldPrompts) == 0 {
+		return nil
+	}
+	r := &Review{Changes: pinned.Changes, LastChange: pinned.LastChange, AcceptChanges: pinned.AcceptChanges}
+	for _, ch := range pinned.Held {
+		if ch.New == nil {
+			continue
+		}
+		h := ToolChange{Change: ch, Words: pins.Describe(ch), Flags: pins.Scan(*ch.New, nil)}
+		h.KeptSince, _ = pinned.KeptSince(false, ch)
+		r.Held = append(r.Held, h)
+	}
+	r.HeldPrompts = heldPrompts(pinned, pinned.HeldPrompts)
+	return r
 }
 
 // shadowingAgain notes which tool names came or went since the last
@@ -366,6 +392,9 @@ func (s *Service) OfferedPrompts(server string, list []mcp.Prompt) []mcp.Prompt 
 	changes := pins.Compare(pinned.Prompts, defs)
 	if pinned.PruneKept(true, changes) {
 		store.Stage(server, func(sv *pins.Server, _ bool) bool { return sv.PruneKept(true, changes) })
+		staged = true
+	}
+	if rememberHeld(store, server, true, pinned.HeldPrompts, changes) {
 		staged = true
 	}
 	check := promptCheck{seen: defs, held: heldPrompts(pinned, changes)}
@@ -506,8 +535,28 @@ func (s *Service) checkPins(store *pins.Store, name string, list []tools.Tool, o
 			c.offered = append(c.offered, t)
 		}
 	}
+	rememberHeld(store, name, false, pinned.Held, changes)
 	c.review = reviewOf(pinned, changes, flags)
 	return c
+}
+
+// rememberHeld keeps with a server's pins which of its tools (or prompts)
+// are held now, when that differs from what they kept, and reports
+// whether it did.
+func rememberHeld(store *pins.Store, name string, prompts bool, was []pins.Change, changes []pins.Change) bool {
+	held := pins.HeldOf(changes)
+	if pins.ChangesFingerprint(held) == pins.ChangesFingerprint(was) {
+		return false
+	}
+	store.Stage(name, func(sv *pins.Server, _ bool) bool {
+		if prompts {
+			sv.HeldPrompts = held
+		} else {
+			sv.Held = held
+		}
+		return true
+	})
+	return true
 }
 
 // countChange counts a server's change once: a list that differs from the
