@@ -545,7 +545,9 @@ func (s *Service) checkPins(store *pins.Store, name string, list []tools.Tool, o
 // whether it did.
 func rememberHeld(store *pins.Store, name string, prompts bool, was []pins.Change, changes []pins.Change) bool {
 	held := pins.HeldOf(changes)
-	if pins.ChangesFingerprint(held) == pins.ChangesFingerprint(was) {
+	if slices.EqualFunc(held, was, func(a, b pins.Change) bool {
+		return a.Kind == b.Kind && a.Name == b.Name && a.Was == b.Was && a.Weakened == b.Weakened && a.New != nil && b.New != nil && a.New.Equal(*b.New)
+	}) {
 		return false
 	}
 	store.Stage(name, func(sv *pins.Server, _ bool) bool {
