@@ -26,9 +26,13 @@ import (
 // only: a changed, new or renamed tool is held in the server's Review
 // until the person accepts it (AcceptTools), and the gateway, which offers
 // a snapshot's tools, never sees it. Every tool is read for hidden
-// instructions when first seen and on every change; a flagged tool is
+// instructions when first seen and on every change (and for shadowing
+// again when another server's tool names come or go); a flagged tool is
 // marked in the Review, and the gateway asks before each of its calls
-// whatever its annotations say.
+// whatever its annotations say. The person may keep a held change held
+// (KeepHeld): it stays held and no longer waits to be looked at. What is
+// held is kept with the pins, so that a server that does not run now has
+// the Review of when it last ran.
 
 // Review is what a person should look at in a server's tools: what changed
 // since they were pinned and is held, what went, and what reads as orders
