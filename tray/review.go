@@ -9,14 +9,17 @@ import (
 // A server whose tools changed since the person saw them has the changed
 // ones held from apps (service.Review): the menu has a line that opens its
 // review, the icon asks for attention, and a notification says so when the
-// window is closed.
+// window is closed. Those the person chose to keep held have been looked
+// at: they are not counted; nor are those of a server that does not run
+// now (its review says what it held when it last ran).
 
-// heldCount is how many of a server's tools and prompts are held.
+// heldCount is how many of a server's tools and prompts are held and wait
+// to be looked at.
 func heldCount(sv service.Server) int {
-	if sv.Review == nil || sv.Suppressed != "" || sv.BuiltIn() {
+	if sv.Suppressed != "" || sv.BuiltIn() || sv.State != service.Connected {
 		return 0
 	}
-	return len(sv.Review.Held) + len(sv.Review.HeldPrompts)
+	return sv.Review.Pending()
 }
 
 // changedTools is "changed 1 tool" or "changed N tools".

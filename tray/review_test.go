@@ -3,6 +3,7 @@ package tray
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/mcptray/mcptray/assets"
 	"github.com/mcptray/mcptray/core/pins"
@@ -50,5 +51,33 @@ func TestHeldChangesNotified(t *testing.T) {
 	}
 	if got := Notices(prev, next, true); len(got) != 0 {
 		t.Errorf("notified with the window open: %+v", got)
+	}
+}
+
+// TestKeptHeldNotCounted: a change the person chose to keep held is not
+// counted again: no menu line, no attention, no notification, while the
+// server's other held change still is.
+func TestKeptHeldNotCounted(t *testing.T) {
+	t.Parallel()
+	kept := withHeld("weather", 1)
+	kept.Review.Held[0].KeptSince = time.Date(2026, 12, 2, 8, 15, 0, 0, time.UTC)
+	m := Build(snap(kept))
+	if m.Icon != assets.StateOK || len(heldItems([]service.Server{kept})) != 0 {
+		t.Errorf("kept held: icon %s, items %+v", m.Icon, heldItems([]service.Server{kept}))
+	}
+	if got := Notices(snap(withHeld("weather", 0)), snap(kept), false); len(got) != 0 {
+		t.Errorf("kept held, notified: %+v", got)
+	}
+	// A server that does not run now says what it held when it last
+	// ran (for mcptray list); the tray does not count it.
+	down := withHeld("weather", 1)
+	down.State = service.Failed
+	if m := Build(snap(down)); len(heldItems([]service.Server{down})) != 0 || m.Icon == assets.StateAttention && anyHeld(snap(down)) {
+		t.Errorf("a server that is down is counted: %+v", heldItems([]service.Server{down}))
+	}
+	both := withHeld("weather", 2)
+	both.Review.Held[0].KeptSince = kept.Review.Held[0].KeptSince
+	if items := heldItems([]service.Server{both}); len(items) != 1 || items[0].Label != "weather changed 1 tool — Review…" {
+		t.Errorf("one kept and one waiting: %+v", items)
 	}
 }

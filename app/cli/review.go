@@ -16,6 +16,7 @@ import (
 // an in-process one's) pins, never the file itself.
 type pinsBackend interface {
 	AcceptTools(ctx context.Context, server string, tools []string) (service.Server, error)
+	KeepHeld(ctx context.Context, server string, tools []string) (service.Server, error)
 	SetAcceptChanges(ctx context.Context, server string, on bool) error
 	LookAtTools(ctx context.Context, server string) (service.Look, error)
 }
@@ -114,6 +115,9 @@ func printReview(w io.Writer, name string, r *service.Review) {
 		for _, h := range group.list {
 			flagged[h.Name] = true
 			fmt.Fprintf(w, "  The %s %s %s.\n", group.kind, sanitize.Line(h.Name), sanitize.Line(h.Words.Summary))
+			if h.Kept() {
+				fmt.Fprintf(w, "    You keep it held since %s.\n", h.KeptSince.Local().Format("2 Jan 2006 15:04"))
+			}
 			if len(h.Words.Description) > 0 {
 				fmt.Fprintf(w, "    Description: %s\n", marked(h.Words.Description))
 			}
@@ -136,6 +140,9 @@ func printReview(w io.Writer, name string, r *service.Review) {
 	}
 	if len(r.Held)+len(r.HeldPrompts) > 0 {
 		fmt.Fprintf(w, "  Held from your apps until you accept: mcptray accept %s [TOOL…]\n", name)
+	}
+	if r.Pending() > 0 {
+		fmt.Fprintf(w, "  Or keep them held, and stop being asked: mcptray keep %s [TOOL…]\n", name)
 	}
 }
 
@@ -207,6 +214,35 @@ func runAccept(ctx context.Context, c *cmdContext, args []string) error {
 	if s := sv.Review.Summary(); s != "" {
 		fmt.Fprintf(c.Stdout, "Still %s: mcptray review %s\n", s, sanitize.Line(sv.Name))
 	}
+	return nil
+}
+
+// runKeep is mcptray keep SERVER [TOOL…]: the held tools named (all when
+// none is) stay held, a decision mcptray keeps until they are accepted or
+// change again.
+func runKeep(ctx context.Context, c *cmdContext, args []string) error {
+	if len(args) == 0 {
+		return usagef("keep takes a server, and the tools to keep held (all when none is named)")
+	}
+	b, done, err := c.backend(ctx, args[:1])
+	if err != nil {
+		return err
+	}
+	defer done()
+	wctx, cancel := context.WithTimeout(ctx, statusWait)
+	defer cancel()
+	if _, err := b.Settle(wctx); err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	sv, err := b.KeepHeld(ctx, args[0], args[1:])
+	if err != nil {
+		return err
+	}
+	what := "its changed tools"
+	if len(args) > 1 {
+		what = sanitize.Line(strings.Join(args[1:], ", "))
+	}
+	fmt.Fprintf(c.Stdout, "%s: %s kept held; your apps are not offered them until you accept them (mcptray accept %s).\n", sanitize.Line(sv.Name), what, sanitize.Line(sv.Name))
 	return nil
 }
 

@@ -74,9 +74,11 @@ type Backend interface {
 	SetSandbox(ctx context.Context, name string, on bool) error
 
 	// AcceptTools offers a server's held tools to apps as they are now
-	// (review.go); SetAcceptChanges turns its "Accept changes from this
-	// server" on or off.
+	// (review.go); KeepHeld keeps them held, a decision mcptray keeps;
+	// SetAcceptChanges turns its "Accept changes from this server" on or
+	// off.
 	AcceptTools(ctx context.Context, server string, tools []string) (service.Server, error)
+	KeepHeld(ctx context.Context, server string, tools []string) (service.Server, error)
 	SetAcceptChanges(ctx context.Context, server string, on bool) error
 	// LookAtTools runs a server that waits for approval once, in its
 	// sandbox, and returns its tools (look.go).

@@ -21,8 +21,10 @@ import (
 // held tool, what changed in words, with the description's added words in
 // bold green and removed ones in red italics, and what in it reads as
 // orders to the AI; Accept offers it to apps as it is now, Keep it held
-// leaves it held. Tools offered but flagged are marked too, and the
-// server's "Accept changes from this server" switch is there.
+// leaves it held, a decision mcptray keeps with the pins: the tool then
+// says since when it is kept held, keeps its Accept, and no longer counts
+// as waiting to be looked at. Tools offered but flagged are marked too,
+// and the server's "Accept changes from this server" switch is there.
 
 // reviewTexts are the review's fixed words, for tests.
 const (
@@ -31,6 +33,7 @@ const (
 	acceptAllLabel   = "Accept changes from this server"
 	flaggedIntro     = "This tool's description gives the AI instructions:"
 	reviewHeaderText = "Changed since you saw it"
+	keptHeldText     = "You keep it held since"
 )
 
 // newReview is the detail's review section, empty until a server with a
@@ -63,9 +66,6 @@ func (d *detail) showReview(v *window, sv service.Server) {
 		list []service.ToolChange
 	}{{"tool", r.Held}, {"prompt", r.HeldPrompts}} {
 		for _, h := range group.list {
-			if v.keptHeld[heldKey(sv.Name, h)] {
-				continue
-			}
 			d.review.Add(v.heldView(sv.Name, group.kind, h))
 		}
 	}
@@ -94,7 +94,8 @@ func (d *detail) showReview(v *window, sv service.Server) {
 }
 
 // heldView is one held tool (or prompt): its name and what changed in
-// words, its flags, and Accept and Keep it held.
+// words, its flags, and Accept and Keep it held (or, kept held, since
+// when).
 func (v *window) heldView(server, kind string, h service.ToolChange) fyne.CanvasObject {
 	title := widget.NewLabelWithStyle(fmt.Sprintf("The %s %s %s", kind, sanitize.Line(h.Name), sanitize.Line(h.Words.Summary)), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.Wrapping = fyne.TextWrapWord
@@ -118,12 +119,16 @@ func (v *window) heldView(server, kind string, h service.ToolChange) fyne.Canvas
 		})
 	})
 	accept.Importance = widget.HighImportance
+	if h.Kept() {
+		box.Add(lowNote(keptHeldText + " " + h.KeptSince.Local().Format("2 Jan 2006 15:04") + ": your apps are not offered it."))
+		box.Add(container.NewHBox(accept))
+		return box
+	}
 	keep := widget.NewButton(keepHeldLabel, func() {
-		if v.keptHeld == nil {
-			v.keptHeld = map[string]bool{}
-		}
-		v.keptHeld[heldKey(server, h)] = true
-		v.detail.show(v, v.detail.server)
+		v.act("Could not keep "+sanitize.Line(name)+" held", func(ctx context.Context) error {
+			_, err := v.b.KeepHeld(ctx, server, []string{name})
+			return err
+		})
 	})
 	box.Add(container.NewHBox(accept, keep))
 	return box
@@ -217,17 +222,6 @@ func flagText(flags []pins.Flag) string {
 		lines = append(lines, fmt.Sprintf("• %s (%s): “%s”", strings.Join(whats, "; "), sanitize.Line(q.Where), sanitize.Line(q.Quote)))
 	}
 	return strings.Join(lines, "\n")
-}
-
-// heldKey names a held change that the person chose to keep held: the
-// server, the tool and what it says now, so that a further change shows
-// again.
-func heldKey(server string, h service.ToolChange) string {
-	key := server + "\x00" + h.Name
-	if h.New != nil {
-		key += "\x00" + pins.Fingerprint([]pins.Def{*h.New})
-	}
-	return key
 }
 
 // flaggedNoteText marks a flagged tool in the server's tool list.

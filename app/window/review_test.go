@@ -165,15 +165,45 @@ func TestWindowReview(t *testing.T) {
 	var keep *widget.Button
 	h.do(func() { keep = findButton(h.v.detail.review, keepHeldLabel) })
 	h.tap(keep)
-	h.do(func() { got = labels(h.v.detail.content) })
-	if strings.Contains(strings.Join(got, "\n"), "The tool get_weather changed") {
-		t.Error("a tool kept held is still shown for review")
+	if c := h.call(); c != "keep weather get_weather" {
+		t.Errorf("Keep it held asked %q", c)
 	}
-	select {
-	case c := <-h.b.calls:
-		t.Errorf("Keep it held asked the backend %q", c)
-	default:
+	h.wait("action")
+}
+
+// TestWindowReviewKept: a change the person kept held says since when,
+// keeps its Accept (which undoes it) and no Keep it held, and the list
+// says it is kept rather than waiting.
+func TestWindowReviewKept(t *testing.T) {
+	snap := heldSnapshot()
+	since := time.Date(2026, 12, 2, 8, 15, 0, 0, time.Local)
+	snap.Servers[0].Review.Held[0].KeptSince = since
+	if note := rowNote(snap.Servers[0]); note != "1 tool · 1 tool kept held" {
+		t.Errorf("the list says %q", note)
 	}
+	h := newHarness(t, snap, Options{})
+	h.sel("weather")
+	var got []string
+	var keep, accept *widget.Button
+	h.do(func() {
+		got = labels(h.v.detail.content)
+		keep = findButton(h.v.detail.review, keepHeldLabel)
+		accept = findButton(h.v.detail.review, acceptLabel)
+	})
+	text := strings.Join(got, "\n")
+	for _, want := range []string{"The tool get_weather changed", keptHeldText + " 2 Dec 2026 08:15"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the detail lacks %q:\n%s", want, text)
+		}
+	}
+	if keep != nil || accept == nil {
+		t.Fatalf("kept held: Keep it held %v, Accept %v", keep, accept)
+	}
+	h.tap(accept)
+	if c := h.call(); c != "accept weather get_weather" {
+		t.Errorf("Accept asked %q", c)
+	}
+	h.wait("action")
 }
 
 func TestApprovalSaysFlags(t *testing.T) {

@@ -59,9 +59,6 @@ type window struct {
 	sel    string   // the server in the detail pane, by name
 	want   string   // a server to select once a Snapshot has it
 	errs   []string // the errors shown, newest last (for tests)
-	// keptHeld are the held tools the person chose to keep held, by
-	// server and tool, no longer shown in the review (review.go).
-	keptHeld map[string]bool
 
 	summary    *widget.Label
 	pause      *widget.Button

@@ -120,6 +120,9 @@ func (f *fakeBackend) Answer(_ context.Context, id string, res mcp.ElicitationRe
 func (f *fakeBackend) AcceptTools(_ context.Context, server string, tools []string) (service.Server, error) {
 	return service.Server{Name: server}, f.call("accept " + server + " " + strings.Join(tools, " "))
 }
+func (f *fakeBackend) KeepHeld(_ context.Context, server string, tools []string) (service.Server, error) {
+	return service.Server{Name: server}, f.call("keep " + server + " " + strings.Join(tools, " "))
+}
 func (f *fakeBackend) SetAcceptChanges(_ context.Context, server string, on bool) error {
 	return f.call("accept-changes " + server + " " + strconv.FormatBool(on))
 }

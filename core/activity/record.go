@@ -90,6 +90,7 @@ const (
 	SignedOut        TrustAction = "sign-out"
 	PermissionSet    TrustAction = "permission"
 	ToolChangeAccept TrustAction = "accept-tool-change"
+	ToolChangeKeep   TrustAction = "keep-tool-change-held"
 	SandboxAllowance TrustAction = "sandbox-allow"
 )
 

@@ -57,6 +57,8 @@ func (e Entry) TrustWords() string {
 		return fmt.Sprintf("you set %s to %s", e.Target, e.Detail)
 	case ToolChangeAccept:
 		return "you accepted the changed tool " + e.Target
+	case ToolChangeKeep:
+		return "you kept the changed tool " + e.Target + " held"
 	case SandboxAllowance:
 		return fmt.Sprintf("you let %s %s", e.Target, e.Detail)
 	}

@@ -210,9 +210,10 @@ func (m *Manager) handshake(ctx context.Context, s *config.Server, tr mcptranspo
 		_, sess.http = tr.(mcptransport.HTTPConnection)
 		sess.modern = true
 		// 2026-07-28 has no GET stream: a server tells of changed tools
-		// only on a subscriptions/listen stream the client opens.
+		// and prompts only on a subscriptions/listen stream the client
+		// opens.
 		log := m.opts.Logger.With("server", s.Name)
-		stop, err := cl.ListenAsync(ctx, mcp.SubscriptionFilter{ToolsListChanged: true}, func(err error) {
+		stop, err := cl.ListenAsync(ctx, mcp.SubscriptionFilter{ToolsListChanged: true, PromptsListChanged: true}, func(err error) {
 			log.Debug("the server's notification stream ended", "err", err)
 		})
 		if err == nil {

@@ -73,15 +73,27 @@ func (c *serverConn) listTools(sess *session) ([]tools.Tool, error) {
 }
 
 // onNotification re-lists the tools when the server says they changed.
+// When it says its prompts changed, it counts that (ServerInfo's
+// PromptsChanged) and tells everyone: the gateway lists prompts itself.
 func (c *serverConn) onNotification(n mcp.JSONRPCNotification) {
-	if n.Method != string(mcp.MethodNotificationToolsListChanged) {
-		return
-	}
-	c.mu.Lock()
-	sess := c.sess
-	c.mu.Unlock()
-	if sess != nil {
-		go c.relist(sess)
+	switch n.Method {
+	case string(mcp.MethodNotificationToolsListChanged):
+		c.mu.Lock()
+		sess := c.sess
+		c.mu.Unlock()
+		if sess != nil {
+			go c.relist(sess)
+		}
+	case string(mcp.MethodNotificationPromptsListChanged):
+		c.mu.Lock()
+		if c.sess == nil {
+			c.mu.Unlock()
+			return
+		}
+		c.promptsChanged++
+		st := c.status
+		c.mu.Unlock()
+		c.m.events.Publish(Event{Server: c.entry.Name, Status: st})
 	}
 }
 

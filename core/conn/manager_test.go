@@ -3,6 +3,7 @@ package conn
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -132,6 +133,27 @@ func TestToolsListChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, m, "s", "the tool the server added", func(i ServerInfo) bool { return hasTool(i, "extra_1") })
+}
+
+// TestPromptsListChanged: a server that says its prompts changed has it
+// counted in its report (PromptsChanged), for whoever lists them.
+func TestPromptsListChanged(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "prompts.json")
+	if err := mcpserver.WritePromptsFile(file, mcpserver.FilePrompt{Name: "summarize"}); err != nil {
+		t.Fatal(err)
+	}
+	m := newTestManager(t, testOptions())
+	if err := m.Apply(setOf(stdioEntry("s", "-prompts-file", file))); err != nil {
+		t.Fatal(err)
+	}
+	if info := waitState(t, m, "s", Connected); info.PromptsChanged != 0 {
+		t.Errorf("PromptsChanged %d before any change", info.PromptsChanged)
+	}
+	if _, err := m.CallTool(context.Background(), "s", mcpserver.ReloadTool, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, m, "s", "the prompts' change counted", func(i ServerInfo) bool { return i.PromptsChanged > 0 })
 }
 
 func TestToolWrapping(t *testing.T) {

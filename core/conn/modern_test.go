@@ -22,6 +22,7 @@ type modernServer struct {
 type modernRequest struct {
 	method, headerMethod, headerVersion, region string
 	meta                                        map[string]json.RawMessage
+	notifications                               map[string]bool // what a subscriptions/listen asks for
 }
 
 func (s *modernServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -33,7 +34,8 @@ func (s *modernServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 		Params struct {
-			Meta map[string]json.RawMessage `json:"_meta"`
+			Meta          map[string]json.RawMessage `json:"_meta"`
+			Notifications map[string]bool            `json:"notifications"`
 		} `json:"params"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
@@ -44,7 +46,7 @@ func (s *modernServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.seen = append(s.seen, modernRequest{
 		method: req.Method, headerMethod: r.Header.Get("Mcp-Method"),
 		headerVersion: r.Header.Get("Mcp-Protocol-Version"), region: r.Header.Get("Mcp-Param-Region"),
-		meta: req.Params.Meta,
+		meta: req.Params.Meta, notifications: req.Params.Notifications,
 	})
 	s.mu.Unlock()
 	if req.ID == nil {
@@ -127,6 +129,10 @@ func TestRemoteModern(t *testing.T) {
 		}
 		if r.method == "tools/call" && r.region != "eu-west-1" {
 			t.Errorf("tools/call: Mcp-Param-Region = %q, want eu-west-1", r.region)
+		}
+		// It hears of changed tools and prompts.
+		if r.method == "subscriptions/listen" && (!r.notifications["toolsListChanged"] || !r.notifications["promptsListChanged"]) {
+			t.Errorf("subscriptions/listen asks for %v, want changed tools and prompts", r.notifications)
 		}
 	}
 	for _, want := range []string{"server/discover", "tools/list", "tools/call"} {

@@ -19,6 +19,10 @@ type ServerInfo struct {
 	Stderr string `json:"stderr,omitempty"`
 	// Failures counts failed attempts in a row.
 	Failures int `json:"failures,omitempty"`
+	// PromptsChanged counts the server's notices that its prompts changed
+	// (notifications/prompts/list_changed): whoever lists them lists them
+	// again when it grows.
+	PromptsChanged uint64 `json:"promptsChanged,omitempty"`
 
 	// NameHidden says the name as written holds hidden characters, shown
 	// as '?' in Name; a front end should say so next to it.

@@ -42,6 +42,9 @@ type serverConn struct {
 	// listsStarted numbers the re-lists of tools; listShown is the number
 	// of the one whose list tools holds (see relist).
 	listsStarted, listShown uint64
+	// promptsChanged counts the server's notices that its prompts
+	// changed.
+	promptsChanged uint64
 }
 
 func newServerConn(m *Manager, e config.Entry) *serverConn {
@@ -92,7 +95,7 @@ func (c *serverConn) info() ServerInfo {
 	defer c.mu.Unlock()
 	i := ServerInfo{
 		Name: c.entry.Name, NameHidden: c.entry.NameHidden, Scope: c.entry.Scope, Transport: c.entry.Transport,
-		Origin: c.entry.Origin, Status: c.status, Failures: c.failures,
+		Origin: c.entry.Origin, Status: c.status, Failures: c.failures, PromptsChanged: c.promptsChanged,
 	}
 	if c.status.State == Connected {
 		i.Tools = append([]tools.Tool(nil), c.tools...)

@@ -8,10 +8,11 @@ import (
 )
 
 // PinsBackend is the part of Backend that the review's routes serve: a
-// server's held tools accepted, and its "Accept changes from this server"
+// server's held tools accepted or kept held, and its "Accept changes from this server"
 // switch.
 type PinsBackend interface {
 	AcceptTools(ctx context.Context, server string, tools []string) (service.Server, error)
+	KeepHeld(ctx context.Context, server string, tools []string) (service.Server, error)
 	SetAcceptChanges(ctx context.Context, server string, on bool) error
 	LookAtTools(ctx context.Context, server string) (service.Look, error)
 }
@@ -26,12 +27,15 @@ type acceptChangesRequest struct {
 	On   bool   `json:"on"`
 }
 
-// pinRoutes serves POST /v1/pins/accept, /v1/pins/accept-changes and
-// /v1/pins/look.
+// pinRoutes serves POST /v1/pins/accept, /v1/pins/keep,
+// /v1/pins/accept-changes and /v1/pins/look.
 func (s *Endpoint) pinRoutes(mux *http.ServeMux) {
 	pb := s.Backend
 	handleJSON(mux, "pins/accept", func(ctx context.Context, req acceptRequest) (service.Server, error) {
 		return pb.AcceptTools(ctx, req.Name, req.Tools)
+	})
+	handleJSON(mux, "pins/keep", func(ctx context.Context, req acceptRequest) (service.Server, error) {
+		return pb.KeepHeld(ctx, req.Name, req.Tools)
 	})
 	handleJSON(mux, "pins/accept-changes", func(ctx context.Context, req acceptChangesRequest) (struct{}, error) {
 		return struct{}{}, pb.SetAcceptChanges(ctx, req.Name, req.On)
@@ -44,6 +48,14 @@ func (s *Endpoint) pinRoutes(mux *http.ServeMux) {
 func (c *Client) AcceptTools(ctx context.Context, server string, tools []string) (service.Server, error) {
 	var sv service.Server
 	err := c.do(ctx, http.MethodPost, "pins/accept", acceptRequest{Name: server, Tools: tools}, &sv)
+	return sv, err
+}
+
+// KeepHeld keeps a server's held tools held, as the person decided: those
+// named, or all when tools is empty.
+func (c *Client) KeepHeld(ctx context.Context, server string, tools []string) (service.Server, error) {
+	var sv service.Server
+	err := c.do(ctx, http.MethodPost, "pins/keep", acceptRequest{Name: server, Tools: tools}, &sv)
 	return sv, err
 }
 

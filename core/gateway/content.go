@@ -32,13 +32,14 @@ var _ Content = (*service.Service)(nil)
 const listWait = 10 * time.Second
 
 // listed is what one connection of one server offers besides tools. It is
-// read once a connection: servers' own list_changed notices are not
-// followed yet.
+// read once a connection, and its prompts again whenever the server says
+// they changed (Server.PromptsChanged grows).
 type listed struct {
-	key       string // the server's name, signature and connection time
-	resources []mcp.Resource
-	prompts   []mcp.Prompt
-	views     []string // the ui:// URIs its tools name (mcpapps.go)
+	key        string // the server's name, signature and connection time
+	resources  []mcp.Resource
+	prompts    []mcp.Prompt
+	promptsGen uint64   // the server's PromptsChanged when prompts were listed
+	views      []string // the ui:// URIs its tools name (mcpapps.go)
 }
 
 // syncContent gives the gateway the resources and prompts of the offered
@@ -58,7 +59,8 @@ func (g *Gateway) syncContent(ctx context.Context, snap service.Snapshot) {
 		}
 		key := sv.Name + "\x00" + sv.Signature + "\x00" + sv.Since.String()
 		l := g.listed[sv.Name]
-		if l == nil || l.key != key {
+		fresh := l == nil || l.key != key
+		if fresh {
 			l = &listed{key: key}
 			lctx, cancel := context.WithTimeout(ctx, listWait)
 			// A server without resources or prompts answers with an
@@ -67,6 +69,14 @@ func (g *Gateway) syncContent(ctx context.Context, snap service.Snapshot) {
 			if l.resources, err = content.Resources(lctx, sv.Name); err != nil {
 				g.log.Debug("gateway: no resources", "server", sv.Name, "err", err)
 			}
+			cancel()
+		}
+		if fresh || l.promptsGen != sv.PromptsChanged {
+			// Read before listing: a notice that comes meanwhile
+			// lists them again.
+			l.promptsGen = sv.PromptsChanged
+			lctx, cancel := context.WithTimeout(ctx, listWait)
+			var err error
 			if l.prompts, err = content.Prompts(lctx, sv.Name); err != nil {
 				g.log.Debug("gateway: no prompts", "server", sv.Name, "err", err)
 			}

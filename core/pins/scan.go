@@ -81,7 +81,21 @@ var Rules = []Rule{
 // other servers' tool names (others reports whether a name is one; nil
 // means none) and hidden characters, and says where each is.
 func Scan(d Def, others func(name string) bool) []Flag {
+	flags, _ := read(d, others, false)
+	return flags
+}
+
+// Read is Scan, and also the words of d's texts that could name another
+// server's tool (get_weather, readFile), its own name left out: its
+// shadowing flags can change only when a tool by one of those names comes
+// or goes.
+func Read(d Def, others func(name string) bool) (flags []Flag, mentions []string) {
+	return read(d, others, true)
+}
+
+func read(d Def, others func(name string) bool, withMentions bool) ([]Flag, []string) {
 	var out []Flag
+	var mentions []string
 	texts := []struct{ where, text string }{{"title", d.Title}, {"description", d.Description}}
 	for _, t := range schemaTexts(d.InputSchema, "") {
 		texts = append(texts, t)
@@ -90,6 +104,14 @@ func Scan(d Def, others func(name string) bool) []Flag {
 		texts = append(texts, t)
 	}
 	for _, t := range texts {
+		if withMentions {
+			toolWords(t.text, func(n string, _, _ int) bool {
+				if n != d.Name && !slices.Contains(mentions, n) {
+					mentions = append(mentions, n)
+				}
+				return false
+			})
+		}
 		if t.text == "" {
 			continue
 		}
@@ -119,7 +141,7 @@ func Scan(d Def, others func(name string) bool) []Flag {
 		out = append(out, Flag{Rule: RuleLong, What: rule(RuleLong).What, Where: "description",
 			Quote: fmt.Sprintf("%d characters", utf8.RuneCountInString(d.Description))})
 	}
-	return out
+	return out, mentions
 }
 
 // holds reports whether text holds a word of each group.
@@ -207,6 +229,20 @@ func shadowed(text, own string, others func(string) bool) []int {
 	if others == nil {
 		return nil
 	}
+	var loc []int
+	toolWords(text, func(n string, start, end int) bool {
+		if n != own && others(n) {
+			loc = []int{start, end}
+			return true
+		}
+		return false
+	})
+	return loc
+}
+
+// toolWords calls f with each word of text distinctive enough to be a tool's
+// name, and where it is, until f returns true.
+func toolWords(text string, f func(n string, start, end int) bool) {
 	start := -1
 	for i := 0; i <= len(text); i++ {
 		if i < len(text) && nameByte(text[i]) {
@@ -216,13 +252,12 @@ func shadowed(text, own string, others func(string) bool) []int {
 			continue
 		}
 		if start >= 0 && i-start >= 4 {
-			if n := text[start:i]; n != own && distinctive(n) && others(n) {
-				return []int{start, i}
+			if n := text[start:i]; distinctive(n) && f(n, start, i) {
+				return
 			}
 		}
 		start = -1
 	}
-	return nil
 }
 
 func nameByte(c byte) bool {

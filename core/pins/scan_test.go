@@ -93,6 +93,23 @@ func TestScanReadsSchemasAndQuotes(t *testing.T) {
 	}
 }
 
+// TestReadMentions: Read says which words of a definition could name
+// another server's tool (so that its shadowing is read again when one
+// comes or goes), in its schema too, but for its own name and plain
+// words; and flags as Scan does.
+func TestReadMentions(t *testing.T) {
+	t.Parallel()
+	d := Def{Name: "jot", Description: "Writes a note (jot) with what get_forecast or readFile returned; search first.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"as create-issue wants it"}}}`)}
+	flags, mentions := Read(d, names("get_forecast"))
+	if !slices.Equal(mentions, []string{"get_forecast", "readFile", "create-issue"}) {
+		t.Errorf("mentions %q", mentions)
+	}
+	if !flagged(flags, RuleShadowing) || !slices.EqualFunc(flags, Scan(d, names("get_forecast")), func(a, b Flag) bool { return a == b }) {
+		t.Errorf("Read flags %+v, Scan %+v", flags, Scan(d, names("get_forecast")))
+	}
+}
+
 // TestReferenceServersNotFlagged scans the descriptions and titles of the
 // reference servers' tools and their fields (filesystem, memory, fetch and
 // git, taken from modelcontextprotocol/servers at 76d64c82), each against

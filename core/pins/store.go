@@ -43,6 +43,76 @@ type Server struct {
 	// Seen is a fingerprint of the last list that differed from the pins,
 	// so that one change is counted once, across restarts too.
 	Seen string `json:"seen,omitempty"`
+	// Held and HeldPrompts are its held changes (changed, new and renamed
+	// tools and prompts) as last seen while it ran: what a command that
+	// does not start it (mcptray list) says of it.
+	Held        []Change `json:"held,omitempty"`
+	HeldPrompts []Change `json:"heldPrompts,omitempty"`
+	// Kept are the held changes the person chose to keep held ("Keep it
+	// held"), each as the definition it was kept with: the server's next
+	// change of it is a new change to review.
+	Kept []Kept `json:"kept,omitempty"`
+}
+
+// Kept is one held change the person decided to keep held.
+type Kept struct {
+	// Prompt says it is a prompt's change, not a tool's.
+	Prompt bool   `json:"prompt,omitempty"`
+	Name   string `json:"name"`
+	// Def is the Fingerprint of the definition kept held.
+	Def string `json:"def"`
+	// Since is when the person decided.
+	Since time.Time `json:"since"`
+}
+
+// KeptSince says whether the person kept the held change ch (of a prompt
+// or a tool) held as it is now, and since when.
+func (sv *Server) KeptSince(prompt bool, ch Change) (time.Time, bool) {
+	if ch.New == nil || !ch.Held() {
+		return time.Time{}, false
+	}
+	var fp string
+	for _, k := range sv.Kept {
+		if k.Prompt != prompt || k.Name != ch.Name {
+			continue
+		}
+		if fp == "" {
+			fp = Fingerprint([]Def{*ch.New})
+		}
+		if k.Def == fp {
+			return k.Since, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// Keep records that the person keeps the held change ch held, from now.
+func (sv *Server) Keep(prompt bool, ch Change, now time.Time) {
+	if ch.New == nil || !ch.Held() {
+		return
+	}
+	sv.Kept = slices.DeleteFunc(sv.Kept, func(k Kept) bool { return k.Prompt == prompt && k.Name == ch.Name })
+	sv.Kept = append(sv.Kept, Kept{Prompt: prompt, Name: ch.Name, Def: Fingerprint([]Def{*ch.New}), Since: now})
+}
+
+// PruneKept forgets the decisions to keep held, of prompts or of tools,
+// that no change in changes matches any longer: the change was accepted,
+// went, or changed again (a new change to review). It reports whether it
+// forgot any.
+func (sv *Server) PruneKept(prompt bool, changes []Change) bool {
+	before := len(sv.Kept)
+	sv.Kept = slices.DeleteFunc(sv.Kept, func(k Kept) bool {
+		if k.Prompt != prompt {
+			return false
+		}
+		i := slices.IndexFunc(changes, func(c Change) bool { return c.Name == k.Name })
+		if i < 0 {
+			return true
+		}
+		_, ok := (&Server{Kept: []Kept{k}}).KeptSince(prompt, changes[i])
+		return !ok
+	})
+	return len(sv.Kept) != before
 }
 
 // file is the pins' file.
@@ -191,6 +261,9 @@ func (sv *Server) clone() Server {
 	c := *sv
 	c.Tools = slices.Clone(sv.Tools)
 	c.Prompts = slices.Clone(sv.Prompts)
+	c.Kept = slices.Clone(sv.Kept)
+	c.Held = slices.Clone(sv.Held)
+	c.HeldPrompts = slices.Clone(sv.HeldPrompts)
 	return c
 }
 
@@ -227,6 +300,18 @@ func ChangesFingerprint(changes []Change) string {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// HeldOf are the held ones of changes (changed, new, renamed), nil when
+// none is.
+func HeldOf(changes []Change) []Change {
+	var out []Change
+	for _, c := range changes {
+		if c.Held() {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Accept pins what changes says of the definitions named (all when names

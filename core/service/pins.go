@@ -26,9 +26,13 @@ import (
 // only: a changed, new or renamed tool is held in the server's Review
 // until the person accepts it (AcceptTools), and the gateway, which offers
 // a snapshot's tools, never sees it. Every tool is read for hidden
-// instructions when first seen and on every change; a flagged tool is
+// instructions when first seen and on every change (and for shadowing
+// again when another server's tool names come or go); a flagged tool is
 // marked in the Review, and the gateway asks before each of its calls
-// whatever its annotations say.
+// whatever its annotations say. The person may keep a held change held
+// (KeepHeld): it stays held and no longer waits to be looked at. What is
+// held is kept with the pins, so that a server that does not run now has
+// the Review of when it last ran.
 
 // Review is what a person should look at in a server's tools: what changed
 // since they were pinned and is held, what went, and what reads as orders
@@ -63,10 +67,16 @@ type ToolChange struct {
 	pins.Change
 	Words pins.Words  `json:"words"`
 	Flags []pins.Flag `json:"flags,omitempty"`
+	// KeptSince is when the person chose to keep it held (Keep it held,
+	// KeepHeld); zero while it waits to be looked at.
+	KeptSince time.Time `json:"keptSince,omitzero"`
 }
 
+// Kept reports whether the person chose to keep the change held.
+func (c ToolChange) Kept() bool { return !c.KeptSince.IsZero() }
+
 // Summary is the review in a few words for lists and the tray: "1 tool
-// changed, held", or "".
+// changed, held", "1 tool kept held", both, or "".
 func (r *Review) Summary() string {
 	if r == nil {
 		return ""
@@ -74,22 +84,50 @@ func (r *Review) Summary() string {
 	if r.Problem != "" {
 		return "tools held: " + r.Problem
 	}
-	var parts []string
-	for _, c := range []struct {
-		n    int
-		word string
-	}{{len(r.Held), "tool"}, {len(r.HeldPrompts), "prompt"}} {
-		switch {
-		case c.n == 1:
-			parts = append(parts, "1 "+c.word)
-		case c.n > 1:
-			parts = append(parts, fmt.Sprintf("%d %ss", c.n, c.word))
+	count := func(kept bool) string {
+		var parts []string
+		for _, c := range []struct {
+			list []ToolChange
+			word string
+		}{{r.Held, "tool"}, {r.HeldPrompts, "prompt"}} {
+			n := 0
+			for _, h := range c.list {
+				if h.Kept() == kept {
+					n++
+				}
+			}
+			switch {
+			case n == 1:
+				parts = append(parts, "1 "+c.word)
+			case n > 1:
+				parts = append(parts, fmt.Sprintf("%d %ss", n, c.word))
+			}
+		}
+		return strings.Join(parts, " and ")
+	}
+	var out []string
+	if s := count(false); s != "" {
+		out = append(out, s+" changed, held")
+	}
+	if s := count(true); s != "" {
+		out = append(out, s+" kept held")
+	}
+	return strings.Join(out, "; ")
+}
+
+// Pending counts the held tools and prompts the person has yet to look
+// at: those not kept held.
+func (r *Review) Pending() int {
+	if r == nil {
+		return 0
+	}
+	n := 0
+	for _, h := range slices.Concat(r.Held, r.HeldPrompts) {
+		if !h.Kept() {
+			n++
 		}
 	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return strings.Join(parts, " and ") + " changed, held"
+	return n
 }
 
 // Flagged reports whether the tool called name reads as instructions to
@@ -113,12 +151,20 @@ type pinState struct {
 	// scanned are the flags of each server's tools as last read, by
 	// server and tool: a change reads only what changed.
 	scanned map[string]map[string]scanned
+	// toolNames are each server's tool names as last seen, by server:
+	// when one comes or goes, the tools of other servers that mention it
+	// are read again for shadowing.
+	toolNames map[string][]string
 }
 
 // scanned is one definition as Scan read it, and what it found.
 type scanned struct {
 	def   pins.Def
 	flags []pins.Flag
+	// shadowing says it was read for other servers' tool names, and
+	// mentions are the words in it that could be one (pins.Read).
+	shadowing bool
+	mentions  []string
 }
 
 // promptCheck is a server's prompts as last listed, and those held.
@@ -144,6 +190,7 @@ func (s *Service) pinStore() (*pins.Store, error) {
 		s.pins.cache = map[string]*pinCheck{}
 		s.pins.prompts = map[string]promptCheck{}
 		s.pins.scanned = map[string]map[string]scanned{}
+		s.pins.toolNames = map[string][]string{}
 	})
 	return s.pins.store, s.pins.err
 }
@@ -152,14 +199,18 @@ func (s *Service) pinStore() (*pins.Store, error) {
 // pins, and gives it its Review.
 func (s *Service) applyPins(snap *Snapshot) {
 	store, err := s.pinStore()
-	// Every tool name of every server, for shadowing: made only when a
-	// server's list must be checked.
+	// Every tool name of every server as it lists them (held ones too),
+	// for shadowing: made only when a server's list must be checked.
+	listed := make([][]tools.Tool, len(snap.Servers))
+	for i := range snap.Servers {
+		listed[i] = snap.Servers[i].Tools
+	}
 	var owners map[string][]string
 	ownersOf := func(n string) []string {
 		if owners == nil {
 			owners = map[string][]string{}
 			for i := range snap.Servers {
-				for _, t := range snap.Servers[i].Tools {
+				for _, t := range listed[i] {
 					owners[t.Name] = append(owners[t.Name], snap.Servers[i].Name)
 				}
 			}
@@ -168,6 +219,10 @@ func (s *Service) applyPins(snap *Snapshot) {
 	}
 	s.pins.mu.Lock()
 	defer s.pins.mu.Unlock()
+	var same []bool // by server: its list is the one last checked
+	if err == nil {
+		same = s.shadowingAgain(snap)
+	}
 	defer func() {
 		if store != nil {
 			if err := store.Flush(); err != nil {
@@ -179,6 +234,10 @@ func (s *Service) applyPins(snap *Snapshot) {
 		sv := &snap.Servers[i]
 		if sv.State == conn.AwaitingApproval && err == nil && !sv.BuiltIn() {
 			sv.Review = s.approvalReview(store, sv.Name)
+			continue
+		}
+		if sv.State != conn.Connected && err == nil && !sv.BuiltIn() && sv.Runnable {
+			sv.Review = s.rememberedReview(store, sv.Name)
 			continue
 		}
 		if sv.BuiltIn() || len(sv.Tools) == 0 {
@@ -193,7 +252,7 @@ func (s *Service) applyPins(snap *Snapshot) {
 			sv.Tools = nil
 			continue
 		}
-		if c := s.pins.cache[sv.Name]; c != nil && sameTools(c.seen, sv.Tools) {
+		if c := s.pins.cache[sv.Name]; c != nil && same[i] {
 			sv.Tools, sv.Review = c.offered, c.review
 			continue
 		}
@@ -215,6 +274,96 @@ func (s *Service) applyPins(snap *Snapshot) {
 			sv.Review = &r
 		}
 	}
+}
+
+// rememberedReview is what a server that does not run now held when it
+// last ran, as its pins remember it: so that a command that starts no
+// server (mcptray list) says what is held as one that does. Nil when
+// nothing was. Called with s.pins.mu held.
+func (s *Service) rememberedReview(store *pins.Store, name string) *Review {
+	pinned, ok := store.Server(name)
+	if !ok || len(pinned.Held)+len(pinned.HeldPrompts) == 0 {
+		return nil
+	}
+	r := &Review{Changes: pinned.Changes, LastChange: pinned.LastChange, AcceptChanges: pinned.AcceptChanges}
+	for _, ch := range pinned.Held {
+		if ch.New == nil {
+			continue
+		}
+		h := ToolChange{Change: ch, Words: pins.Describe(ch), Flags: pins.Scan(*ch.New, nil)}
+		h.KeptSince, _ = pinned.KeptSince(false, ch)
+		r.Held = append(r.Held, h)
+	}
+	r.HeldPrompts = heldPrompts(pinned, pinned.HeldPrompts)
+	return r
+}
+
+// shadowingAgain notes which tool names came or went since the last
+// snapshot (a server's list changed, it connected, or it went), and has
+// the tools of other servers that mention one read again for shadowing:
+// a tool whose description names get_forecast is flagged when another
+// server starts to offer get_forecast, though the tool itself did not
+// change. It reports, by server, whose list is the one last checked.
+// Called with s.pins.mu held.
+func (s *Service) shadowingAgain(snap *Snapshot) []bool {
+	same := make([]bool, len(snap.Servers))
+	var came []string
+	present := make(map[string]bool, len(snap.Servers))
+	for i := range snap.Servers {
+		sv := &snap.Servers[i]
+		if len(sv.Tools) == 0 {
+			continue
+		}
+		present[sv.Name] = true
+		if c := s.pins.cache[sv.Name]; c != nil && sameTools(c.seen, sv.Tools) {
+			same[i] = true
+			continue // the same list: the same names
+		}
+		was := s.pins.toolNames[sv.Name]
+		now := make([]string, len(sv.Tools))
+		for j, t := range sv.Tools {
+			now[j] = t.Name
+		}
+		if slices.Equal(was, now) {
+			continue
+		}
+		for _, n := range now {
+			if !slices.Contains(was, n) {
+				came = append(came, n)
+			}
+		}
+		for _, n := range was {
+			if !slices.Contains(now, n) {
+				came = append(came, n)
+			}
+		}
+		s.pins.toolNames[sv.Name] = now
+	}
+	for name, was := range s.pins.toolNames {
+		if !present[name] {
+			came = append(came, was...)
+			delete(s.pins.toolNames, name)
+		}
+	}
+	if len(came) == 0 {
+		return same
+	}
+	changed := make(map[string]bool, len(came))
+	for _, n := range came {
+		changed[n] = true
+	}
+	for server, read := range s.pins.scanned {
+		for tool, r := range read {
+			if slices.ContainsFunc(r.mentions, func(n string) bool { return changed[n] }) {
+				delete(read, tool) // read again by checkPins
+				delete(s.pins.cache, server)
+			}
+		}
+	}
+	for i := range snap.Servers {
+		same[i] = same[i] && s.pins.cache[snap.Servers[i].Name] != nil
+	}
+	return same
 }
 
 // OfferedPrompts are the prompts of list, a server's as the gateway
@@ -244,13 +393,17 @@ func (s *Service) OfferedPrompts(server string, list []mcp.Prompt) []mcp.Prompt 
 		pinned.Prompts = defs
 	}
 	held := map[string]bool{}
-	var check promptCheck
-	check.seen = defs
-	for _, ch := range pins.Compare(pinned.Prompts, defs) {
-		if ch.Held() {
-			held[ch.Name] = true
-			check.held = append(check.held, ToolChange{Change: ch, Words: pins.Describe(ch), Flags: pins.Scan(*ch.New, nil)})
-		}
+	changes := pins.Compare(pinned.Prompts, defs)
+	if pinned.PruneKept(true, changes) {
+		store.Stage(server, func(sv *pins.Server, _ bool) bool { return sv.PruneKept(true, changes) })
+		staged = true
+	}
+	if rememberHeld(store, server, true, pinned.HeldPrompts, changes) {
+		staged = true
+	}
+	check := promptCheck{seen: defs, held: heldPrompts(pinned, changes)}
+	for _, h := range check.held {
+		held[h.Name] = true
 	}
 	before := len(s.pins.prompts[server].held)
 	s.pins.prompts[server] = check
@@ -262,6 +415,20 @@ func (s *Service) OfferedPrompts(server string, list []mcp.Prompt) []mcp.Prompt 
 	for _, p := range list {
 		if !held[p.Name] {
 			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// heldPrompts are the held ones of a server's prompt changes, in words,
+// and whether the person kept each held.
+func heldPrompts(pinned pins.Server, changes []pins.Change) []ToolChange {
+	var out []ToolChange
+	for _, ch := range changes {
+		if ch.Held() {
+			h := ToolChange{Change: ch, Words: pins.Describe(ch), Flags: pins.Scan(*ch.New, nil)}
+			h.KeptSince, _ = pinned.KeptSince(true, ch)
+			out = append(out, h)
 		}
 	}
 	return out
@@ -284,7 +451,7 @@ func (s *Service) approvalReview(store *pins.Store, name string) *Review {
 		if prev, ok := last[d.Name]; !ok || !prev.def.Equal(d) {
 			f = pins.Scan(d, nil)
 		}
-		read[d.Name] = scanned{d, f}
+		read[d.Name] = scanned{def: d, flags: f}
 		if len(f) > 0 {
 			flags[d.Name] = f
 		}
@@ -306,13 +473,14 @@ func (s *Service) checkPins(store *pins.Store, name string, list []tools.Tool, o
 	last := s.pins.scanned[name]
 	read := make(map[string]scanned, len(defs))
 	scan := func(d pins.Def) {
-		f := last[d.Name].flags
-		if prev, ok := last[d.Name]; !ok || !prev.def.Equal(d) {
-			f = pins.Scan(d, others)
+		r, ok := last[d.Name]
+		if !ok || !r.shadowing || !r.def.Equal(d) {
+			r = scanned{def: d, shadowing: true}
+			r.flags, r.mentions = pins.Read(d, others)
 		}
-		read[d.Name] = scanned{d, f}
-		if len(f) > 0 {
-			flags[d.Name] = f
+		read[d.Name] = r
+		if len(r.flags) > 0 {
+			flags[d.Name] = r.flags
 		}
 	}
 	defer func() { s.pins.scanned[name] = read }()
@@ -356,6 +524,10 @@ func (s *Service) checkPins(store *pins.Store, name string, list []tools.Tool, o
 			changes = pins.Compare(next, defs)
 		}
 	}
+	// A decision to keep a change held holds for that change only.
+	if pinned.PruneKept(false, changes) {
+		store.Stage(name, func(sv *pins.Server, _ bool) bool { return sv.PruneKept(false, changes) })
+	}
 	held := map[string]bool{}
 	for _, ch := range changes {
 		if ch.Held() {
@@ -367,8 +539,30 @@ func (s *Service) checkPins(store *pins.Store, name string, list []tools.Tool, o
 			c.offered = append(c.offered, t)
 		}
 	}
+	rememberHeld(store, name, false, pinned.Held, changes)
 	c.review = reviewOf(pinned, changes, flags)
 	return c
+}
+
+// rememberHeld keeps with a server's pins which of its tools (or prompts)
+// are held now, when that differs from what they kept, and reports
+// whether it did.
+func rememberHeld(store *pins.Store, name string, prompts bool, was []pins.Change, changes []pins.Change) bool {
+	held := pins.HeldOf(changes)
+	if slices.EqualFunc(held, was, func(a, b pins.Change) bool {
+		return a.Kind == b.Kind && a.Name == b.Name && a.Was == b.Was && a.Weakened == b.Weakened && a.New != nil && b.New != nil && a.New.Equal(*b.New)
+	}) {
+		return false
+	}
+	store.Stage(name, func(sv *pins.Server, _ bool) bool {
+		if prompts {
+			sv.HeldPrompts = held
+		} else {
+			sv.Held = held
+		}
+		return true
+	})
+	return true
 }
 
 // countChange counts a server's change once: a list that differs from the
@@ -405,7 +599,9 @@ func reviewOf(pinned pins.Server, changes []pins.Change, flags map[string][]pins
 		case ch.Kind == pins.Removed:
 			r.Removed = append(r.Removed, ch.Name)
 		case ch.Held():
-			r.Held = append(r.Held, ToolChange{Change: ch, Words: pins.Describe(ch), Flags: flags[ch.Name]})
+			h := ToolChange{Change: ch, Words: pins.Describe(ch), Flags: flags[ch.Name]}
+			h.KeptSince, _ = pinned.KeptSince(false, ch)
+			r.Held = append(r.Held, h)
 		}
 	}
 	if r.Held == nil && r.Removed == nil && r.Flags == nil && r.Changes == 0 && !r.AcceptChanges {
@@ -473,15 +669,13 @@ func (s *Service) AcceptTools(ctx context.Context, server string, names []string
 			return false
 		}
 		sv.Tools = next
+		// Accepting undoes keeping it held.
+		sv.PruneKept(false, pins.Compare(next, defs))
 		if sv.PromptsPinned {
 			sv.Prompts = nextPrompts
-			held := prompts.held[:0:0]
-			for _, ch := range pins.Compare(nextPrompts, prompts.seen) {
-				if ch.Held() {
-					held = append(held, ToolChange{Change: ch, Words: pins.Describe(ch), Flags: pins.Scan(*ch.New, nil)})
-				}
-			}
-			s.pins.prompts[name] = promptCheck{seen: prompts.seen, held: held}
+			left := pins.Compare(nextPrompts, prompts.seen)
+			sv.PruneKept(true, left)
+			s.pins.prompts[name] = promptCheck{seen: prompts.seen, held: heldPrompts(*sv, left)}
 		}
 		if sv.Pinned.IsZero() {
 			sv.Pinned = s.opts.Now()
@@ -505,6 +699,91 @@ func (s *Service) AcceptTools(ctx context.Context, server string, names []string
 		return Server{}, err
 	}
 	sv, _ := snap.Find(name)
+	return sv, nil
+}
+
+// KeepHeld records the person's "Keep it held" for a server's held tools
+// and prompts: those named (by their names now, or a renamed one's old
+// name), or every held one when names is empty. They stay held from apps,
+// are no longer counted as waiting to be looked at, and their review says
+// since when they are kept; accepting them undoes it, and the server's
+// next change of one is a new change to review.
+func (s *Service) KeepHeld(ctx context.Context, server string, names []string) (Server, error) {
+	if err := s.checkOpen(); err != nil {
+		return Server{}, err
+	}
+	name, err := s.configuredName(server)
+	if err != nil {
+		return Server{}, err
+	}
+	store, err := s.pinStore()
+	if err != nil {
+		return Server{}, newError(Other, "the pinned tools cannot be read: %v", err)
+	}
+	snap, err := s.Snapshot(ctx)
+	if err != nil {
+		return Server{}, err
+	}
+	sv, _ := snap.Find(name)
+	type keep struct {
+		prompt bool
+		ch     pins.Change
+	}
+	var keeps []keep
+	found := map[string]bool{}
+	if sv.Review != nil {
+		for _, group := range []struct {
+			prompt bool
+			list   []ToolChange
+		}{{false, sv.Review.Held}, {true, sv.Review.HeldPrompts}} {
+			for _, h := range group.list {
+				if len(names) == 0 || slices.Contains(names, h.Name) || (h.Was != "" && slices.Contains(names, h.Was)) {
+					keeps = append(keeps, keep{group.prompt, h.Change})
+					found[h.Name], found[h.Was] = true, true
+				}
+			}
+		}
+	}
+	var missing []string
+	for _, n := range names {
+		if !found[n] {
+			missing = append(missing, n)
+		}
+	}
+	switch {
+	case len(missing) > 0:
+		return Server{}, newError(NotFound, "%s holds no changed tool called %s; `mcptray review %s` lists them", sanitize.Line(name), sanitize.Line(strings.Join(missing, ", ")), sanitize.Line(name))
+	case len(keeps) == 0:
+		return Server{}, newError(NotFound, "%s holds no changed tool; `mcptray review %s` says what it has", sanitize.Line(name), sanitize.Line(name))
+	}
+	now := s.opts.Now()
+	s.pins.mu.Lock()
+	err = store.Update(name, func(p *pins.Server, _ bool) bool {
+		for _, k := range keeps {
+			p.Keep(k.prompt, k.ch, now)
+		}
+		return true
+	})
+	if err == nil {
+		if pinned, ok := store.Server(name); ok {
+			if prompts := s.pins.prompts[name]; len(prompts.held) > 0 {
+				s.pins.prompts[name] = promptCheck{seen: prompts.seen, held: heldPrompts(pinned, pins.Compare(pinned.Prompts, prompts.seen))}
+			}
+		}
+	}
+	delete(s.pins.cache, name)
+	s.pins.mu.Unlock()
+	if err != nil {
+		return Server{}, newError(Other, "keeping %s's changed tools held: %v", sanitize.Line(name), err)
+	}
+	for _, k := range keeps {
+		s.recordTrust(activity.ToolChangeKeep, k.ch.Name+" ("+name+")", "")
+	}
+	s.notices.Publish(struct{}{})
+	if snap, err = s.Snapshot(ctx); err != nil {
+		return Server{}, err
+	}
+	sv, _ = snap.Find(name)
 	return sv, nil
 }
 

@@ -62,3 +62,37 @@ func BenchmarkPinCheck100(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkShadowingAgain100x100 is what a snapshot spends, with 100
+// servers of 100 tools checked, when one server's list gains a tool:
+// finding the tools of the others that mention a name that came, to read
+// them again for shadowing (none here).
+func BenchmarkShadowingAgain100x100(b *testing.B) {
+	store, err := pins.Open(filepath.Join(b.TempDir(), pins.FileName))
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc := &Service{opts: Options{Now: time.Now}, log: slog.New(slog.DiscardHandler)}
+	svc.pins.cache = map[string]*pinCheck{}
+	svc.pins.scanned = map[string]map[string]scanned{}
+	svc.pins.toolNames = map[string][]string{}
+	var snap Snapshot
+	for i := range 100 {
+		name := fmt.Sprintf("s%03d", i)
+		list := hundredTools()
+		svc.pins.cache[name] = svc.checkPins(store, name, list, func(string) bool { return false })
+		snap.Servers = append(snap.Servers, Server{Name: name, Tools: list})
+	}
+	svc.shadowingAgain(&snap) // every name comes once
+	grown := append(hundredTools(), tools.Tool{Name: "tool_new", QualifiedName: "mcp__s__tool_new"})
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		// One server's list gains a tool, then loses it again.
+		if i%2 == 0 {
+			snap.Servers[0].Tools = grown
+		} else {
+			snap.Servers[0].Tools = hundredTools()
+		}
+		svc.shadowingAgain(&snap)
+	}
+}

@@ -84,6 +84,9 @@ type Server struct {
 	// Tools are its tools while connected, with their qualified names and
 	// annotations.
 	Tools []tools.Tool `json:"tools,omitempty"`
+	// PromptsChanged counts its notices, while connected, that its
+	// prompts changed: the gateway lists them again when it grows.
+	PromptsChanged uint64 `json:"promptsChanged,omitempty"`
 	// Review says which of its tools changed since the person saw them
 	// and are held from apps, and which read as orders to the AI (pins.go).
 	Review *Review `json:"review,omitempty"`

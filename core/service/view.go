@@ -31,6 +31,7 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 		case ok:
 			sv.State, sv.Since = info.Status.State, info.Status.Since
 			sv.Tools, sv.Stderr, sv.Failures = info.Tools, info.Stderr, info.Failures
+			sv.PromptsChanged = info.PromptsChanged
 			sv.Reason, sv.Fix = explain(e, info.Status, info.Stderr)
 		case paused && e.Runnable():
 			sv.State = conn.Disabled

@@ -63,6 +63,10 @@ type Options struct {
 	// ToolsFile names a JSON list of FileTool to add, read again by the
 	// tool ReloadTool (toolsfile.go).
 	ToolsFile string
+	// PromptsFile names a JSON list of FilePrompt to add besides the
+	// standard prompt, read again by ReloadTool too; the server then
+	// declares that its prompts change (listChanged).
+	PromptsFile string
 
 	// Fetch adds the tool FetchTool, which GETs a URL through the proxy
 	// the environment names (fetch.go).

@@ -63,8 +63,8 @@ func New(opts Options) *server.MCPServer {
 		server.WithToolFilter(appFilter)(s)
 		addApp(s, opts)
 	}
-	if opts.ToolsFile != "" {
-		addToolsFile(s, opts)
+	if opts.ToolsFile != "" || opts.PromptsFile != "" {
+		addFiles(s, opts)
 	}
 	if opts.Fetch {
 		addFetch(s)
