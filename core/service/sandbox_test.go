@@ -2,9 +2,11 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -77,5 +79,82 @@ func TestSandboxRefusalAllowed(t *testing.T) {
 	}
 	if err := s.ChangeSandbox(ctx, SandboxChange{Server: "reader", Allow: true, Read: "/a", Port: 80}); err == nil {
 		t.Error("two things at once were taken")
+	}
+}
+
+// TestDataFolderGoesWithServer: a sandboxed server's data folder is
+// removed once the server is removed (by mcptray remove, or from its file)
+// and its process has stopped; renamed with the same command, the server
+// keeps it; added again under a removed name, it starts with an empty one.
+func TestDataFolderGoesWithServer(t *testing.T) {
+	if sandbox.ABI() < 1 {
+		t.Skip("this kernel has no Landlock")
+	}
+	h := newHome(t)
+	notes, scratch := testServer("notes"), testServer("scratch")
+	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{"notes": notes, "scratch": scratch}})
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := h.start(true, func(o *Options) { o.Launcher = self; o.Conn.BaseEnv = append(os.Environ(), "HOME="+h.dir) })
+	waitFor(t, s, "both connected", func(snap Snapshot) bool {
+		return state(snap, "notes") == conn.Connected && state(snap, "scratch") == conn.Connected
+	})
+	folder := func(name string) string { return filepath.Join(h.paths.ServersDir(), sandbox.FolderName(name)) }
+	memo := filepath.Join(folder("notes"), "memo.txt")
+	if err := os.WriteFile(memo, []byte("what notes keeps"), 0o600); err != nil {
+		t.Fatalf("the data folder was not made: %v", err)
+	}
+	if _, err := os.Stat(folder("scratch")); err != nil {
+		t.Fatalf("scratch's data folder: %v", err)
+	}
+
+	// The file edited: notes renamed kb with the same command, scratch
+	// taken out.
+	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{"kb": notes}})
+	waitFor(t, s, "kb connected, notes and scratch gone", func(snap Snapshot) bool {
+		_, n := snap.Find("notes")
+		_, sc := snap.Find("scratch")
+		return state(snap, "kb") == conn.Connected && !n && !sc
+	})
+	if b, err := os.ReadFile(filepath.Join(folder("kb"), "memo.txt")); string(b) != "what notes keeps" {
+		t.Errorf("renamed, the server lost its data: %q, %v", b, err)
+	}
+	if _, err := os.Stat(folder("notes")); !os.IsNotExist(err) {
+		t.Errorf("the old name's folder is still there: %v", err)
+	}
+	s.useMu.Lock() // the edit is in use, and scratch's removal under way
+	s.useMu.Unlock()
+	s.dataMu.Lock()
+	done := s.dataGone["scratch"]
+	s.dataMu.Unlock()
+	if done != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), deadline)
+		defer cancel()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			t.Fatal("scratch's data folder was not removed after it stopped")
+		}
+	}
+	if _, err := os.Stat(folder("scratch")); !os.IsNotExist(err) {
+		t.Errorf("scratch, taken out of the file, left its data folder: %v", err)
+	}
+
+	// mcptray remove: the folder is gone when it returns.
+	ctx := context.Background()
+	if _, err := s.Remove(ctx, "kb"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(folder("kb")); !os.IsNotExist(err) {
+		t.Errorf("removed, kb left its data folder: %v", err)
+	}
+	if _, err := s.Add(ctx, AddRequest{Name: "kb", Entry: json.RawMessage(`{"command":` + strconv.Quote(testServerBin) + `,"args":["-name","kb"]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, s, "kb added again", func(snap Snapshot) bool { return state(snap, "kb") == conn.Connected })
+	if _, err := os.Stat(filepath.Join(folder("kb"), "memo.txt")); !os.IsNotExist(err) {
+		t.Errorf("added again, kb found the removed one's data: %v", err)
 	}
 }
