@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -119,14 +120,48 @@ func (t *tray) asked(q control.Question) bool {
 	return false
 }
 
-// question hears of a question that came or went: the menu shows it, and
-// a new one is notified when the window is closed.
+// question hears of a question that came or went: the menu shows it, a
+// new one is notified when the window is closed, and the notification of
+// one that went is taken back.
 func (t *tray) question(ctx context.Context, q control.Question) {
 	if t.asked(q) && (t.opts.WindowOpen == nil || !t.opts.WindowOpen()) {
 		n := questionNotice(q)
-		t.goDo(func() { t.notify(ctx, n) })
+		t.askNotesMu.Lock()
+		if t.askNotes == nil {
+			t.askNotes = map[string]uint32{}
+		}
+		t.askNotes[q.ID] = 0
+		t.askNotesMu.Unlock()
+		t.goDo(func() {
+			id := t.notify(ctx, n)
+			t.askNotesMu.Lock()
+			_, waiting := t.askNotes[q.ID]
+			if waiting {
+				t.askNotes[q.ID] = id
+			}
+			t.askNotesMu.Unlock()
+			if !waiting { // it went while it was being shown
+				t.withdraw(ctx, id)
+			}
+		})
+	}
+	if q.Gone {
+		t.askNotesMu.Lock()
+		id, ok := t.askNotes[q.ID]
+		delete(t.askNotes, q.ID)
+		t.askNotesMu.Unlock()
+		if ok && id != 0 {
+			t.goDo(func() { t.withdraw(ctx, id) })
+		}
 	}
 	t.show(t.menu(ctx, t.prev))
+}
+
+// withdraw takes a notification back, giving up after a few seconds.
+func (t *tray) withdraw(ctx context.Context, id uint32) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	t.notes.withdraw(ctx, id)
 }
 
 // answer answers a question as the person picked in the menu, off the

@@ -75,7 +75,8 @@ func TestQuestionsInMenu(t *testing.T) {
 // a host not on the server's list waits while the tray asks, in its menu
 // and in a notification (the window is closed), and does not open the
 // window; Allow once in the menu lets it through, Deny refuses the next
-// with 403, and the question leaves the menu once answered.
+// with 403, and the question leaves the menu, and its notification goes,
+// once answered.
 func TestRunAsksAboutTheNetwork(t *testing.T) {
 	if !inSubprocess(t) {
 		return
@@ -149,7 +150,10 @@ func TestRunAsksAboutTheNetwork(t *testing.T) {
 	if res := receive(ctx, t, got, "the request allowed once"); res != "200 OK hello from "+dest {
 		t.Errorf("allowed once in the tray: the request got %q", res)
 	}
-	tr.waitMenu(ctx, t, s) // the question is gone
+	tr.waitMenu(ctx, t, s) // the question is gone, and so is its notification
+	if err := tr.notes.WaitClosed(ctx, shown[0].ID); err != nil {
+		t.Error(err)
+	}
 
 	got = get("other.weather.gov")
 	if _, err := traytest.WaitMenu(ctx, tr.conn, tr.item, func(m []traytest.MenuItem) bool {

@@ -124,10 +124,15 @@ type tray struct {
 	wg    sync.WaitGroup
 	notes *notifier
 
-	prev  service.Snapshot   // for Notices
-	asks  []control.Question // the proxy's questions waiting, oldest first
-	shown *Menu              // what the tray shows now, nil before the first
-	quit  bool               // the person picked Quit
+	prev service.Snapshot   // for Notices
+	asks []control.Question // the proxy's questions waiting, oldest first
+	// askNotes are the notifications of the questions waiting, by
+	// question id (0 while one is being shown), taken back as each goes;
+	// shared with the goroutines that show them.
+	askNotesMu sync.Mutex
+	askNotes   map[string]uint32
+	shown      *Menu // what the tray shows now, nil before the first
+	quit       bool  // the person picked Quit
 }
 
 // loop keeps the tray up to date and acts on clicks until ctx ends, Quit is
@@ -216,12 +221,13 @@ func (t *tray) menu(ctx context.Context, s service.Snapshot) Menu {
 	return t.today(ctx, withQuestions(Build(s), t.asks))
 }
 
-// notify shows a notification, giving up after a few seconds: a
-// notification service that has to be started may keep the caller waiting.
-func (t *tray) notify(ctx context.Context, n Notice) {
+// notify shows a notification and returns its id (0 when it could not),
+// giving up after a few seconds: a notification service that has to be
+// started may keep the caller waiting.
+func (t *tray) notify(ctx context.Context, n Notice) uint32 {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	t.notes.notify(ctx, n)
+	return t.notes.notify(ctx, n)
 }
 
 // show makes the tray show m, changing only what differs from what it shows.
