@@ -22,7 +22,8 @@ import (
 // command and arguments (its config.Signature) keeps its data: the folder
 // is moved to the new name before the server starts under it. A file
 // that could not be read (a Problem) removes nothing: its servers may be
-// back once it is mended.
+// back once it is mended, nor does a file that is gone (a project's
+// .mcp.json on another git branch, say): it may come back as it was.
 
 // dataFolder is the data folder of the server called name, or "" when
 // servers have none here.
@@ -67,7 +68,7 @@ func dataChanges(before, after *config.Set) (gone []string, renamed map[string]s
 	taken := map[string]bool{}
 	for _, name := range slices.Sorted(maps.Keys(was)) {
 		e := was[name]
-		if _, ok := now[name]; ok || e.Transport != config.Stdio || unreadable[e.Origin.File] {
+		if _, ok := now[name]; ok || e.Transport != config.Stdio || unreadable[e.Origin.File] || fileGone(e.Origin.File) {
 			continue
 		}
 		gone = append(gone, name)
@@ -84,6 +85,15 @@ func dataChanges(before, after *config.Set) (gone []string, renamed map[string]s
 		}
 	}
 	return gone, renamed
+}
+
+// fileGone reports whether a server's config file is no longer there.
+func fileGone(file string) bool {
+	if file == "" {
+		return false
+	}
+	_, err := os.Stat(file)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // moveRenamedData moves the data folders of renamed servers to their new

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/sandbox"
@@ -85,7 +86,8 @@ func TestSandboxRefusalAllowed(t *testing.T) {
 // TestDataFolderGoesWithServer: a sandboxed server's data folder is
 // removed once the server is removed (by mcptray remove, or from its file)
 // and its process has stopped; renamed with the same command, the server
-// keeps it; added again under a removed name, it starts with an empty one.
+// keeps it; added again under a removed name, it starts with an empty one;
+// its file gone (a project's on another git branch), it keeps it.
 func TestDataFolderGoesWithServer(t *testing.T) {
 	if sandbox.ABI() < 1 {
 		t.Skip("this kernel has no Landlock")
@@ -124,20 +126,7 @@ func TestDataFolderGoesWithServer(t *testing.T) {
 	if _, err := os.Stat(folder("notes")); !os.IsNotExist(err) {
 		t.Errorf("the old name's folder is still there: %v", err)
 	}
-	s.useMu.Lock() // the edit is in use, and scratch's removal under way
-	s.useMu.Unlock()
-	s.dataMu.Lock()
-	done := s.dataGone["scratch"]
-	s.dataMu.Unlock()
-	if done != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), deadline)
-		defer cancel()
-		select {
-		case <-done:
-		case <-ctx.Done():
-			t.Fatal("scratch's data folder was not removed after it stopped")
-		}
-	}
+	waitDataRemoval(t, s, "scratch")
 	if _, err := os.Stat(folder("scratch")); !os.IsNotExist(err) {
 		t.Errorf("scratch, taken out of the file, left its data folder: %v", err)
 	}
@@ -156,5 +145,33 @@ func TestDataFolderGoesWithServer(t *testing.T) {
 	waitFor(t, s, "kb added again", func(snap Snapshot) bool { return state(snap, "kb") == conn.Connected })
 	if _, err := os.Stat(filepath.Join(folder("kb"), "memo.txt")); !os.IsNotExist(err) {
 		t.Errorf("added again, kb found the removed one's data: %v", err)
+	}
+
+	if err := os.Remove(h.paths.UserFile()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, s, "kb gone with its file", func(snap Snapshot) bool { _, ok := snap.Find("kb"); return !ok })
+	waitDataRemoval(t, s, "kb")
+	if _, err := os.Stat(folder("kb")); err != nil {
+		t.Errorf("its file gone, kb lost its data folder: %v", err)
+	}
+}
+
+// waitDataRemoval waits until the config in use is the one last loaded
+// and the removal of name's data folder it set off, if any, is done.
+func waitDataRemoval(t *testing.T, s *Service, name string) {
+	t.Helper()
+	s.useMu.Lock() // the last config is in use, and any removal under way
+	s.useMu.Unlock()
+	s.dataMu.Lock()
+	done := s.dataGone[name]
+	s.dataMu.Unlock()
+	if done == nil {
+		return
+	}
+	select {
+	case <-done:
+	case <-time.After(deadline):
+		t.Fatalf("%s's data folder was not removed after it stopped", name)
 	}
 }
