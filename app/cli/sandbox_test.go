@@ -87,7 +87,8 @@ func TestSandboxCommand(t *testing.T) {
 // TestSandboxDenyAskedByFile: a host, a port or a folder that a project's
 // .mcp.json asks for cannot be taken back with mcptray sandbox deny: it
 // says so in plain words, with how to change the file, and changes
-// nothing; mcptray sandbox shows those grants as the entry's.
+// nothing; mcptray sandbox shows those grants as the entry's. Denying
+// what was never allowed says so too.
 func TestSandboxDenyAskedByFile(t *testing.T) {
 	h := newHome(t)
 	self, err := os.Executable()
@@ -133,4 +134,13 @@ func TestSandboxDenyAskedByFile(t *testing.T) {
 	if strings.Contains(out, "sandbox deny theirs") {
 		t.Errorf("mcptray sandbox offers a deny that would do nothing:\n%s", out)
 	}
+
+	// Nor is what nobody allowed, or what its runtime declares, taken
+	// back in words only.
+	h.fails(1, "You did not let theirs reach api.other.example, so there is nothing to take back; mcptray sandbox theirs lists what it may do.",
+		"sandbox", "deny", "theirs", "--host", "api.other.example")
+	h.must("sandbox", "allow", "theirs", "--write", "~/notes")
+	h.fails(1, "theirs may read and change ~/notes: mcptray sandbox deny theirs --write ~/notes takes that back.", "sandbox", "deny", "theirs", "--read", "~/notes")
+	h.must("add", "pkg", "--", "npx", "-y", "some-mcp-package")
+	h.fails(1, "pkg may reach registry.npmjs.org because its runtime installs its packages from there", "sandbox", "deny", "pkg", "--host", "registry.npmjs.org")
 }

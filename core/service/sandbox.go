@@ -176,7 +176,8 @@ func (s *Service) ChangeSandbox(ctx context.Context, c SandboxChange) error {
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
-	e, err := s.find(s.loader.Load(), c.Server)
+	set := s.loader.Load()
+	e, err := s.find(set, c.Server)
 	if err != nil {
 		return err
 	}
@@ -209,6 +210,9 @@ func (s *Service) ChangeSandbox(ctx context.Context, c SandboxChange) error {
 		if err := askedInFile(e, c, path, host, s.opts.Paths.Home); err != nil {
 			return err
 		}
+		if err := notAllowed(e, set.Sandbox[e.Name], c, path, host, s.opts.Paths.Home); err != nil {
+			return err
+		}
 	}
 	err = config.ModifySandbox(s.opts.Paths.UserFile(), e.Name, func(st *sandbox.Settings) {
 		switch {
@@ -237,6 +241,35 @@ func (s *Service) ChangeSandbox(ctx context.Context, c SandboxChange) error {
 // where it is asked for and how to change it. home expands a leading ~.
 func askedInFile(e *config.Entry, c SandboxChange, path, host, home string) error {
 	ask := e.SandboxAsk
+	both := slices.Concat(ask.Read, ask.Write) // reading what it may change is asked for too
+	ask.Read, ask.Write = both, both
+	if !gives(ask, c, path, host, home) {
+		return nil
+	}
+	return newError(NotAllowed, "%s may %s because %s asks for it, so mcptray cannot take it back. To change that, %s",
+		sanitize.Line(e.Name), sandboxWords(c, path, host), whoseFile(e), askedChange(e, home))
+}
+
+// notAllowed refuses to take back what the person never allowed e
+// (mine, their settings for it): it would change nothing. What it
+// declares (the registry its runtime installs from) is said so.
+func notAllowed(e *config.Entry, mine sandbox.Settings, c SandboxChange, path, host, home string) error {
+	if gives(mine, c, path, host, home) {
+		return nil
+	}
+	name, what := sanitize.Line(e.Name), sandboxWords(c, path, host)
+	if c.Read != "" && gives(mine, SandboxChange{Write: path}, path, host, home) {
+		return newError(Invalid, "%s may read and change %s: mcptray sandbox deny %s --write %s takes that back.", name, sanitize.Line(path), name, sanitize.Line(path))
+	}
+	if c.Host != "" && slices.Contains(egress.Declared(e.Command, e.Args, nil), host) {
+		return newError(NotAllowed, "%s may %s because its runtime installs its packages from there, so mcptray cannot take it back.", name, what)
+	}
+	return newError(Invalid, "You did not let %s %s, so there is nothing to take back; mcptray sandbox %s lists what it may do.", name, what, name)
+}
+
+// gives reports whether st has the item c names (path and host as
+// ChangeSandbox tidied them; home expands a leading ~).
+func gives(st sandbox.Settings, c SandboxChange, path, host, home string) bool {
 	full := func(p string) string {
 		p = cleanPath(p)
 		if rest, ok := strings.CutPrefix(p, "~"); ok && home != "" && (rest == "" || rest[0] == '/') {
@@ -244,20 +277,15 @@ func askedInFile(e *config.Entry, c SandboxChange, path, host, home string) erro
 		}
 		return p
 	}
-	var asked bool
 	switch {
-	case c.Read != "" || c.Write != "":
-		asked = slices.ContainsFunc(slices.Concat(ask.Read, ask.Write), func(p string) bool { return full(p) == full(path) })
+	case c.Read != "":
+		return slices.ContainsFunc(st.Read, func(p string) bool { return full(p) == full(path) })
+	case c.Write != "":
+		return slices.ContainsFunc(st.Write, func(p string) bool { return full(p) == full(path) })
 	case c.Host != "":
-		asked = slices.ContainsFunc(ask.Hosts, func(h string) bool { n, err := egress.NormalHost(h); return err == nil && n == host })
-	default:
-		asked = slices.Contains(ask.Ports, c.Port)
+		return slices.ContainsFunc(st.Hosts, func(h string) bool { n, err := egress.NormalHost(h); return err == nil && n == host })
 	}
-	if !asked {
-		return nil
-	}
-	return newError(NotAllowed, "%s may %s because %s asks for it, so mcptray cannot take it back. To change that, %s",
-		sanitize.Line(e.Name), sandboxWords(c, path, host), whoseFile(e), askedChange(e, home))
+	return slices.Contains(st.Ports, c.Port)
 }
 
 // whoseFile is e's file in words: "its project's file".
