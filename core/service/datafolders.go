@@ -51,9 +51,9 @@ func configuredNames(set *config.Set) map[string]*config.Entry {
 	return out
 }
 
-// dataChanges are the local servers of before that after no longer has
-// (gone), and among them those renamed in after with the same command and
-// arguments (renamed: old name → new name).
+// dataChanges are the local servers of before that after no longer has:
+// those renamed in after with the same command and arguments (renamed:
+// old name → new name), and the others (gone).
 func dataChanges(before, after *config.Set) (gone []string, renamed map[string]string) {
 	if before == nil || after == nil {
 		return nil, nil
@@ -71,18 +71,19 @@ func dataChanges(before, after *config.Set) (gone []string, renamed map[string]s
 		if _, ok := now[name]; ok || e.Transport != config.Stdio || unreadable[e.Origin.File] || fileGone(e.Origin.File) {
 			continue
 		}
-		gone = append(gone, name)
-		for _, newName := range slices.Sorted(maps.Keys(now)) {
-			n := now[newName]
-			if _, existed := was[newName]; existed || taken[newName] || n.Signature != e.Signature {
-				continue
-			}
-			if renamed == nil {
-				renamed = map[string]string{}
-			}
-			renamed[name], taken[newName] = newName, true
-			break
+		i := slices.IndexFunc(slices.Sorted(maps.Keys(now)), func(newName string) bool {
+			_, existed := was[newName]
+			return !existed && !taken[newName] && now[newName].Signature == e.Signature
+		})
+		if i < 0 {
+			gone = append(gone, name)
+			continue
 		}
+		newName := slices.Sorted(maps.Keys(now))[i]
+		if renamed == nil {
+			renamed = map[string]string{}
+		}
+		renamed[name], taken[newName] = newName, true
 	}
 	return gone, renamed
 }
@@ -97,21 +98,24 @@ func fileGone(file string) bool {
 }
 
 // moveRenamedData moves the data folders of renamed servers to their new
-// names, before the servers start under them. A new name that has a folder
-// already keeps it, and the old one is left for removal.
+// names, before the servers start under them. A new name that has a
+// folder already keeps it, and the old one is left where it is: nothing
+// of the person's is removed on a guess.
 func (s *Service) moveRenamedData(renamed map[string]string) {
 	for old, name := range renamed {
 		from, to := s.dataFolder(old), s.dataFolder(name)
 		if from == "" {
 			return
 		}
+		if _, err := os.Lstat(from); err != nil { // it never ran here
+			continue
+		}
 		if _, err := os.Lstat(to); err == nil {
+			s.log.Warn("a renamed server's new name has a data folder already; its old one is left as it was", "server", sanitize.Line(name), "was", sanitize.Line(old), "folder", from)
 			continue
 		}
 		if err := os.Rename(from, to); err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				s.log.Warn("moving a renamed server's data folder", "server", sanitize.Line(name), "was", sanitize.Line(old), "err", err)
-			}
+			s.log.Warn("moving a renamed server's data folder", "server", sanitize.Line(name), "was", sanitize.Line(old), "err", err)
 			continue
 		}
 		s.log.Info("a renamed server keeps its data folder", "server", sanitize.Line(name), "was", sanitize.Line(old))
@@ -120,8 +124,7 @@ func (s *Service) moveRenamedData(renamed map[string]string) {
 
 // removeDataWhenStopped removes the data folders of servers gone from the
 // config, each once its process has stopped, unless a server of that name
-// is configured again by then (a renamed one's is gone already, unless
-// its new name had one). Remove waits for it (waitDataRemoved).
+// is configured again by then. Remove waits for it (waitDataRemoved).
 func (s *Service) removeDataWhenStopped(gone []string) {
 	for _, name := range gone {
 		dir := s.dataFolder(name)
