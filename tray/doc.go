@@ -1,6 +1,8 @@
 // Package tray is mcptray's system tray: the icon, its tooltip and its menu,
 // shown by the long-lived service process, plus the desktop notifications
-// that ask a person to approve a server or to sign in.
+// that ask a person to approve a server or to sign in, and the network
+// proxy's questions (may a sandboxed server reach a host?), which the menu
+// answers (questions.go).
 //
 // Build turns a service.Snapshot into a plain Menu value (pure, tested
 // without any desktop), Notices decides which changes deserve a

@@ -29,6 +29,8 @@ type Item struct {
 	// Server is the server the action is for, by its name in mcptray (not
 	// sanitised: it is passed back to the service, never shown), or "".
 	Server string
+	// Question is the id of the question an answer's item answers, or "".
+	Question string
 	// Disabled items are greyed out and do nothing.
 	Disabled bool
 	// Separator items are a line between groups; they have no label.
@@ -54,6 +56,11 @@ const (
 	ResumeAction
 	// QuitAction ends mcptray.
 	QuitAction
+	// AllowOnceAction, AllowAlwaysAction and DenyAction answer the
+	// network proxy's question Item.Question (questions.go).
+	AllowOnceAction
+	AllowAlwaysAction
+	DenyAction
 )
 
 // The longest texts the menu shows, in characters: a tray menu is narrow.

@@ -142,11 +142,11 @@ func (n *notifier) listen() {
 	}
 }
 
-// notify shows a notice. A failure is logged at debug level and otherwise
-// ignored.
-func (n *notifier) notify(ctx context.Context, nt Notice) {
+// notify shows a notice and returns its id, or 0 when it could not. A
+// failure is logged at debug level and otherwise ignored.
+func (n *notifier) notify(ctx context.Context, nt Notice) uint32 {
 	if n.conn == nil {
-		return
+		return 0
 	}
 	var id uint32
 	err := n.conn.Object(notifyName, notifyPath).CallWithContext(ctx, notifyIface+".Notify", 0,
@@ -161,11 +161,24 @@ func (n *notifier) notify(ctx context.Context, nt Notice) {
 	).Store(&id)
 	if err != nil {
 		n.log.Debug("showing a notification", "err", err)
-		return
+		return 0
 	}
 	n.mu.Lock()
 	n.ids[id] = nt.Server
 	n.mu.Unlock()
+	return id
+}
+
+// withdraw takes back the notification id (notify's) when it says what
+// is no longer so. A failure is logged at debug level.
+func (n *notifier) withdraw(ctx context.Context, id uint32) {
+	if n.conn == nil || id == 0 {
+		return
+	}
+	err := n.conn.Object(notifyName, notifyPath).CallWithContext(ctx, notifyIface+".CloseNotification", 0, id).Err
+	if err != nil {
+		n.log.Debug("closing a notification", "err", err)
+	}
 }
 
 // close stops listening and waits until the listener is done.

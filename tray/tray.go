@@ -13,6 +13,7 @@ import (
 	"fyne.io/systray"
 
 	"github.com/mcptray/mcptray/assets"
+	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -59,6 +60,9 @@ type Options struct {
 	// Today, when set, says how many calls the apps made through mcptray
 	// today, for a line of the menu (activity.go); it must answer soon.
 	Today func(ctx context.Context) (int, error)
+	// Questions, when set, are the network proxy's questions, which the
+	// tray shows and answers (questions.go); nil shows none.
+	Questions Questions
 }
 
 // coalesce is how long the tray waits after a change notice for more before
@@ -120,9 +124,15 @@ type tray struct {
 	wg    sync.WaitGroup
 	notes *notifier
 
-	prev  service.Snapshot // for Notices
-	shown *Menu            // what the tray shows now, nil before the first
-	quit  bool             // the person picked Quit
+	prev service.Snapshot   // for Notices
+	asks []control.Question // the proxy's questions waiting, oldest first
+	// askNotes are the notifications of the questions waiting, by
+	// question id (0 while one is being shown), taken back as each goes;
+	// shared with the goroutines that show them.
+	askNotesMu sync.Mutex
+	askNotes   map[string]uint32
+	shown      *Menu // what the tray shows now, nil before the first
+	quit       bool  // the person picked Quit
 }
 
 // loop keeps the tray up to date and acts on clicks until ctx ends, Quit is
@@ -146,6 +156,7 @@ func (t *tray) loop(ctx context.Context) error {
 	}()
 
 	t.refresh(ctx)
+	asks := t.followQuestions(ctx)
 	var later <-chan time.Time
 	ticks, stopTicks := t.todayTicks()
 	defer stopTicks()
@@ -166,6 +177,12 @@ func (t *tray) loop(ctx context.Context) error {
 		case <-later:
 			later = nil
 			t.refresh(ctx)
+		case q, ok := <-asks:
+			if !ok {
+				asks = nil
+				continue
+			}
+			t.question(ctx, q)
 		case it := <-t.clicks:
 			if it.Action == QuitAction {
 				t.quit = true
@@ -195,15 +212,22 @@ func (t *tray) refresh(ctx context.Context) {
 		})
 	}
 	t.prev = s
-	t.show(t.today(ctx, Build(s)))
+	t.show(t.menu(ctx, s))
 }
 
-// notify shows a notification, giving up after a few seconds: a
-// notification service that has to be started may keep the caller waiting.
-func (t *tray) notify(ctx context.Context, n Notice) {
+// menu is what the tray shows for s: Build's menu with the questions
+// waiting and today's count of calls.
+func (t *tray) menu(ctx context.Context, s service.Snapshot) Menu {
+	return t.today(ctx, withQuestions(Build(s), t.asks))
+}
+
+// notify shows a notification and returns its id (0 when it could not),
+// giving up after a few seconds: a notification service that has to be
+// started may keep the caller waiting.
+func (t *tray) notify(ctx context.Context, n Notice) uint32 {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	t.notes.notify(ctx, n)
+	return t.notes.notify(ctx, n)
 }
 
 // show makes the tray show m, changing only what differs from what it shows.
@@ -279,6 +303,12 @@ func (t *tray) act(ctx context.Context, it Item) {
 		t.run(ctx, "", "Couldn't pause the servers", t.b.PauseAll)
 	case ResumeAction:
 		t.run(ctx, "", "Couldn't resume the servers", t.b.ResumeAll)
+	case AllowOnceAction:
+		t.answer(ctx, it, true, false)
+	case AllowAlwaysAction:
+		t.answer(ctx, it, true, true)
+	case DenyAction:
+		t.answer(ctx, it, false, false)
 	}
 }
 

@@ -128,8 +128,8 @@ type started struct {
 }
 
 // start runs a tray for fake until the test ends, with a watcher and, when
-// notify is true, a notification service.
-func start(ctx context.Context, t *testing.T, fake *fakeBackend, notify bool) *started {
+// notify is true, a notification service; more change its options.
+func start(ctx context.Context, t *testing.T, fake *fakeBackend, notify bool, more ...func(*Options)) *started {
 	t.Helper()
 	s := &started{
 		conn:   traytest.Connect(t),
@@ -152,6 +152,9 @@ func start(ctx context.Context, t *testing.T, fake *fakeBackend, notify bool) *s
 		Quit:       func() { close(s.quit) },
 		WindowOpen: func() bool { return false },
 		Today:      func(context.Context) (int, error) { return 7, nil },
+	}
+	for _, f := range more {
+		f(&opts)
 	}
 	go func() { s.done <- Run(runCtx, fake, opts) }()
 	t.Cleanup(func() {

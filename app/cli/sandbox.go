@@ -74,11 +74,17 @@ func printSandbox(c *cmdContext, server string, box service.Sandbox) {
 	fmt.Fprintf(c.Stdout, "%s: %s\n", name, sanitize.Line(box.Protection.Words))
 	fmt.Fprintln(c.Stdout, sanitize.Line(box.Words))
 	for _, g := range box.Grants {
-		if g.Deny != "" {
+		switch {
+		case g.Deny != "":
 			fmt.Fprintf(c.Stdout, "  may %s (mcptray sandbox deny %s %s)\n", sanitize.Line(g.Words), name, sanitize.Line(g.Deny))
-		} else {
+		case g.AskedBy != "":
+			fmt.Fprintf(c.Stdout, "  may %s (its entry asks for it)\n", sanitize.Line(g.Words))
+		default:
 			fmt.Fprintf(c.Stdout, "  may %s\n", sanitize.Line(g.Words))
 		}
+	}
+	if box.AskedChange != "" {
+		fmt.Fprintln(c.Stdout, sanitize.Line(box.AskedChange))
 	}
 	if len(box.Refusals) > 0 {
 		fmt.Fprintln(c.Stdout, "Refused lately:")

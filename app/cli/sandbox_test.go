@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -81,4 +82,65 @@ func TestSandboxCommand(t *testing.T) {
 		t.Errorf("help lists the hidden launcher, or not the sandbox command:\n%s", help)
 	}
 	h.fails(2, "mcptray's own launcher", "sandbox-exec")
+}
+
+// TestSandboxDenyAskedByFile: a host, a port or a folder that a project's
+// .mcp.json asks for cannot be taken back with mcptray sandbox deny: it
+// says so in plain words, with how to change the file, and changes
+// nothing; mcptray sandbox shows those grants as the entry's. Denying
+// what was never allowed says so too.
+func TestSandboxDenyAskedByFile(t *testing.T) {
+	h := newHome(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.launcher = self
+	proj := filepath.Join(h.dir, "proj")
+	entry, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"theirs": map[string]any{
+		"command": testServerBin, "args": []string{"-name", "theirs"},
+		"mcptray": map[string]any{"sandbox": map[string]any{"read": []string{"./data"}, "hosts": []string{"api.example.com"}, "ports": []int{5432}}},
+	}}})
+	h.write("proj/.mcp.json", string(entry))
+	h.must("folders", "add", proj)
+	h.must("approve", "theirs")
+
+	for _, deny := range [][]string{{"--host", "api.example.com"}, {"--host", "API.example.com."}, {"--port", "5432"}, {"--read", "~/proj/data"}} {
+		args := append([]string{"sandbox", "deny", "theirs"}, deny...)
+		code, out, errOut := h.run(args...)
+		if code != 1 || out != "" {
+			t.Errorf("%q: exit %d, said %q; want 1 and nothing on stdout", args, code, out)
+		}
+		for _, want := range []string{"because its project's file asks for it, so mcptray cannot take it back", "then approve theirs again", "~/proj/.mcp.json"} {
+			if !strings.Contains(errOut, want) {
+				t.Errorf("%q: %q lacks %q", args, errOut, want)
+			}
+		}
+	}
+	var box service.Sandbox
+	if err := json.Unmarshal([]byte(h.must("sandbox", "theirs", "--json")), &box); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(box.Settings, box.Asked) || !slices.Equal(box.Settings.Hosts, []string{"api.example.com"}) {
+		t.Errorf("after the refused denials, settings %+v, asked %+v", box.Settings, box.Asked)
+	}
+	out := h.must("sandbox", "theirs")
+	for _, want := range []string{"may reach api.example.com (its entry asks for it)", "may connect to port 5432 (its entry asks for it)",
+		"To take back what its entry asks for, edit the \"mcptray\": {\"sandbox\": …} part of theirs's entry in its project's file (~/proj/.mcp.json)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("mcptray sandbox theirs lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "sandbox deny theirs") {
+		t.Errorf("mcptray sandbox offers a deny that would do nothing:\n%s", out)
+	}
+
+	// Nor is what nobody allowed, or what its runtime declares, taken
+	// back in words only.
+	h.fails(1, "You did not let theirs reach api.other.example, so there is nothing to take back; mcptray sandbox theirs lists what it may do.",
+		"sandbox", "deny", "theirs", "--host", "api.other.example")
+	h.must("sandbox", "allow", "theirs", "--write", "~/notes")
+	h.fails(1, "theirs may read and change ~/notes: mcptray sandbox deny theirs --write ~/notes takes that back.", "sandbox", "deny", "theirs", "--read", "~/notes")
+	h.must("add", "pkg", "--", "npx", "-y", "some-mcp-package")
+	h.fails(1, "pkg may reach registry.npmjs.org because its runtime installs its packages from there", "sandbox", "deny", "pkg", "--host", "registry.npmjs.org")
 }

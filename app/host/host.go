@@ -143,6 +143,7 @@ func Run(ctx context.Context, opts Options) int {
 		},
 		Quit:       quit,
 		WindowOpen: inst.Endpoint.WindowOpen,
+		Questions:  inst.Endpoint,
 		Today:      todayCalls(inst),
 		Dark:       tray.PrefersDark(),
 	})

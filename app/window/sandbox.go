@@ -30,7 +30,8 @@ func sandboxText(box *service.Sandbox) string {
 }
 
 // showSandbox fills the detail's sandbox section: the words, a Take back
-// button by each thing the person allowed, a Let it… button by each
+// button by each thing the person allowed (what its entry asks for says
+// how to change it in its file instead), a Let it… button by each
 // refused file, and Run without a sandbox (or Run in its sandbox).
 func (d *detail) showSandbox(v *window, sv service.Server) {
 	d.sandbox.RemoveAll()
@@ -49,6 +50,10 @@ func (d *detail) showSandbox(v *window, sv service.Server) {
 	d.sandbox.Add(words)
 	name := sv.Name
 	for _, g := range box.Grants {
+		if g.AskedBy != "" {
+			d.sandbox.Add(wrapped(sanitize.Line(capitalise(g.Words)) + ": its entry asks for it."))
+			continue
+		}
 		if g.Deny == "" {
 			continue
 		}
@@ -60,6 +65,11 @@ func (d *detail) showSandbox(v *window, sv service.Server) {
 		d.sandbox.Add(container.NewBorder(nil, nil, nil, widget.NewButton("Take back", func() {
 			v.act("Could not change "+sanitize.Line(name)+"'s sandbox", func(ctx context.Context) error { return v.b.ChangeSandbox(ctx, change) })
 		}), wrapped(label)))
+	}
+	if box.AskedChange != "" {
+		how := wrapped(sanitize.Line(box.AskedChange))
+		how.Importance = widget.LowImportance
+		d.sandbox.Add(how)
 	}
 	if len(box.Refusals) > 0 {
 		d.sandbox.Add(wrapped("Refused lately:"))

@@ -24,7 +24,8 @@ func sandboxed(r *real, o *service.Options) {
 
 // TestRealSandboxApprovalAndDetail: the approval dialog says what a
 // project's server may do, with what its file asks for; the detail says it
-// too, and "Run without a sandbox…" warns before turning it off.
+// too, with no Take back for what the file asks for but how to change it
+// there, and "Run without a sandbox…" warns before turning it off.
 func TestRealSandboxApprovalAndDetail(t *testing.T) {
 	if sandbox.ABI() < 1 {
 		t.Skip("this kernel has no Landlock")
@@ -32,7 +33,7 @@ func TestRealSandboxApprovalAndDetail(t *testing.T) {
 	r := newReal(t, nil, following, sandboxed)
 	proj := filepath.Join(r.dir, "proj")
 	srv := testServer("theirs")
-	srv["mcptray"] = map[string]any{"sandbox": map[string]any{"read": []string{"~/Documents"}}}
+	srv["mcptray"] = map[string]any{"sandbox": map[string]any{"read": []string{"~/Documents"}, "hosts": []string{"api.example.com"}}}
 	r.write(filepath.Join(proj, ".mcp.json"), map[string]any{"mcpServers": map[string]any{"theirs": srv}})
 	r.v.do(func() { r.v.addFolder(proj) })
 	r.until("theirs to wait for approval", func() bool { return r.shows("theirs", service.AwaitingApproval) })
@@ -53,10 +54,15 @@ func TestRealSandboxApprovalAndDetail(t *testing.T) {
 	if sandbox.ABI() < 4 {
 		level = "Files protected, network not"
 	}
-	for _, want := range []string{"What it may do", "read ~/Documents", level, "[Run without a sandbox…]"} {
+	for _, want := range []string{"What it may do", "read ~/Documents", level, "[Run without a sandbox…]",
+		"Read ~/Documents: its entry asks for it.", "Reach api.example.com: its entry asks for it.",
+		"To take back what its entry asks for, edit the \"mcptray\": {\"sandbox\": …} part of theirs's entry in its project's file (~/proj/.mcp.json), then approve theirs again"} {
 		if !strings.Contains(detailText, want) {
 			t.Errorf("the detail lacks %q:\n%s", want, detailText)
 		}
+	}
+	if strings.Contains(detailText, "[Take back]") {
+		t.Errorf("the detail offers to take back what the project's file asks for, which would change nothing:\n%s", detailText)
 	}
 
 	r.tap(r.v.detail.sandboxOff)

@@ -33,8 +33,11 @@ type Manager struct {
 	// applied is whether Apply ran: the first is no change to log.
 	applied bool
 	conns   map[string]*serverConn
-	order   []string // server names in the order of the set
-	closed  bool
+	// stopping are the connections Apply stopped whose processes may not
+	// be gone yet, by server name (Stopped).
+	stopping map[string][]*serverConn
+	order    []string // server names in the order of the set
+	closed   bool
 }
 
 // New returns a Manager with no servers; Apply gives it some.
@@ -42,15 +45,16 @@ func New(opts Options) *Manager {
 	opts.setDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Manager{
-		opts:    opts,
-		ctx:     ctx,
-		cancel:  cancel,
-		local:   newWindow(opts.MaxLocal, 1),
-		remote:  newWindow(opts.MaxRemote, 0),
-		history: newHistory(opts.HistoryFile, opts.Logger),
-		events:  hub.Hub[Event]{Buffer: 64},
-		conns:   map[string]*serverConn{},
-		set:     &config.Set{},
+		opts:     opts,
+		ctx:      ctx,
+		cancel:   cancel,
+		local:    newWindow(opts.MaxLocal, 1),
+		remote:   newWindow(opts.MaxRemote, 0),
+		history:  newHistory(opts.HistoryFile, opts.Logger),
+		events:   hub.Hub[Event]{Buffer: 64},
+		conns:    map[string]*serverConn{},
+		stopping: map[string][]*serverConn{},
+		set:      &config.Set{},
 	}
 }
 
@@ -73,9 +77,11 @@ func (m *Manager) Apply(set *config.Set) error {
 	if m.applied && !changes.Empty() {
 		m.opts.Logger.Info("config changed", "added", len(changes.Added), "changed", len(changes.Changed), "removed", len(changes.Removed))
 	}
+	m.pruneStopping()
 	for _, e := range changes.Removed {
 		if c := m.conns[e.Name]; c != nil {
 			c.stop()
+			m.stopping[e.Name] = append(m.stopping[e.Name], c)
 			delete(m.conns, e.Name)
 			m.events.Publish(Event{Server: e.Name, Removed: true})
 		}
@@ -91,6 +97,7 @@ func (m *Manager) Apply(set *config.Set) error {
 	for _, e := range starts {
 		if old := m.conns[e.Name]; old != nil {
 			old.stop()
+			m.stopping[e.Name] = append(m.stopping[e.Name], old)
 		}
 		c := newServerConn(m, e)
 		if c.connects() {
@@ -107,6 +114,48 @@ func (m *Manager) Apply(set *config.Set) error {
 		m.order = append(m.order, e.Name)
 	}
 	return nil
+}
+
+// Stopped returns a channel that is closed once the processes of every
+// connection to the server called name that Apply stopped are gone: at
+// once when there are none. A server of that name that runs now is not
+// waited for.
+func (m *Manager) Stopped(name string) <-chan struct{} {
+	m.mu.Lock()
+	m.pruneStopping()
+	var dones []chan struct{}
+	for _, c := range m.stopping[name] {
+		dones = append(dones, c.done)
+	}
+	m.mu.Unlock()
+	out := make(chan struct{})
+	go func() {
+		for _, d := range dones {
+			<-d
+		}
+		close(out)
+	}()
+	return out
+}
+
+// pruneStopping forgets the stopped connections whose processes are gone.
+// m.mu must be held.
+func (m *Manager) pruneStopping() {
+	for name, cs := range m.stopping {
+		cs = slices.DeleteFunc(cs, func(c *serverConn) bool {
+			select {
+			case <-c.done:
+				return true
+			default:
+				return false
+			}
+		})
+		if len(cs) == 0 {
+			delete(m.stopping, name)
+		} else {
+			m.stopping[name] = cs
+		}
+	}
 }
 
 // withBuiltins adds the in-process servers to a copy of set.

@@ -66,6 +66,9 @@ type waitingQuestions struct {
 	// followers are the windows following the questions, each with room
 	// for 64: a follower that far behind has stopped reading.
 	followers hub.Hub[Question]
+	// egressFollowers follow only the network proxy's questions, in this
+	// process: the tray (FollowEgress).
+	egressFollowers hub.Hub[Question]
 }
 
 type pendingQuestion struct {
@@ -78,9 +81,10 @@ type pendingQuestion struct {
 func (s *Endpoint) questions() *waitingQuestions {
 	s.asksOnce.Do(func() {
 		s.asks = &waitingQuestions{
-			timeout:   DefaultAskTimeout,
-			pending:   map[string]*pendingQuestion{},
-			followers: hub.Hub[Question]{Buffer: 64},
+			timeout:         DefaultAskTimeout,
+			pending:         map[string]*pendingQuestion{},
+			followers:       hub.Hub[Question]{Buffer: 64},
+			egressFollowers: hub.Hub[Question]{Buffer: 64},
 		}
 	})
 	return s.asks
@@ -138,7 +142,8 @@ func (s *Endpoint) logger() *slog.Logger {
 }
 
 // add makes a question pending and sends it to every follower. It reports
-// whether any follows, and the timeout.
+// whether any follows (a window, or for the proxy's questions the tray),
+// and the timeout.
 func (h *waitingQuestions) add(q Question) (*pendingQuestion, bool, time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -149,7 +154,8 @@ func (h *waitingQuestions) add(q Question) (*pendingQuestion, bool, time.Duratio
 	h.pending[p.q.ID] = p
 	h.order = append(h.order, p.q.ID)
 	h.sendLocked(p.q)
-	return p, h.followers.Len() > 0, h.timeout
+	followed := h.followers.Len() > 0 || q.Kind == KindEgress && h.egressFollowers.Len() > 0
+	return p, followed, h.timeout
 }
 
 // remove forgets a question and tells the followers it is gone.
@@ -172,7 +178,12 @@ func (h *waitingQuestions) remove(id string) {
 	h.sendLocked(gone)
 }
 
-func (h *waitingQuestions) sendLocked(q Question) { h.followers.Publish(q) }
+func (h *waitingQuestions) sendLocked(q Question) {
+	h.followers.Publish(q)
+	if q.Kind == KindEgress {
+		h.egressFollowers.Publish(q)
+	}
+}
 
 // answer delivers the person's answer to a pending question.
 func (h *waitingQuestions) answer(id string, res mcp.ElicitationResult) error {

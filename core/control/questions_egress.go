@@ -27,12 +27,12 @@ type EgressQuestion struct {
 	Local bool `json:"local,omitempty"`
 }
 
-// AskEgress asks the person, in the window, whether a sandboxed server may
-// reach a host. It is the egress proxy's AskFunc (egress.Options.Ask).
-// The answer is given as to a permission question (PermissionAnswer):
-// accept once, accept always, or decline. With no window following the
-// questions it opens the window; with none to open it returns
-// egress.ErrNoWindow. It waits until the person answers or ctx ends (the
+// AskEgress asks the person, in the window and the tray, whether a
+// sandboxed server may reach a host. It is the egress proxy's AskFunc
+// (egress.Options.Ask). The answer is given as to a permission question
+// (PermissionAnswer): accept once, accept always, or decline. With
+// neither a window nor the tray following the questions (FollowEgress) it
+// opens the window; with none to open it returns egress.ErrNoWindow. It waits until the person answers or ctx ends (the
 // proxy bounds it with its 60 s). Keeping "Always" is the proxy's
 // business (egress.Options.Remember), not this one's.
 func (s *Endpoint) AskEgress(ctx context.Context, q egress.Question) (egress.Answer, error) {
@@ -66,4 +66,45 @@ func (s *Endpoint) AskEgress(ctx context.Context, q egress.Question) (egress.Ans
 	case <-ctx.Done():
 		return egress.Deny, ctx.Err()
 	}
+}
+
+// FollowEgress follows the network proxy's questions in this process, as
+// the tray does: those waiting now, then each new one and each that goes
+// (Gone). While anything follows them, a proxy's question waits for an
+// answer (AnswerQuestion, or a window's) instead of opening the window.
+// The channel closes when ctx ends; a follower that stops reading misses
+// what comes after 64 waiting.
+func (s *Endpoint) FollowEgress(ctx context.Context) <-chan Question {
+	h := s.questions()
+	// Under h.mu, so that no question comes or goes between the two.
+	h.mu.Lock()
+	var pending []Question
+	for _, id := range h.order {
+		if q := h.pending[id].q; q.Kind == KindEgress {
+			pending = append(pending, q)
+		}
+	}
+	sub := h.egressFollowers.Subscribe(ctx)
+	h.mu.Unlock()
+	out := make(chan Question, len(pending)+1)
+	for _, q := range pending {
+		out <- q
+	}
+	go func() {
+		defer close(out)
+		for q := range sub {
+			select {
+			case out <- q:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
+}
+
+// AnswerQuestion answers the question called id in this process, as a
+// window's POST /v1/answer does: for the proxy's, PermissionAnswer.
+func (s *Endpoint) AnswerQuestion(id string, result mcp.ElicitationResult) error {
+	return s.questions().answer(id, result)
 }

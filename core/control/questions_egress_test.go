@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcptray/mcptray/core/egress"
+	"github.com/mcptray/mcptray/core/gateway"
 )
 
 // TestEgressQuestions: a sandboxed server's request through the real
@@ -114,5 +115,64 @@ func TestEgressWithoutWindow(t *testing.T) {
 	a, err := srv.AskEgress(context.Background(), egress.Question{Server: "weather", Host: "api.weather.gov", Port: 443, Dest: "api.weather.gov"})
 	if !errors.Is(err, egress.ErrNoWindow) || a != egress.Deny {
 		t.Errorf("AskEgress with no window = %v, %v; want Deny, ErrNoWindow", a, err)
+	}
+}
+
+// TestFollowEgress: the tray, following the proxy's questions in this
+// process, hears of one waiting already and of each new one, answers it,
+// and keeps the window closed for them; a permission question, which the
+// tray does not show, still opens the window.
+func TestFollowEgress(t *testing.T) {
+	t.Parallel()
+	opened := make(chan string, 4)
+	srv := &Endpoint{OpenWindow: func(server string) error { opened <- server; return nil }}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	q := egress.Question{Server: "weather", Host: "api.weather.gov", Port: 443, Dest: "api.weather.gov"}
+	answers := make(chan egress.Answer, 2)
+	go func() { a, _ := srv.AskEgress(ctx, q); answers <- a }() // asked before the tray follows: the window opens
+	if s := within(t, opened, "the window opening"); s != "weather" {
+		t.Errorf("opened at %q", s)
+	}
+	qs := srv.FollowEgress(ctx)
+	first := within(t, qs, "the question waiting")
+	if first.Kind != KindEgress || first.Egress == nil || first.Egress.Dest != "api.weather.gov" {
+		t.Fatalf("question %+v", first)
+	}
+	if err := srv.AnswerQuestion(first.ID, PermissionAnswer(true, true)); err != nil {
+		t.Fatal(err)
+	}
+	if a := within(t, answers, "the answer"); a != egress.AllowAlways {
+		t.Errorf("answered Always, got %v", a)
+	}
+	if g := within(t, qs, "the question going"); !g.Gone || g.ID != first.ID {
+		t.Errorf("after the answer: %+v", g)
+	}
+
+	go func() { a, _ := srv.AskEgress(ctx, q); answers <- a }() // the tray follows: no window
+	second := within(t, qs, "the second question")
+	if err := srv.AnswerQuestion(second.ID, PermissionAnswer(false, false)); err != nil {
+		t.Fatal(err)
+	}
+	if a := within(t, answers, "the second answer"); a != egress.Deny {
+		t.Errorf("denied, got %v", a)
+	}
+	if g := within(t, qs, "the second question going"); !g.Gone || g.ID != second.ID {
+		t.Errorf("after the second answer: %+v", g)
+	}
+	select {
+	case s := <-opened:
+		t.Errorf("the window opened at %q while the tray followed", s)
+	default:
+	}
+
+	go srv.AskPermission(ctx, gateway.Question{Server: "fs", Tool: "mcp__fs__write", ServerTool: "write"})
+	if s := within(t, opened, "the window opening for a permission question"); s != "fs" {
+		t.Errorf("opened at %q", s)
+	}
+	select {
+	case g := <-qs:
+		t.Errorf("the tray heard of a question it does not show: %+v", g)
+	default:
 	}
 }

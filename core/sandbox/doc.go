@@ -47,7 +47,9 @@
 //     point at. It does not get /tmp: /tmp is shared by every program of
 //     every user, and holds other apps' temporary files and the sockets of
 //     X11 and ssh-agent. A program that writes to /tmp by name, not through
-//     TMPDIR, is refused and says so;
+//     TMPDIR, is refused and says so. The folder goes when the server is
+//     removed, once its process has stopped; a server renamed with the
+//     same command keeps it (core/service);
 //   - the package caches its runtime fills as it installs: ~/.npm,
 //     ~/.cache/node (corepack), ~/.cache/node-gyp (native modules),
 //     ~/.cache/ms-playwright (the browsers and profiles of Playwright's

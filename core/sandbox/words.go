@@ -20,9 +20,44 @@ type Grant struct {
 	Words string `json:"words"`
 	// Deny is what takes it back in mcptray sandbox deny SERVER …
 	// ("--read ~/Documents"); "" for what comes with the server's own
-	// configuration (its project, the folders it names), which changes
-	// there.
+	// configuration (its project, the folders it names, what its entry
+	// asks for), which changes there.
 	Deny string `json:"deny,omitempty"`
+	// AskedBy is the config file whose entry for the server asks for it
+	// (mcptray's key in a project's .mcp.json), or "": it is taken back
+	// by editing that file, and a project's server is then approved
+	// again (MarkAsked).
+	AskedBy string `json:"askedBy,omitempty"`
+}
+
+// MarkAsked marks the grants that asked, what a server's own entry in
+// file asks for, gives: they cannot be denied (Deny is "") but change in
+// file. A grant the person allowed too stays the file's: taking back the
+// person's part would change nothing.
+func MarkAsked(grants []Grant, asked Settings, file string) []Grant {
+	if asked.Empty() {
+		return grants
+	}
+	var flags []string
+	for _, d := range asked.Read {
+		flags = append(flags, "--read "+quoteArg(d))
+	}
+	for _, d := range asked.Write {
+		flags = append(flags, "--write "+quoteArg(d))
+	}
+	for _, h := range asked.Hosts {
+		flags = append(flags, "--host "+h)
+	}
+	for _, p := range asked.Ports {
+		flags = append(flags, "--port "+strconv.Itoa(p))
+	}
+	out := slices.Clone(grants)
+	for i, g := range out {
+		if g.Deny != "" && slices.Contains(flags, g.Deny) {
+			out[i].Deny, out[i].AskedBy = "", file
+		}
+	}
+	return out
 }
 
 // Grants lists what in gives a server beyond its program, its runtime and

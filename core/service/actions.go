@@ -250,7 +250,8 @@ type RemoveResult struct {
 	Warning string `json:"warning,omitempty"`
 }
 
-// Remove takes a server out of mcptray's own config file, stops it, and
+// Remove takes a server out of mcptray's own config file, stops it,
+// removes its data folder once its process is gone (datafolders.go), and
 // forgets its sign-in unless another configured server reaches the same
 // URL. Servers from other files are not removed: the error says which file
 // to edit, or to deny it.
@@ -270,6 +271,7 @@ func (s *Service) Remove(ctx context.Context, name string) (RemoveResult, error)
 	})
 	if err == nil {
 		after := s.reload()
+		s.waitDataRemoved(ctx, before, name)
 		res := RemoveResult{File: file}
 		var warnings []string
 		for _, werr := range []error{s.forgetSignIn(ctx, before, after, name), s.forgetSecrets(ctx, before, name)} {

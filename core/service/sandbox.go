@@ -35,6 +35,11 @@ type Sandbox struct {
 	// approves); Settings are the person's with it, in force.
 	Asked    sandbox.Settings `json:"asked"`
 	Settings sandbox.Settings `json:"settings"`
+	// AskedChange says, when its entry asks for anything (the Grants
+	// with AskedBy), how to take that back: "To take back what its entry
+	// asks for, edit … in its project's file (…), then approve weather
+	// again …"
+	AskedChange string `json:"askedChange,omitempty"`
 	// Policy is the full policy it starts with: every folder it may read
 	// and write, and its ports. Only SandboxOf fills it: snapshots, sent
 	// to the window at every change, leave the long lists out.
@@ -98,13 +103,16 @@ func (s *Service) sandboxView(e *config.Entry, stderr string, full bool) *Sandbo
 	in := o.SandboxInput(&e.Server, e.Command, env)
 	p, _ := sandbox.Default(in) // only a missing home or data folder fails, and then the words still hold
 	v := &Sandbox{Off: e.Sandbox.Off, Asked: e.SandboxAsk, Settings: e.Sandbox,
-		Protection: o.Protection(&e.Server, p), Grants: sandbox.Grants(in)}
+		Protection: o.Protection(&e.Server, p), Grants: sandbox.MarkAsked(sandbox.Grants(in), e.SandboxAsk, e.Origin.File)}
 	if o.Egress != nil { // what it declares, which the proxy lets it reach
 		for _, h := range egress.Declared(e.Command, e.Args, nil) {
 			if !slices.Contains(e.Sandbox.Hosts, h) {
 				v.Grants = append(v.Grants, sandbox.Grant{Kind: "host", What: h, Words: "reach " + h})
 			}
 		}
+	}
+	if !e.SandboxAsk.Empty() {
+		v.AskedChange = "To take back what its entry asks for, " + askedChange(e, in.Home)
 	}
 	if full {
 		v.Policy = &p
@@ -168,7 +176,8 @@ func (s *Service) ChangeSandbox(ctx context.Context, c SandboxChange) error {
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
-	e, err := s.find(s.loader.Load(), c.Server)
+	set := s.loader.Load()
+	e, err := s.find(set, c.Server)
 	if err != nil {
 		return err
 	}
@@ -197,8 +206,13 @@ func (s *Service) ChangeSandbox(ctx context.Context, c SandboxChange) error {
 			return newError(Invalid, "%q is not a host; give one such as api.github.com, *.github.com or localhost:5432", sanitize.Line(c.Host))
 		}
 	}
-	if !c.Allow && path != "" && slices.Contains(append(append([]string(nil), e.SandboxAsk.Read...), e.SandboxAsk.Write...), path) {
-		return newError(NotAllowed, "%s asks for %s in its own file (%s); take it out there", sanitize.Line(e.Name), sanitize.Line(path), e.Origin)
+	if !c.Allow {
+		if err := askedInFile(e, c, path, host, s.opts.Paths.Home); err != nil {
+			return err
+		}
+		if err := notAllowed(e, set.Sandbox[e.Name], c, path, host, s.opts.Paths.Home); err != nil {
+			return err
+		}
 	}
 	err = config.ModifySandbox(s.opts.Paths.UserFile(), e.Name, func(st *sandbox.Settings) {
 		switch {
@@ -220,6 +234,78 @@ func (s *Service) ChangeSandbox(ctx context.Context, c SandboxChange) error {
 	}
 	s.reload()
 	return nil
+}
+
+// askedInFile refuses to take back what e's own entry asks for in its
+// file: it would change nothing, as the file still asks. The error says
+// where it is asked for and how to change it. home expands a leading ~.
+func askedInFile(e *config.Entry, c SandboxChange, path, host, home string) error {
+	ask := e.SandboxAsk
+	both := slices.Concat(ask.Read, ask.Write) // reading what it may change is asked for too
+	ask.Read, ask.Write = both, both
+	if !gives(ask, c, path, host, home) {
+		return nil
+	}
+	return newError(NotAllowed, "%s may %s because %s asks for it, so mcptray cannot take it back. To change that, %s",
+		sanitize.Line(e.Name), sandboxWords(c, path, host), whoseFile(e), askedChange(e, home))
+}
+
+// notAllowed refuses to take back what the person never allowed e
+// (mine, their settings for it): it would change nothing. What it
+// declares (the registry its runtime installs from) is said so.
+func notAllowed(e *config.Entry, mine sandbox.Settings, c SandboxChange, path, host, home string) error {
+	if gives(mine, c, path, host, home) {
+		return nil
+	}
+	name, what := sanitize.Line(e.Name), sandboxWords(c, path, host)
+	if c.Read != "" && gives(mine, SandboxChange{Write: path}, path, host, home) {
+		return newError(Invalid, "%s may read and change %s: mcptray sandbox deny %s --write %s takes that back.", name, sanitize.Line(path), name, sanitize.Line(path))
+	}
+	if c.Host != "" && slices.Contains(egress.Declared(e.Command, e.Args, nil), host) {
+		return newError(NotAllowed, "%s may %s because its runtime installs its packages from there, so mcptray cannot take it back.", name, what)
+	}
+	return newError(Invalid, "You did not let %s %s, so there is nothing to take back; mcptray sandbox %s lists what it may do.", name, what, name)
+}
+
+// gives reports whether st has the item c names (path and host as
+// ChangeSandbox tidied them; home expands a leading ~).
+func gives(st sandbox.Settings, c SandboxChange, path, host, home string) bool {
+	full := func(p string) string {
+		p = cleanPath(p)
+		if rest, ok := strings.CutPrefix(p, "~"); ok && home != "" && (rest == "" || rest[0] == '/') {
+			return filepath.Join(home, rest)
+		}
+		return p
+	}
+	switch {
+	case c.Read != "":
+		return slices.ContainsFunc(st.Read, func(p string) bool { return full(p) == full(path) })
+	case c.Write != "":
+		return slices.ContainsFunc(st.Write, func(p string) bool { return full(p) == full(path) })
+	case c.Host != "":
+		return slices.ContainsFunc(st.Hosts, func(h string) bool { n, err := egress.NormalHost(h); return err == nil && n == host })
+	}
+	return slices.Contains(st.Ports, c.Port)
+}
+
+// whoseFile is e's file in words: "its project's file".
+func whoseFile(e *config.Entry) string {
+	if e.Scope.NeedsApproval() {
+		return "its project's file"
+	}
+	return "its config file"
+}
+
+// askedChange ends "To take back what its entry asks for, …": how the
+// person changes what e's entry asks of its sandbox. home shortens the
+// file's path.
+func askedChange(e *config.Entry, home string) string {
+	name := sanitize.Line(e.Name)
+	then := "mcptray restarts " + name + " when the file changes."
+	if e.Scope.NeedsApproval() {
+		then = "approve " + name + " again: a file cannot change what its server may do without your approval."
+	}
+	return "edit the \"mcptray\": {\"sandbox\": …} part of " + name + "'s entry in " + whoseFile(e) + " (" + sanitize.Line(sandbox.Tilde(home, e.Origin.File)) + "), then " + then
 }
 
 // sandboxWords says what an allowance lets a server do, after "you let

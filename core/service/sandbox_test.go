@@ -2,12 +2,16 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/sandbox"
 )
@@ -77,5 +81,133 @@ func TestSandboxRefusalAllowed(t *testing.T) {
 	}
 	if err := s.ChangeSandbox(ctx, SandboxChange{Server: "reader", Allow: true, Read: "/a", Port: 80}); err == nil {
 		t.Error("two things at once were taken")
+	}
+}
+
+// TestDataFolderGoesWithServer: a sandboxed server's data folder is
+// removed once the server is removed (by mcptray remove, or from its file)
+// and its process has stopped; renamed with the same command, the server
+// keeps it; added again under a removed name, it starts with an empty one;
+// its file gone (a project's on another git branch), it keeps it.
+func TestDataFolderGoesWithServer(t *testing.T) {
+	if sandbox.ABI() < 1 {
+		t.Skip("this kernel has no Landlock")
+	}
+	h := newHome(t)
+	notes, scratch := testServer("notes"), testServer("scratch")
+	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{"notes": notes, "scratch": scratch}})
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := h.start(true, func(o *Options) { o.Launcher = self; o.Conn.BaseEnv = append(os.Environ(), "HOME="+h.dir) })
+	waitFor(t, s, "both connected", func(snap Snapshot) bool {
+		return state(snap, "notes") == conn.Connected && state(snap, "scratch") == conn.Connected
+	})
+	folder := func(name string) string { return filepath.Join(h.paths.ServersDir(), sandbox.FolderName(name)) }
+	memo := filepath.Join(folder("notes"), "memo.txt")
+	if err := os.WriteFile(memo, []byte("what notes keeps"), 0o600); err != nil {
+		t.Fatalf("the data folder was not made: %v", err)
+	}
+	if _, err := os.Stat(folder("scratch")); err != nil {
+		t.Fatalf("scratch's data folder: %v", err)
+	}
+
+	// The file edited: notes renamed kb with the same command, scratch
+	// taken out.
+	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{"kb": notes}})
+	waitFor(t, s, "kb connected, notes and scratch gone", func(snap Snapshot) bool {
+		_, n := snap.Find("notes")
+		_, sc := snap.Find("scratch")
+		return state(snap, "kb") == conn.Connected && !n && !sc
+	})
+	if b, err := os.ReadFile(filepath.Join(folder("kb"), "memo.txt")); string(b) != "what notes keeps" {
+		t.Errorf("renamed, the server lost its data: %q, %v", b, err)
+	}
+	if _, err := os.Stat(folder("notes")); !os.IsNotExist(err) {
+		t.Errorf("the old name's folder is still there: %v", err)
+	}
+	waitDataRemoval(t, s, "scratch")
+	if _, err := os.Stat(folder("scratch")); !os.IsNotExist(err) {
+		t.Errorf("scratch, taken out of the file, left its data folder: %v", err)
+	}
+
+	// mcptray remove: the folder is gone when it returns.
+	ctx := context.Background()
+	if _, err := s.Remove(ctx, "kb"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(folder("kb")); !os.IsNotExist(err) {
+		t.Errorf("removed, kb left its data folder: %v", err)
+	}
+	if _, err := s.Add(ctx, AddRequest{Name: "kb", Entry: json.RawMessage(`{"command":` + strconv.Quote(testServerBin) + `,"args":["-name","kb"]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, s, "kb added again", func(snap Snapshot) bool { return state(snap, "kb") == conn.Connected })
+	if _, err := os.Stat(filepath.Join(folder("kb"), "memo.txt")); !os.IsNotExist(err) {
+		t.Errorf("added again, kb found the removed one's data: %v", err)
+	}
+
+	if err := os.Remove(h.paths.UserFile()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, s, "kb gone with its file", func(snap Snapshot) bool { _, ok := snap.Find("kb"); return !ok })
+	waitDataRemoval(t, s, "kb")
+	if _, err := os.Stat(folder("kb")); err != nil {
+		t.Errorf("its file gone, kb lost its data folder: %v", err)
+	}
+}
+
+// waitDataRemoval waits until the config in use is the one last loaded
+// and the removal of name's data folder it set off, if any, is done.
+func waitDataRemoval(t *testing.T, s *Service, name string) {
+	t.Helper()
+	s.useMu.Lock() // the last config is in use, and any removal under way
+	s.useMu.Unlock()
+	s.dataMu.Lock()
+	done := s.dataGone[name]
+	s.dataMu.Unlock()
+	if done == nil {
+		return
+	}
+	select {
+	case <-done:
+	case <-time.After(deadline):
+		t.Fatalf("%s's data folder was not removed after it stopped", name)
+	}
+}
+
+// TestDataChanges: which servers' data folders go, and which move.
+func TestDataChanges(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	entry := func(name, sig string, tr config.Transport, file string) config.Entry {
+		return config.Entry{Server: config.Server{Name: name, Transport: tr, Origin: config.Origin{File: file}}, Signature: sig}
+	}
+	before := &config.Set{
+		Servers: []config.Entry{
+			entry("memory", "stdio:a", config.Stdio, file), entry("gone", "stdio:b", config.Stdio, file),
+			entry("remote", "url:x", config.HTTP, file), entry("broken", "stdio:c", config.Stdio, filepath.Join(dir, "broken.json")),
+			entry("elsewhere", "stdio:d", config.Stdio, filepath.Join(dir, "no-such.json")),
+		},
+		Suppressed: []config.Entry{entry("hidden", "stdio:e", config.Stdio, file)},
+	}
+	after := &config.Set{
+		Servers:  []config.Entry{entry("kb", "stdio:a", config.Stdio, file)},
+		Problems: []config.Problem{{File: filepath.Join(dir, "broken.json"), Message: "is not valid JSON"}},
+	}
+	gone, renamed := dataChanges(before, after)
+	if want := []string{"gone", "hidden"}; !slices.Equal(gone, want) {
+		t.Errorf("gone %q, want %q (not a remote server, not one of a file that cannot be read or is not there)", gone, want)
+	}
+	if len(renamed) != 1 || renamed["memory"] != "kb" {
+		t.Errorf("renamed %v, want memory → kb", renamed)
+	}
+	if gone, renamed := dataChanges(nil, after); gone != nil || renamed != nil {
+		t.Errorf("the first config removed %q, moved %v", gone, renamed)
 	}
 }

@@ -123,6 +123,9 @@ type Service struct {
 
 	useMu sync.Mutex // held while a loaded config is put to use
 
+	dataMu   sync.Mutex
+	dataGone map[string]chan struct{} // removed servers' data folders being removed, by name (datafolders.go)
+
 	mu       sync.Mutex
 	set      *config.Set // the last loaded config
 	paused   bool
@@ -283,14 +286,18 @@ func (s *Service) use(set *config.Set) {
 	s.useMu.Lock()
 	defer s.useMu.Unlock()
 	s.mu.Lock()
+	before := s.set
 	s.set = set
 	paused := s.paused
 	s.mu.Unlock()
 	s.activitySecretsChanged()
 	s.auth.SetIdentityProvider(identityProvider(set))
+	gone, renamed := dataChanges(before, set)
+	s.moveRenamedData(renamed) // before the server starts under its new name
 	if !paused {
 		s.apply(set)
 	}
+	s.removeDataWhenStopped(gone)
 	s.forgetVanishedSecrets(set)
 	s.notices.Publish(struct{}{})
 }

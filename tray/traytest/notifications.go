@@ -3,6 +3,7 @@ package traytest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -32,7 +33,8 @@ type Notifications struct {
 	mu     sync.Mutex
 	lastID uint32
 	shown  []Notification
-	more   chan struct{} // closed and replaced at each notification
+	closed []uint32      // the ids programs closed (CloseNotification)
+	more   chan struct{} // closed and replaced at each notification and each close
 }
 
 // StartNotifications serves org.freedesktop.Notifications on a connection
@@ -67,6 +69,11 @@ func (n *Notifications) notify(app string, replaces uint32, icon, summary, body 
 }
 
 func (n *Notifications) closeNotification(id uint32) *dbus.Error {
+	n.mu.Lock()
+	n.closed = append(n.closed, id)
+	close(n.more)
+	n.more = make(chan struct{})
+	n.mu.Unlock()
 	// 3: closed by a call to CloseNotification.
 	if err := n.conn.Emit(notifyPath, notifyIface+".NotificationClosed", id, uint32(3)); err != nil {
 		return dbus.MakeFailedError(err)
@@ -79,6 +86,24 @@ func (n *Notifications) Shown() []Notification {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return append([]Notification(nil), n.shown...)
+}
+
+// WaitClosed returns once a program has closed notification id (as
+// mcptray does when what it said is no longer so), or ctx's error.
+func (n *Notifications) WaitClosed(ctx context.Context, id uint32) error {
+	for {
+		n.mu.Lock()
+		closed, more := slices.Contains(n.closed, id), n.more
+		n.mu.Unlock()
+		if closed {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for notification %d to be closed: %w", id, ctx.Err())
+		case <-more:
+		}
+	}
 }
 
 // Wait returns the notifications shown so far as soon as ok accepts them,
