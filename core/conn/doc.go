@@ -6,10 +6,10 @@
 // changed since the last one. Each server has one goroutine that owns its
 // connection: it waits for a place in a sliding window (a few stdio servers
 // at a time, more remote ones; the slowest to connect last time first, as
-// remembered in Options.HistoryFile; the next stdio server in line may start
-// its process while it waits, and only its handshake waits for the place),
-// connects under the connect timeout, lists
-// the tools, and then watches the connection, restarting a crashed server
+// remembered in Options.HistoryFile; the next two stdio servers in line may
+// start their processes meanwhile, and only their handshakes wait for a
+// place), connects under the connect timeout, lists the tools, and then
+// watches the connection, restarting a crashed server
 // with backoff. Every state change goes through the one transition table in
 // state.go and reaches front ends through Subscribe; they rebuild what they
 // show from Report.

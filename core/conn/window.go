@@ -24,8 +24,10 @@ import (
 // Python servers far more) but not its handshake, which waits for a place.
 // The process's own start then overlaps the handshakes ahead of it, most
 // of which wait on their servers rather than on the machine, instead of
-// standing in line after them. One warming place is enough for that, and
-// keeps the processes starting at once at the window's size plus one.
+// standing in line after them. The local window has two such places
+// (manager.go): with one, a run of quick handshakes (the short servers
+// that longest-first leaves for the end) frees places faster than one
+// process warms up, and their start-ups stand in line again.
 type window struct {
 	mu      sync.Mutex
 	size    int

@@ -76,7 +76,7 @@ func lowerBound(jobs []time.Duration, slots int) time.Duration {
 // and waits for its initialize answer, each start inside its place. It is
 // what the servers' own start-up adds to such a schedule on this machine
 // at this moment; warm/floor below 1 is what mcptray's warming place (the
-// next server in line starts its process while the three places are
+// next two servers in line start their processes while the three places are
 // taken) takes away.
 //
 // Beside the measurements it reports the schedules' figures for 3 slots.
