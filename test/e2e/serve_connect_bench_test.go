@@ -75,7 +75,7 @@ func lowerBound(jobs []time.Duration, slots int) time.Duration {
 // mcptray: a 3-wide sliding window, longest first, that runs each server
 // and waits for its initialize answer, each start inside its place. It is
 // what the servers' own start-up adds to such a schedule on this machine
-// at this moment; warm/floor below 1 is what mcptray's warming place (the
+// at this moment; warm/floor below 1 is what mcptray's warming places (the
 // next two servers in line start their processes while the three places are
 // taken) takes away.
 //
