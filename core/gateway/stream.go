@@ -103,6 +103,7 @@ func (g *Gateway) streamMessage(ctx context.Context, s *streamSession, work *wor
 	// direct call reads it once, where routing it first would read it
 	// twice.
 	if g.streamCall(ctx, s, work.wg, line) {
+		s.open()
 		return // on its way: the answer is written when it comes
 	}
 	var m envelope
@@ -111,6 +112,15 @@ func (g *Gateway) streamMessage(ctx context.Context, s *streamSession, work *wor
 		return
 	}
 	hasID := len(m.ID) > 0 && string(m.ID) != "null"
+	if m.Method == string(mcp.MethodInitialize) {
+		msg := bytes.Clone(line)
+		work.run(func() {
+			g.handleStream(ctx, s, msg)
+			s.open()
+		})
+		return
+	}
+	s.open()
 	switch {
 	case m.Method == "" && hasID:
 		s.answered(m.ID, line)
@@ -178,6 +188,12 @@ func (g *Gateway) handleStream(ctx context.Context, s *streamSession, msg []byte
 type streamSession struct {
 	clientState
 	notifications chan mcp.JSONRPCNotification
+	// opened is closed once the app may be told things: its initialize
+	// is answered (mcp-go counts a session in before it answers, and a
+	// change told meanwhile would come first), or it began with anything
+	// else (a 2026-07-28 app needs no initialize).
+	opened   chan struct{}
+	openOnce sync.Once
 
 	outMu sync.Mutex
 	out   io.Writer
@@ -197,6 +213,7 @@ func newStreamSession(w io.Writer) *streamSession {
 	return &streamSession{
 		clientState:   newClientState("stdio-" + hex.EncodeToString(b)),
 		notifications: make(chan mcp.JSONRPCNotification, 100),
+		opened:        make(chan struct{}),
 		out:           w,
 	}
 }
@@ -205,8 +222,17 @@ func (s *streamSession) NotificationChannel() chan<- mcp.JSONRPCNotification {
 	return s.notifications
 }
 
-// passNotifications writes the session's notifications until ctx ends.
+// open lets the session's notifications go to the app.
+func (s *streamSession) open() { s.openOnce.Do(func() { close(s.opened) }) }
+
+// passNotifications writes the session's notifications, once it is open,
+// until ctx ends.
 func (s *streamSession) passNotifications(ctx context.Context) {
+	select {
+	case <-s.opened:
+	case <-ctx.Done():
+		return
+	}
 	for {
 		select {
 		case n := <-s.notifications:

@@ -15,6 +15,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // appStream is one app's session on ServeStream, as mcptray stdio gives
@@ -301,5 +303,40 @@ func TestStreamAppThatDoesNotRead(t *testing.T) {
 		if got, isErr := callText(t, c, "mcp__a__echo", map[string]any{"text": "still here"}); isErr || got != "still here" {
 			t.Fatalf("a call beside an app that does not read: %q (error %v)", got, isErr)
 		}
+	}
+}
+
+// TestStreamAnswersInitializeFirst: an app's first line from the gateway
+// is the answer to its initialize, even when the gateway tells every app
+// of a change while it answers (in mcptray, a new app makes the service
+// look again, and servers connect as the app starts): nothing is sent to
+// an app before it knows whom it talks to. Here the change is told from
+// inside initialize itself, after mcp-go has counted the session in.
+func TestStreamAnswersInitializeFirst(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil)
+	r.gw.ReportSessions(tellOnArrival{r.gw})
+	for i := range 50 {
+		a := r.stream()
+		if err := a.out.SetReadDeadline(time.Now().Add(deadline)); err != nil {
+			t.Fatal(err)
+		}
+		out := bufio.NewReader(a.out)
+		io.WriteString(a.in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+legacy+`","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`+"\n")
+		line, err := out.ReadString('\n')
+		if err != nil || !strings.Contains(line, `"id":1,"result"`) {
+			t.Fatalf("session %d: the first line was %q (%v), want the answer to initialize", i, line, err)
+		}
+		a.in.Close()
+	}
+}
+
+// tellOnArrival tells every app that the tools changed whenever an app
+// arrives.
+type tellOnArrival struct{ g *Gateway }
+
+func (f tellOnArrival) FollowApps(func() []service.AppSession) func() {
+	return func() {
+		f.g.mcp.SendNotificationToAllClients(string(mcp.MethodNotificationToolsListChanged), nil)
 	}
 }
