@@ -189,26 +189,10 @@ func times(n int) string {
 // runAccept is mcptray accept SERVER [TOOL…]: the held tools named (all
 // when none is) are pinned as they are now, and offered to apps.
 func runAccept(ctx context.Context, c *cmdContext, args []string) error {
-	if len(args) == 0 {
-		return usagef("accept takes a server, and the tools to accept (all when none is named)")
-	}
-	b, done, err := c.backend(ctx, args[:1])
+	sv, what, err := decideHeld(ctx, c, args, "accept takes a server, and the tools to accept (all when none is named)",
+		backend.AcceptTools)
 	if err != nil {
 		return err
-	}
-	defer done()
-	wctx, cancel := context.WithTimeout(ctx, statusWait)
-	defer cancel()
-	if _, err := b.Settle(wctx); err != nil && ctx.Err() != nil {
-		return ctx.Err()
-	}
-	sv, err := b.AcceptTools(ctx, args[0], args[1:])
-	if err != nil {
-		return err
-	}
-	what := "its changed tools"
-	if len(args) > 1 {
-		what = sanitize.Line(strings.Join(args[1:], ", "))
 	}
 	fmt.Fprintf(c.Stdout, "%s: accepted %s; your apps are offered them now.\n", sanitize.Line(sv.Name), what)
 	if s := sv.Review.Summary(); s != "" {
@@ -221,29 +205,43 @@ func runAccept(ctx context.Context, c *cmdContext, args []string) error {
 // none is) stay held, a decision mcptray keeps until they are accepted or
 // change again.
 func runKeep(ctx context.Context, c *cmdContext, args []string) error {
+	sv, what, err := decideHeld(ctx, c, args, "keep takes a server, and the tools to keep held (all when none is named)",
+		backend.KeepHeld)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.Stdout, "%s: %s kept held; your apps are not offered them until you accept them (mcptray accept %s).\n", sanitize.Line(sv.Name), what, sanitize.Line(sv.Name))
+	return nil
+}
+
+// decideHeld is accept's and keep's way: args are a server and the tools
+// to decide on (all held ones when none is named); once the server has
+// settled, decide (the backend's AcceptTools or KeepHeld) is called. It
+// returns the server as it is after, and the words for what was decided.
+func decideHeld(ctx context.Context, c *cmdContext, args []string, usage string,
+	decide func(backend, context.Context, string, []string) (service.Server, error)) (service.Server, string, error) {
 	if len(args) == 0 {
-		return usagef("keep takes a server, and the tools to keep held (all when none is named)")
+		return service.Server{}, "", usagef("%s", usage)
 	}
 	b, done, err := c.backend(ctx, args[:1])
 	if err != nil {
-		return err
+		return service.Server{}, "", err
 	}
 	defer done()
 	wctx, cancel := context.WithTimeout(ctx, statusWait)
 	defer cancel()
 	if _, err := b.Settle(wctx); err != nil && ctx.Err() != nil {
-		return ctx.Err()
+		return service.Server{}, "", ctx.Err()
 	}
-	sv, err := b.KeepHeld(ctx, args[0], args[1:])
+	sv, err := decide(b, ctx, args[0], args[1:])
 	if err != nil {
-		return err
+		return service.Server{}, "", err
 	}
 	what := "its changed tools"
 	if len(args) > 1 {
 		what = sanitize.Line(strings.Join(args[1:], ", "))
 	}
-	fmt.Fprintf(c.Stdout, "%s: %s kept held; your apps are not offered them until you accept them (mcptray accept %s).\n", sanitize.Line(sv.Name), what, sanitize.Line(sv.Name))
-	return nil
+	return sv, what, nil
 }
 
 // runAcceptChanges is mcptray accept-changes SERVER on|off.
