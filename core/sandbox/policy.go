@@ -302,17 +302,21 @@ func (b *builder) expand(p string) string {
 	return p
 }
 
-// installFolder is the folder a program was installed in: the parent of
-// its bin folder, or its own folder; "" when that would be the home, a
-// folder above it, or a folder of many apps' files (or of the system's,
-// which is read already).
+// installFolder is the folder a program was installed in: the whole
+// node_modules it is in (a package's .bin link and its dependencies are
+// all there), the parent of its bin folder, or its own folder; "" when
+// that would be the home, a folder above it, or a folder of many apps'
+// files (or of the system's, which is read already).
 func (b *builder) installFolder(program string) string {
 	if !filepath.IsAbs(program) {
 		return ""
 	}
-	dir := filepath.Dir(program)
-	if filepath.Base(dir) == "bin" {
-		dir = filepath.Dir(dir)
+	dir := nodeModulesOf(program)
+	if dir == "" {
+		dir = filepath.Dir(program)
+		if filepath.Base(dir) == "bin" {
+			dir = filepath.Dir(dir)
+		}
 	}
 	if dir == "/" || within(dir, b.home) {
 		return ""
@@ -364,8 +368,8 @@ func (b *builder) arg(a string) {
 // the whole node_modules it is installed in, or the nearest folder above it
 // with a package.json, pyproject.toml, go.mod or .git, or its own folder.
 func projectOf(file string) string {
-	if i := strings.Index(file, string(filepath.Separator)+"node_modules"+string(filepath.Separator)); i >= 0 {
-		return file[:i+len("/node_modules")]
+	if d := nodeModulesOf(file); d != "" {
+		return d
 	}
 	for d := filepath.Dir(file); d != filepath.Dir(d); d = filepath.Dir(d) {
 		for _, m := range []string{"package.json", "pyproject.toml", "go.mod", ".git"} {
@@ -375,6 +379,14 @@ func projectOf(file string) string {
 		}
 	}
 	return filepath.Dir(file)
+}
+
+// nodeModulesOf is the outermost node_modules folder file is in, or "".
+func nodeModulesOf(file string) string {
+	if i := strings.Index(file, string(filepath.Separator)+"node_modules"+string(filepath.Separator)); i >= 0 {
+		return file[:i+len("/node_modules")]
+	}
+	return ""
 }
 
 // envValue is the value of the last entry named key in env.

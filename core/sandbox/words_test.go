@@ -66,6 +66,29 @@ func TestDescribe(t *testing.T) {
 	}
 }
 
+// TestDefaultReadsItsNodeModules: a program run from a node_modules/.bin
+// (an npm install outside npx's cache) may read the whole node_modules,
+// where its dependencies are; not the project around it.
+func TestDefaultReadsItsNodeModules(t *testing.T) {
+	home := t.TempDir()
+	elsewhere := t.TempDir()
+	nm := filepath.Join(elsewhere, "tools", "node_modules")
+	if err := os.MkdirAll(filepath.Join(nm, ".bin"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Default(Input{Program: filepath.Join(nm, ".bin", "mcp-server-everything"), Home: home,
+		DataDir: filepath.Join(home, ".config", "mcptray", "servers", "e"), Env: []string{"PATH=/usr/bin"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !contains(p.Read, nm) {
+		t.Errorf("the default does not read %s: %v", nm, p.Read)
+	}
+	if contains(p.Read, filepath.Dir(nm)) {
+		t.Errorf("the default reads the project around it, %s", filepath.Dir(nm))
+	}
+}
+
 func TestDefaultLists(t *testing.T) {
 	home := t.TempDir()
 	for _, d := range []string{".ssh", ".aws", ".mozilla", ".local/share/keyrings", ".config/mcptray", ".nvm/versions/node/v22/bin"} {
