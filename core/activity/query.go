@@ -121,7 +121,11 @@ func (l *Log) Names(ctx context.Context, since time.Time) (Names, error) {
 			}
 			*dst = append(*dst, s)
 		}
+		err = rows.Err()
 		rows.Close()
+		if err != nil {
+			return n, fmt.Errorf("reading the activity record: %w", err)
+		}
 	}
 	return n, nil
 }
