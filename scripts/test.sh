@@ -67,36 +67,7 @@ packages() {
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcptray-test.XXXXXX")
 crossvet=""
-
-# Fyne's OpenGL binding takes one core about three minutes to compile on
-# a fresh machine (gcc looks for a spelling suggestion for each of the
-# thousands of errors cgo's probe of its C names provokes), far more than
-# anything else. go test would get to it late, with everything that needs
-# it waiting behind it; so it is compiled here first, beside go test and
-# ahead of it (go test runs niced), and go test takes the packages that
-# need it last, by when it is in the cache. Of those, the end-to-end tests
-# go first: the MCP conformance suite is the longest package. When the
-# cache is warm, all this costs a second.
-gl=github.com/go-gl/gl/v2.1/gl
-background=""
-pkgs=./...
-NICE=
-if [ "${CGO_ENABLED:-1}" != 0 ] && go list -deps . 2>/dev/null | grep -qx "$gl"; then
-	# The standard packages it needs first, on both cores, so that go test
-	# does not compile them a second time beside it.
-	# shellcheck disable=SC2046 # one package a word
-	go build $(go list -deps "$gl" | grep -vx "$gl")
-	go build "$gl" &
-	background=$!
-	NICE="nice -n 10"
-	late=$(go list -test -f '{{.ImportPath}}{{range .Deps}} {{.}}{{end}}' ./... |
-		awk -v gl="$gl" '{for (i = 2; i <= NF; i++) if ($i == gl) {print $1; next}}' |
-		sed 's/\.test$//' | sort -u)
-	first=$(go list ./... | grep -vxF "$late")
-	e2e=$(printf '%s\n' "$late" | grep '/test/' || true)
-	pkgs="$first $e2e $(printf '%s\n' "$late" | grep -v '/test/' || true)"
-fi
-trap '[ -z "$crossvet" ] || kill "$crossvet" 2>/dev/null || true; [ -z "$background" ] || kill "$background" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+trap '[ -z "$crossvet" ] || kill "$crossvet" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
 # The packages that build without cgo are vetted for macOS and Windows too,
 # so a mistake behind a build tag shows here. (The tray needs cgo on macOS,
@@ -106,9 +77,9 @@ trap '[ -z "$crossvet" ] || kill "$crossvet" 2>/dev/null || true; [ -z "$backgro
 # and timeouts.
 echo "test: go vet for darwin and windows (beside go test; its result comes after)"
 (
-	$NICE go build -o "$tmp/crossvet" ./test/crossvet &&
-		CGO_ENABLED=0 GOOS=darwin $NICE "$tmp/crossvet" ./core/... ./keychain/... ./app/autostart/... ./app/cli/... &&
-		CGO_ENABLED=0 GOOS=windows $NICE "$tmp/crossvet" ./core/... ./keychain/... ./tray/... ./app/autostart/... ./app/cli/... ./app/host/...
+	go build -o "$tmp/crossvet" ./test/crossvet &&
+		CGO_ENABLED=0 GOOS=darwin "$tmp/crossvet" ./core/... ./keychain/... ./app/autostart/... ./app/cli/... &&
+		CGO_ENABLED=0 GOOS=windows "$tmp/crossvet" ./core/... ./keychain/... ./tray/... ./app/autostart/... ./app/cli/... ./app/host/...
 ) >"$tmp/crossvet.log" 2>&1 &
 crossvet=$!
 crossvet_result() {
@@ -127,15 +98,15 @@ crossvet_result() {
 # on every package, those without tests too. One go command then compiles
 # everything once, and a package's tests start as soon as its test program
 # is linked, while the rest still compiles: on a fresh machine, the tests'
-# waiting on servers and timeouts overlaps the long compiles instead of
-# coming after them.
+# waiting on servers and timeouts overlaps Fyne's and SQLite's long
+# compiles instead of coming after them.
 export GOTESTFLAGS="-vet=all ${GOTESTFLAGS:-}"
 echo "test: go test ${GOTESTFLAGS:+$GOTESTFLAGS }./..."
 if [ "$linux" -eq 0 ]; then
 	# macOS and Windows have their keychain in every login session.
 	status=0
-	# shellcheck disable=SC2086 # GOTESTFLAGS and pkgs are meant to split into words
-	$NICE go test $GOTESTFLAGS $pkgs || status=$?
+	# shellcheck disable=SC2086 # GOTESTFLAGS is meant to split into words
+	go test $GOTESTFLAGS ./... || status=$?
 	crossvet_result || status=1
 	packages || status=1
 	exit "$status"
@@ -149,15 +120,15 @@ pass=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 # The password goes through the environment and a pipe, not the command line,
 # and is gone from the environment before go test starts.
 status=0
-# shellcheck disable=SC2016,SC2086 # the inner shell expands them; one package a word
-NICE=$NICE XDG_DATA_HOME="$tmp/data" XDG_RUNTIME_DIR="$tmp/run" MCPTRAY_TEST_KEYRING_PASS="$pass" \
+# shellcheck disable=SC2016 # the inner shell expands them
+XDG_DATA_HOME="$tmp/data" XDG_RUNTIME_DIR="$tmp/run" MCPTRAY_TEST_KEYRING_PASS="$pass" \
 	dbus-run-session -- sh -c '
 		printf %s "$MCPTRAY_TEST_KEYRING_PASS" |
 			gnome-keyring-daemon --unlock --components=secrets >/dev/null ||
 			{ echo "test: gnome-keyring-daemon could not start an unlocked keyring" >&2; exit 1; }
 		unset MCPTRAY_TEST_KEYRING_PASS
-		exec $NICE go test $GOTESTFLAGS "$@"
-	' sh $pkgs || status=$?
+		exec go test $GOTESTFLAGS ./...
+	' || status=$?
 crossvet_result || status=1
 packages || status=1
 exit "$status"

@@ -17,8 +17,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/mcptray/mcptray/app/posixlocale"
 )
 
 // Module is mcptray's module path: the package Binary builds.
@@ -43,7 +41,6 @@ var (
 // Main runs m's tests and removes what Binary, TestServer and Build
 // built; a TestMain returns its code: os.Exit(e2e.Main(m)).
 func Main(m *testing.M) int {
-	posixlocale.Restore()
 	code := m.Run()
 	mu.Lock()
 	defer mu.Unlock()
