@@ -155,8 +155,10 @@ func (t *tray) loop(ctx context.Context) error {
 		t.wg.Wait()
 	}()
 
-	t.refresh(ctx)
+	// Following first: once the menu shows, the proxy's questions come
+	// here rather than open the window.
 	asks := t.followQuestions(ctx)
+	t.refresh(ctx)
 	var later <-chan time.Time
 	ticks, stopTicks := t.todayTicks()
 	defer stopTicks()
