@@ -87,13 +87,15 @@ stamp=$cached/$({
 } | sha256sum | cut -c1-32)
 echo "test: go vet for darwin and windows (beside go test; its result comes after)"
 (
+	# GOCACHE=off (not a folder): nothing is remembered.
+	case $cached in /*) ;; *) stamp=/nonexistent/crossvet cached="" ;; esac
 	if [ -f "$stamp" ]; then
 		echo "unchanged since it last passed" && exit 0
 	fi
 	go build -o "$tmp/crossvet" ./test/crossvet &&
 		CGO_ENABLED=0 GOOS=darwin "$tmp/crossvet" ./core/... ./keychain/... ./app/autostart/... ./app/cli/... &&
 		CGO_ENABLED=0 GOOS=windows "$tmp/crossvet" ./core/... ./keychain/... ./tray/... ./app/autostart/... ./app/cli/... ./app/host/... &&
-		{ rm -rf "$cached" && mkdir -p "$cached" && : >"$stamp" || true; }
+		{ [ -z "$cached" ] || { rm -rf "$cached" && mkdir -p "$cached" && : >"$stamp"; } || true; }
 ) >"$tmp/crossvet.log" 2>&1 &
 crossvet=$!
 crossvet_result() {
