@@ -46,9 +46,13 @@ if [ -n "$missing" ]; then
 test: run 'make deps' (Debian/Ubuntu, as root or with sudo) or install them by hand"
 fi
 
+# gofiles lists mcptray's Go files, NUL-separated.
+gofiles() {
+	find . \( -path ./.git -o -path ./test/peers/node_modules \) -prune -o -name '*.go' -type f -print0
+}
+
 echo "test: gofmt"
-unformatted=$(find . \( -path ./.git -o -path ./test/peers/node_modules \) -prune -o -name '*.go' -type f -print0 |
-	xargs -0 gofmt -l) || fail "gofmt could not read some files (see above)"
+unformatted=$(gofiles | xargs -0 gofmt -l) || fail "gofmt could not read some files (see above)"
 if [ -n "$unformatted" ]; then
 	fail "these files are not gofmt-formatted (run gofmt -w on them):
 $unformatted"
@@ -76,26 +80,24 @@ trap '[ -z "$crossvet" ] || kill "$crossvet" 2>/dev/null || true; rm -rf "$tmp"'
 # systems; it runs beside go test, whose time is mostly waiting on servers
 # and timeouts. As go vet does, it remembers a pass (beside Go's build
 # cache, so an empty cache means a full run): it runs again only when Go,
-# a dependency or one of mcptray's Go files has changed.
+# a dependency, one of mcptray's Go files or this script has changed.
 cached="$(go env GOCACHE)/mcptray-crossvet"
 stamp=$cached/$({
 	go version
 	go env GOFLAGS
-	cat go.mod go.sum
-	find . \( -path ./.git -o -path ./test/peers/node_modules \) -prune -o -name '*.go' -type f -print0 |
-		sort -z | xargs -0 sha256sum
+	cat go.mod go.sum scripts/test.sh
+	gofiles | sort -z | xargs -0 sha256sum
 } | sha256sum | cut -c1-32)
 echo "test: go vet for darwin and windows (beside go test; its result comes after)"
 (
-	# GOCACHE=off (not a folder): nothing is remembered.
-	case $cached in /*) ;; *) stamp=/nonexistent/crossvet cached="" ;; esac
 	if [ -f "$stamp" ]; then
 		echo "unchanged since it last passed" && exit 0
 	fi
 	go build -o "$tmp/crossvet" ./test/crossvet &&
 		CGO_ENABLED=0 GOOS=darwin "$tmp/crossvet" ./core/... ./keychain/... ./app/autostart/... ./app/cli/... &&
-		CGO_ENABLED=0 GOOS=windows "$tmp/crossvet" ./core/... ./keychain/... ./tray/... ./app/autostart/... ./app/cli/... ./app/host/... &&
-		{ [ -z "$cached" ] || { rm -rf "$cached" && mkdir -p "$cached" && : >"$stamp"; } || true; }
+		CGO_ENABLED=0 GOOS=windows "$tmp/crossvet" ./core/... ./keychain/... ./tray/... ./app/autostart/... ./app/cli/... ./app/host/... || exit
+	# Only the newest pass is kept.
+	rm -rf "$cached" && mkdir -p "$cached" && : >"$stamp" || true
 ) >"$tmp/crossvet.log" 2>&1 &
 crossvet=$!
 crossvet_result() {
