@@ -23,9 +23,9 @@ mode=${1:-test}
 build_pkgs="gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev
 libxinerama-dev libxi-dev libxxf86vm-dev"
 # The tests: a virtual display, a private session bus and a real Secret Service.
-# curl and python3 serve the conformance adapter (its browser, and reading
-# the suite's JSON context).
-test_pkgs="xvfb xauth x11-utils libgl1-mesa-dri dbus gnome-keyring libsecret-tools curl python3"
+# curl and jq serve the conformance adapter (its browser, and reading JSON);
+# python3 serves make screenshots (its stand-in web servers).
+test_pkgs="xvfb xauth x11-utils libgl1-mesa-dri dbus gnome-keyring libsecret-tools curl jq python3"
 # The packages (make package, and scripts/package-test.sh in the tests): the
 # tarball's xz, the checks of the desktop entry and the AppStream file.
 test_pkgs="$test_pkgs xz-utils appstream desktop-file-utils"
