@@ -9,6 +9,18 @@ FUZZTIME ?= 2m
 GOTESTFLAGS ?=
 export GOTESTFLAGS
 
+# cgo's C compiler, for Fyne's OpenGL and GLFW: clang where there is one
+# (make deps installs it on Debian/Ubuntu), else Go's default. cgo learns
+# what each C name of Fyne's OpenGL binding is by compiling a probe that
+# fails tens of thousands of times on purpose; gcc looks for a spelling
+# suggestion after every failure (3 minutes of one core here), clang only
+# after the first 50 (35 s). `make CC=gcc ...` chooses another. Read when a
+# recipe starts, so after the deps step before it has installed clang.
+ifeq ($(origin CC),default)
+CC = $(if $(shell command -v clang),clang,$(shell $(GO) env CC))
+endif
+export CC
+
 # Targets run one after another in the order given (`run` is build, which
 # first installs what is missing, then the app); go parallelises inside each step.
 .NOTPARALLEL:
@@ -20,13 +32,17 @@ all: build
 deps:
 	@bash scripts/deps.sh
 
+# deps-MODE: scripts/deps.sh MODE (run, package, windows), as a step of its
+# own, so that the recipe after it sees what it installed (CC, above).
+deps-%:
+	@bash scripts/deps.sh $*
+
 # The version is FyneApp.toml's, stamped into the binary (mcptray version).
 VERSION := $(shell sed -n 's/^[[:space:]]*Version[[:space:]]*=[[:space:]]*"\([^"]*\)".*/\1/p' FyneApp.toml | head -n 1)
 
 # Building and running need only the system packages: a failed npm install
 # of the test peers is reported but does not stop them.
-build:
-	@bash scripts/deps.sh run
+build: deps-run
 	$(GO) build -ldflags "-X github.com/mcptray/mcptray/core/service.Version=$(VERSION)" -o bin/mcptray .
 	$(GO) build -o bin/mcptray-sandbox ./core/sandbox/cmd/mcptray-sandbox
 
@@ -66,12 +82,10 @@ screenshots: deps
 
 # dist/mcptray-VERSION-linux-ARCH.tar.xz (fyne package) and
 # dist/mcptray_VERSION_ARCH.deb; the source tree is left as it was.
-package:
-	@bash scripts/deps.sh package
+package: deps-package
 	@bash scripts/package.sh
 
 # dist/mcptray-VERSION-windows-amd64.zip, cross-built with MinGW-w64
 # (scripts/deps.sh windows installs it on Debian/Ubuntu).
-package-windows:
-	@bash scripts/deps.sh windows
+package-windows: deps-windows
 	@bash scripts/package.sh windows

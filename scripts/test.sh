@@ -31,7 +31,10 @@ if [ "$(uname -s)" = Linux ]; then
 		command -v "$cmd" >/dev/null 2>&1 || missing="$missing $cmd"
 	done
 	if [ "${CGO_ENABLED:-1}" != 0 ]; then
-		for cmd in gcc pkg-config; do
+		# cgo's compiler (the Makefile prefers clang); CC may carry more
+		# words ("ccache clang"), of which the first is the program.
+		cc=${CC:-gcc}
+		for cmd in "${cc%% *}" pkg-config; do
 			command -v "$cmd" >/dev/null 2>&1 || missing="$missing $cmd"
 		done
 		if command -v pkg-config >/dev/null 2>&1; then
