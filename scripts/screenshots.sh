@@ -297,6 +297,8 @@ click 200 140
 shot catalogue-details 1
 click 490 521
 shot install 1
+click 446 531 # Cancel
+click 479 561 # the catalogue's Close
 
 # The approval dialog: asked to show a server waiting for approval (as the
 # tray's "Review…" does), the window opens it at once.
