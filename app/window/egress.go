@@ -5,7 +5,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/mcptray/mcptray/core/control"
@@ -34,14 +33,7 @@ func (v *window) newEgressForm(q control.Question) *questionForm {
 	note := wrapped(fmt.Sprintf("Allow once: until %s stops. Always: from now on. Without an answer within a minute, mcptray says no.", server))
 	note.Importance = widget.LowImportance
 	body.Add(note)
-	f.d = dialog.NewCustomWithoutButtons(server+" wants to reach the network", body, v.win)
-	f.accept = widget.NewButton("Allow once", func() { v.answerPermission(f, true, false) })
-	if !eq.Local { // this computer is no place to nudge the person towards
-		f.accept.Importance = widget.HighImportance
-	}
-	f.always = widget.NewButton("Always", func() { v.answerPermission(f, true, true) })
-	f.decline = widget.NewButton("Deny", func() { v.answerPermission(f, false, false) })
-	f.d.SetButtons([]fyne.CanvasObject{f.decline, f.always, f.accept})
-	f.d.Resize(fyne.NewSize(520, 0))
+	// This computer is no place to nudge the person towards.
+	v.allowDialog(f, server+" wants to reach the network", body, "Always", !eq.Local)
 	return f
 }

@@ -50,14 +50,23 @@ func (v *window) newPermissionForm(q control.Question) *questionForm {
 	body.Add(note)
 	scroll := container.NewVScroll(body)
 	scroll.SetMinSize(fyne.NewSize(480, min(body.MinSize().Height, 380)))
-	f.d = dialog.NewCustomWithoutButtons(app+" wants to use a tool", scroll, v.win)
+	v.allowDialog(f, app+" wants to use a tool", scroll, "Allow always", true)
+	return f
+}
+
+// allowDialog makes f's dialog: title, body, and the buttons Deny, always
+// (its label) and Allow once, whose answers answerPermission sends. nudge
+// makes Allow once the button that stands out.
+func (v *window) allowDialog(f *questionForm, title string, body fyne.CanvasObject, always string, nudge bool) {
+	f.d = dialog.NewCustomWithoutButtons(title, body, v.win)
 	f.accept = widget.NewButton("Allow once", func() { v.answerPermission(f, true, false) })
-	f.accept.Importance = widget.HighImportance
-	f.always = widget.NewButton("Allow always", func() { v.answerPermission(f, true, true) })
+	if nudge {
+		f.accept.Importance = widget.HighImportance
+	}
+	f.always = widget.NewButton(always, func() { v.answerPermission(f, true, true) })
 	f.decline = widget.NewButton("Deny", func() { v.answerPermission(f, false, false) })
 	f.d.SetButtons([]fyne.CanvasObject{f.decline, f.always, f.accept})
 	f.d.Resize(fyne.NewSize(520, 0))
-	return f
 }
 
 // answerPermission sends the person's answer to a permission question,
