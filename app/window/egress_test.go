@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2/widget"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcptray/mcptray/core/control"
@@ -41,6 +42,9 @@ func TestWindowEgressQuestion(t *testing.T) {
 	if strings.Contains(shown, "local network") {
 		t.Errorf("a host out there is called local:\n%s", shown)
 	}
+	if f.accept.Importance != widget.HighImportance {
+		t.Error("Allow once does not stand out for a host out there")
+	}
 	h.tap(f.accept)
 	if c := h.call(); c != `answer 7 {"action":"accept","content":{"always":false}}` {
 		t.Errorf("Allow once answered %q", c)
@@ -55,6 +59,11 @@ func TestWindowEgressQuestion(t *testing.T) {
 	if !strings.Contains(shown, "localhost:5432 is this computer or your local network") {
 		t.Errorf("no warning for this computer:\n%s", shown)
 	}
+	h.do(func() {
+		if h.v.question.accept.Importance == widget.HighImportance {
+			t.Error("Allow once stands out for this computer, where the person is not to be nudged")
+		}
+	})
 	h.tap(h.v.question.always)
 	if c := h.call(); c != `answer 8 {"action":"accept","content":{"always":true}}` {
 		t.Errorf("Always answered %q", c)
