@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/filelock"
 	"github.com/mcptray/mcptray/core/secret/secrettest"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -94,6 +95,40 @@ func TestOneInstance(t *testing.T) {
 	// Errors keep their code across the socket.
 	if _, err := cl.Approve(context.Background(), "ghost"); service.CodeOf(err) != service.NotFound {
 		t.Errorf("Approve(ghost) over the socket = %v (code %q), want not-found", err, service.CodeOf(err))
+	}
+}
+
+// TestListenOutlastsAProbe: an mcptray that starts while a client holds
+// the instance lock for a moment, to ask whether one runs, waits the
+// moment out and runs, rather than take the client for a running mcptray.
+func TestListenOutlastsAProbe(t *testing.T) {
+	t.Parallel()
+	p := testPaths(t)
+	if err := privateDir(p.ControlDir()); err != nil {
+		t.Fatal(err)
+	}
+	// The client's look, caught while it holds the lock: it lets go once
+	// the starting mcptray has found the lock taken.
+	unlock, ok, err := filelock.TryLock(lockPath(p))
+	if err != nil || !ok {
+		t.Fatalf("TryLock = %v, %v", ok, err)
+	}
+	busy := 0
+	ln, err := listen(p, func() {
+		if busy++; busy == 1 {
+			unlock()
+		}
+	})
+	if err != nil {
+		t.Fatalf("Listen beside a client's look = %v, want it to run", err)
+	}
+	defer ln.Close()
+	if busy != 1 {
+		t.Errorf("Listen found the lock taken %d times, want once", busy)
+	}
+	// A running mcptray, which holds the lock throughout, is still found.
+	if _, err := Listen(p); !errors.Is(err, ErrRunning) {
+		t.Errorf("a second Listen = %v, want ErrRunning", err)
 	}
 }
 

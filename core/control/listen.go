@@ -33,20 +33,49 @@ type Listener struct {
 	path   string
 }
 
+// lockTries is how many times Listen tries the instance lock, lockPause
+// apart, before it says another mcptray runs. A client that asks whether
+// one is starting (running, below) holds the lock for a few microseconds:
+// an mcptray starting in that moment must not take the client for a
+// running mcptray and give up (the tray started at login, say, while an
+// app's mcptray stdio looks every 50 ms for the mcptray it started). A
+// running mcptray holds the lock throughout; finding that out takes 40 ms
+// longer.
+const (
+	lockTries = 5
+	lockPause = 10 * time.Millisecond
+)
+
 // Listen makes this process the running mcptray: it takes the instance
 // lock, replaces a socket a dead instance left behind, and listens. It
 // returns ErrRunning when another mcptray holds the lock.
-func Listen(p config.Paths) (*Listener, error) {
+func Listen(p config.Paths) (*Listener, error) { return listen(p, nil) }
+
+// listen is Listen; busy, when not nil, is called after each try that
+// found the lock taken.
+func listen(p config.Paths, busy func()) (*Listener, error) {
 	dir := p.ControlDir()
 	if err := privateDir(dir); err != nil {
 		return nil, err
 	}
-	unlock, ok, err := filelock.TryLock(lockPath(p))
-	if err != nil {
-		return nil, fmt.Errorf("taking the instance lock: %w", err)
-	}
-	if !ok {
-		return nil, ErrRunning
+	var unlock func()
+	for try := 1; ; try++ {
+		var ok bool
+		var err error
+		unlock, ok, err = filelock.TryLock(lockPath(p))
+		if err != nil {
+			return nil, fmt.Errorf("taking the instance lock: %w", err)
+		}
+		if ok {
+			break
+		}
+		if try == lockTries {
+			return nil, ErrRunning
+		}
+		if busy != nil {
+			busy()
+		}
+		time.Sleep(lockPause)
 	}
 	path := SocketPath(p)
 	// We hold the lock, so any socket here is a dead instance's.
@@ -100,7 +129,8 @@ func privateDir(dir string) error {
 }
 
 // running reports whether an instance holds the lock (it may still be
-// starting and not yet listening).
+// starting and not yet listening). It takes the lock for a moment to find
+// out, which Listen allows for.
 func running(p config.Paths) bool {
 	unlock, ok, err := filelock.TryLock(lockPath(p))
 	if err != nil {
