@@ -17,6 +17,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcptray/mcptray/core/config"
@@ -127,6 +128,8 @@ type cmdContext struct {
 	signingIn string
 	// lines reads stdin a line at a time, for secrets and answers.
 	lines *bufio.Reader
+	// asking is held while a server's question is asked (elicit).
+	asking sync.Mutex
 	// log, when set, is logger's answer: mcptray serve's, with its file.
 	log *slog.Logger
 	// records says that the command makes trust decisions, which a

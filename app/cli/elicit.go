@@ -1,9 +1,10 @@
 package cli
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strconv"
@@ -17,7 +18,9 @@ import (
 
 // elicit asks the person at the terminal what a server wants to know, one
 // field at a time, offering each default; with nobody at a terminal it
-// answers with the schema's defaults.
+// answers with the schema's defaults. The answers are read as the
+// command's other lines are (readLine), so that what one question does not
+// read is there for the next.
 func (c *cmdContext) elicit(ctx context.Context, server string, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
 	if !c.Interactive || c.Stdin == nil || req.Params.Mode == mcp.ElicitationModeURL {
 		return service.AcceptDefaults(req), nil
@@ -25,9 +28,12 @@ func (c *cmdContext) elicit(ctx context.Context, server string, req mcp.Elicitat
 	schema, _ := req.Params.RequestedSchema.(map[string]any)
 	props, _ := schema["properties"].(map[string]any)
 	defaults := service.SchemaDefaults(req.Params.RequestedSchema)
+	// One question at a time: two would mix their prompts on the terminal
+	// and share its lines.
+	c.asking.Lock()
+	defer c.asking.Unlock()
 	fmt.Fprintf(c.Stderr, "\n%s asks: %s\n", sanitize.Line(server), sanitize.String(req.Params.Message))
 	fmt.Fprintln(c.Stderr, "(press Enter to take the value in brackets; type !decline to refuse)")
-	in := bufio.NewScanner(c.Stdin)
 	answer := map[string]any{}
 	for _, name := range slices.Sorted(maps.Keys(props)) {
 		p, _ := props[name].(map[string]any)
@@ -38,10 +44,14 @@ func (c *cmdContext) elicit(ctx context.Context, server string, req mcp.Elicitat
 				prompt += fmt.Sprintf(" [%v]", d)
 			}
 			fmt.Fprintf(c.Stderr, "  %s: ", prompt)
-			if !in.Scan() {
+			line, err := c.readLine()
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					fmt.Fprintf(c.Stderr, "\n  could not read your answer (%v); the question is cancelled\n", err)
+				}
 				return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionCancel}}, nil
 			}
-			text := strings.TrimSpace(in.Text())
+			text := strings.TrimSpace(line)
 			if text == "!decline" {
 				return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionDecline}}, nil
 			}
