@@ -77,12 +77,7 @@ func listen(p config.Paths, busy func()) (*Listener, error) {
 		}
 		time.Sleep(lockPause)
 	}
-	if kept != 0 {
-		if err := os.Chmod(lockPath(p), 0o600|kept); err != nil {
-			unlock()
-			return nil, fmt.Errorf("marking the instance lock to be kept: %w", err)
-		}
-	}
+	keep(lockPath(p))
 	path := SocketPath(p)
 	// We hold the lock, so any socket here is a dead instance's.
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -94,11 +89,12 @@ func listen(p config.Paths, busy func()) (*Listener, error) {
 		unlock()
 		return nil, fmt.Errorf("listening on %s: %w", path, err)
 	}
-	if err := os.Chmod(path, 0o600|kept); err != nil {
+	if err := os.Chmod(path, 0o600); err != nil {
 		ln.Close()
 		unlock()
 		return nil, fmt.Errorf("making the socket private: %w", err)
 	}
+	keep(path)
 	return &Listener{Listener: peerChecked{ln}, unlock: unlock, path: path}, nil
 }
 
