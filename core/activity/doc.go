@@ -12,6 +12,11 @@
 // that looks like a secret (patterns.go) or is one mcptray keeps is masked.
 // Results are never kept.
 //
+// A trust decision (an approval, a permission, a sandbox's allowance…) is
+// a row too, with who made it: which of the person's tools, "the window
+// (mcptray, pid 4242)", "the command line", "the tray" (Trust.By, kept in
+// the app column, where a call keeps the app that made it).
+//
 // Recording costs a call one send on a channel (Log.RecordCall): a writer
 // goroutine shapes and masks the arguments, and writes the rows in batches,
 // one transaction each, every FlushEvery or BatchRows rows, whichever comes

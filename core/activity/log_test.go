@@ -439,3 +439,30 @@ func TestSecretsChanged(t *testing.T) {
 		}
 	}
 }
+
+// TestTrustBy: a trust decision says which of the person's tools made it,
+// kept in the row (and so in its hash), read back in its words; a row
+// that does not say reads "you", as rows did before.
+func TestTrustBy(t *testing.T) {
+	l := open(t, Options{})
+	l.RecordTrust(Trust{Action: SandboxAllowance, Target: "probe", Detail: "run without a sandbox", By: "the command line (mcptray, pid 4242)"})
+	l.RecordTrust(Trust{Action: Approved, Target: "files"})
+	flush(t, l)
+	rows, err := l.Query(t.Context(), Filter{Kind: KindTrust, Oldest: true})
+	if err != nil || len(rows) != 2 {
+		t.Fatal(rows, err)
+	}
+	if got, want := rows[0].TrustWords(), "the command line (mcptray, pid 4242) let probe run without a sandbox"; got != want {
+		t.Errorf("words\n got %q\nwant %q", got, want)
+	}
+	if got, want := rows[1].TrustWords(), "you approved files"; got != want {
+		t.Errorf("words of a row that does not say who\n got %q\nwant %q", got, want)
+	}
+	if res, err := l.Verify(t.Context()); err != nil || res.Problem != nil {
+		t.Errorf("verify: %+v %v", res, err)
+	}
+	// Who decided is not an app that called: the filters' names leave it out.
+	if n, err := l.Names(t.Context(), time.Time{}); err != nil || len(n.Apps) != 0 {
+		t.Errorf("names: %+v %v", n, err)
+	}
+}

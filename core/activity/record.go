@@ -96,19 +96,26 @@ const (
 
 // Trust is one of the person's trust decisions: Action on Target (a
 // server's name, or a tool's qualified name), with Detail (the permission
-// given, what the sandbox allows…).
+// given, what the sandbox allows…), made with By.
 type Trust struct {
 	Time   time.Time
 	Action TrustAction
 	Target string
 	Detail string
+	// By is which of the person's tools made the decision, in words:
+	// "the window (mcptray, pid 4242)", "the command line", "the tray".
+	// It is kept in the row's app column, as a call's app is who made the
+	// call. "" (and rows from before mcptray said who) reads "you".
+	By string
 }
 
 // Entry is one row of the record as read back.
 type Entry struct {
-	ID       int64         `json:"id"`
-	Time     time.Time     `json:"time"`
-	Kind     Kind          `json:"kind"`
+	ID   int64     `json:"id"`
+	Time time.Time `json:"time"`
+	Kind Kind      `json:"kind"`
+	// App is the app that made a call; for a trust decision, which of the
+	// person's tools made it (Trust.By).
 	App      string        `json:"app,omitempty"`
 	Face     string        `json:"face,omitempty"`
 	Server   string        `json:"server,omitempty"`

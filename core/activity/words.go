@@ -41,28 +41,34 @@ func (d Decision) Words() string {
 	return string(d)
 }
 
-// TrustWords says a trust decision as people read it ("you approved github").
-// Names are as written: sanitise before showing.
+// TrustWords says a trust decision as people read it, with who made it:
+// "the window (mcptray, pid 4242) approved github"; "you approved github"
+// for a row that does not say. Names are as written: sanitise before
+// showing.
 func (e Entry) TrustWords() string {
+	who := e.App
+	if who == "" {
+		who = "you"
+	}
 	switch e.Action {
 	case Approved:
-		return "you approved " + e.Target
+		return who + " approved " + e.Target
 	case Denied:
-		return "you denied " + e.Target
+		return who + " denied " + e.Target
 	case SignedIn:
-		return "you signed in to " + e.Target
+		return who + " signed in to " + e.Target
 	case SignedOut:
-		return "you signed out of " + e.Target
+		return who + " signed out of " + e.Target
 	case PermissionSet:
-		return fmt.Sprintf("you set %s to %s", e.Target, e.Detail)
+		return fmt.Sprintf("%s set %s to %s", who, e.Target, e.Detail)
 	case ToolChangeAccept:
-		return "you accepted the changed tool " + e.Target
+		return who + " accepted the changed tool " + e.Target
 	case ToolChangeKeep:
-		return "you kept the changed tool " + e.Target + " held"
+		return who + " kept the changed tool " + e.Target + " held"
 	case SandboxAllowance:
-		return fmt.Sprintf("you let %s %s", e.Target, e.Detail)
+		return fmt.Sprintf("%s let %s %s", who, e.Target, e.Detail)
 	}
-	return fmt.Sprintf("%s %s %s", e.Action, e.Target, e.Detail)
+	return fmt.Sprintf("%s %s %s %s", who, e.Action, e.Target, e.Detail)
 }
 
 // DurationWords says how long a call took: "3 ms", "1.2 s".

@@ -229,7 +229,7 @@ func (w *writer) masker(ctx context.Context) *masker {
 // entry makes the row of it, its arguments shaped or masked.
 func (w *writer) entry(it item, m *masker, keep bool) Entry {
 	if t := it.trust; t != nil {
-		return Entry{Time: t.Time, Kind: KindTrust, Action: TrustAction(clip(string(t.Action), maxName)),
+		return Entry{Time: t.Time, Kind: KindTrust, App: clip(m.text(t.By), maxName), Action: TrustAction(clip(string(t.Action), maxName)),
 			Target: clip(m.text(t.Target), maxName), Detail: clip(m.text(t.Detail), maxReason)}
 	}
 	c := it.call
