@@ -49,7 +49,7 @@ func (s *Service) decide(ctx context.Context, name string, d config.Approval) (S
 	if d == config.Approved {
 		s.pinLook(e) // before it starts: what the person looked at is what is pinned
 	}
-	s.recordTrust(trustOf(d), e.Name, e.Origin.File)
+	s.recordTrustBy(ctx, trustOf(d), e.Name, e.Origin.File)
 	s.reload()
 	return s.server(ctx, e.Name, fromEntry(e))
 }

@@ -31,10 +31,37 @@ func (s *Service) activitySecretsChanged() {
 	s.activity.Load().SecretsChanged()
 }
 
-// recordTrust records a trust decision, when there is a record.
+// decidedByKey keys who makes the trust decisions asked for under a
+// context (DecidedBy).
+type decidedByKey struct{}
+
+// DecidedBy returns ctx saying which of the person's tools asks for what
+// is done under it, in words for the activity record: "the window
+// (mcptray, pid 4242)", "the command line", "the tray". The control
+// endpoint says it for the window and the command line from their
+// connection; the tray, and the command line running the service in its
+// own process, say it themselves.
+func DecidedBy(ctx context.Context, who string) context.Context {
+	return context.WithValue(ctx, decidedByKey{}, who)
+}
+
+// decidedBy is who DecidedBy put in ctx, or "".
+func decidedBy(ctx context.Context) string {
+	who, _ := ctx.Value(decidedByKey{}).(string)
+	return who
+}
+
+// recordTrust records a trust decision, when there is a record, without
+// saying who made it (the record then says "you").
 func (s *Service) recordTrust(action activity.TrustAction, target, detail string) {
+	s.recordTrustBy(context.Background(), action, target, detail)
+}
+
+// recordTrustBy records a trust decision made by who ctx names
+// (DecidedBy), when there is a record.
+func (s *Service) recordTrustBy(ctx context.Context, action activity.TrustAction, target, detail string) {
 	if l := s.activity.Load(); l != nil {
-		l.RecordTrust(activity.Trust{Time: s.opts.Now(), Action: action, Target: target, Detail: detail})
+		l.RecordTrust(activity.Trust{Time: s.opts.Now(), Action: action, Target: target, Detail: detail, By: decidedBy(ctx)})
 	}
 }
 

@@ -43,10 +43,10 @@ func TestActivityTrustDecisions(t *testing.T) {
 	if _, err := s.Approve(ctx, "theirs"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Deny(ctx, "theirs"); err != nil {
+	if _, err := s.Deny(DecidedBy(ctx, "the window (mcptray, pid 4242)"), "theirs"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetPermission(ctx, "mcp__mine__echo", config.Block); err != nil {
+	if err := s.SetPermission(DecidedBy(ctx, "the tray"), "mcp__mine__echo", config.Block); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.SetPermission(ctx, "mcp__mine__echo", ""); err != nil {
@@ -63,6 +63,7 @@ func TestActivityTrustDecisions(t *testing.T) {
 		action activity.TrustAction
 		target string
 		detail string
+		by     string
 	}
 	var got []tr
 	for _, e := range rows {
@@ -70,10 +71,11 @@ func TestActivityTrustDecisions(t *testing.T) {
 		if e.Action == activity.Approved || e.Action == activity.Denied {
 			d = filepath.Base(d)
 		}
-		got = append(got, tr{e.Action, e.Target, d})
+		got = append(got, tr{e.Action, e.Target, d, e.App})
 	}
-	want := []tr{{activity.Approved, "theirs", ".mcp.json"}, {activity.Denied, "theirs", ".mcp.json"},
-		{activity.PermissionSet, "mcp__mine__echo", "block"}, {activity.PermissionSet, "mcp__mine__echo", "default"}}
+	// Each says who decided, when the context said (DecidedBy).
+	want := []tr{{activity.Approved, "theirs", ".mcp.json", ""}, {activity.Denied, "theirs", ".mcp.json", "the window (mcptray, pid 4242)"},
+		{activity.PermissionSet, "mcp__mine__echo", "block", "the tray"}, {activity.PermissionSet, "mcp__mine__echo", "default", ""}}
 	if !slices.Equal(got, want) {
 		t.Errorf("trust decisions\n got %+v\nwant %+v", got, want)
 	}

@@ -409,7 +409,7 @@ func (s *Service) SetPermission(ctx context.Context, tool string, p config.Permi
 	if err != nil {
 		return wrapError(err)
 	}
-	s.recordTrust(activity.PermissionSet, tool, permissionWord(p))
+	s.recordTrustBy(ctx, activity.PermissionSet, tool, permissionWord(p))
 	s.reload()
 	return nil
 }

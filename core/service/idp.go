@@ -26,7 +26,7 @@ func (s *Service) SignInIdP(ctx context.Context) error {
 		s.noteKeychain(err)
 		return wrapError(err)
 	}
-	s.recordTrust(activity.SignedIn, idpTarget(s.loader.Load()), "identity provider")
+	s.recordTrustBy(ctx, activity.SignedIn, idpTarget(s.loader.Load()), "identity provider")
 	// Servers set up for Cross-App Access that wait for a sign-in need
 	// no browser now: sign them in.
 	snap, _ := s.Snapshot(ctx)
@@ -54,7 +54,7 @@ func (s *Service) SignOutIdP(ctx context.Context) error {
 		s.noteKeychain(err)
 		return wrapError(err)
 	}
-	s.recordTrust(activity.SignedOut, idpTarget(s.current()), "identity provider")
+	s.recordTrustBy(ctx, activity.SignedOut, idpTarget(s.current()), "identity provider")
 	return nil
 }
 

@@ -691,7 +691,7 @@ func (s *Service) AcceptTools(ctx context.Context, server string, names []string
 		return Server{}, newError(NotFound, "%s holds no changed tool called %s; `mcptray review %s` lists them", sanitize.Line(name), sanitize.Line(strings.Join(missing, ", ")), sanitize.Line(name))
 	}
 	for _, tool := range accepted {
-		s.recordTrust(activity.ToolChangeAccept, tool+" ("+name+")", "")
+		s.recordTrustBy(ctx, activity.ToolChangeAccept, tool+" ("+name+")", "")
 	}
 	s.notices.Publish(struct{}{})
 	snap, err := s.Snapshot(ctx)
@@ -777,7 +777,7 @@ func (s *Service) KeepHeld(ctx context.Context, server string, names []string) (
 		return Server{}, newError(Other, "keeping %s's changed tools held: %v", sanitize.Line(name), err)
 	}
 	for _, k := range keeps {
-		s.recordTrust(activity.ToolChangeKeep, k.ch.Name+" ("+name+")", "")
+		s.recordTrustBy(ctx, activity.ToolChangeKeep, k.ch.Name+" ("+name+")", "")
 	}
 	s.notices.Publish(struct{}{})
 	if snap, err = s.Snapshot(ctx); err != nil {

@@ -54,7 +54,7 @@ func (s *Service) SignIn(ctx context.Context, target string, opts SignInOptions)
 	if ch == nil || ch.ErrorCode != "insufficient_scope" {
 		// A refresh may do, without sending the person anywhere.
 		if opts.Settings == nil && s.auth.RefreshNow(ctx, sv) == nil {
-			s.recordTrust(activity.SignedIn, target, "refreshed")
+			s.recordTrustBy(ctx, activity.SignedIn, target, "refreshed")
 			s.signedIn(sv, name)
 			return nil
 		}
@@ -63,7 +63,7 @@ func (s *Service) SignIn(ctx context.Context, target string, opts SignInOptions)
 		s.noteKeychain(err)
 		return wrapError(err)
 	}
-	s.recordTrust(activity.SignedIn, target, "")
+	s.recordTrustBy(ctx, activity.SignedIn, target, "")
 	s.signedIn(sv, name)
 	return nil
 }
@@ -87,7 +87,7 @@ func (s *Service) SignOut(ctx context.Context, target string) error {
 		s.noteKeychain(err)
 		return wrapError(err)
 	}
-	s.recordTrust(activity.SignedOut, target, "")
+	s.recordTrustBy(ctx, activity.SignedOut, target, "")
 	s.signedIn(sv, name)
 	return nil
 }
