@@ -23,10 +23,24 @@ import (
 type Client struct {
 	hc  *http.Client
 	PID int // the running instance's process id
+
+	client  string // what it says it is (Window, CommandLine), or ""
+	key     string // the control key, "" when it could not be read
+	keyPath string
+	noKey   string // why the key could not be read
 }
 
 // Dial connects to the running mcptray for paths, or returns ErrNotRunning.
-func Dial(ctx context.Context, p config.Paths) (*Client, error) {
+// It is DialAs for a client that does not say what it is.
+func Dial(ctx context.Context, p config.Paths) (*Client, error) { return DialAs(ctx, p, "") }
+
+// DialAs connects to the running mcptray for paths, or returns
+// ErrNotRunning, as client (Window, CommandLine): the activity record
+// names it with the decisions it asks for. It reads the control key that
+// mcptray keeps at KeyPath; a program that cannot read it (one in a
+// sandbox) reaches only what needs none, and the rest answer a
+// RefusedError.
+func DialAs(ctx context.Context, p config.Paths, client string) (*Client, error) {
 	c, err := dial(ctx, p)
 	if err != nil {
 		return nil, err
@@ -39,12 +53,17 @@ func Dial(ctx context.Context, p config.Paths) (*Client, error) {
 			return d.DialContext(ctx, "unix", path)
 		},
 		DisableCompression: true,
-	}}}
+	}}, client: client, keyPath: KeyPath(p)}
 	var h hello
 	if err := cl.do(ctx, http.MethodGet, "hello", nil, &h); err != nil {
 		return nil, fmt.Errorf("the running mcptray did not answer: %w", err)
 	}
 	cl.PID = h.PID
+	// Read once the instance answers: it wrote its key before it listened,
+	// so this is its key and not a stopped one's.
+	if cl.key, err = readKey(p); err != nil {
+		cl.noKey = err.Error()
+	}
 	return cl, nil
 }
 
@@ -68,7 +87,7 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 		}
 		body = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, "http://mcptray/v1/"+path, body)
+	req, err := c.request(ctx, method, path, body)
 	if err != nil {
 		return err
 	}
@@ -81,7 +100,7 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return answerError(resp)
+		return c.answerError(resp)
 	}
 	dec := json.NewDecoder(io.LimitReader(resp.Body, maxBody))
 	if out == nil {
@@ -93,12 +112,37 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	return nil
 }
 
+// request is a request for /v1/PATH with the control key and what the
+// client says it is.
+func (c *Client) request(ctx context.Context, method, path string, body io.Reader) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, "http://mcptray/v1/"+path, body)
+	if err != nil {
+		return nil, err
+	}
+	if c.key != "" {
+		req.Header.Set("Authorization", keyScheme+c.key)
+	}
+	if c.client != "" {
+		req.Header.Set(clientHeader, c.client)
+	}
+	return req, nil
+}
+
 // ErrOlder says that the running mcptray does not know the request: it is
 // an older mcptray than the one asking, still running after an upgrade.
 var ErrOlder = errors.New("the running mcptray is older than this one and does not know this request")
 
 // answerError is the error a refusing answer carries, in the running
 // mcptray's words when it gave some.
+func (c *Client) answerError(resp *http.Response) error {
+	err := answerError(resp)
+	var serr *service.Error
+	if why := resp.Header.Get(refusedHeader); why != "" && errors.As(err, &serr) {
+		return &RefusedError{Msg: serr.Msg, Sandboxed: why == refusedSandbox, KeyPath: c.keyPath, NoKey: c.noKey}
+	}
+	return err
+}
+
 func answerError(resp *http.Response) error {
 	var e service.Error
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxBody)).Decode(&e); err != nil || e.Msg == "" {

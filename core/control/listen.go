@@ -25,12 +25,16 @@ func SocketPath(p config.Paths) string { return filepath.Join(p.ControlDir(), "c
 
 func lockPath(p config.Paths) string { return filepath.Join(p.ControlDir(), "instance.lock") }
 
-// Listener is the running instance's endpoint: the socket and the instance
-// lock, held until Close.
+// Listener is the running instance's endpoint: the socket, the instance
+// lock and the control key, held until Close.
 type Listener struct {
 	net.Listener
 	unlock func()
 	path   string
+	// key is the control key, written at KeyPath for this instance's
+	// clients to read (key.go).
+	key     []byte
+	keyPath string
 }
 
 // lockTries is how many times Listen tries the instance lock, lockPause
@@ -47,8 +51,9 @@ const (
 )
 
 // Listen makes this process the running mcptray: it takes the instance
-// lock, replaces a socket a dead instance left behind, and listens. It
-// returns ErrRunning when another mcptray holds the lock.
+// lock, writes a fresh control key, replaces a socket a dead instance left
+// behind, and listens. It returns ErrRunning when another mcptray holds
+// the lock.
 func Listen(p config.Paths) (*Listener, error) { return listen(p, nil) }
 
 // listen is Listen; busy, when not nil, is called after each try that
@@ -78,30 +83,41 @@ func listen(p config.Paths, busy func()) (*Listener, error) {
 		time.Sleep(lockPause)
 	}
 	keep(lockPath(p))
+	// The key is there before the socket: a client that reaches this
+	// instance reads this instance's key, not a stopped one's.
+	key, err := writeKey(p)
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	fail := func(err error) (*Listener, error) {
+		_ = os.Remove(KeyPath(p))
+		unlock()
+		return nil, err
+	}
 	path := SocketPath(p)
 	// We hold the lock, so any socket here is a dead instance's.
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		unlock()
-		return nil, fmt.Errorf("removing the socket a stopped mcptray left: %w", err)
+		return fail(fmt.Errorf("removing the socket a stopped mcptray left: %w", err))
 	}
 	ln, err := net.Listen("unix", path)
 	if err != nil {
-		unlock()
-		return nil, fmt.Errorf("listening on %s: %w", path, err)
+		return fail(fmt.Errorf("listening on %s: %w", path, err))
 	}
 	if err := os.Chmod(path, 0o600); err != nil {
 		ln.Close()
-		unlock()
-		return nil, fmt.Errorf("making the socket private: %w", err)
+		return fail(fmt.Errorf("making the socket private: %w", err))
 	}
 	keep(path)
-	return &Listener{Listener: peerChecked{ln}, unlock: unlock, path: path}, nil
+	return &Listener{Listener: peerChecked{ln}, unlock: unlock, path: path, key: key, keyPath: KeyPath(p)}, nil
 }
 
-// Close stops listening, removes the socket and lets the lock go.
+// Close stops listening, removes the socket and the key, and lets the
+// lock go.
 func (l *Listener) Close() error {
 	err := l.Listener.Close()
 	_ = os.Remove(l.path)
+	_ = os.Remove(l.keyPath)
 	l.unlock()
 	return err
 }

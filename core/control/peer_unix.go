@@ -30,7 +30,7 @@ func (l peerChecked) Accept() (net.Conn, error) {
 		}
 		uc, ok := c.(*net.UnixConn)
 		if ok {
-			uid, err := peerUID(uc)
+			uid, _, err := peerCred(uc)
 			if err == nil && uid == os.Getuid() {
 				return c, nil
 			}
@@ -39,15 +39,30 @@ func (l peerChecked) Accept() (net.Conn, error) {
 	}
 }
 
-// peerUID is the user id of the process at the other end of c.
-func peerUID(c *net.UnixConn) (int, error) {
+// peerOf is what the kernel says of the process at the other end of c:
+// its pid, its program and (Linux) whether it runs in a sandbox's PID
+// namespace.
+func peerOf(c net.Conn) peer {
+	var p peer
+	if uc, ok := c.(*net.UnixConn); ok {
+		if _, pid, err := peerCred(uc); err == nil {
+			p.pid = pid
+		}
+	}
+	describePeer(&p)
+	return p
+}
+
+// peerCred is the user id and process id (0 where the system does not
+// tell) of the process at the other end of c.
+func peerCred(c *net.UnixConn) (uid, pid int, err error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
-		return -1, err
+		return -1, 0, err
 	}
-	uid, serr := -1, error(nil)
-	if err := raw.Control(func(fd uintptr) { uid, serr = socketUID(int(fd)) }); err != nil {
-		return -1, err
+	uid, pid, serr := -1, 0, error(nil)
+	if err := raw.Control(func(fd uintptr) { uid, pid, serr = socketPeer(int(fd)) }); err != nil {
+		return -1, 0, err
 	}
-	return uid, serr
+	return uid, pid, serr
 }

@@ -73,7 +73,15 @@ type waitingQuestions struct {
 
 type pendingQuestion struct {
 	q      Question
-	answer chan mcp.ElicitationResult
+	answer chan answered
+}
+
+// answered is the person's answer to a question, and which of their tools
+// gave it, for the activity record: the window's words (guard), or "the
+// tray" (AnswerQuestion).
+type answered struct {
+	res mcp.ElicitationResult
+	by  string
 }
 
 // questions returns the Server's waiting questions, made on first use so
@@ -124,8 +132,8 @@ func (s *Endpoint) Ask(ctx context.Context, server string, req mcp.ElicitationRe
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
-	case res := <-p.answer:
-		return &res, nil
+	case a := <-p.answer:
+		return &a.res, nil
 	case <-t.C:
 		s.logger().Info("nobody answered a server's question; answering with its defaults", "server", sanitize.Line(server))
 		return conn.AcceptDefaults(req), nil
@@ -149,7 +157,7 @@ func (h *waitingQuestions) add(q Question) (*pendingQuestion, bool, time.Duratio
 	defer h.mu.Unlock()
 	h.next++
 	q.ID = strconv.Itoa(h.next)
-	p := &pendingQuestion{q: q, answer: make(chan mcp.ElicitationResult, 1)}
+	p := &pendingQuestion{q: q, answer: make(chan answered, 1)}
 	p.q.Params.Message = sanitize.String(p.q.Params.Message)
 	h.pending[p.q.ID] = p
 	h.order = append(h.order, p.q.ID)
@@ -185,8 +193,9 @@ func (h *waitingQuestions) sendLocked(q Question) {
 	}
 }
 
-// answer delivers the person's answer to a pending question.
-func (h *waitingQuestions) answer(id string, res mcp.ElicitationResult) error {
+// answer delivers the person's answer to a pending question, given with
+// by.
+func (h *waitingQuestions) answer(id string, res mcp.ElicitationResult, by string) error {
 	switch res.Action {
 	case mcp.ElicitationResponseActionAccept, mcp.ElicitationResponseActionDecline, mcp.ElicitationResponseActionCancel:
 	default:
@@ -199,7 +208,7 @@ func (h *waitingQuestions) answer(id string, res mcp.ElicitationResult) error {
 		return &service.Error{Code: service.NotFound, Msg: "the question waits no longer: it was answered, or its server stopped asking"}
 	}
 	select {
-	case p.answer <- res:
+	case p.answer <- answered{res: res, by: by}:
 		return nil
 	default:
 		return &service.Error{Code: service.NotAllowed, Msg: "the question has been answered already"}
@@ -215,7 +224,7 @@ func (s *Endpoint) windowRoutes(mux *http.ServeMux) {
 		if !decode(w, r, &req) {
 			return
 		}
-		reply(w, struct{}{}, s.questions().answer(req.ID, req.Result))
+		reply(w, struct{}{}, s.questions().answer(req.ID, req.Result, deciderOf(r)))
 	})
 	folders := s.Backend
 	mux.HandleFunc("POST /v1/folders/add", func(w http.ResponseWriter, r *http.Request) {

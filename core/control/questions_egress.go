@@ -55,7 +55,8 @@ func (s *Endpoint) AskEgress(ctx context.Context, q egress.Question) (egress.Ans
 		}
 	}
 	select {
-	case res := <-p.answer:
+	case a := <-p.answer:
+		res := a.res
 		if res.Action != mcp.ElicitationResponseActionAccept {
 			return egress.Deny, nil
 		}
@@ -104,7 +105,8 @@ func (s *Endpoint) FollowEgress(ctx context.Context) <-chan Question {
 }
 
 // AnswerQuestion answers the question called id in this process, as a
-// window's POST /v1/answer does: for the proxy's, PermissionAnswer.
+// window's POST /v1/answer does: for the proxy's, PermissionAnswer. It is
+// the tray's, and the record says so.
 func (s *Endpoint) AnswerQuestion(id string, result mcp.ElicitationResult) error {
-	return s.questions().answer(id, result)
+	return s.questions().answer(id, result, "the tray")
 }

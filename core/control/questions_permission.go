@@ -12,6 +12,7 @@ import (
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // KindPermission is the Kind of the gateway's questions: may an app's call
@@ -85,12 +86,13 @@ func (s *Endpoint) AskPermission(ctx context.Context, q gateway.Question) (bool,
 		}
 	}
 	select {
-	case res := <-p.answer:
+	case a := <-p.answer:
+		res := a.res
 		if res.Action != mcp.ElicitationResponseActionAccept {
 			return false, nil
 		}
 		if c, ok := res.Content.(map[string]any); ok && c["always"] == true {
-			s.allowAlways(ctx, q.Tool)
+			s.allowAlways(service.DecidedBy(ctx, a.by), q.Tool)
 		}
 		return true, nil
 	case <-ctx.Done():

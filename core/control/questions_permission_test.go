@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/gateway"
@@ -54,7 +55,7 @@ func TestPermissionQuestions(t *testing.T) {
 	if err := inst.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	cl, err := control.Dial(ctx, p)
+	cl, err := control.DialAs(ctx, p, control.Window)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,6 +192,17 @@ func TestPermissionQuestions(t *testing.T) {
 	case q := <-qs:
 		t.Errorf("a question after allow always: %+v", q)
 	default:
+	}
+	// The record says the window kept Allow, not "you".
+	if err := inst.Activity.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := inst.Activity.Query(ctx, activity.Filter{Kind: activity.KindTrust})
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("trust rows: %+v, %v", rows, err)
+	}
+	if got := rows[0].TrustWords(); !strings.HasPrefix(got, "the window") || !strings.HasSuffix(got, " set mcp__a__echo to allow") {
+		t.Errorf("the record of allow always says %q, want the window's decision", got)
 	}
 }
 

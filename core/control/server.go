@@ -108,8 +108,13 @@ type toolsResponse struct {
 // Serve answers requests on ln until ctx ends, then closes ln.
 func (s *Endpoint) Serve(ctx context.Context, ln net.Listener) error {
 	log := s.logger()
+	var key []byte // none: every guarded route is refused
+	if l, ok := ln.(*Listener); ok {
+		key = l.key
+	}
 	hs := &http.Server{
-		Handler:           s.handler(),
+		Handler:           s.guard(key, s.handler()),
+		ConnContext:       connContext,
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
@@ -128,7 +133,7 @@ func (s *Endpoint) Serve(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
-func (s *Endpoint) handler() http.Handler {
+func (s *Endpoint) handler() *http.ServeMux {
 	b := s.Backend
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/hello", func(w http.ResponseWriter, r *http.Request) {

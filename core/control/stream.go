@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 
 	"github.com/mcptray/mcptray/core/service"
@@ -51,7 +52,7 @@ func writeStream[T any](w http.ResponseWriter, r *http.Request, ch <-chan T, fir
 // each value to deliver until deliver returns false, the stream ends or ctx
 // ends; then it closes the channel deliver sends on (done).
 func readStream[T any](ctx context.Context, c *Client, path string, deliver func(T) bool, done func()) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://mcptray/v1/"+path, nil)
+	req, err := c.request(ctx, http.MethodGet, path, nil)
 	if err != nil {
 		return err
 	}
@@ -60,7 +61,11 @@ func readStream[T any](ctx context.Context, c *Client, path string, deliver func
 		return &service.Error{Code: service.Other, Msg: "reaching the running mcptray: " + err.Error()}
 	}
 	if resp.StatusCode != http.StatusOK {
-		resp.Body.Close()
+		defer resp.Body.Close()
+		var refused *RefusedError
+		if err := c.answerError(resp); errors.As(err, &refused) {
+			return err
+		}
 		return &service.Error{Code: service.Other, Msg: "the running mcptray answered " + resp.Status + "; it may be older than this program"}
 	}
 	go func() {

@@ -1,0 +1,90 @@
+package control
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestSandboxedPeer: a program in a user and PID namespace of its own, as
+// mcptray's sandbox runs servers, is refused the trust routes even though
+// it holds the control key; the same program in mcptray's own PID
+// namespace, with the same key, is served.
+func TestSandboxedPeer(t *testing.T) {
+	t.Parallel()
+	r := newGuardRig(t, nil)
+	key, err := readKey(r.paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask := func(t *testing.T, sandboxed bool, method, path, body string) peerAnswer {
+		t.Helper()
+		spec, _ := json.Marshal(peerSpec{Socket: SocketPath(r.paths), Key: key, Method: method, Path: path, Body: body})
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a bound for failure
+		defer cancel()
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), peerEnv+"="+string(spec))
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if sandboxed {
+			uid, gid := os.Getuid(), os.Getgid()
+			cmd.SysProcAttr = &syscall.SysProcAttr{
+				Cloneflags:                 syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID,
+				UidMappings:                []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
+				GidMappings:                []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
+				GidMappingsEnableSetgroups: false,
+			}
+		}
+		out, err := cmd.Output()
+		if sandboxed && cmd.Process == nil && (errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.ENOSPC)) {
+			t.Skipf("this system does not let an unprivileged user make namespaces: %v", err)
+		}
+		if err != nil {
+			t.Fatalf("the peer: %v\n%s", err, stderr.String())
+		}
+		var a peerAnswer
+		if err := json.Unmarshal(out, &a); err != nil {
+			t.Fatalf("the peer printed %q: %v", out, err)
+		}
+		if a.NS == "" || (a.NS != mine) != sandboxed {
+			t.Fatalf("the peer's PID namespace %q, mcptray's %q: sandboxed=%v does not hold", a.NS, mine, sandboxed)
+		}
+		return a
+	}
+
+	t.Run("own namespace", func(t *testing.T) {
+		if a := ask(t, false, "GET", "/v1/gateway/token", ""); a.Status != http.StatusOK || !strings.Contains(a.Body, `"token":"`) {
+			t.Errorf("the token from mcptray's own namespace = %+v", a.answer)
+		}
+	})
+	t.Run("sandbox's namespace", func(t *testing.T) {
+		for _, rt := range []struct{ method, path, body string }{
+			{"GET", "/v1/gateway/token", ""},
+			{"POST", "/v1/sandbox/switch", `{"name":"probe","on":false}`},
+			{"POST", "/v1/pins/accept", `{"name":"probe"}`},
+		} {
+			a := ask(t, true, rt.method, rt.path, rt.body)
+			if a.Status != http.StatusForbidden || a.Refused != refusedSandbox || !strings.Contains(a.Body, "cannot change what mcptray trusts") {
+				t.Errorf("%s %s from another PID namespace, with the key = %+v, want refused", rt.method, rt.path, a.answer)
+			}
+		}
+		if sb, err := r.svc.SandboxOf(t.Context(), "probe"); err != nil || sb.Off {
+			t.Errorf("probe's sandbox after the sandboxed peer asked: off=%v, %v", sb.Off, err)
+		}
+		// The liveness probe stays open to it.
+		if a := ask(t, true, "GET", "/v1/hello", ""); a.Status != http.StatusOK {
+			t.Errorf("hello from another PID namespace = %+v", a.answer)
+		}
+	})
+}
