@@ -218,7 +218,7 @@ func TestGuard(t *testing.T) {
 	if _, err := cl.GatewayToken(t.Context()); err != nil {
 		t.Errorf("GatewayToken with the key: %v", err)
 	}
-	cl.key, cl.noKey = "", "the control key could not be read: permission denied"
+	cl.key, cl.noKey = "", "open "+KeyPath(r.paths)+": permission denied"
 	_, err = cl.GatewayToken(t.Context())
 	var refused *RefusedError
 	if !errors.Is(err, ErrNotTrusted) || !errors.As(err, &refused) || refused.Sandboxed || refused.KeyPath != KeyPath(r.paths) || refused.NoKey == "" {

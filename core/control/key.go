@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,20 +58,16 @@ func writeKey(p config.Paths) ([]byte, error) {
 	return key, nil
 }
 
-// errNoKey says that the control key could not be read: this program is
-// not allowed to read mcptray's runtime folder (a sandbox's), or looks in
-// another one.
-var errNoKey = errors.New("the control key could not be read")
-
-// readKey reads the running mcptray's control key.
+// readKey reads the running mcptray's control key. A program that may
+// not read mcptray's runtime folder (one in a sandbox) cannot.
 func readKey(p config.Paths) (string, error) {
 	b, err := os.ReadFile(KeyPath(p))
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", errNoKey, err)
+		return "", err
 	}
 	key := strings.TrimSpace(string(b))
 	if len(key) != 2*keyBytes {
-		return "", fmt.Errorf("%w: %s is not one", errNoKey, KeyPath(p))
+		return "", fmt.Errorf("%s holds no key", KeyPath(p))
 	}
 	return key, nil
 }
