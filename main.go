@@ -95,7 +95,7 @@ func runWindow(ctx context.Context, logger *slog.Logger, paths config.Paths, arg
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	cl, err := control.Dial(ctx, paths)
+	cl, err := control.DialAs(ctx, paths, control.Window)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mcptray window: mcptray is not running; start it with: mcptray")
 		return 1

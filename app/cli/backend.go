@@ -57,7 +57,7 @@ func (c *cmdContext) backend(ctx context.Context, only []string) (b backend, clo
 	if c.open != nil { // withSignIn holds one for every attempt
 		return c.open, func() {}, nil
 	}
-	cl, err := control.Dial(ctx, c.paths)
+	cl, err := control.DialAs(ctx, c.paths, control.CommandLine)
 	if err == nil {
 		c.logger().Debug("using the running mcptray", "pid", cl.PID)
 		return cl, cl.Close, nil

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/demo"
 	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/sanitize"
@@ -195,14 +196,22 @@ func Run(ctx context.Context, args []string, env Env) int {
 	c.loader = config.NewLoader(c.paths)
 	c.loader.Lookup = env.Lookup
 
+	// What the command decides, a service run in this process records as
+	// the command line's; through the running mcptray, its endpoint says
+	// so itself.
+	ctx = service.DecidedBy(ctx, control.Self(control.CommandLine))
 	err := cmd.run(ctx, c, args[1:])
 	var ue usageError
+	var refused *control.RefusedError
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &ue):
 		fmt.Fprintf(env.Stderr, "mcptray %s: %v\nusage: %s\n", cmd.name, err, synopsis(cmd.name))
 		return 2
+	case errors.As(err, &refused):
+		fmt.Fprintf(env.Stderr, "mcptray %s: the running mcptray refused: %s.\n%s\n", cmd.name, sanitize.String(refused.Msg), refusedFix(refused))
+		return 1
 	default:
 		msg := err.Error()
 		if service.CodeOf(err) == service.NotFound {
@@ -213,6 +222,19 @@ func Run(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "mcptray %s: %s\n", cmd.name, sanitize.String(msg))
 		return 1
 	}
+}
+
+// refusedFix says why the running mcptray did not take this program for
+// one of its own tools, and what to do.
+func refusedFix(e *control.RefusedError) string {
+	switch {
+	case e.Sandboxed:
+		return "This program runs in a sandbox, as the servers mcptray runs do. Run mcptray from your own terminal, outside any sandbox."
+	case e.NoKey != "":
+		return fmt.Sprintf("mcptray's own tools show the key it keeps in %s, which this program could not read (%s). Run mcptray from your own terminal, as the person who started mcptray, not from inside a sandbox or a program mcptray runs.",
+			sanitize.Line(e.KeyPath), sanitize.Line(e.NoKey))
+	}
+	return "mcptray may have restarted since this command began (it makes a new key each time it starts): run the command again."
 }
 
 func synopsis(name string) string {

@@ -56,7 +56,7 @@ func runGateway(ctx context.Context, c *cmdContext, args []string) error {
 		exe = "mcptray"
 	}
 	info := gatewayInfo{Stdio: stdioInfo{Command: exe, Args: []string{"stdio"}}}
-	cl, err := control.Dial(ctx, c.paths)
+	cl, err := control.DialAs(ctx, c.paths, control.CommandLine)
 	switch {
 	case err == nil:
 		defer cl.Close()

@@ -22,7 +22,7 @@ func runQuit(ctx context.Context, c *cmdContext, args []string) error {
 	if len(args) > 0 {
 		return usagef("quit takes no arguments")
 	}
-	cl, err := control.Dial(ctx, c.paths)
+	cl, err := control.DialAs(ctx, c.paths, control.CommandLine)
 	if errors.Is(err, control.ErrNotRunning) {
 		fmt.Fprintln(c.Stdout, "mcptray is not running.")
 		return nil
@@ -44,7 +44,7 @@ func runQuit(ctx context.Context, c *cmdContext, args []string) error {
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		cl, err := control.Dial(ctx, c.paths)
+		cl, err := control.DialAs(ctx, c.paths, control.CommandLine)
 		if errors.Is(err, control.ErrNotRunning) {
 			fmt.Fprintln(c.Stdout, "mcptray stopped; it stops every server it ran on its way out.")
 			return nil

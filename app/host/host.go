@@ -223,9 +223,10 @@ func firstLaunch(p config.Paths) bool {
 // plainTrayProblem says in a few words why there is no tray.
 func plainTrayProblem(err error) string { return err.Error() }
 
-// trayBackend lets the tray sign in with the config's settings.
+// trayBackend lets the tray sign in with the config's settings, and the
+// activity record say the tray signed in.
 type trayBackend struct{ *service.Service }
 
 func (b trayBackend) SignIn(ctx context.Context, name string) error {
-	return b.Service.SignIn(ctx, name, service.SignInOptions{})
+	return b.Service.SignIn(service.DecidedBy(ctx, "the tray"), name, service.SignInOptions{})
 }
