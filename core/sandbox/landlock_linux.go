@@ -152,14 +152,50 @@ func Command(launcher string, p Policy, program string, argv, env []string) (str
 
 // execLaunched restricts this process and executes the program; it returns
 // only when one of the two failed.
-func execLaunched(p Policy, program string, argv, env []string) error {
+func execLaunched(p Policy, plan launchPlan, program string, argv, env []string) error {
 	runtime.LockOSThread() // never unlocked: the thread is about to become the server
 	if _, err := restrict(p); err != nil {
 		return fmt.Errorf("could not put the server in its sandbox: %w", err)
+	}
+	if plan.filter != "" {
+		if err := installFilter(plan.filter); err != nil {
+			return fmt.Errorf("could not put the server in its sandbox: %w", err)
+		}
 	}
 	err := unix.Exec(program, argv, env)
 	if errors.Is(err, unix.EACCES) {
 		return fmt.Errorf("its sandbox does not let it run %s: %w", program, err)
 	}
 	return fmt.Errorf("running %s: %w", program, err)
+}
+
+// installFilter installs the seccomp filter hex (seccomp.go) on this
+// thread, which must have no-new-privileges set and execute the server
+// next.
+func installFilter(hex string) error {
+	raw, err := decodeFilter(hex)
+	if err != nil {
+		return err
+	}
+	filter := make([]unix.SockFilter, len(raw))
+	for i, in := range raw {
+		filter[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("setting no-new-privileges: %w", err)
+	}
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&prog)), 0, 0); err != nil {
+		return fmt.Errorf("installing its system call filter: %w", err)
+	}
+	return nil
+}
+
+// probeIsolation is the launcher's --probe: started in a server's
+// namespaces, it does what the init does there first.
+func probeIsolation() error {
+	if err := loopbackUp(); err != nil {
+		return fmt.Errorf("bringing up its network: %w", err)
+	}
+	return dropCapabilities()
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -12,7 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"unsafe"
 )
 
 // TestMain makes the test binary two programs besides the tests: the
@@ -94,6 +97,45 @@ func probe(a string) error {
 		return err
 	case "run":
 		return exec.Command(arg).Run()
+	case "unix", "abstract":
+		if op == "abstract" {
+			arg = "@" + arg
+		}
+		c, err := net.Dial("unix", arg)
+		if err == nil {
+			c.Close()
+		}
+		return err
+	case "udp":
+		c, err := net.Dial("udp", arg)
+		if err == nil {
+			defer c.Close()
+			_, err = c.Write([]byte("a datagram from a server"))
+		}
+		return err
+	case "tcp":
+		c, err := net.Dial("tcp", arg)
+		if err == nil {
+			c.Close()
+		}
+		return err
+	case "uring":
+		var params [120]byte // struct io_uring_params
+		fd, _, errno := syscall.Syscall(425, 4, uintptr(unsafe.Pointer(&params)), 0)
+		if errno != 0 {
+			return errno
+		}
+		syscall.Close(int(fd))
+		return nil
+	case "detach":
+		// A grandchild in a session of its own that outlives the server
+		// unless something ends it: arg is the marker in its command line.
+		cmd := exec.Command("/bin/sleep", arg)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		return cmd.Start() // never waited for: it is left behind
+	case "wait":
+		_, err := io.Copy(io.Discard, os.Stdin)
+		return err
 	}
 	return fmt.Errorf("no such probe %q", op)
 }
@@ -110,7 +152,15 @@ func runProbe(t *testing.T, launcher string, p Policy, tries ...string) map[stri
 	cmd := &exec.Cmd{Path: path, Args: argv, Env: env}
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
+	ln, err := Start(cmd, p, (*exec.Cmd).Start)
+	if err != nil {
+		t.Fatalf("starting the probe in its sandbox: %v", err)
+	}
+	if ln != nil {
+		defer ln.Close()
+		go acceptAndClose(ln)
+	}
+	if err := cmd.Wait(); err != nil {
 		t.Fatalf("the probe in its sandbox: %v\n%s", err, errOut.String())
 	}
 	got := map[string]string{}
@@ -131,6 +181,13 @@ type world struct {
 }
 
 func newWorld(t *testing.T, egress bool) *world {
+	t.Helper()
+	return newIsolatedWorld(t, egress, false)
+}
+
+// newIsolatedWorld is newWorld with the server in namespaces of its own
+// (namespaces true) or not.
+func newIsolatedWorld(t *testing.T, egress, namespaces bool) *world {
 	t.Helper()
 	if ABI() < 4 {
 		t.Skipf("this kernel's Landlock is version %d; the test needs 4 or later", ABI())
@@ -156,6 +213,7 @@ func newWorld(t *testing.T, egress bool) *world {
 	if egress {
 		in.EgressPort = w.proxyPort
 	}
+	in.Namespaces = namespaces
 	p, err := Default(in)
 	if err == nil {
 		err = p.Prepare()
@@ -174,16 +232,19 @@ func listen(t *testing.T) int {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	go acceptAndClose(l)
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// acceptAndClose answers every connection to l by closing it.
+func acceptAndClose(l net.Listener) {
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		c.Close()
+	}
 }
 
 // TestLandlockRefuses: under the default policy a server is refused what
@@ -272,15 +333,15 @@ func TestLandlockSettings(t *testing.T) {
 	}
 }
 
-// TestLaunchKeepsProcess: the launcher executes the program in its own
-// place: the same process id, and the policy's variable is not passed on.
-func TestLaunchKeepsProcess(t *testing.T) {
+// TestLaunchIsItsInit: the launcher stays as the server's parent (its
+// init), and the policy's variable is not passed on.
+func TestLaunchIsItsInit(t *testing.T) {
 	if ABI() < 1 {
 		t.Skip("no Landlock")
 	}
 	for name, launcher := range launchers(t) {
 		t.Run(name, func(t *testing.T) {
-			path, argv, env, err := Command(launcher, Policy{Read: []string{"/"}}, "/bin/sh", []string{"sh", "-c", `echo $$; env`}, []string{"PATH=/usr/bin:/bin"})
+			path, argv, env, err := Command(launcher, Policy{Read: []string{"/"}}, "/bin/sh", []string{"sh", "-c", `echo $PPID; env`}, []string{"PATH=/usr/bin:/bin"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -296,7 +357,7 @@ func TestLaunchKeepsProcess(t *testing.T) {
 			}
 			first, rest, _ := strings.Cut(out.String(), "\n")
 			if first != strconv.Itoa(pid) {
-				t.Errorf("the server ran as pid %s, the launcher was %d", first, pid)
+				t.Errorf("the server's parent was pid %s, the launcher was %d", first, pid)
 			}
 			if strings.Contains(rest, policyEnv) {
 				t.Errorf("the policy reached the server's environment:\n%s", rest)

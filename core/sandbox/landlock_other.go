@@ -24,6 +24,12 @@ func Protection(p Policy) Level {
 	return Level{Words: "not protected: mcptray has no sandbox on " + runtime.GOOS}
 }
 
-func execLaunched(Policy, string, []string, []string) error {
-	return errors.New("its launcher runs only on Linux")
+func execLaunched(Policy, launchPlan, string, []string, []string) error {
+	return errLinuxOnly
 }
+
+func runInit(string, launchPlan, []string, []string) (int, error) { return 126, errLinuxOnly }
+
+func probeIsolation() error { return errLinuxOnly }
+
+var errLinuxOnly = errors.New("its launcher runs only on Linux")

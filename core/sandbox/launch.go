@@ -14,6 +14,10 @@ import (
 // environment variable policyEnv. No help lists it.
 const LauncherArg = "sandbox-exec"
 
+// probeArg, after LauncherArg, makes the launcher try what it does in a
+// server's namespaces and end (Isolation).
+const probeArg = "--probe"
+
 // policyEnv carries the policy to the launcher, which takes it out of the
 // server's environment before executing it. An environment variable rather
 // than an inherited file: nothing is left open in the server, and the
@@ -23,9 +27,19 @@ const policyEnv = "MCPTRAY_SANDBOX_POLICY"
 // The policy travels as lines a few lines of C can read too (the
 // launcher's program does its work in C, before Go's runtime starts, see
 // its cmd/mcptray-sandbox): "r PATH" to read, "w PATH" to write, "t" to
-// limit TCP to the "p PORT" lines. A path with a line break in it cannot
-// be written so, and is refused.
+// limit TCP to the "p PORT" lines, "f HEX" the system call filter to
+// install (seccomp.go), "b PORT" to bring the proxy's port into the
+// network namespace the launcher was started in (namespaces_linux.go),
+// and "i" to stay as the server's init (init_linux.go). A path with a line
+// break in it cannot be written so, and is refused.
 const policyMagic = "mcptray-sandbox 1"
+
+// launchPlan is what the launcher does beyond Landlock's rules.
+type launchPlan struct {
+	filter string // the seccomp filter, hexadecimal; "" for none
+	bridge int    // the proxy's port to bring in; 0 for none
+	init   bool   // stay as init: fork the server, end its descendants with it
+}
 
 func encode(p Policy) (string, error) {
 	var b strings.Builder
@@ -47,17 +61,29 @@ func encode(p Policy) (string, error) {
 	for _, port := range p.Ports {
 		fmt.Fprintf(&b, "p %d\n", port)
 	}
+	filter, err := encodeFilter(p)
+	if err != nil {
+		return "", err
+	}
+	if filter != "" {
+		b.WriteString("f " + filter + "\n")
+	}
+	if p.Bridge > 0 {
+		fmt.Fprintf(&b, "b %d\n", p.Bridge)
+	}
+	b.WriteString("i\n")
 	return b.String(), nil
 }
 
 // decode reads what encode wrote: the part of the policy the launcher
 // applies.
-func decode(s string) (Policy, error) {
+func decode(s string) (Policy, launchPlan, error) {
 	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 	if len(lines) == 0 || lines[0] != policyMagic {
-		return Policy{}, errors.New("it does not start with " + policyMagic)
+		return Policy{}, launchPlan{}, errors.New("it does not start with " + policyMagic)
 	}
 	var p Policy
+	var plan launchPlan
 	for _, l := range lines[1:] {
 		kind, arg, _ := strings.Cut(l, " ")
 		switch kind {
@@ -67,28 +93,47 @@ func decode(s string) (Policy, error) {
 			p.Write = append(p.Write, arg)
 		case "t":
 			p.RestrictTCP = true
-		case "p":
+		case "p", "b":
 			port, err := strconv.Atoi(arg)
 			if err != nil || port < 0 || port > 65535 {
-				return Policy{}, fmt.Errorf("%q is not a port", arg)
+				return Policy{}, launchPlan{}, fmt.Errorf("%q is not a port", arg)
 			}
-			p.Ports = append(p.Ports, port)
+			if kind == "b" {
+				plan.bridge = port
+			} else {
+				p.Ports = append(p.Ports, port)
+			}
+		case "f":
+			if _, err := decodeFilter(arg); err != nil {
+				return Policy{}, launchPlan{}, err
+			}
+			plan.filter = arg
+		case "i":
+			plan.init = true
 		default:
-			return Policy{}, fmt.Errorf("unknown line %q", l)
+			return Policy{}, launchPlan{}, fmt.Errorf("unknown line %q", l)
 		}
 	}
-	return p, nil
+	return p, plan, nil
 }
 
 // Launch is the launcher (mcptray sandbox-exec): args are what follows
-// LauncherArg. It reads the policy, restricts itself and executes the
-// program, keeping its process id, process group and parent-death signal.
+// LauncherArg. It reads the policy, stays as the server's init
+// (init_linux.go), and in the child it forks restricts itself and
+// executes the program.
 // It returns an exit code only when it could not: 126 when the sandbox
 // could not be made, 127 when the program could not run. Nothing runs
 // unrestricted: a failure to restrict never falls back to running as is.
 func Launch(args []string, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
+	}
+	if len(args) == 1 && args[0] == probeArg {
+		if err := probeIsolation(); err != nil {
+			fmt.Fprintf(stderr, "mcptray %s: %v\n", LauncherArg, err)
+			return 1
+		}
+		return 0
 	}
 	if len(args) < 2 {
 		fmt.Fprintf(stderr, "mcptray %s: nothing to run (it is mcptray's own launcher, not a command)\n", LauncherArg)
@@ -99,7 +144,7 @@ func Launch(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcptray %s: no sandbox policy was given (it is mcptray's own launcher, not a command)\n", LauncherArg)
 		return 2
 	}
-	p, err := decode(raw)
+	p, plan, err := decode(raw)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcptray %s: the sandbox policy is not valid: %v\n", LauncherArg, err)
 		return 2
@@ -110,7 +155,14 @@ func Launch(args []string, stderr io.Writer) int {
 			env = append(env, kv)
 		}
 	}
-	err = execLaunched(p, args[0], args[1:], env)
+	if plan.init {
+		code, err := runInit(raw, plan, args, env)
+		if err != nil {
+			fmt.Fprintf(stderr, "mcptray: could not put the server in its sandbox: %v\n", err)
+		}
+		return code
+	}
+	err = execLaunched(p, plan, args[0], args[1:], env)
 	fmt.Fprintf(stderr, "mcptray: %v\n", err)
 	if strings.Contains(err.Error(), "sandbox") {
 		return 126

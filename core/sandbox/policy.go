@@ -31,6 +31,18 @@ type Policy struct {
 	// None runs the server without Landlock (podman, see the package doc);
 	// the rest of the Policy still says what it would be.
 	None bool `json:"none,omitempty"`
+	// Sockets lets the server connect to Unix sockets by name: docker's
+	// and podman's clients need their daemon's, and the person may grant
+	// it. Without it the launcher's system call filter refuses them all.
+	Sockets bool `json:"sockets,omitempty"`
+	// Namespaces runs the server in a user and PID namespace of its own,
+	// and with RestrictTCP in a network namespace of its own as well, in
+	// which the proxy's port (Bridge) is the one thing to reach. Set where
+	// this computer lets a program make them (Isolation).
+	Namespaces bool `json:"namespaces,omitempty"`
+	// Bridge is the proxy's port on 127.0.0.1, brought into the server's
+	// network namespace; 0 when it has none.
+	Bridge int `json:"bridge,omitempty"`
 	// Make are the folders Prepare creates: the data folder, its tmp, and
 	// the package caches the server's runtime needs.
 	Make []string `json:"-"`
@@ -110,6 +122,9 @@ type Input struct {
 	EgressPort int
 	// EgressEnv are the proxy's variables for the server's environment.
 	EgressEnv map[string]string
+	// Namespaces says that this computer lets the launcher run servers in
+	// namespaces of their own (Isolation).
+	Namespaces bool
 	// Settings are the server's own additions.
 	Settings Settings
 }
@@ -236,7 +251,15 @@ func Default(in Input) (Policy, error) {
 	p := Policy{Read: b.r, Write: b.w, None: program == "podman", Make: b.make, Env: map[string]string{
 		"TMPDIR": tmp, "TMP": tmp, "TEMP": tmp,
 	}, Unset: []string{"SSH_AUTH_SOCK"}}
+	// docker's and podman's clients talk to their daemon over its socket:
+	// the approved command needs it, and the container keeps its own
+	// isolation.
+	p.Sockets = program == "docker" || program == "podman"
+	p.Namespaces = in.Namespaces && !p.None
 	if in.EgressPort > 0 {
+		if p.Namespaces {
+			p.Bridge = in.EgressPort
+		}
 		p.RestrictTCP = true
 		p.Ports = union([]int{in.EgressPort}, in.Settings.Ports)
 		for k, v := range in.EgressEnv {

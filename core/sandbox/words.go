@@ -94,14 +94,14 @@ func Grants(in Input) []Grant {
 	return out
 }
 
-// Describe says in a few sentences what a server with these grants may do:
-// "It may read and change this project folder (~/code/app) and reach
-// api.github.com. Nothing else in your home." network says whether its TCP
-// goes only through mcptray's proxy.
-func Describe(grants []Grant, network bool) string {
+// Describe says in a few sentences what a server with these grants may do
+// under l: "It may read and change this project folder (~/code/app) and
+// reach api.github.com. Nothing else in your home." Each sentence about
+// the network holds on this computer (l says what does).
+func Describe(grants []Grant, l Level) string {
 	var may []string
 	for _, g := range grants {
-		if g.Kind == "host" && !network {
+		if g.Kind == "host" && !l.Network {
 			continue
 		}
 		may = append(may, g.Words)
@@ -113,10 +113,16 @@ func Describe(grants []Grant, network bool) string {
 		b.WriteString("It may " + list(may) + ".")
 	}
 	b.WriteString(" Nothing else in your home.")
-	if !network {
+	hosts := slices.ContainsFunc(grants, func(g Grant) bool { return g.Kind == "host" })
+	switch {
+	case !l.Network:
 		b.WriteString(" It may connect anywhere on the network.")
-	} else if !slices.ContainsFunc(grants, func(g Grant) bool { return g.Kind == "host" }) {
+	case l.Isolated && !hosts:
 		b.WriteString(" It reaches the network only through mcptray, which asks you about each new host.")
+	case l.Isolated:
+		b.WriteString(" It reaches the network only through mcptray.")
+	default:
+		b.WriteString(" It reaches the network through mcptray, which asks you about each new host, but this system does not let mcptray give it a network of its own: a program on this computer listening at mcptray's port on another address could be reached.")
 	}
 	return b.String()
 }

@@ -53,15 +53,19 @@ func TestDescribe(t *testing.T) {
 	in := Input{Home: home, ProjectDir: filepath.Join(home, "code", "app"), Args: []string{"-y", "server-filesystem", named},
 		Settings: Settings{Read: []string{"~/Documents"}, Hosts: []string{"api.github.com"}}}
 	g := Grants(in)
-	got := Describe(g, true)
-	want := "It may read and change this project folder (~/code/app), read and change " + named + ", named in its command, read ~/Documents and reach api.github.com. Nothing else in your home."
+	got := Describe(g, Level{Files: true, Network: true, Isolated: true})
+	want := "It may read and change this project folder (~/code/app), read and change " + named + ", named in its command, read ~/Documents and reach api.github.com. Nothing else in your home. It reaches the network only through mcptray."
 	if got != want {
 		t.Errorf("Describe:\n got %q\nwant %q", got, want)
 	}
 	if g[2].Deny != "--read ~/Documents" || g[0].Deny != "" {
 		t.Errorf("deny flags: %+v", g)
 	}
-	if got := Describe(nil, false); got != "It may run its program and use its own data folder. Nothing else in your home. It may connect anywhere on the network." {
+	// Without a network of its own, the words say what is left open.
+	if got := Describe(nil, Level{Files: true, Network: true}); !strings.Contains(got, "asks you about each new host, but this system does not let mcptray give it a network of its own") {
+		t.Errorf("Describe(fallback): %q", got)
+	}
+	if got := Describe(nil, Level{Files: true}); got != "It may run its program and use its own data folder. Nothing else in your home. It may connect anywhere on the network." {
 		t.Errorf("Describe(nothing): %q", got)
 	}
 }
@@ -185,7 +189,10 @@ func TestLevelWords(t *testing.T) {
 		files, network bool
 		words          string
 	}{
-		{proxied, 7, true, true, "files and network protected"},
+		{Policy{RestrictTCP: true, Ports: []int{8080}, Namespaces: true, Bridge: 8080}, 7, true, true, "it runs in a network of its own"},
+		{proxied, 7, true, true, "a program listening on port 8080 at another address of this computer could be reached"},
+		{Policy{RestrictTCP: true, Ports: []int{8080}, Sockets: true}, 7, true, true, "Docker can do anything on this computer"},
+		{proxied, 5, true, true, "it could signal your other programs"},
 		{proxied, 3, true, false, "files protected, network not: this system's kernel is older than 6.7"},
 		{Policy{}, 7, true, false, "files protected; network open: mcptray's egress proxy is not running"},
 		{proxied, 0, false, false, "not protected: this system's kernel has no Landlock"},

@@ -123,7 +123,7 @@ func (s *Service) sandboxView(e *config.Entry, stderr string, full bool) *Sandbo
 	case !v.Protection.Files:
 		v.Words = "It runs without a sandbox (" + v.Protection.Words + "): it may do anything you may."
 	default:
-		v.Words = sandbox.Describe(v.Grants, v.Protection.Network)
+		v.Words = sandbox.Describe(v.Grants, v.Protection)
 		if version, ignores := egress.NodeIgnoresProxy(e.Command, env); v.Protection.Network && ignores {
 			v.Words += " But its runtime, Node " + version + ", does not send the server's own web requests through mcptray, so they are refused: Node 22.21 or later does."
 		}

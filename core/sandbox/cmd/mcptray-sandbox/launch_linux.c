@@ -1,12 +1,15 @@
 //go:build linux && cgo
 
 // The launcher's work in C, in a constructor: it runs when the program is
-// loaded, before Go's runtime starts, and executes the server in this
-// process's place, so that the runtime never starts at all. Go's start
+// loaded, before Go's runtime starts, stays as the server's init and
+// executes the server in the child it forks, so that the runtime never
+// starts at all. Go's start
 // costs a few milliseconds on a small virtual machine (its threads, its
 // memory, its cgroup reads), which every server's start would pay. What it
-// does is what sandbox.Launch does (core/sandbox/launch.go and
-// landlock_linux.go), from the same policy lines; when anything here is
+// does is what sandbox.Launch does (core/sandbox/launch.go,
+// landlock_linux.go, init_linux.go, namespaces_linux.go), from the same
+// policy lines, the system call filter among them (built in Go,
+// core/sandbox/seccomp.go); when anything here is
 // not as expected (no policy, an unknown line) it returns and leaves the
 // work, and the words, to Launch.
 //
@@ -14,8 +17,19 @@
 // not (musl) passes nothing, and Launch does the work.
 
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,32 +111,143 @@ static void add_path(int ruleset, const char *path, uint64_t rights) {
 	close(fd);
 }
 
-__attribute__((constructor)) static void launch(int argc, char **argv, char **envp) {
-	(void)envp;
-	int i = 1;
-	if (argv == NULL) return;
-	if (i < argc && strcmp(argv[i], "sandbox-exec") == 0) i++;
-	if (i < argc && strcmp(argv[i], "--") == 0) i++;
-	if (argc - i < 2) return;
-	const char *raw = getenv(POLICY_ENV);
-	if (raw == NULL) return;
-	char *policy = strdup(raw);
-	if (policy == NULL) return;
-	size_t n = strlen(POLICY_MAGIC);
-	if (strncmp(policy, POLICY_MAGIC, n) != 0 || policy[n] != '\n') return;
-
-	// First pass: is every line one this code knows? If not, Launch reads
-	// the policy and says what is wrong.
-	int restrict_tcp = 0;
-	for (char *l = policy + n + 1; *l != '\0';) {
-		char *end = strchr(l, '\n');
-		if (end == NULL) return;
-		if (!((l[0] == 'r' || l[0] == 'w' || l[0] == 'p') && l[1] == ' ') && !(l[0] == 't' && end == l + 1)) return;
-		if (l[0] == 't') restrict_tcp = 1;
-		l = end + 1;
+// loopback_up brings up the network namespace's lo (loopbackUp).
+static int loopback_up(void) {
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) return -1;
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof ifr);
+	strcpy(ifr.ifr_name, "lo");
+	int r = ioctl(fd, SIOCGIFFLAGS, &ifr);
+	if (r == 0) {
+		ifr.ifr_flags |= IFF_UP;
+		r = ioctl(fd, SIOCSIFFLAGS, &ifr);
 	}
-	unsetenv(POLICY_ENV);
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return r;
+}
 
+// bridge listens at port on the namespace's 127.0.0.1 and sends the
+// listener to mcptray on fd 3 (bridge in namespaces_linux.go).
+static void bridge(unsigned long port) {
+	if (loopback_up() != 0) fail(126, "could not put the server in its sandbox: bringing up its network", "");
+	if (port == 0) return;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 128) != 0)
+		fail(126, "could not put the server in its sandbox: listening for the proxy", "");
+	char byte = 0, control[CMSG_SPACE(sizeof(int))];
+	memset(control, 0, sizeof control);
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof control};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	if (sendmsg(3, &msg, 0) != 1) fail(126, "could not put the server in its sandbox: handing the proxy's listener to mcptray", "");
+	close(3);
+	close(fd);
+}
+
+struct cap_header {
+	uint32_t version;
+	int pid;
+};
+struct cap_data {
+	uint32_t effective, permitted, inheritable;
+};
+
+// drop_caps gives up the launcher's capabilities (dropCapabilities).
+static int drop_caps(void) {
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) return -1;
+	if (getuid() == 0)
+		for (int c = 0; c <= 63; c++)
+			if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) != 0 && errno != EINVAL) return -1;
+	struct cap_header h = {.version = 0x20080522, .pid = 0};
+	struct cap_data d[2];
+	memset(d, 0, sizeof d);
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+static int hexval(char c) {
+	if (c >= '0' && c <= '9') return c - '0';
+	if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+	return -1;
+}
+
+// install_filter installs the seccomp filter the policy's "f HEX" line
+// carries (installFilter).
+static void install_filter(const char *hex) {
+	size_t n = strlen(hex);
+	if (n == 0 || n % 16 != 0) { errno = EINVAL; fail(126, "could not put the server in its sandbox: its system call filter", ""); }
+	unsigned char *b = malloc(n / 2);
+	if (b == NULL) fail(126, "could not put the server in its sandbox: its system call filter", "");
+	for (size_t i = 0; i < n / 2; i++) {
+		int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+		if (hi < 0 || lo < 0) { errno = EINVAL; fail(126, "could not put the server in its sandbox: its system call filter", ""); }
+		b[i] = (unsigned char)(hi << 4 | lo);
+	}
+	// The Go side wrote struct sock_filter in this machine's (little-endian)
+	// byte order: it can be used as it is.
+	struct sock_fprog prog = {.len = (unsigned short)(n / 16), .filter = (struct sock_filter *)b};
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		fail(126, "could not put the server in its sandbox: setting no-new-privileges", "");
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)
+		fail(126, "could not put the server in its sandbox: installing its system call filter", "");
+}
+
+// signal_leftovers sends sig to what the server left (signalLeftovers).
+static void signal_leftovers(int sig) {
+	if (getpid() == 1) {
+		kill(-1, sig);
+		return;
+	}
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
+	FILE *f = fopen(path, "re");
+	if (f == NULL) return;
+	int pid;
+	while (fscanf(f, "%d", &pid) == 1) kill(pid, sig);
+	fclose(f);
+}
+
+// reap reaps the children that have ended; it returns whether any is left.
+static int reap(void) {
+	for (;;) {
+		pid_t got = waitpid(-1, NULL, WNOHANG);
+		if (got > 0) continue;
+		if (got == 0) return 1;
+		if (errno != EINTR) return 0;
+	}
+}
+
+// end_leftovers: SIGTERM, a second's grace, then SIGKILL until nothing is
+// left to reap (endLeftovers). SIGCHLD is blocked, so sigtimedwait waits
+// for the next one.
+static void end_leftovers(const sigset_t *chld) {
+	signal_leftovers(SIGTERM);
+	struct timespec end, now;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += 1;
+	while (reap()) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long ns = (end.tv_sec - now.tv_sec) * 1000000000L + (end.tv_nsec - now.tv_nsec);
+		if (ns <= 0) break;
+		struct timespec left = {.tv_sec = ns / 1000000000L, .tv_nsec = ns % 1000000000L};
+		sigtimedwait(chld, NULL, &left);
+	}
+	for (;;) {
+		signal_leftovers(SIGKILL);
+		if (waitpid(-1, NULL, 0) < 0 && errno == ECHILD) return;
+	}
+}
+
+// sandbox_and_exec restricts this process and executes the server.
+static void sandbox_and_exec(char *policy, size_t n, int restrict_tcp, const char *filter, char **argv) {
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, CREATE_RULESET_VERSION);
 	if (abi > 0) {
 		struct ruleset_attr attr = {.handled_access_fs = fs_handled(abi)};
@@ -152,7 +277,98 @@ __attribute__((constructor)) static void launch(int argc, char **argv, char **en
 			fail(126, "could not put the server in its sandbox: restricting itself", "");
 		close(ruleset);
 	}
-	execve(argv[i], argv + i + 1, environ);
-	if (errno == EACCES) fail(126, "its sandbox does not let it run ", argv[i]);
-	fail(127, "running ", argv[i]);
+	if (filter != NULL) install_filter(filter);
+	execve(argv[0], argv + 1, environ);
+	if (errno == EACCES) fail(126, "its sandbox does not let it run ", argv[0]);
+	fail(127, "running ", argv[0]);
+}
+
+__attribute__((constructor)) static void launch(int argc, char **argv, char **envp) {
+	(void)envp;
+	int i = 1;
+	if (argv == NULL) return;
+	if (i < argc && strcmp(argv[i], "sandbox-exec") == 0) i++;
+	if (i + 1 == argc && strcmp(argv[i], "--probe") == 0) {
+		if (loopback_up() != 0 || drop_caps() != 0) fail(1, "mcptray sandbox-exec: no namespaces here", "");
+		_exit(0);
+	}
+	if (i < argc && strcmp(argv[i], "--") == 0) i++;
+	if (argc - i < 2) return;
+	const char *raw = getenv(POLICY_ENV);
+	if (raw == NULL) return;
+	char *policy = strdup(raw);
+	if (policy == NULL) return;
+	size_t n = strlen(POLICY_MAGIC);
+	if (strncmp(policy, POLICY_MAGIC, n) != 0 || policy[n] != '\n') return;
+
+	// First pass: is every line one this code knows? If not, Launch reads
+	// the policy and says what is wrong.
+	int restrict_tcp = 0, init = 0;
+	unsigned long bridge_port = 0;
+	const char *filter = NULL;
+	for (char *l = policy + n + 1; *l != '\0';) {
+		char *end = strchr(l, '\n');
+		if (end == NULL) return;
+		int arg = (l[0] == 'r' || l[0] == 'w' || l[0] == 'p' || l[0] == 'f' || l[0] == 'b') && l[1] == ' ';
+		int alone = (l[0] == 't' || l[0] == 'i') && end == l + 1;
+		if (!arg && !alone) return;
+		if (l[0] == 't') restrict_tcp = 1;
+		if (l[0] == 'i') init = 1;
+		if (l[0] == 'b') {
+			char *rest;
+			bridge_port = strtoul(l + 2, &rest, 10);
+			if (rest != end || bridge_port > 65535) return;
+		}
+		l = end + 1;
+	}
+	// The filter's hex, as its own string (the policy's lines are cut up
+	// by the second pass).
+	for (char *l = policy + n + 1; *l != '\0'; l = strchr(l, '\n') + 1)
+		if (l[0] == 'f') filter = strndup(l + 2, (size_t)(strchr(l, '\n') - l - 2));
+	unsetenv(POLICY_ENV);
+	if (!init) sandbox_and_exec(policy, n, restrict_tcp, filter, argv + i);
+
+	// The init (runInit): bring the proxy in, give up capabilities, fork
+	// the server, pass signals on, and end what it leaves.
+	if (bridge_port > 0) bridge(bridge_port);
+	if (drop_caps() != 0) fail(126, "could not put the server in its sandbox: giving up its capabilities", "");
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+		fail(126, "could not put the server in its sandbox: becoming its init", "");
+	sigset_t passed, chld, old;
+	sigemptyset(&passed);
+	int forward[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+	for (size_t k = 0; k < sizeof forward / sizeof forward[0]; k++) sigaddset(&passed, forward[k]);
+	sigaddset(&passed, SIGCHLD);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &passed, &old);
+	pid_t self = getpid();
+	pid_t child = fork();
+	if (child < 0) fail(126, "could not put the server in its sandbox: starting it", "");
+	if (child == 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != self) _exit(126);
+		sandbox_and_exec(policy, n, restrict_tcp, filter, argv + i);
+	}
+	int code = 0;
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&passed, &si);
+		if (sig < 0) continue;
+		if (sig != SIGCHLD) {
+			kill(child, sig);
+			continue;
+		}
+		int status, done = 0;
+		pid_t got;
+		while ((got = waitpid(-1, &status, WNOHANG)) > 0) {
+			if (got == child) {
+				code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+				done = 1;
+			}
+		}
+		if (done) break;
+	}
+	end_leftovers(&chld);
+	_exit(code);
 }

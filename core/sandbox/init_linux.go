@@ -1,0 +1,181 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The launcher stays as the server's init: it forks the server, passes on
+// the signals mcptray sends, and when the server ends, or mcptray asks it to
+// stop, it ends every process the server left, however it detached (a
+// double fork, setsid), before it exits with the server's status. In a PID
+// namespace it is the namespace's init and the kernel ends the rest when it
+// exits; elsewhere it is their child subreaper, so that orphans of the
+// server become its children rather than the system's, and it ends them
+// itself.
+//
+// This is the Go launcher's init; cmd/mcptray-sandbox's C does the same.
+
+// leftGrace is how long the server's leftovers have between SIGTERM and
+// SIGKILL once it has ended: less than mcptray's own grace before it
+// kills the launcher, so that the launcher is done first.
+const leftGrace = time.Second
+
+// runInit is the init's work: p and plan come from the policy raw; args
+// are the program and its argv; env is the server's environment.
+func runInit(raw string, plan launchPlan, args, env []string) (int, error) {
+	if plan.bridge > 0 {
+		if err := bridge(plan.bridge); err != nil {
+			return 126, err
+		}
+	}
+	if err := dropCapabilities(); err != nil {
+		return 126, err
+	}
+	// Nothing the server runs may read the init's memory or trace it.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return 126, err
+	}
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return 126, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return 126, err
+	}
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
+	// The launcher again, told a policy without "i": it restricts itself
+	// and executes the server.
+	childEnv := append(env, policyEnv+"="+withoutInit(raw))
+	pid, err := syscall.ForkExec(self, append([]string{self, LauncherArg, "--"}, args...), &syscall.ProcAttr{
+		Env: childEnv, Files: []uintptr{0, 1, 2},
+		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+	})
+	if err != nil {
+		return 126, err
+	}
+	go func() {
+		for s := range sigs {
+			_ = syscall.Kill(pid, s.(syscall.Signal))
+		}
+	}()
+	code := 0
+	for {
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			break // no children left
+		}
+		if got == pid {
+			code = statusCode(ws)
+			break
+		}
+	}
+	endLeftovers()
+	return code, nil
+}
+
+// statusCode is the exit code that says how a child ended: its own, or
+// 128 and the signal's number, as a shell says it.
+func statusCode(ws syscall.WaitStatus) int {
+	if ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
+}
+
+// endLeftovers ends what is left of the server: SIGTERM, leftGrace, then
+// SIGKILL until nothing is left to reap.
+func endLeftovers() {
+	chld := make(chan os.Signal, 1)
+	signal.Notify(chld, syscall.SIGCHLD)
+	defer signal.Stop(chld)
+	signalLeftovers(syscall.SIGTERM)
+	timer := time.NewTimer(leftGrace)
+	defer timer.Stop()
+	for reap() {
+		select {
+		case <-chld:
+		case <-timer.C:
+			for {
+				signalLeftovers(syscall.SIGKILL)
+				var ws syscall.WaitStatus
+				if _, err := syscall.Wait4(-1, &ws, 0, nil); errors.Is(err, syscall.ECHILD) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// reap reaps the children that have ended and reports whether any is
+// left.
+func reap() bool {
+	for {
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+		case err != nil:
+			return false
+		case got == 0:
+			return true
+		}
+	}
+}
+
+// signalLeftovers sends sig to every process the server left: in a PID
+// namespace, all of it but the init (kill -1); elsewhere the init's
+// children, orphans included (it is their subreaper), whose own children
+// become its children in turn when they end.
+func signalLeftovers(sig syscall.Signal) {
+	if os.Getpid() == 1 {
+		_ = syscall.Kill(-1, sig)
+		return
+	}
+	for _, pid := range children() {
+		_ = syscall.Kill(pid, sig)
+	}
+}
+
+// children are this process's children, from /proc.
+func children() []int {
+	var out []int
+	tasks, _ := filepath.Glob("/proc/self/task/*/children")
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}
+
+// withoutInit is the policy raw without the lines only the init acts on.
+func withoutInit(raw string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(raw, "\n") {
+		if l == "i\n" || l == "i" || strings.HasPrefix(l, "b ") {
+			continue
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
