@@ -3,6 +3,7 @@ package conn
 import (
 	"context"
 	"log/slog"
+	"net"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -111,6 +112,10 @@ type Options struct {
 	// (HTTPS_PROXY…); nil, or a port of 0, means there is no proxy, and the
 	// server's TCP connections stay unrestricted.
 	Egress func(server string) (port int, env map[string]string)
+	// EgressServe serves the egress proxy on a listener inside a
+	// sandboxed server's own network (core/sandbox's Start), until the
+	// listener closes when the server stops; nil when there is no proxy.
+	EgressServe func(net.Listener)
 	// ReadOnlyProject gives a project server its project folder (and any
 	// folder around it) to read only, not to change: a look at an
 	// unapproved server's tools.

@@ -31,6 +31,7 @@ func (o *Options) SandboxInput(s *config.Server, program string, env []string) s
 		Program: program, Args: s.Args, Env: env, Home: home,
 		DataDir:    filepath.Join(o.ServersDir, sandbox.FolderName(s.Name)),
 		ProjectDir: s.Origin.Folder, Dir: s.Cwd, Settings: s.Sandbox,
+		Namespaces: sandbox.Isolation(o.Launcher),
 	}
 	if o.Egress != nil {
 		in.EgressPort, in.EgressEnv = o.Egress(s.Name)
@@ -59,6 +60,7 @@ func (m *Manager) stdioSandbox(s *config.Server) *transport.Sandbox {
 	}
 	return &transport.Sandbox{
 		Launcher: m.opts.Launcher,
+		Bridge:   m.opts.EgressServe,
 		Policy: func(path string, env []string) (sandbox.Policy, error) {
 			p, err := sandbox.Default(m.opts.SandboxInput(s, path, env))
 			if m.opts.ReadOnlyProject {

@@ -3,6 +3,8 @@ package conn
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -71,8 +73,8 @@ func callText(t *testing.T, m *Manager, server, tool, args string) (string, bool
 }
 
 // TestSandboxEverything: the reference server works in the default
-// sandbox, and its process is the launcher's (the same pid: the launcher
-// executed it in its place).
+// sandbox, as the child of its launcher (its init), with no new privileges
+// and the launcher's system call filter.
 func TestSandboxEverything(t *testing.T) {
 	t.Parallel()
 	o, _ := sandboxOptions(t)
@@ -86,13 +88,25 @@ func TestSandboxEverything(t *testing.T) {
 		t.Errorf("echo = %q", got)
 	}
 	pid := m.conns["everything"].sess.pid
-	cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
-	if err != nil || !strings.Contains(string(cmdline), "server-everything") || strings.Contains(string(cmdline), sandbox.LauncherArg) {
-		t.Errorf("pid %d runs %q (%v), not the server itself", pid, cmdline, err)
+	// The Go launcher forks from any of its threads: each lists its own.
+	var children []byte
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, task := range tasks {
+		b, _ := os.ReadFile(task)
+		children = append(children, b...)
 	}
-	status, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
-	if !strings.Contains(string(status), "NoNewPrivs:\t1") {
-		t.Errorf("the server is not in its sandbox (no NoNewPrivs):\n%s", status)
+	fields := strings.Fields(string(children))
+	if err != nil || len(fields) != 1 {
+		t.Fatalf("the launcher (pid %d) has children %q (%v), not the one server", pid, children, err)
+	}
+	server := fields[0]
+	cmdline, err := os.ReadFile(filepath.Join("/proc", server, "cmdline"))
+	if err != nil || !strings.Contains(string(cmdline), "server-everything") || strings.Contains(string(cmdline), sandbox.LauncherArg) {
+		t.Errorf("pid %s runs %q (%v), not the server itself", server, cmdline, err)
+	}
+	status, _ := os.ReadFile(filepath.Join("/proc", server, "status"))
+	if !strings.Contains(string(status), "NoNewPrivs:\t1") || !strings.Contains(string(status), "Seccomp:\t2") {
+		t.Errorf("the server is not in its sandbox (no NoNewPrivs, or no filter):\n%s", status)
 	}
 }
 
@@ -170,12 +184,16 @@ func TestSandboxEgress(t *testing.T) {
 		t.Skip("this kernel's Landlock cannot restrict TCP (ABI 4, Linux 6.7)")
 	}
 	_, main := everything(t)
+	handler := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("through the proxy's port")) })
 	serve := func() string {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("through the proxy's port")) }))
+		srv := httptest.NewServer(handler)
 		t.Cleanup(srv.Close)
 		return srv.URL
 	}
 	proxy, other := serve(), serve()
+	// In a network of its own, the server reaches the "proxy" through the
+	// listener its launcher brought out.
+	o.EgressServe = func(ln net.Listener) { go http.Serve(ln, handler) }
 	proxyPort, _ := strconv.Atoi(proxy[strings.LastIndex(proxy, ":")+1:])
 	o.BaseEnv = append(os.Environ(), "SSH_AUTH_SOCK=/run/user/0/ssh-agent.sock")
 	o.Egress = func(server string) (int, map[string]string) {

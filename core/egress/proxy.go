@@ -148,6 +148,26 @@ func (p *Proxy) Start(ctx context.Context) error {
 	return nil
 }
 
+// Serve serves the proxy on ln as well, until ln or the proxy closes: a
+// listener inside a server's own network namespace, which the sandbox's
+// launcher brought out (core/sandbox), so that the proxy is what that
+// server reaches at 127.0.0.1 and the proxy's port. The proxy must have
+// started.
+func (p *Proxy) Serve(ln net.Listener) {
+	p.mu.Lock()
+	srv, closed := p.srv, p.closed
+	p.mu.Unlock()
+	if srv == nil || closed {
+		ln.Close()
+		return
+	}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
+			p.log.Warn("the network proxy stopped serving a server's network", "err", err)
+		}
+	}()
+}
+
 // Port is the port the proxy listens on at 127.0.0.1, the one port
 // Landlock must let every sandboxed server connect to; 0 before Start.
 func (p *Proxy) Port() int { return int(p.port.Load()) }

@@ -40,8 +40,12 @@ func runInit(raw string, plan launchPlan, args, env []string) (int, error) {
 	if err := dropCapabilities(); err != nil {
 		return 126, err
 	}
-	// Nothing the server runs may read the init's memory or trace it.
+	// Nothing the server runs may read the init's memory or trace it, and
+	// the init gains no privileges either.
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return 126, err
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return 126, err
 	}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {

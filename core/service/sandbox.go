@@ -83,6 +83,9 @@ func (s *Service) sandboxOpts() conn.Options {
 	if o.Egress == nil && s.egress != nil {
 		o.Egress = s.egressFor
 	}
+	if o.EgressServe == nil && s.egress != nil {
+		o.EgressServe = s.egress.Serve
+	}
 	return o
 }
 

@@ -207,7 +207,7 @@ func (s *Service) newConns(logger *slog.Logger, adjust ...func(*conn.Options)) *
 	}
 	o.Secrets = s.readSecret
 	box := s.sandboxOpts()
-	o.Launcher, o.ServersDir, o.Home, o.Egress = box.Launcher, box.ServersDir, box.Home, box.Egress
+	o.Launcher, o.ServersDir, o.Home, o.Egress, o.EgressServe = box.Launcher, box.ServersDir, box.Home, box.Egress, box.EgressServe
 	if o.HistoryFile == "" && s.opts.Paths.UserConfigDir != "" {
 		o.HistoryFile = s.opts.Paths.ConnectTimesFile()
 	}

@@ -14,9 +14,8 @@ import (
 )
 
 // TestStdioSandboxedKeepsProcessHandling: a server started through the
-// sandbox's launcher is the child itself (the launcher executed it in its
-// place), in its own process group, under no-new-privileges; Close ends
-// it and what it started.
+// sandbox's launcher runs under it (its init), in its own process group,
+// under no-new-privileges; Close ends it and what it started.
 func TestStdioSandboxedKeepsProcessHandling(t *testing.T) {
 	t.Parallel()
 	if sandbox.ABI() < 1 {
@@ -46,7 +45,7 @@ func TestStdioSandboxedKeepsProcessHandling(t *testing.T) {
 }
 
 // TestStdioSandboxedDiesWithMcptray: the parent-death signal set for the
-// launcher holds for the server it executes.
+// launcher holds for the server under it.
 func TestStdioSandboxedDiesWithMcptray(t *testing.T) {
 	t.Parallel()
 	if sandbox.ABI() < 1 {

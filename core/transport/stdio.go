@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"net"
 	"os"
 	"os/exec"
 	"slices"
@@ -69,6 +70,11 @@ type Sandbox struct {
 	// Policy computes the policy once the program is found: path is the
 	// program's, env the environment it runs with.
 	Policy func(path string, env []string) (sandbox.Policy, error)
+	// Bridge serves mcptray's egress proxy on a listener inside the
+	// server's own network, until the listener closes (when the server
+	// has stopped); nil leaves a server that has its own network with
+	// nothing to reach.
+	Bridge func(net.Listener)
 }
 
 // Stdio is an MCP transport to a server run as a child process, talking
@@ -122,6 +128,10 @@ type Stdio struct {
 	inR, inW   *os.File
 	outR, outW *os.File
 	errR, errW *os.File
+	// policy is the sandbox it runs in (nil for none); bridge the proxy's
+	// listener inside its own network, closed with the pipes.
+	policy *sandbox.Policy
+	bridge net.Listener
 
 	mu       sync.Mutex
 	phase    stdioPhase
@@ -235,7 +245,16 @@ func (s *Stdio) spawn(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	err = startProcess(cmd)
+	if s.policy != nil {
+		// In namespaces of its own when the policy says so; the
+		// listener is the proxy's port inside its network.
+		s.bridge, err = sandbox.Start(cmd, *s.policy, startProcess)
+		if s.bridge != nil && s.cfg.Sandbox.Bridge != nil {
+			s.cfg.Sandbox.Bridge(s.bridge)
+		}
+	} else {
+		err = startProcess(cmd)
+	}
 	s.inR.Close()
 	s.outW.Close()
 	s.errW.Close()
@@ -259,6 +278,9 @@ func (s *Stdio) closePipes() {
 		if f != nil {
 			f.Close()
 		}
+	}
+	if s.bridge != nil {
+		s.bridge.Close() // the proxy stops serving the server's network
 	}
 }
 
@@ -302,6 +324,7 @@ func (s *Stdio) command(ctx context.Context) (*exec.Cmd, error) {
 		if err != nil {
 			return nil, err
 		}
+		s.policy = &p
 		cmd = exec.Command(run)
 		cmd.Args, env = argv, boxed
 	}

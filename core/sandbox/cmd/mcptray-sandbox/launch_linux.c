@@ -332,7 +332,8 @@ __attribute__((constructor)) static void launch(int argc, char **argv, char **en
 	// the server, pass signals on, and end what it leaves.
 	if (bridge_port > 0) bridge(bridge_port);
 	if (drop_caps() != 0) fail(126, "could not put the server in its sandbox: giving up its capabilities", "");
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
 		fail(126, "could not put the server in its sandbox: becoming its init", "");
 	sigset_t passed, chld, old;
 	sigemptyset(&passed);
