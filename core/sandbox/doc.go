@@ -1,9 +1,13 @@
 // Package sandbox says what a local (stdio) server may do and makes it so:
-// which folders it may read, which it may write, which TCP ports it may
-// connect to. A Policy is computed for each server (Default) and applied by
-// a launcher that mcptray runs in the server's place (mcptray sandbox-exec,
-// Launch): on Linux it restricts itself with Landlock and then executes the
-// server, so the rules hold for the server and for everything it starts.
+// which folders it may read, which it may write, what on the network it
+// may reach, that it may use no other program's socket, and that nothing
+// it starts outlives it. A Policy is computed for each server (Default)
+// and applied by a launcher that mcptray runs in the server's place
+// (mcptray sandbox-exec, Launch): on Linux it stays as the server's init,
+// in namespaces of its own where the computer allows (Start, Isolation),
+// and the server it forks restricts itself with Landlock and a seccomp
+// filter before it executes, so the rules hold for the server and for
+// everything it starts.
 // On macOS the same Policy becomes a Seatbelt profile (Profile) run with
 // sandbox-exec; on Windows servers run without a sandbox.
 //
@@ -80,27 +84,50 @@
 //
 // # Network
 //
-// When mcptray's egress proxy runs, a server may connect by TCP only to the
-// proxy's port on 127.0.0.1 and to the ports the person allowed; its
-// environment gets the proxy's variables. Binding and listening are left
-// free: listening gives nothing away, and sign-in helpers such as
-// mcp-remote listen for their browser's callback. With no proxy, TCP is
-// left unrestricted, and the words say so. UDP (DNS included) is left
-// alone: Landlock restricts it only from ABI 10, and mcptray does not.
+// When mcptray's egress proxy runs, a server's environment gets the
+// proxy's variables, and:
 //
-// # What Landlock adds beyond paths
+//   - where the computer lets a program make user namespaces, the server
+//     runs in a network namespace of its own (namespaces_linux.go), whose
+//     loopback has one listener, at the proxy's port on 127.0.0.1, served
+//     by mcptray's proxy: there is nothing else to reach, by TCP or UDP,
+//     at any address;
+//   - elsewhere, Landlock limits TCP connections to the proxy's port and
+//     the ports the person allowed, and the launcher's seccomp filter
+//     (seccomp.go) refuses UDP and raw sockets. Landlock's rule is a
+//     port, not an address: a program listening at the proxy's port
+//     number on another address of this computer could be reached, and
+//     the words say so.
 //
-// From Landlock ABI 6, a server can neither signal processes outside its
-// sandbox nor connect to abstract Unix sockets made outside it (the
-// session bus and X11 have such sockets). Named Unix sockets (the session
-// bus's file, ssh-agent's) are beyond Landlock before ABI 9, and mcptray
-// does not use ABI 9's rule for them yet: a server that knows such a path
-// can still connect to it.
+// Binding and listening are left free: listening gives nothing away, and
+// sign-in helpers such as mcp-remote listen for their browser's callback.
+// With no proxy, TCP and UDP are left unrestricted, and the words say so.
+//
+// # Sockets, signals, processes
+//
+// The seccomp filter refuses socket(AF_UNIX) (socketpair stays: runtimes
+// make their children's pipes with it) and io_uring: no named socket of
+// the person's session is in reach (the session bus and the Secret Service
+// behind it, ssh-agent, X11, mcptray's own control socket), whatever
+// Landlock's ABI; ABI 9's rule for named sockets is not needed. From
+// Landlock ABI 6, a server can neither signal processes outside its
+// sandbox nor connect to abstract Unix sockets made outside it; in a
+// network namespace of its own abstract sockets are its own anyway, and in
+// a PID namespace of its own other processes have no number it can name.
+//
+// The launcher stays as the server's init (init_linux.go): it forks the
+// server, passes on mcptray's signals, and when the server ends (or is
+// stopped) it ends every process the server left, a double-forked setsid
+// grandchild included, before it exits. In a PID namespace the kernel
+// does that much even when the launcher is killed; without one, the
+// launcher is their child subreaper.
 //
 // # Container runtimes
 //
 // A server run with docker gets docker's socket and ~/.docker to start its
-// container, which keeps its own isolation. A server run with podman runs
+// container, which keeps its own isolation, and may connect to Unix
+// sockets (Policy.Sockets; the words say that Docker can do anything on
+// this computer). A server run with podman runs
 // without Landlock: rootless podman maps user ids through set-user-ID
 // helpers, which Landlock's no-new-privileges rule disables.
 package sandbox
