@@ -74,11 +74,12 @@ root=$tmp/root
 mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$root/var/lib/dpkg/triggers"
 : >"$root/var/lib/dpkg/status"
 # The libraries it depends on are the machine's, not the empty root's.
-dpkg --root="$root" --force-not-root --force-depends --log=/dev/null -i "$deb" >"$tmp/dpkg.log" 2>&1 ||
+dpkg --root="$root" --force-not-root --force-depends --force-script-chrootless --log=/dev/null -i "$deb" >"$tmp/dpkg.log" 2>&1 ||
 	fail "dpkg -i into a throwaway root failed:
 $(cat "$tmp/dpkg.log")"
 for f in usr/bin/mcptray usr/bin/mcptray-sandbox usr/share/applications/dev.mcptray.mcptray.desktop \
-	usr/share/metainfo/dev.mcptray.mcptray.metainfo.xml usr/share/mcptray/autostart/dev.mcptray.mcptray.desktop; do
+	usr/share/metainfo/dev.mcptray.mcptray.metainfo.xml usr/share/mcptray/autostart/dev.mcptray.mcptray.desktop \
+	etc/apparmor.d/mcptray; do
 	[ -f "$root/$f" ] || fail "the installed package has no /$f"
 done
 for size in 16 22 24 32 48 64 128 256 512; do

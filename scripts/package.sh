@@ -71,7 +71,7 @@ linux() {
 	mv "$out/mcptray.tar.xz" "$tarball"
 	echo "package: $tarball"
 
-	# The .deb: the binary, the launcher entry, the icon in every hicolor
+	# The .deb: the binary, the launcher entry, the AppArmor profile, the icon in every hicolor
 	# size, the AppStream file and the XDG autostart entry, kept where it
 	# starts nothing: each person turns start at login on (mcptray autostart
 	# on, or Settings), and an administrator who wants it for everyone
@@ -82,8 +82,14 @@ linux() {
 	install -D -m 0644 packaging/linux/dev.mcptray.mcptray.desktop "$root/usr/share/applications/dev.mcptray.mcptray.desktop"
 	install -D -m 0644 packaging/linux/dev.mcptray.mcptray.metainfo.xml "$root/usr/share/metainfo/dev.mcptray.mcptray.metainfo.xml"
 	install -D -m 0644 packaging/linux/mcptray-autostart.desktop "$root/usr/share/mcptray/autostart/dev.mcptray.mcptray.desktop"
+	# The AppArmor profile that lets mcptray give each server namespaces of
+	# its own where the system restricts them (Ubuntu 24.04), loaded on
+	# install by postinst.
+	install -D -m 0644 packaging/linux/apparmor-mcptray "$root/etc/apparmor.d/mcptray"
 	go run ./packaging/icons -out "$root/usr/share/icons/hicolor"
 	mkdir -p "$root/DEBIAN"
+	install -m 0755 packaging/linux/postinst "$root/DEBIAN/postinst"
+	echo /etc/apparmor.d/mcptray >"$root/DEBIAN/conffiles"
 	cat >"$root/DEBIAN/control" <<CONTROL
 Package: mcptray
 Version: $version
