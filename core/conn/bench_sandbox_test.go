@@ -5,6 +5,7 @@ package conn
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,6 +52,15 @@ func BenchmarkStartSandboxed(b *testing.B) {
 	}{
 		{"sandbox=off", func(*testing.B) Options { return Options{BaseEnv: os.Environ()} }},
 		{"sandbox=on", func(b *testing.B) Options { return sandboxBenchOptions(b, launcher) }},
+		// With a proxy: a network of its own too, where the computer
+		// allows namespaces, and the listener brought out of it.
+		{"sandbox=on,proxy", func(b *testing.B) Options { return withBenchProxy(b, sandboxBenchOptions(b, launcher)) }},
+		// The same where namespaces are refused: Landlock's port rule and
+		// the filter alone.
+		{"sandbox=on,proxy,no-namespaces", func(b *testing.B) Options {
+			b.Setenv("MCPTRAY_SANDBOX_NO_NAMESPACES", "1")
+			return withBenchProxy(b, sandboxBenchOptions(b, launcher))
+		}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			opts := tc.opts(b)
@@ -76,6 +86,31 @@ func BenchmarkStartSandboxed(b *testing.B) {
 			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
 		})
 	}
+}
+
+// withBenchProxy gives o a stand-in for the egress proxy: a listener on
+// 127.0.0.1 whose connections are closed, and the same for the listeners
+// brought out of the servers' networks.
+func withBenchProxy(b *testing.B, o Options) Options {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { l.Close() })
+	serve := func(l net.Listener) {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}
+	go serve(l)
+	port := l.Addr().(*net.TCPAddr).Port
+	o.Egress = func(string) (int, map[string]string) { return port, nil }
+	o.EgressServe = func(l net.Listener) { go serve(l) }
+	return o
 }
 
 // BenchmarkConnect30SlowSandboxed is BenchmarkConnect30Slow with every
