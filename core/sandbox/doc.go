@@ -34,6 +34,11 @@
 //     ~/.local/share/fnm, ~/.volta, ~/.pyenv, ~/.asdf, ~/.local/share/mise,
 //     ~/.local/bin, ~/.local/lib (pip --user), ~/.cargo/bin, ~/.rustup,
 //     ~/go/bin, ~/sdk (Go's downloaded toolchains), ~/.dotnet/tools;
+//   - the Pythons uv installed, ~/.local/share/uv/python (and under
+//     XDG_DATA_HOME): the Pythons uv links into ~/.local/bin and the
+//     environments of tools installed with uv tool install run them. Read
+//     only: a server's own uv installs Pythons into its own folder, and
+//     finds the person's on PATH;
 //   - the program's own install folder when it lies outside these (a
 //     program at ~/tools/srv/bin/srv gets ~/tools/srv); when that folder
 //     is one of many apps' files (~/.local, ~/.config), only the program's
@@ -54,16 +59,27 @@
 //     TMPDIR, is refused and says so. The folder goes when the server is
 //     removed, once its process has stopped; a server renamed with the
 //     same command keeps it (core/service);
-//   - the package caches its runtime fills as it installs: ~/.npm,
-//     ~/.cache/node (corepack), ~/.cache/node-gyp (native modules),
-//     ~/.cache/ms-playwright (the browsers and profiles of Playwright's
-//     server), ~/.cache/uv, ~/.local/share/uv (uv's
-//     pythons and tools), ~/.cache/pip, ~/.cache/pypoetry, ~/.cache/yarn,
-//     ~/.local/share/pnpm, ~/.bun, ~/.deno, ~/.cache/deno, ~/.cache/go-build,
-//     ~/go/pkg/mod and ~/.nuget/packages (the same under XDG_CACHE_HOME and
-//     XDG_DATA_HOME when those are set). Those the server's own runtime
-//     needs (~/.npm for npx) are created when missing: its first install
-//     would otherwise be refused;
+//   - in that data folder, cache/: its package managers install there,
+//     each pointed at a folder of its own by the variable it reads:
+//     npm_config_cache (npm, and npx's packages), COREPACK_HOME,
+//     YARN_CACHE_FOLDER and YARN_GLOBAL_FOLDER, pnpm's store
+//     (npm_config_store_dir, for pnpm alone: npm warns about settings it
+//     does not know), BUN_INSTALL_CACHE_DIR, DENO_DIR,
+//     PLAYWRIGHT_BROWSERS_PATH, UV_CACHE_DIR, UV_TOOL_DIR and
+//     UV_PYTHON_INSTALL_DIR, PIP_CACHE_DIR, PIPX_HOME, POETRY_CACHE_DIR,
+//     GOMODCACHE and GOCACHE (with -modcacherw added to GOFLAGS, so that
+//     the folder can be removed with the server), NUGET_PACKAGES, and
+//     XDG_CACHE_HOME for the rest (node-gyp's headers, pnpm's cache).
+//     The person's shared caches are not given: ~/.npm, ~/.cache/uv,
+//     ~/.local/share/uv/tools, ~/.cache/pip, ~/.cache/pypoetry,
+//     ~/.cache/yarn, ~/.local/share/pnpm's store, ~/.bun's cache, ~/.deno,
+//     ~/.cache/deno, ~/.cache/go-build, ~/go/pkg/mod, ~/.nuget/packages,
+//     ~/.cache/node and ~/.cache/ms-playwright (a program installed in one,
+//     bun in ~/.bun say, is read as any program's folder). The person's
+//     own npx, uvx, go or Playwright runs code from them later, outside
+//     any sandbox: a server that could write there could plant code that
+//     runs unsandboxed. The price is a first start that installs the
+//     server's packages anew (bench/README.md has the figures);
 //   - /dev/null, /dev/zero and /dev/full, and /dev/shm, where POSIX shared
 //     memory lives (python's multiprocessing, browsers): shared with the
 //     person's other programs, as /tmp is, but without it those fail;

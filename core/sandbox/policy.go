@@ -44,7 +44,7 @@ type Policy struct {
 	// network namespace; 0 when it has none.
 	Bridge int `json:"bridge,omitempty"`
 	// Make are the folders Prepare creates: the data folder, its tmp, and
-	// the package caches the server's runtime needs.
+	// the caches of its own that its package managers install into.
 	Make []string `json:"-"`
 }
 
@@ -148,30 +148,6 @@ var homeRead = []string{
 	".local/bin", ".local/lib", ".cargo/bin", ".rustup", "go/bin", "sdk", ".dotnet/tools",
 }
 
-// caches are the package caches, relative to the home, and the programs
-// whose first run needs each to exist.
-var caches = []struct {
-	dir      string
-	programs []string
-}{
-	{".npm", []string{"npx", "npm"}},
-	{".cache/node", []string{"corepack", "pnpm", "yarn"}},
-	{".cache/node-gyp", nil},
-	{".cache/ms-playwright", nil},
-	{".cache/uv", []string{"uv", "uvx"}},
-	{".local/share/uv", []string{"uv", "uvx"}},
-	{".cache/pip", []string{"pip", "pip3", "pipx"}},
-	{".cache/pypoetry", []string{"poetry"}},
-	{".cache/yarn", []string{"yarn"}},
-	{".local/share/pnpm", []string{"pnpm"}},
-	{".bun", []string{"bun", "bunx"}},
-	{".deno", nil},
-	{".cache/deno", []string{"deno"}},
-	{".cache/go-build", []string{"go"}},
-	{"go/pkg/mod", []string{"go"}},
-	{".nuget/packages", []string{"dotnet", "dnx"}},
-}
-
 // broad are folders in the home that hold many apps' files: never given
 // whole as a program's install folder.
 var broad = []string{".local", ".local/share", ".config", ".cache", "go"}
@@ -193,22 +169,15 @@ func Default(in Input) (Policy, error) {
 		b.read(b.inHome(d))
 	}
 	program := filepath.Base(in.Program)
-	cacheHome, dataHome := envValue(in.Env, "XDG_CACHE_HOME"), envValue(in.Env, "XDG_DATA_HOME")
-	for _, c := range caches {
-		dirs := []string{b.inHome(c.dir)}
-		if rest, ok := strings.CutPrefix(c.dir, ".cache/"); ok && filepath.IsAbs(cacheHome) {
-			dirs = append(dirs, filepath.Join(cacheHome, rest))
-		}
-		if rest, ok := strings.CutPrefix(c.dir, ".local/share/"); ok && filepath.IsAbs(dataHome) {
-			dirs = append(dirs, filepath.Join(dataHome, rest))
-		}
-		for _, d := range dirs {
-			if slices.Contains(c.programs, program) {
-				b.make = append(b.make, d)
-			}
-			b.write(d)
+	dataHome := envValue(in.Env, "XDG_DATA_HOME")
+	for _, d := range sharedRead {
+		b.read(b.inHome(d))
+		if rest, ok := strings.CutPrefix(d, ".local/share/"); ok && filepath.IsAbs(dataHome) {
+			b.read(filepath.Join(dataHome, rest))
 		}
 	}
+	cacheEnv, cacheDirs := ownCacheEnv(in.DataDir, program, in.Env)
+	b.make = append(b.make, cacheDirs...)
 	for _, d := range filepath.SplitList(envValue(in.Env, "PATH")) {
 		if filepath.IsAbs(d) && b.underHome(d) && filepath.Clean(d) != b.home {
 			b.read(d)
@@ -251,6 +220,7 @@ func Default(in Input) (Policy, error) {
 	p := Policy{Read: b.r, Write: b.w, None: program == "podman", Make: b.make, Env: map[string]string{
 		"TMPDIR": tmp, "TMP": tmp, "TEMP": tmp,
 	}, Unset: []string{"SSH_AUTH_SOCK"}}
+	maps.Copy(p.Env, cacheEnv)
 	// docker's and podman's clients talk to their daemon over its socket:
 	// the approved command needs it, and the container keeps its own
 	// isolation.

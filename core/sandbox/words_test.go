@@ -119,13 +119,17 @@ func TestDefaultLists(t *testing.T) {
 			t.Errorf("the default does not read %s: %v", want, p.Read)
 		}
 	}
-	for _, want := range []string{data, filepath.Join(home, ".npm"), "/dev/null"} {
+	for _, want := range []string{data, "/dev/null"} {
 		if !contains(p.Write, want) {
 			t.Errorf("the default does not write %s: %v", want, p.Write)
 		}
 	}
-	if p.Env["TMPDIR"] != filepath.Join(data, "tmp") || p.RestrictTCP || !contains(p.Make, filepath.Join(home, ".npm")) {
-		t.Errorf("TMPDIR %q, RestrictTCP %v, Make %v", p.Env["TMPDIR"], p.RestrictTCP, p.Make)
+	if contains(append(p.Read, p.Write...), filepath.Join(home, ".npm")) {
+		t.Errorf("the default gives the person's npm cache: %v", p.Write)
+	}
+	npmCache := filepath.Join(data, "cache", "npm")
+	if p.Env["TMPDIR"] != filepath.Join(data, "tmp") || p.RestrictTCP || p.Env["npm_config_cache"] != npmCache || !contains(p.Make, npmCache) {
+		t.Errorf("TMPDIR %q, RestrictTCP %v, npm_config_cache %q, Make %v", p.Env["TMPDIR"], p.RestrictTCP, p.Env["npm_config_cache"], p.Make)
 	}
 	if _, err := os.Stat(data); err == nil {
 		t.Error("Default made the data folder; Prepare should")
