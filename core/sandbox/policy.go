@@ -200,16 +200,24 @@ func Default(in Input) (Policy, error) {
 		b.write(in.ProjectDir)
 	}
 	b.write(in.DataDir)
+	// What the person allowed, in its one spelling however it was kept
+	// (GrantPath); a relative path, which names nothing, is left out.
 	for _, p := range in.Settings.Read {
-		b.read(b.expand(p))
+		if d, err := GrantPath(b.home, p); err == nil {
+			b.read(d)
+		}
 	}
 	for _, p := range in.Settings.Write {
+		d, err := GrantPath(b.home, p)
+		if err != nil {
+			continue
+		}
 		// Allowed by the person, a folder in the home that is not there
 		// yet is made, as the server would have made it.
-		if d := b.expand(p); b.underHome(d) && d != b.home {
+		if b.underHome(d) && d != b.home {
 			b.make = append(b.make, d)
 		}
-		b.write(b.expand(p))
+		b.write(d)
 	}
 	if program == "docker" {
 		for _, s := range dockerSockets(in.Env) {
