@@ -144,3 +144,28 @@ func TestSandboxDenyAskedByFile(t *testing.T) {
 	h.must("add", "pkg", "--", "npx", "-y", "some-mcp-package")
 	h.fails(1, "pkg may reach registry.npmjs.org because its runtime installs its packages from there", "sandbox", "deny", "pkg", "--host", "registry.npmjs.org")
 }
+
+// TestSandboxDenyInAnySpelling: a folder allowed as ~/Documents and taken
+// back as its full path with a trailing slash (as a shell completes it) is
+// gone from what the server may read; a relative path is refused in words.
+func TestSandboxDenyInAnySpelling(t *testing.T) {
+	h := newHome(t)
+	h.addTestServer("notes")
+	docs := filepath.Join(h.dir, "Documents")
+	if err := os.MkdirAll(docs, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	h.must("sandbox", "allow", "notes", "--read", "~/Documents")
+	h.must("sandbox", "allow", "notes", "--read", "$HOME/Documents")
+	if out := h.must("sandbox", "deny", "notes", "--read", docs+"/"); !strings.Contains(out, "notes may no longer read") {
+		t.Errorf("deny: %q", out)
+	}
+	var box service.Sandbox
+	if err := json.Unmarshal([]byte(h.must("sandbox", "notes", "--json")), &box); err != nil {
+		t.Fatal(err)
+	}
+	if len(box.Settings.Read) != 0 || box.Policy == nil || slices.Contains(box.Policy.Read, docs) {
+		t.Errorf("after deny it may still read %s: %+v, %v", docs, box.Settings, box.Policy)
+	}
+	h.fails(1, `"Documents" is not a full path: give it from / or ~/`, "sandbox", "allow", "notes", "--read", "Documents")
+}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/config"
@@ -196,9 +195,17 @@ func (s *Service) ChangeSandbox(ctx context.Context, c SandboxChange) error {
 	if n != 1 {
 		return newError(Invalid, "say one thing to allow or deny: --read PATH, --write PATH, --host HOST or --port N")
 	}
-	path := cleanPath(c.Read + c.Write)
-	if path != "" && !filepath.IsAbs(path) && path != "~" && !strings.HasPrefix(path, "~/") {
-		return newError(Invalid, "%q is not a full path; give it from / or ~/", sanitize.Line(path))
+	// A path is kept in its one spelling (sandbox.GrantPath), with ~ for
+	// the home: given as ~/x, $HOME/x, /home/ann/x/ or through a symlink,
+	// it is one grant, and taken back in any of them.
+	home := s.opts.Paths.Home
+	var path string
+	if c.Read+c.Write != "" {
+		full, err := sandbox.GrantPath(home, c.Read+c.Write)
+		if err != nil {
+			return newError(Invalid, "%s", sanitize.Line(err.Error()))
+		}
+		path = sandbox.Tilde(filepath.Clean(home), full)
 	}
 	if c.Port < 0 || c.Port > 65535 {
 		return newError(Invalid, "%d is not a TCP port (1 to 65535)", c.Port)
@@ -210,19 +217,19 @@ func (s *Service) ChangeSandbox(ctx context.Context, c SandboxChange) error {
 		}
 	}
 	if !c.Allow {
-		if err := askedInFile(e, c, path, host, s.opts.Paths.Home); err != nil {
+		if err := askedInFile(e, c, path, host, home); err != nil {
 			return err
 		}
-		if err := notAllowed(e, set.Sandbox[e.Name], c, path, host, s.opts.Paths.Home); err != nil {
+		if err := notAllowed(e, set.Sandbox[e.Name], c, path, host, home); err != nil {
 			return err
 		}
 	}
 	err = config.ModifySandbox(s.opts.Paths.UserFile(), e.Name, func(st *sandbox.Settings) {
 		switch {
 		case c.Read != "":
-			st.Read = edit(st.Read, path, c.Allow)
+			st.Read = editPath(st.Read, path, c.Allow, home)
 		case c.Write != "":
-			st.Write = edit(st.Write, path, c.Allow)
+			st.Write = editPath(st.Write, path, c.Allow, home)
 		case c.Host != "":
 			st.Hosts = edit(st.Hosts, host, c.Allow)
 		default:
@@ -271,20 +278,14 @@ func notAllowed(e *config.Entry, mine sandbox.Settings, c SandboxChange, path, h
 }
 
 // gives reports whether st has the item c names (path and host as
-// ChangeSandbox tidied them; home expands a leading ~).
+// ChangeSandbox tidied them), a path in any spelling (samePath).
 func gives(st sandbox.Settings, c SandboxChange, path, host, home string) bool {
-	full := func(p string) string {
-		p = cleanPath(p)
-		if rest, ok := strings.CutPrefix(p, "~"); ok && home != "" && (rest == "" || rest[0] == '/') {
-			return filepath.Join(home, rest)
-		}
-		return p
-	}
+	same := func(p string) bool { return samePath(home, p, path) }
 	switch {
 	case c.Read != "":
-		return slices.ContainsFunc(st.Read, func(p string) bool { return full(p) == full(path) })
+		return slices.ContainsFunc(st.Read, same)
 	case c.Write != "":
-		return slices.ContainsFunc(st.Write, func(p string) bool { return full(p) == full(path) })
+		return slices.ContainsFunc(st.Write, same)
 	case c.Host != "":
 		return slices.ContainsFunc(st.Hosts, func(h string) bool { n, err := egress.NormalHost(h); return err == nil && n == host })
 	}
@@ -356,14 +357,25 @@ func edit[T comparable](list []T, v T, add bool) []T {
 	return list
 }
 
-// cleanPath tidies a path as given, keeping a leading ~.
-func cleanPath(p string) string {
-	p = strings.TrimSpace(p)
-	if p == "" || p == "~" {
-		return p
+// editPath adds path to list, or takes it out, in whatever spelling list
+// has it: a grant kept as ~/x/ by an older mcptray, or as $HOME/x by a
+// hand edit, goes when x is taken back, and one is kept where two
+// spellings were.
+func editPath(list []string, path string, add bool, home string) []string {
+	list = slices.DeleteFunc(list, func(p string) bool { return samePath(home, p, path) })
+	if add {
+		list = append(list, path)
 	}
-	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		return "~/" + strings.TrimPrefix(filepath.Clean("/"+rest), "/")
+	return list
+}
+
+// samePath reports whether a and b name one folder (sandbox.GrantPath); a
+// spelling that names none is only itself.
+func samePath(home, a, b string) bool {
+	if a == b {
+		return true
 	}
-	return filepath.Clean(p)
+	fa, errA := sandbox.GrantPath(home, a)
+	fb, errB := sandbox.GrantPath(home, b)
+	return errA == nil && errB == nil && fa == fb
 }
