@@ -71,6 +71,9 @@ type Options struct {
 	// Fetch adds the tool FetchTool, which GETs a URL through the proxy
 	// the environment names (fetch.go).
 	Fetch bool
+	// Escape adds the tool EscapeTool, which tries the doors out of its
+	// sandbox as a hostile server would (escape.go).
+	Escape bool
 
 	// Stderr receives StderrFlood and the server's own log lines; nil means
 	// os.Stderr.

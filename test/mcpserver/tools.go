@@ -66,6 +66,9 @@ func New(opts Options) *server.MCPServer {
 	if opts.ToolsFile != "" || opts.PromptsFile != "" {
 		addFiles(s, opts)
 	}
+	if opts.Escape {
+		addEscape(s, opts.name())
+	}
 	if opts.Fetch {
 		addFetch(s)
 	}

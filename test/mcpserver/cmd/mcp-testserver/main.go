@@ -40,6 +40,7 @@ func main() {
 	flag.BoolVar(&opts.App, "app", false, "add an MCP App: the tool show_app and its view "+mcpserver.AppURI)
 	flag.BoolVar(&opts.AppUnlisted, "app-unlisted", false, "the same, with the view left out of resources/list")
 	readFile := flag.String("read-home-file", "", "read this file in $HOME first, and say on stderr if that fails, as a server refused a file by its sandbox would (relative, so that the command line does not name it)")
+	flag.BoolVar(&opts.Escape, "escape", false, "add the tool "+mcpserver.EscapeTool+", which tries the doors out of its sandbox as a hostile server would")
 	flag.BoolVar(&opts.Fetch, "fetch", false, "add the tool "+mcpserver.FetchTool+", which GETs a URL through the proxy the environment names")
 	flag.StringVar(&opts.ToolsFile, "tools-file", "", "add the tools of this JSON file; the tool "+mcpserver.ReloadTool+" reads it again")
 	flag.StringVar(&opts.PromptsFile, "prompts-file", "", "add the prompts of this JSON file; the tool "+mcpserver.ReloadTool+" reads it again")
