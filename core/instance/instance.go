@@ -12,7 +12,7 @@
 //	...                                 // hook up what needs inst.Endpoint
 //	err = inst.Start(ctx)               // servers start; the endpoint and the gateway serve
 //	<-inst.Context().Done()             // Quit, mcptray quit, ctx's end, or the endpoint failed
-//	inst.Close()                        // endpoint, gateway, every server process, the socket
+//	inst.Close()                        // endpoint, gateway, every server process, the socket and its key
 package instance
 
 import (
@@ -79,8 +79,9 @@ type Instance struct {
 }
 
 // Listen makes this process the running mcptray for opts.Service.Paths:
-// it takes the instance lock, listens on the control socket and builds the
-// service and the endpoint, which serve once Start is called. It returns
+// it takes the instance lock, writes a new control key, listens on the
+// control socket and builds the service and the endpoint, which serve once
+// Start is called. It returns
 // an error matching control.ErrRunning when another mcptray runs.
 func Listen(opts Options) (*Instance, error) {
 	if opts.Logger == nil {
@@ -163,8 +164,9 @@ func (i *Instance) Err() error {
 }
 
 // Close stops the instance and waits, in order, for the endpoint, the
-// gateway and every server process to be gone, then lets go of the socket
-// and the instance lock. It is safe to call more than once.
+// gateway and every server process to be gone, then lets go of the
+// socket, the control key and the instance lock. It is safe to call more
+// than once.
 func (i *Instance) Close() error {
 	i.closeOnce.Do(func() {
 		i.Quit()

@@ -129,6 +129,9 @@ func TestQuitStopsEverything(t *testing.T) {
 	if _, err := control.Dial(ctx, p); !errors.Is(err, control.ErrNotRunning) {
 		t.Errorf("Dial after Close: %v, want ErrNotRunning", err)
 	}
+	if _, err := os.Stat(control.KeyPath(p)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the control key after Close: %v, want it gone", err)
+	}
 }
 
 // TestContextEnds: the end of Start's context stops the instance as Quit
