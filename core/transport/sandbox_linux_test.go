@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -23,7 +24,7 @@ func TestStdioSandboxedKeepsProcessHandling(t *testing.T) {
 	}
 	ctx := stdioTestCtx(t)
 	exe, _ := os.Executable()
-	s := newStdioChild(t, "mcp", func(c *StdioConfig) { c.Grace = 500 * time.Millisecond; c.Sandbox = testSandbox(exe) })
+	s := newStdioChild(t, "mcp", func(c *StdioConfig) { c.Grace = 500 * time.Millisecond; c.Sandbox = testSandbox(exe, false) })
 	c := connectStdio(t, ctx, s)
 	pid := s.Pid()
 	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
@@ -45,53 +46,78 @@ func TestStdioSandboxedKeepsProcessHandling(t *testing.T) {
 }
 
 // TestStdioSandboxedDiesWithMcptray: the parent-death signal set for the
-// launcher holds for the server under it.
+// launcher holds for the server under it, with and without namespaces.
 func TestStdioSandboxedDiesWithMcptray(t *testing.T) {
 	t.Parallel()
 	if sandbox.ABI() < 1 {
 		t.Skip("this kernel has no Landlock")
 	}
 	exe, _ := os.Executable()
-	parent := exec.Command(exe)
-	parent.Env = append(os.Environ(), stdioChildVar+"=parent", sandboxedVar+"=1")
-	var stderr strings.Builder
-	parent.Stderr = &stderr
-	out, err := parent.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
+	modes := []string{"1"}
+	if sandbox.Isolation(exe) {
+		modes = append(modes, "namespaces")
 	}
-	if err := parent.Start(); err != nil {
-		t.Fatal(err)
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			parent := exec.Command(exe)
+			parent.Env = append(os.Environ(), stdioChildVar+"=parent", sandboxedVar+"="+mode)
+			var stderr strings.Builder
+			parent.Stderr = &stderr
+			out, err := parent.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := parent.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { parent.Process.Kill(); parent.Wait() })
+			line := make(chan string, 1)
+			go func() {
+				l, _ := bufio.NewReader(out).ReadString('\n')
+				line <- l
+			}()
+			var pid int
+			select {
+			case l := <-line:
+				if pid, err = strconv.Atoi(strings.TrimSpace(l)); err != nil || pid <= 0 {
+					t.Fatalf("the parent printed %q, not a pid (stderr: %s)", l, stderr.String())
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("the parent printed no pid within 10s (stderr: %s)", stderr.String())
+			}
+			t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+			// The launcher may not have forked the server yet: wait for it.
+			var server int
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				if server = childOf(pid); server > 0 {
+					status, _ := os.ReadFile("/proc/" + strconv.Itoa(server) + "/status")
+					if strings.Contains(string(status), "NoNewPrivs:\t1") {
+						break
+					}
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the launcher %d has no sandboxed server under it (parent's stderr %s)", pid, stderr.String())
+				}
+			}
+			t.Cleanup(func() { syscall.Kill(server, syscall.SIGKILL) })
+			if err := parent.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			parent.Wait()
+			waitProcessesGone(t, 10*time.Second, pid, server)
+		})
 	}
-	t.Cleanup(func() { parent.Process.Kill(); parent.Wait() })
-	line := make(chan string, 1)
-	go func() {
-		l, _ := bufio.NewReader(out).ReadString('\n')
-		line <- l
-	}()
-	var pid int
-	select {
-	case l := <-line:
-		if pid, err = strconv.Atoi(strings.TrimSpace(l)); err != nil || pid <= 0 {
-			t.Fatalf("the parent printed %q, not a pid (stderr: %s)", l, stderr.String())
+}
+
+// childOf is a child of pid, or 0: the launcher's one child is its server.
+func childOf(pid int) int {
+	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
+	for _, task := range tasks {
+		b, _ := os.ReadFile(task)
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			n, _ := strconv.Atoi(f[0])
+			return n
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("the parent printed no pid within 10s (stderr: %s)", stderr.String())
 	}
-	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
-	// The launcher may not have executed the server yet: wait for it.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-		if strings.Contains(string(status), "NoNewPrivs:\t1") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server %d is not in its sandbox (%v, parent's stderr %s):\n%s", pid, err, stderr.String(), status)
-		}
-	}
-	if err := parent.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	parent.Wait()
-	waitProcessesGone(t, 10*time.Second, pid)
+	return 0
 }

@@ -86,7 +86,7 @@ func runStdioChild(mode string) int {
 		}
 		cfg := StdioConfig{Command: exe, Env: map[string]string{stdioChildVar: "sleep"}, BaseEnv: os.Environ()}
 		if os.Getenv(sandboxedVar) != "" {
-			cfg.Sandbox = testSandbox(exe)
+			cfg.Sandbox = testSandbox(exe, os.Getenv(sandboxedVar) == "namespaces")
 		}
 		s, err := NewStdio(cfg)
 		if err == nil {
