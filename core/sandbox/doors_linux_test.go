@@ -103,6 +103,7 @@ func TestDoorsShut(t *testing.T) {
 				"abstract:mcptray-test-" + mode:          "refused",
 				"udp:" + udp.LocalAddr().String():        "refused",
 				"uring:":                                 "refused",
+				"keyring:":                               "refused",
 				"connect:" + strconv.Itoa(w.proxyPort):   "ok",
 				"connect:" + strconv.Itoa(w.refusedPort): "refused",
 			}

@@ -127,6 +127,13 @@ func probe(a string) error {
 		}
 		syscall.Close(int(fd))
 		return nil
+	case "keyring":
+		// keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_KEYRING, 0)
+		_, _, errno := syscall.Syscall(syscall.SYS_KEYCTL, 0, ^uintptr(3), 0)
+		if errno != 0 {
+			return errno
+		}
+		return nil
 	case "detach":
 		// A grandchild in a session of its own that outlives the server
 		// unless something ends it: arg is the marker in its command line.

@@ -26,6 +26,9 @@ import (
 //     packet, bluetooth, …) is refused;
 //   - io_uring is refused: its operations (sockets among them) are not
 //     system calls a filter sees;
+//   - the kernel's key retention calls (add_key, request_key, keyctl) are
+//     refused: the person's user keyring is shared by every program of
+//     theirs, and some keep secrets there;
 //   - a system call made in another architecture's convention (x86's
 //     int 0x80, the x32 ABI) is refused: the numbers above would not mean
 //     the same there.
@@ -42,11 +45,15 @@ type seccompArch struct {
 	socket                 uint32
 	uringSetup, uringEnter uint32
 	uringRegister          uint32
+	addKey, requestKey     uint32
+	keyctl                 uint32
 }
 
 var seccompArches = map[string]seccompArch{
-	"amd64": {audit: 0xc000003e, x32: true, socket: 41, uringSetup: 425, uringEnter: 426, uringRegister: 427},
-	"arm64": {audit: 0xc00000b7, socket: 198, uringSetup: 425, uringEnter: 426, uringRegister: 427},
+	"amd64": {audit: 0xc000003e, x32: true, socket: 41, uringSetup: 425, uringEnter: 426, uringRegister: 427,
+		addKey: 248, requestKey: 249, keyctl: 250},
+	"arm64": {audit: 0xc00000b7, socket: 198, uringSetup: 425, uringEnter: 426, uringRegister: 427,
+		addKey: 217, requestKey: 218, keyctl: 219},
 }
 
 // SeccompSupported reports whether mcptray has a seccomp filter for this
@@ -98,7 +105,7 @@ func seccompFilter(a seccompArch, r filterRules) ([]bpf.RawInstruction, error) {
 	if a.x32 {
 		prog.jump(bpf.JumpGreaterOrEqual, 0x40000000, deny, "")
 	}
-	for _, nr := range []uint32{a.uringSetup, a.uringEnter, a.uringRegister} {
+	for _, nr := range []uint32{a.uringSetup, a.uringEnter, a.uringRegister, a.addKey, a.requestKey, a.keyctl} {
 		prog.jump(bpf.JumpEqual, nr, deny, "")
 	}
 	prog.jump(bpf.JumpEqual, a.socket, "", allow)

@@ -48,6 +48,8 @@ func TestSeccompFilter(t *testing.T) {
 		{"packet", filterRules{}, call(amd64.audit, amd64.socket, 17, 3), deny},
 		{"io_uring_setup", filterRules{}, call(amd64.audit, amd64.uringSetup), deny},
 		{"io_uring_enter", filterRules{}, call(amd64.audit, amd64.uringEnter), deny},
+		{"keyctl", filterRules{}, call(amd64.audit, amd64.keyctl, 0), deny},
+		{"add_key", filterRules{}, call(amd64.audit, amd64.addKey), deny},
 		{"x32's socket", filterRules{}, call(amd64.audit, 0x40000000|amd64.socket, afUnix, sockStream), deny},
 		{"i386's socketcall", filterRules{}, call(0x40000003, 102, 1), deny},
 	} {
