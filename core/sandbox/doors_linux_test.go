@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -216,7 +217,7 @@ func TestDetachedEnds(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						var out bytes.Buffer
+						var out lockedBuffer
 						cmd.Stdout = &out
 						ln, err := Start(cmd, w.policy, (*exec.Cmd).Start)
 						if err != nil {
@@ -227,7 +228,9 @@ func TestDetachedEnds(t *testing.T) {
 						}
 						defer stdin.Close()
 						if stop == "stopped" {
-							waitFor(ctx, t, "the grandchild to start", func() bool { return len(livingWith(marker)) > 0 })
+							// Once the probe says so, the grandchild runs and the
+							// probe waits for stdin.
+							waitFor(ctx, t, "the grandchild to start", func() bool { return strings.Contains(out.String(), "detach:"+marker+" ok") })
 							_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 						}
 						_ = cmd.Wait()
@@ -259,4 +262,23 @@ func waitFor(ctx context.Context, t *testing.T, what string, ok func() bool) {
 		case <-tick.C:
 		}
 	}
+}
+
+// lockedBuffer is a bytes.Buffer that a test may read while a process
+// writes to it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
