@@ -138,6 +138,21 @@
 // does that much even when the launcher is killed; without one, the
 // launcher is their child subreaper.
 //
+// # macOS
+//
+// The Seatbelt profile (Profile) gives the same files, the server's own
+// caches and not the person's; TCP only to the proxy's port and the
+// person's ports on this computer ("localhost": Seatbelt names no other
+// address); no connection to a Unix socket by name unless Policy.Sockets;
+// and of the Mach services only those every runtime asks for (who the
+// user is, the per-user temp folders, logging, the network's
+// configuration, trustd for TLS certificates). The keychain's services are
+// denied by name after every allow, as Seatbelt's last matching rule
+// decides: securityd (the login keychain), secd (the data protection
+// keychain) and com.apple.security.*. LaunchServices is not among them: it
+// opens apps, outside any sandbox. There are no namespaces nor seccomp
+// filter there, and the profile is untried on a Mac.
+//
 // # Container runtimes
 //
 // A server run with docker gets docker's socket and ~/.docker to start its
