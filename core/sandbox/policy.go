@@ -105,8 +105,9 @@ type Input struct {
 	// arguments (without the program's name).
 	Program string
 	Args    []string
-	// Env is the environment it runs with: PATH, XDG_CACHE_HOME and
-	// XDG_DATA_HOME are read from it.
+	// Env is the environment it runs with: PATH, XDG_DATA_HOME and
+	// GOFLAGS are read from it (and DOCKER_HOST, XDG_RUNTIME_DIR for
+	// docker).
 	Env []string
 	// Home is the person's home folder.
 	Home string
