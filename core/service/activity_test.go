@@ -52,6 +52,12 @@ func TestActivityTrustDecisions(t *testing.T) {
 	if err := s.SetPermission(ctx, "mcp__mine__echo", ""); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.ChangeSandbox(DecidedBy(ctx, "the command line (mcptray, pid 77)"), SandboxChange{Server: "mine", Allow: true, Host: "api.example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetSandbox(DecidedBy(ctx, "the window (mcptray, pid 4242)"), "mine", false); err != nil {
+		t.Fatal(err)
+	}
 	if err := l.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +81,9 @@ func TestActivityTrustDecisions(t *testing.T) {
 	}
 	// Each says who decided, when the context said (DecidedBy).
 	want := []tr{{activity.Approved, "theirs", ".mcp.json", ""}, {activity.Denied, "theirs", ".mcp.json", "the window (mcptray, pid 4242)"},
-		{activity.PermissionSet, "mcp__mine__echo", "block", "the tray"}, {activity.PermissionSet, "mcp__mine__echo", "default", ""}}
+		{activity.PermissionSet, "mcp__mine__echo", "block", "the tray"}, {activity.PermissionSet, "mcp__mine__echo", "default", ""},
+		{activity.SandboxAllowance, "mine", "reach api.example.com", "the command line (mcptray, pid 77)"},
+		{activity.SandboxAllowance, "mine", "run without a sandbox", "the window (mcptray, pid 4242)"}}
 	if !slices.Equal(got, want) {
 		t.Errorf("trust decisions\n got %+v\nwant %+v", got, want)
 	}

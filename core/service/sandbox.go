@@ -240,7 +240,7 @@ func (s *Service) ChangeSandbox(ctx context.Context, c SandboxChange) error {
 		return wrapError(err)
 	}
 	if c.Allow {
-		s.recordTrust(activity.SandboxAllowance, e.Name, sandboxWords(c, path, host))
+		s.recordTrustBy(ctx, activity.SandboxAllowance, e.Name, sandboxWords(c, path, host))
 	}
 	s.reload()
 	return nil
@@ -343,7 +343,7 @@ func (s *Service) SetSandbox(ctx context.Context, name string, on bool) error {
 		return wrapError(err)
 	}
 	if !on {
-		s.recordTrust(activity.SandboxAllowance, e.Name, "run without a sandbox")
+		s.recordTrustBy(ctx, activity.SandboxAllowance, e.Name, "run without a sandbox")
 	}
 	s.reload()
 	return nil
