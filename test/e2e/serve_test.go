@@ -80,7 +80,9 @@ func TestServe(t *testing.T) {
 		if err != nil {
 			t.Fatalf("mcptray call a pid: %v\n%s", err, out)
 		}
-		if pid, _ := strconv.Atoi(strings.TrimSpace(out)); pid != servers[0].pid {
+		// (A sandboxed server runs in a PID namespace of its own: its pid
+		// there is the last of its NSpid.)
+		if pid, _ := strconv.Atoi(strings.TrimSpace(out)); pid != servers[0].pid && pid != innermostPid(servers[0].pid) {
 			t.Errorf("the call was answered by process %q, want the running server %d", strings.TrimSpace(out), servers[0].pid)
 		}
 		if out, err := s.run("status"); err != nil || !strings.Contains(out, "a ") {
@@ -285,7 +287,7 @@ type proc struct {
 }
 
 // servers returns the processes running this serve's test server, after
-// checking that each is a child of mcptray.
+// checking that each is a child of mcptray or of its sandbox's launcher.
 func (s *serve) servers() []proc {
 	s.t.Helper()
 	var out []proc
@@ -294,8 +296,10 @@ func (s *serve) servers() []proc {
 		if err != nil {
 			continue // gone meanwhile
 		}
-		if st.ppid != s.cmd.Process.Pid {
-			s.t.Errorf("test server %d is a child of %d, not of mcptray (%d)", p.pid, st.ppid, s.cmd.Process.Pid)
+		// A sandboxed server is the child of its launcher (its init),
+		// which is mcptray's.
+		if launcher, err := readStat(st.ppid); st.ppid != s.cmd.Process.Pid && (err != nil || launcher.ppid != s.cmd.Process.Pid) {
+			s.t.Errorf("test server %d is a child of %d, neither mcptray (%d) nor its launcher", p.pid, st.ppid, s.cmd.Process.Pid)
 		}
 		out = append(out, p)
 	}
@@ -456,4 +460,23 @@ func readStat(pid int) (stat, error) {
 		return stat{}, err
 	}
 	return stat{state: f[0], ppid: ppid, start: f[19]}, nil
+}
+
+// innermostPid is pid's number in the innermost PID namespace it is in, or
+// 0 when /proc does not say.
+func innermostPid(pid int) int {
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(l, "NSpid:"); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				n, _ := strconv.Atoi(f[len(f)-1])
+				return n
+			}
+		}
+	}
+	return 0
 }
