@@ -273,9 +273,16 @@ func (s *serve) checkLog() {
 	}
 }
 
-// output is what serve printed so far, for failure messages.
+// output is what serve printed so far, for failure messages, with the
+// log file's newest lines.
 func (s *serve) output() string {
-	return "stdout:\n  " + strings.Join(s.seen, "\n  ")
+	out := "stdout:\n  " + strings.Join(s.seen, "\n  ")
+	home := strings.TrimPrefix(s.env[0], "HOME=")
+	if b, err := os.ReadFile(filepath.Join(home, ".local", "state", "mcptray", "logs", "mcptray.log")); err == nil {
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		out += "\nlog:\n  " + strings.Join(lines[max(0, len(lines)-30):], "\n  ")
+	}
+	return out
 }
 
 // proc is a process, told apart from a later one with the same pid by
