@@ -97,7 +97,7 @@ func init() {
 		{"hide", "TOOL|SERVER", "keep a tool, or every tool of a server, from the apps", runHide},
 		{"unhide", "TOOL|SERVER", "offer a hidden tool or server to the apps again", runUnhide},
 		{"sandbox", "SERVER [--json]", "say what a local server may do in its sandbox, and the files it was refused lately", recording(runSandbox)},
-		{"sandbox", "allow|deny SERVER --read PATH | --write PATH | --host HOST | --port N", "let a local server read or change a folder, reach a host (through mcptray's proxy) or a port, or take it back", nil},
+		{"sandbox", "allow|deny SERVER --read PATH | --write PATH | --host HOST | --port N | --sockets", "let a local server read or change a folder, reach a host (through mcptray's proxy) or a port, or use other programs' sockets, or take it back", nil},
 		{"sandbox", "on|off SERVER", "run a local server in its sandbox (the default) or without one", nil},
 		{"activity", "[--since 1h|DATE] [--app A] [--server S] [--tool T] [--outcome O] [-n N] [--json] [-f]", "show what your AI apps did through mcptray, and your trust decisions: the newest N rows (50), oldest first; -f keeps showing new ones", runActivity},
 		{"activity", "verify [--json]", "check that no row of the activity record was changed or removed since it was written", nil},

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -119,6 +120,13 @@ func changeSandbox(ctx context.Context, c *cmdContext, allow bool, args []string
 			ch.Server = a
 			continue
 		}
+		if flag == "--sockets" && !hasVal { // it takes no value
+			if what != "" {
+				return usagef("say one thing at a time: --read PATH, --write PATH, --host HOST, --port N or --sockets")
+			}
+			what, ch.Sockets = flag, true
+			continue
+		}
 		if !hasVal {
 			if i+1 >= len(args) {
 				return usagef("%s needs a value", sanitize.Line(flag))
@@ -127,7 +135,7 @@ func changeSandbox(ctx context.Context, c *cmdContext, allow bool, args []string
 			val = args[i]
 		}
 		if what != "" {
-			return usagef("say one thing at a time: --read PATH, --write PATH, --host HOST or --port N")
+			return usagef("say one thing at a time: --read PATH, --write PATH, --host HOST, --port N or --sockets")
 		}
 		what = flag
 		switch flag {
@@ -144,11 +152,11 @@ func changeSandbox(ctx context.Context, c *cmdContext, allow bool, args []string
 			}
 			ch.Port = p
 		default:
-			return usagef("sandbox %s takes --read PATH, --write PATH, --host HOST or --port N, not %s", verb, sanitize.Line(flag))
+			return usagef("sandbox %s takes --read PATH, --write PATH, --host HOST, --port N or --sockets, not %s", verb, sanitize.Line(flag))
 		}
 	}
 	if ch.Server == "" || what == "" {
-		return usagef("mcptray sandbox %s SERVER --read PATH | --write PATH | --host HOST | --port N", verb)
+		return usagef("mcptray sandbox %s SERVER --read PATH | --write PATH | --host HOST | --port N | --sockets", verb)
 	}
 	return withSandbox(ctx, c, func(b sandboxBackend) error { return b.ChangeSandbox(ctx, ch) }, func() {
 		item := strings.TrimPrefix(what, "--") + " " + sanitize.Line(ch.Read+ch.Write+ch.Host)
@@ -157,6 +165,9 @@ func changeSandbox(ctx context.Context, c *cmdContext, allow bool, args []string
 		}
 		if what == "--host" {
 			item = "reach " + sanitize.Line(ch.Host)
+		}
+		if ch.Sockets {
+			item = sandbox.SocketsWords
 		}
 		switch {
 		case what == "--host" && allow: // the proxy reads it at each connection: no restart

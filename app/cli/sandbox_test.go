@@ -57,6 +57,23 @@ func TestSandboxCommand(t *testing.T) {
 		t.Errorf("the grant and its deny command:\n%s", out)
 	}
 	h.must("sandbox", "deny", "notes", "--read", "~/Documents")
+	// Other programs' sockets only as a grant in words, and taken back.
+	if out := h.must("sandbox", "allow", "notes", "--sockets"); !strings.Contains(out, "notes may now use other programs' sockets") || !strings.Contains(out, "anything you can") {
+		t.Errorf("allow --sockets: %q", out)
+	}
+	if out := h.must("sandbox", "notes"); !strings.Contains(out, "(mcptray sandbox deny notes --sockets)") || (sandbox.ABI() > 0 && !strings.Contains(out, "it may connect to other programs' sockets")) {
+		t.Errorf("the sockets grant and its deny command:\n%s", out)
+	}
+	box = service.Sandbox{}
+	if err := json.Unmarshal([]byte(h.must("sandbox", "notes", "--json")), &box); err != nil {
+		t.Fatal(err)
+	}
+	if !box.Settings.Sockets || box.Policy == nil || !box.Policy.Sockets {
+		t.Errorf("after allow --sockets: settings %+v, policy %+v", box.Settings, box.Policy)
+	}
+	h.must("sandbox", "deny", "notes", "--sockets")
+	h.fails(1, "nothing to take back", "sandbox", "deny", "notes", "--sockets")
+	h.fails(2, "one thing at a time", "sandbox", "allow", "notes", "--sockets", "--port", "80")
 	h.must("sandbox", "off", "notes")
 	if out := h.must("sandbox", "notes"); !strings.Contains(out, "runs without a sandbox") || !strings.Contains(out, "mcptray sandbox on notes") {
 		t.Errorf("off:\n%s", out)

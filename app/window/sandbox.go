@@ -129,6 +129,8 @@ func sandboxChange(server string, allow bool, g sandbox.Grant) (service.SandboxC
 			return c, false
 		}
 		c.Port = p
+	case "--sockets":
+		c.Sockets = true
 	default:
 		return c, false
 	}

@@ -33,7 +33,7 @@ const (
 	wordsNoProxy   = "files protected; network open: mcptray's egress proxy is not running"
 	wordsIsolated  = "files and network protected: it runs in a network of its own, where mcptray's proxy is all it can reach"
 	wordsPortOpen  = "files and network protected, except that a program listening on port %d at another address of this computer could be reached: this system does not let mcptray give it a network of its own"
-	wordsSockets   = "it may connect to other programs' sockets, which its command needs (docker's, say: Docker can do anything on this computer)"
+	wordsSockets   = "it may connect to other programs' sockets (Docker's, the session bus): through them it can do anything you can on this computer"
 	wordsNoFilter  = "other programs' sockets (the session bus, ssh-agent) stay within its reach: mcptray has no system call filter for this processor"
 	wordsSignals   = "it could signal your other programs: this system's kernel is older than 6.12"
 	wordsMac       = "files protected by macOS's sandbox (untried: mcptray's Seatbelt profile has not been run on a Mac yet); network open"

@@ -71,21 +71,26 @@ type Settings struct {
 	// (which reads them); the sandbox itself knows only ports.
 	Hosts []string `json:"hosts,omitempty"`
 	Ports []int    `json:"ports,omitempty"`
+	// Sockets lets the server connect to other programs' Unix sockets
+	// (the session bus and the keyring behind it, ssh-agent, Docker's):
+	// given only by the person, in words that say what it means.
+	Sockets bool `json:"sockets,omitempty"`
 }
 
 // Empty reports whether s adds nothing.
 func (s Settings) Empty() bool {
-	return !s.Off && len(s.Read) == 0 && len(s.Write) == 0 && len(s.Hosts) == 0 && len(s.Ports) == 0
+	return !s.Off && !s.Sockets && len(s.Read) == 0 && len(s.Write) == 0 && len(s.Hosts) == 0 && len(s.Ports) == 0
 }
 
 // Merge returns s with o's additions; Off in either is Off.
 func (s Settings) Merge(o Settings) Settings {
 	return Settings{
-		Off:   s.Off || o.Off,
-		Read:  union(s.Read, o.Read),
-		Write: union(s.Write, o.Write),
-		Hosts: union(s.Hosts, o.Hosts),
-		Ports: union(s.Ports, o.Ports),
+		Off:     s.Off || o.Off,
+		Sockets: s.Sockets || o.Sockets,
+		Read:    union(s.Read, o.Read),
+		Write:   union(s.Write, o.Write),
+		Hosts:   union(s.Hosts, o.Hosts),
+		Ports:   union(s.Ports, o.Ports),
 	}
 }
 
@@ -233,7 +238,7 @@ func Default(in Input) (Policy, error) {
 	// docker's and podman's clients talk to their daemon over its socket:
 	// the approved command needs it, and the container keeps its own
 	// isolation.
-	p.Sockets = program == "docker" || program == "podman"
+	p.Sockets = program == "docker" || program == "podman" || in.Settings.Sockets
 	p.Namespaces = in.Namespaces && !p.None
 	if in.EgressPort > 0 {
 		if p.Namespaces {

@@ -12,7 +12,7 @@ import (
 // approval dialog and the server's detail list it.
 type Grant struct {
 	// Kind is "project", "folder" (named on its command line), "read",
-	// "write", "host" or "port".
+	// "write", "host", "port" or "sockets".
 	Kind string `json:"kind"`
 	// What is the folder (with ~ for the home), host or port.
 	What string `json:"what"`
@@ -50,6 +50,9 @@ func MarkAsked(grants []Grant, asked Settings, file string) []Grant {
 	}
 	for _, p := range asked.Ports {
 		flags = append(flags, "--port "+strconv.Itoa(p))
+	}
+	if asked.Sockets {
+		flags = append(flags, "--sockets")
 	}
 	out := slices.Clone(grants)
 	for i, g := range out {
@@ -91,8 +94,14 @@ func Grants(in Input) []Grant {
 	for _, p := range in.Settings.Ports {
 		out = append(out, Grant{Kind: "port", What: strconv.Itoa(p), Words: fmt.Sprintf("connect to port %d", p), Deny: "--port " + strconv.Itoa(p)})
 	}
+	if in.Settings.Sockets {
+		out = append(out, Grant{Kind: "sockets", What: "other programs' sockets", Words: SocketsWords, Deny: "--sockets"})
+	}
 	return out
 }
+
+// SocketsWords says what the sockets grant gives.
+const SocketsWords = "use other programs' sockets (the session bus and the keyring behind it, ssh-agent, Docker's), through which it can do anything you can on this computer"
 
 // Describe says in a few sentences what a server with these grants may do
 // under l: "It may read and change this project folder (~/code/app) and

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -195,7 +196,7 @@ func TestLevelWords(t *testing.T) {
 	}{
 		{Policy{RestrictTCP: true, Ports: []int{8080}, Namespaces: true, Bridge: 8080}, 7, true, true, "it runs in a network of its own"},
 		{proxied, 7, true, true, "a program listening on port 8080 at another address of this computer could be reached"},
-		{Policy{RestrictTCP: true, Ports: []int{8080}, Sockets: true}, 7, true, true, "Docker can do anything on this computer"},
+		{Policy{RestrictTCP: true, Ports: []int{8080}, Sockets: true}, 7, true, true, "through them it can do anything you can on this computer"},
 		{proxied, 5, true, true, "it could signal your other programs"},
 		{proxied, 3, true, false, "files protected, network not: this system's kernel is older than 6.7"},
 		{Policy{}, 7, true, false, "files protected; network open: mcptray's egress proxy is not running"},
@@ -209,5 +210,41 @@ func TestLevelWords(t *testing.T) {
 	}
 	if l := Off(true); l.Files || !strings.Contains(l.Words, "you turned its sandbox off") {
 		t.Errorf("Off(true) = %+v", l)
+	}
+}
+
+// TestSocketsOnlyAsAGrant: other programs' sockets come with docker's and
+// podman's commands, or as the person's grant, listed in words that say
+// what it means; never by default.
+func TestSocketsOnlyAsAGrant(t *testing.T) {
+	home := t.TempDir()
+	data := filepath.Join(home, "data")
+	for _, tc := range []struct {
+		program  string
+		settings Settings
+		want     bool
+	}{
+		{"/usr/bin/node", Settings{}, false},
+		{"/usr/bin/docker", Settings{}, true},
+		{"/usr/bin/node", Settings{Sockets: true}, true},
+	} {
+		in := Input{Program: tc.program, Home: home, DataDir: data, Settings: tc.settings, EgressPort: 9}
+		p, err := Default(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Sockets != tc.want {
+			t.Errorf("%s with %+v: sockets %v, want %v", tc.program, tc.settings, p.Sockets, tc.want)
+		}
+		granted := slices.ContainsFunc(Grants(in), func(g Grant) bool { return g.Kind == "sockets" && g.Deny == "--sockets" })
+		if granted != tc.settings.Sockets {
+			t.Errorf("%s with %+v: the grants list sockets: %v", tc.program, tc.settings, granted)
+		}
+	}
+	if !strings.Contains(Describe(Grants(Input{Home: home, Settings: Settings{Sockets: true}}), Level{Files: true, Network: true, Isolated: true}), "anything you can on this computer") {
+		t.Error("the words do not say what the sockets grant means")
+	}
+	if (Settings{Sockets: true}).Empty() || !(Settings{}).Merge(Settings{Sockets: true}).Sockets {
+		t.Error("Settings forgets the sockets grant")
 	}
 }

@@ -169,6 +169,8 @@ type SandboxChange struct {
 	// itself knows only ports.
 	Host string `json:"host,omitempty"`
 	Port int    `json:"port,omitempty"`
+	// Sockets is other programs' Unix sockets (sandbox.SocketsWords).
+	Sockets bool `json:"sockets,omitempty"`
 }
 
 // ChangeSandbox allows a server more, or takes back what the person
@@ -187,13 +189,13 @@ func (s *Service) ChangeSandbox(ctx context.Context, c SandboxChange) error {
 		return newError(Invalid, "%s runs elsewhere (%s): only local servers run in a sandbox", sanitize.Line(e.Name), e.Transport)
 	}
 	n := 0
-	for _, v := range []bool{c.Read != "", c.Write != "", c.Host != "", c.Port != 0} {
+	for _, v := range []bool{c.Read != "", c.Write != "", c.Host != "", c.Port != 0, c.Sockets} {
 		if v {
 			n++
 		}
 	}
 	if n != 1 {
-		return newError(Invalid, "say one thing to allow or deny: --read PATH, --write PATH, --host HOST or --port N")
+		return newError(Invalid, "say one thing to allow or deny: --read PATH, --write PATH, --host HOST, --port N or --sockets")
 	}
 	// A path is kept in its one spelling (sandbox.GrantPath), with ~ for
 	// the home: given as ~/x, $HOME/x, /home/ann/x/ or through a symlink,
@@ -232,6 +234,8 @@ func (s *Service) ChangeSandbox(ctx context.Context, c SandboxChange) error {
 			st.Write = editPath(st.Write, path, c.Allow, home)
 		case c.Host != "":
 			st.Hosts = edit(st.Hosts, host, c.Allow)
+		case c.Sockets:
+			st.Sockets = c.Allow
 		default:
 			st.Ports = edit(st.Ports, c.Port, c.Allow)
 		}
@@ -288,6 +292,8 @@ func gives(st sandbox.Settings, c SandboxChange, path, host, home string) bool {
 		return slices.ContainsFunc(st.Write, same)
 	case c.Host != "":
 		return slices.ContainsFunc(st.Hosts, func(h string) bool { n, err := egress.NormalHost(h); return err == nil && n == host })
+	case c.Sockets:
+		return st.Sockets
 	}
 	return slices.Contains(st.Ports, c.Port)
 }
@@ -322,6 +328,8 @@ func sandboxWords(c SandboxChange, path, host string) string {
 		return "read and change " + path
 	case c.Host != "":
 		return "reach " + host
+	case c.Sockets:
+		return sandbox.SocketsWords
 	}
 	return fmt.Sprintf("connect to port %d", c.Port)
 }
