@@ -82,11 +82,29 @@ func Grants(in Input) []Grant {
 			out = append(out, Grant{Kind: "folder", What: short(d), Words: "read and change " + short(d) + ", named in its command"})
 		}
 	}
+	// A folder kept in two spellings (an old config's $HOME/x beside
+	// ~/x) is one grant, said once, in its one spelling.
+	seen := map[string]bool{}
+	one := func(kind, d string) (string, bool) {
+		full, err := GrantPath(home, d)
+		if err != nil {
+			full = b.expand(d)
+		}
+		if seen[kind+full] {
+			return "", false
+		}
+		seen[kind+full] = true
+		return short(full), true
+	}
 	for _, d := range in.Settings.Write {
-		out = append(out, Grant{Kind: "write", What: short(b.expand(d)), Words: "read and change " + short(b.expand(d)), Deny: "--write " + quoteArg(d)})
+		if p, ok := one("w", d); ok {
+			out = append(out, Grant{Kind: "write", What: p, Words: "read and change " + p, Deny: "--write " + quoteArg(d)})
+		}
 	}
 	for _, d := range in.Settings.Read {
-		out = append(out, Grant{Kind: "read", What: short(b.expand(d)), Words: "read " + short(b.expand(d)), Deny: "--read " + quoteArg(d)})
+		if p, ok := one("r", d); ok {
+			out = append(out, Grant{Kind: "read", What: p, Words: "read " + p, Deny: "--read " + quoteArg(d)})
+		}
 	}
 	for _, h := range in.Settings.Hosts {
 		out = append(out, Grant{Kind: "host", What: h, Words: "reach " + h, Deny: "--host " + h})

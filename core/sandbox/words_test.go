@@ -248,3 +248,13 @@ func TestSocketsOnlyAsAGrant(t *testing.T) {
 		t.Error("Settings forgets the sockets grant")
 	}
 }
+
+// TestGrantsOnceInAnySpelling: a folder an old config keeps in two
+// spellings is one grant, said in its one spelling.
+func TestGrantsOnceInAnySpelling(t *testing.T) {
+	home := t.TempDir()
+	g := Grants(Input{Home: home, Settings: Settings{Read: []string{"~/Documents", "$HOME/Documents/", home + "/Documents"}}})
+	if len(g) != 1 || g[0].What != "~/Documents" || g[0].Words != "read ~/Documents" {
+		t.Errorf("Grants = %+v, want one, read ~/Documents", g)
+	}
+}
