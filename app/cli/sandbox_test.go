@@ -186,3 +186,34 @@ func TestSandboxDenyInAnySpelling(t *testing.T) {
 	}
 	h.fails(1, `"Documents" is not a full path: give it from / or ~/`, "sandbox", "allow", "notes", "--read", "Documents")
 }
+
+// TestSandboxWordsWithoutNamespaces: where the computer does not let
+// mcptray give a server a network of its own (simulated), the words say
+// what is left open, and not that the proxy is all it can reach.
+func TestSandboxWordsWithoutNamespaces(t *testing.T) {
+	if sandbox.ABI() < 4 {
+		t.Skip("this kernel's Landlock has no TCP rules")
+	}
+	for _, tc := range []struct {
+		env, want, not string
+	}{
+		{"1", "could be reached: this system does not let mcptray give it a network of its own", "a network of its own, where"},
+		{"", "it runs in a network of its own", "could be reached"},
+	} {
+		t.Setenv("MCPTRAY_SANDBOX_NO_NAMESPACES", tc.env)
+		h := newHome(t)
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.launcher = self
+		if tc.env == "" && !sandbox.Isolation(self) {
+			continue // this computer has no namespaces to give
+		}
+		h.addTestServer("notes")
+		out := h.must("sandbox", "notes")
+		if !strings.Contains(out, tc.want) || strings.Contains(out, tc.not) {
+			t.Errorf("MCPTRAY_SANDBOX_NO_NAMESPACES=%q: mcptray sandbox notes says\n%s", tc.env, out)
+		}
+	}
+}
