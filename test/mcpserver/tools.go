@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -102,9 +103,9 @@ func standardTools(s *server.MCPServer, opts Options) []server.ServerTool {
 		{
 			// pid tells a test which process answered: the one server
 			// process a running mcptray shares, or a copy of its own.
-			Tool: mcp.NewTool("pid", with(mcp.WithDescription("Returns the server's process id."))...),
+			Tool: mcp.NewTool("pid", with(mcp.WithDescription("Returns the server's process id, as the computer sees it."))...),
 			Handler: func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				return mcp.NewToolResultText(strconv.Itoa(os.Getpid())), nil
+				return mcp.NewToolResultText(strconv.Itoa(systemPid())), nil
 			},
 		},
 		{
@@ -324,4 +325,24 @@ func textTool(text string) server.ToolHandlerFunc {
 	return func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText(text), nil
 	}
+}
+
+// systemPid is this process's id as the computer sees it: in a PID
+// namespace of its own (a sandboxed server's), os.Getpid is its number
+// there, and /proc, which is the computer's, says the other in NSpid.
+func systemPid() int {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return os.Getpid()
+	}
+	for _, l := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(l, "NSpid:"); ok {
+			if f := strings.Fields(rest); len(f) > 0 {
+				if n, err := strconv.Atoi(f[0]); err == nil {
+					return n
+				}
+			}
+		}
+	}
+	return os.Getpid()
 }
