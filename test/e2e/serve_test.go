@@ -466,4 +466,3 @@ func readStat(pid int) (stat, error) {
 	}
 	return stat{state: f[0], ppid: ppid, start: f[19]}, nil
 }
-
