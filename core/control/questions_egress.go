@@ -35,7 +35,7 @@ type EgressQuestion struct {
 // opens the window; with none to open it returns egress.ErrNoWindow. It waits until the person answers or ctx ends (the
 // proxy bounds it with its 60 s). Keeping "Always" is the proxy's
 // business (egress.Options.Remember), not this one's.
-func (s *Endpoint) AskEgress(ctx context.Context, q egress.Question) (egress.Answer, error) {
+func (s *Endpoint) AskEgress(ctx context.Context, q egress.Question) (egress.Reply, error) {
 	eq := &EgressQuestion{Host: sanitize.Line(q.Host), Port: q.Port, Dest: sanitize.Line(q.Dest), Local: q.Local}
 	h := s.questions()
 	p, followed, _ := h.add(Question{
@@ -47,25 +47,25 @@ func (s *Endpoint) AskEgress(ctx context.Context, q egress.Question) (egress.Ans
 	defer h.remove(p.q.ID)
 	if !followed {
 		if s.OpenWindow == nil {
-			return egress.Deny, egress.ErrNoWindow
+			return egress.Reply{Answer: egress.Deny}, egress.ErrNoWindow
 		}
 		if err := s.OpenWindow(q.Server); err != nil {
 			s.logger().Warn("no window to ask about a server's connection in", "server", sanitize.Line(q.Server), "host", eq.Dest, "err", err)
-			return egress.Deny, fmt.Errorf("%w: %v", egress.ErrNoWindow, err)
+			return egress.Reply{Answer: egress.Deny}, fmt.Errorf("%w: %v", egress.ErrNoWindow, err)
 		}
 	}
 	select {
 	case a := <-p.answer:
 		res := a.res
 		if res.Action != mcp.ElicitationResponseActionAccept {
-			return egress.Deny, nil
+			return egress.Reply{Answer: egress.Deny, By: a.by}, nil
 		}
 		if c, ok := res.Content.(map[string]any); ok && c["always"] == true {
-			return egress.AllowAlways, nil
+			return egress.Reply{Answer: egress.AllowAlways, By: a.by}, nil
 		}
-		return egress.AllowOnce, nil
+		return egress.Reply{Answer: egress.AllowOnce, By: a.by}, nil
 	case <-ctx.Done():
-		return egress.Deny, ctx.Err()
+		return egress.Reply{Answer: egress.Deny}, ctx.Err()
 	}
 }
 

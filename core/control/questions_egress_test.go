@@ -36,7 +36,7 @@ func TestEgressQuestions(t *testing.T) {
 	remembered := make(chan string, 4)
 	proxy := egress.New(egress.Options{
 		Ask:      r.srv.AskEgress,
-		Remember: func(server, dest string) error { remembered <- server + " " + dest; return nil },
+		Remember: func(server, dest, by string) error { remembered <- server + " " + dest + " " + by; return nil },
 		Resolve: func(context.Context, string) ([]netip.Addr, error) {
 			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 		},
@@ -90,7 +90,8 @@ func TestEgressQuestions(t *testing.T) {
 	if res := within(t, got, "the request allowed always"); res.err != nil || res.status != http.StatusOK || res.body != "hello from "+dest {
 		t.Errorf("allowed always: %+v", res)
 	}
-	if s := within(t, remembered, "Remember"); s != "weather "+dest {
+	// Kept with which tool answered, for the record.
+	if s := within(t, remembered, "Remember"); !strings.HasPrefix(s, "weather "+dest+" ") || !strings.Contains(s, "pid ") {
 		t.Errorf("remembered %q", s)
 	}
 	if g := within(t, qs, "the question going"); !g.Gone || g.ID != q.ID {
@@ -113,7 +114,7 @@ func TestEgressWithoutWindow(t *testing.T) {
 	t.Parallel()
 	srv := &Endpoint{}
 	a, err := srv.AskEgress(context.Background(), egress.Question{Server: "weather", Host: "api.weather.gov", Port: 443, Dest: "api.weather.gov"})
-	if !errors.Is(err, egress.ErrNoWindow) || a != egress.Deny {
+	if !errors.Is(err, egress.ErrNoWindow) || a.Answer != egress.Deny {
 		t.Errorf("AskEgress with no window = %v, %v; want Deny, ErrNoWindow", a, err)
 	}
 }
@@ -129,7 +130,7 @@ func TestFollowEgress(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	q := egress.Question{Server: "weather", Host: "api.weather.gov", Port: 443, Dest: "api.weather.gov"}
-	answers := make(chan egress.Answer, 2)
+	answers := make(chan egress.Reply, 2)
 	go func() { a, _ := srv.AskEgress(ctx, q); answers <- a }() // asked before the tray follows: the window opens
 	if s := within(t, opened, "the window opening"); s != "weather" {
 		t.Errorf("opened at %q", s)
@@ -142,7 +143,7 @@ func TestFollowEgress(t *testing.T) {
 	if err := srv.AnswerQuestion(first.ID, PermissionAnswer(true, true)); err != nil {
 		t.Fatal(err)
 	}
-	if a := within(t, answers, "the answer"); a != egress.AllowAlways {
+	if a := within(t, answers, "the answer"); a.Answer != egress.AllowAlways || a.By != "the tray" {
 		t.Errorf("answered Always, got %v", a)
 	}
 	if g := within(t, qs, "the question going"); !g.Gone || g.ID != first.ID {
@@ -154,7 +155,7 @@ func TestFollowEgress(t *testing.T) {
 	if err := srv.AnswerQuestion(second.ID, PermissionAnswer(false, false)); err != nil {
 		t.Fatal(err)
 	}
-	if a := within(t, answers, "the second answer"); a != egress.Deny {
+	if a := within(t, answers, "the second answer"); a.Answer != egress.Deny {
 		t.Errorf("denied, got %v", a)
 	}
 	if g := within(t, qs, "the second question going"); !g.Gone || g.ID != second.ID {

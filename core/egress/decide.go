@@ -43,10 +43,18 @@ func (q Question) Message() string {
 	return fmt.Sprintf("Allow %s to reach %s?", sanitize.Line(q.Server), sanitize.Line(q.Dest))
 }
 
+// Reply is the person's answer to a Question, and which of their tools
+// gave it ("the window (mcptray, pid 4242)", "the tray"; "" when it does
+// not say), for the activity record.
+type Reply struct {
+	Answer Answer
+	By     string
+}
+
 // AskFunc asks the person and returns their answer, or an error: ctx's
 // when nobody answered in time, ErrNoWindow when there is no window to ask
 // in. Any error is a no.
-type AskFunc func(ctx context.Context, q Question) (Answer, error)
+type AskFunc func(ctx context.Context, q Question) (Reply, error)
 
 // ErrNoWindow is what an AskFunc returns when there is no window to ask
 // in (mcptray serve): the connection is refused at once.
@@ -120,10 +128,11 @@ func (p *Proxy) ask(s *session, d dest, key string, q *question) {
 	qq := Question{Server: s.server, Host: d.host, Port: d.port, Dest: d.key(), Local: d.local}
 	actx, cancel := context.WithTimeout(p.ctx, p.askTimeout)
 	defer cancel()
-	a, err := Deny, ErrNoWindow
+	reply, err := Reply{Answer: Deny}, ErrNoWindow
 	if p.opts.Ask != nil {
-		a, err = p.opts.Ask(actx, qq)
+		reply, err = p.opts.Ask(actx, qq)
 	}
+	a := reply.Answer
 	keep := true
 	switch {
 	case p.ctx.Err() != nil:
@@ -143,7 +152,7 @@ func (p *Proxy) ask(s *session, d dest, key string, q *question) {
 	case a == AllowAlways:
 		q.allowed = true
 		if p.opts.Remember != nil {
-			if err := p.opts.Remember(s.server, qq.Dest); err != nil {
+			if err := p.opts.Remember(s.server, qq.Dest, reply.By); err != nil {
 				p.log.Warn("keeping a server's allowed host", "server", sanitize.Line(s.server), "host", qq.Dest, "err", err)
 			} else {
 				// Its list holds it now, and decides: taken back from

@@ -30,7 +30,7 @@ func Example() {
 			return slices.Concat(declared[server], allowed[server])
 		},
 		Ask: endpoint.AskEgress, // with no window to ask in: ErrNoWindow, a no
-		Remember: func(server, dest string) error {
+		Remember: func(server, dest, _ string) error {
 			mu.Lock()
 			defer mu.Unlock()
 			allowed[server] = append(allowed[server], dest)

@@ -123,14 +123,14 @@ type asked struct {
 
 func newAsker() *asker { return &asker{questions: make(chan asked, 16)} }
 
-func (a *asker) Ask(ctx context.Context, q Question) (Answer, error) {
+func (a *asker) Ask(ctx context.Context, q Question) (Reply, error) {
 	answer := make(chan Answer, 1)
 	a.questions <- asked{Question: q, answer: answer, ctx: ctx}
 	select {
 	case ans := <-answer:
-		return ans, nil
+		return Reply{Answer: ans}, nil
 	case <-ctx.Done():
-		return Deny, ctx.Err()
+		return Reply{Answer: Deny}, ctx.Err()
 	}
 }
 
@@ -266,7 +266,7 @@ func (l *lists) Hosts(server string) []string {
 	return append([]string(nil), l.hosts[server]...)
 }
 
-func (l *lists) Remember(server, dest string) error {
+func (l *lists) Remember(server, dest, _ string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.hosts[server] = append(l.hosts[server], dest)

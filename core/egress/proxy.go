@@ -34,9 +34,10 @@ type Options struct {
 	// (DefaultAskTimeout).
 	AskTimeout time.Duration
 	// Remember keeps an "Always" answer: dest is in NormalHost's form, to
-	// be added to the server's list for good. The connection goes ahead
-	// even when it fails (the error is logged).
-	Remember func(server, dest string) error
+	// be added to the server's list for good; by is which of the person's
+	// tools gave it (Reply.By). The connection goes ahead even when it
+	// fails (the error is logged).
+	Remember func(server, dest, by string) error
 	// OnRefusal, when set, hears of each refused connection, after it is
 	// recorded (Refusals): say, to tell the window.
 	OnRefusal func(Refusal)

@@ -241,8 +241,8 @@ func TestNoAnswer(t *testing.T) {
 
 	for name, ask := range map[string]AskFunc{
 		"no Ask": nil,
-		"ErrNoWindow": func(context.Context, Question) (Answer, error) {
-			return Deny, fmt.Errorf("opening the window: %w", ErrNoWindow)
+		"ErrNoWindow": func(context.Context, Question) (Reply, error) {
+			return Reply{Answer: Deny}, fmt.Errorf("opening the window: %w", ErrNoWindow)
 		},
 	} {
 		p := startProxy(t, Options{Ask: ask})
@@ -316,12 +316,12 @@ func TestLocalIsAsked(t *testing.T) {
 		t.Errorf("localhost written otherwise: %+v", r)
 	}
 	a.none(t)
-	l.Remember("weather", "127.0.0.1:"+port)
+	l.Remember("weather", "127.0.0.1:"+port, "")
 	if r := within(t, connect(proxyURL, "127.0.0.1:"+port), "CONNECT"); r.status != http.StatusOK {
 		t.Errorf("with an exact entry: %+v", r)
 	}
 	own := "127.0.0.1:" + strconv.Itoa(p.Port())
-	l.Remember("weather", own)
+	l.Remember("weather", own, "")
 	if r := within(t, connect(proxyURL, own), "CONNECT to the proxy"); r.status != http.StatusForbidden || !strings.Contains(r.body, "mcptray's own proxy") {
 		t.Errorf("the proxy's own port: %+v", r)
 	}
@@ -361,7 +361,7 @@ func TestNamePointingHere(t *testing.T) {
 	if r := within(t, replied, "the CONNECT asked about"); r.status != http.StatusForbidden || !strings.Contains(r.body, "you denied it") {
 		t.Errorf("denied: %+v", r)
 	}
-	l.Remember("weather", s.Dest("other.test.example"))
+	l.Remember("weather", s.Dest("other.test.example"), "")
 	if r := within(t, connect(proxyURL, s.Dest("other.test.example")), "CONNECT"); r.status != http.StatusOK {
 		t.Errorf("with an exact entry: %+v", r)
 	}

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"runtime"
@@ -75,14 +76,14 @@ func (s *Service) egressHosts(server string) []string {
 // rememberHost keeps the person's "Always": the host goes into the
 // server's sandbox settings in mcptray's config file, which the proxy
 // reads at the server's next connection (no restart: see config.Diff).
-func (s *Service) rememberHost(server, dest string) error {
+func (s *Service) rememberHost(server, dest, by string) error {
 	err := config.ModifySandbox(s.opts.Paths.UserFile(), server, func(st *sandbox.Settings) {
 		st.Hosts = edit(st.Hosts, dest, true)
 	})
 	if err != nil {
 		return err
 	}
-	s.recordTrust(activity.SandboxAllowance, server, "reach "+dest)
+	s.recordTrustBy(DecidedBy(context.Background(), by), activity.SandboxAllowance, server, "reach "+dest)
 	s.reload()
 	return nil
 }

@@ -62,13 +62,13 @@ func TestEgressAskedDeniedAllowed(t *testing.T) {
 	s := h.start(true, func(o *Options) {
 		o.Launcher = self
 		o.Conn.BaseEnv = append(os.Environ(), "HOME="+h.dir)
-		o.EgressAsk = func(ctx context.Context, q egress.Question) (egress.Answer, error) {
+		o.EgressAsk = func(ctx context.Context, q egress.Question) (egress.Reply, error) {
 			questions <- q
 			select {
 			case a := <-answers:
-				return a, nil
+				return egress.Reply{Answer: a, By: "the tray"}, nil
 			case <-ctx.Done():
-				return egress.Deny, ctx.Err()
+				return egress.Reply{Answer: egress.Deny}, ctx.Err()
 			}
 		}
 	})
@@ -169,9 +169,10 @@ func TestEgressAskedDeniedAllowed(t *testing.T) {
 	}
 	var got []string
 	for _, e := range rows {
-		got = append(got, string(e.Action)+" "+e.Target+" "+e.Detail)
+		got = append(got, string(e.Action)+" "+e.Target+" "+e.Detail+" by "+e.App)
 	}
-	want := []string{"sandbox-allow web reach " + first, "sandbox-allow web reach " + second}
+	// "Always" is recorded with which tool answered (here the tray).
+	want := []string{"sandbox-allow web reach " + first + " by ", "sandbox-allow web reach " + second + " by the tray"}
 	if !slices.Equal(got, want) {
 		t.Errorf("trust decisions %q, want %q", got, want)
 	}

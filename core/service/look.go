@@ -287,12 +287,12 @@ func (s *Service) pinLook(e *config.Entry) {
 
 // askEgress asks the person about a server's connection, but for a
 // look's: that is refused without a question.
-func (s *Service) askEgress(ctx context.Context, q egress.Question) (egress.Answer, error) {
+func (s *Service) askEgress(ctx context.Context, q egress.Question) (egress.Reply, error) {
 	if strings.HasPrefix(q.Server, lookPrefix) && s.looks.isRunning(q.Server) {
-		return egress.Deny, egress.ErrNotAsked
+		return egress.Reply{Answer: egress.Deny}, egress.ErrNotAsked
 	}
 	if s.opts.EgressAsk == nil {
-		return egress.Deny, egress.ErrNoWindow
+		return egress.Reply{Answer: egress.Deny}, egress.ErrNoWindow
 	}
 	return s.opts.EgressAsk(ctx, q)
 }

@@ -217,9 +217,9 @@ func TestLookLockedDown(t *testing.T) {
 	planted := filepath.Join(h.dir, "proj", "planted")
 	var asked atomic.Int32
 	s := h.start(true, inSandbox(h), func(o *Options) {
-		o.EgressAsk = func(context.Context, egress.Question) (egress.Answer, error) {
+		o.EgressAsk = func(context.Context, egress.Question) (egress.Reply, error) {
 			asked.Add(1)
-			return egress.AllowOnce, nil
+			return egress.Reply{Answer: egress.AllowOnce}, nil
 		}
 	})
 	waitFor(t, s, "weather to wait for approval", func(s Snapshot) bool { return state(s, "weather") == conn.AwaitingApproval })

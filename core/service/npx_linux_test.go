@@ -48,7 +48,9 @@ func TestNpxThroughTheProxy(t *testing.T) {
 		s := h.start(true, func(o *Options) {
 			o.Launcher = self
 			o.Conn.BaseEnv = append(os.Environ(), "HOME="+h.dir)
-			o.EgressAsk = func(context.Context, egress.Question) (egress.Answer, error) { return egress.Deny, nil }
+			o.EgressAsk = func(context.Context, egress.Question) (egress.Reply, error) {
+				return egress.Reply{Answer: egress.Deny}, nil
+			}
 		})
 		defer s.Close()
 		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
