@@ -123,9 +123,11 @@ for want in '"id":1,' '"name":"mcptray-demo"' '"id":2,' '"name":"greet"' '"name"
 $(cat "$tmp/demo.out")"
 done
 
-dpkg --root="$root" --force-not-root --log=/dev/null -r mcptray >"$tmp/dpkg.log" 2>&1 ||
-	fail "dpkg -r from the throwaway root failed:
+# Purged, not only removed: dpkg -r keeps conffiles, and the AppArmor
+# profile is one.
+dpkg --root="$root" --force-not-root --force-script-chrootless --log=/dev/null -P mcptray >"$tmp/dpkg.log" 2>&1 ||
+	fail "dpkg -P from the throwaway root failed:
 $(cat "$tmp/dpkg.log")"
 left=$(find "$root" -path "$root/var" -prune -o -type f -print)
-[ -z "$left" ] || fail "files left after dpkg -r: $left"
+[ -z "$left" ] || fail "files left after dpkg -P: $left"
 echo "package-test: passed ($tarball, $deb)"

@@ -89,6 +89,7 @@ linux() {
 	go run ./packaging/icons -out "$root/usr/share/icons/hicolor"
 	mkdir -p "$root/DEBIAN"
 	install -m 0755 packaging/linux/postinst "$root/DEBIAN/postinst"
+	install -m 0755 packaging/linux/postrm "$root/DEBIAN/postrm"
 	echo /etc/apparmor.d/mcptray >"$root/DEBIAN/conffiles"
 	cat >"$root/DEBIAN/control" <<CONTROL
 Package: mcptray
