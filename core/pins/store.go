@@ -171,6 +171,18 @@ func (s *Store) Server(name string) (Server, bool) {
 	return sv.clone(), true
 }
 
+// Defs returns a copy of the pinned definitions of the server's list l,
+// and whether that list was ever pinned.
+func (s *Store) Defs(name string, l List) ([]Def, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sv, ok := s.f.Servers[name]
+	if !ok || !l.pinned(sv) {
+		return nil, false
+	}
+	return slices.Clone(l.defs(sv)), true
+}
+
 // Names are the servers that have pins, sorted.
 func (s *Store) Names() []string {
 	s.mu.Lock()
