@@ -34,6 +34,11 @@ type Servers interface {
 	// name for the tool, and gives done the result, once, perhaps on a
 	// goroutine where done must not wait on anything.
 	CallAsync(ctx context.Context, req service.CallRequest, done func(*mcp.CallToolResult, error))
+	// OfferablePrompts are the prompts of a server's list, as the gateway
+	// listed them, that apps may be offered: those the person saw as they
+	// are now. Every other one is held (pins.go); an error means it
+	// cannot tell, and the gateway offers none of the list.
+	OfferablePrompts(server string, list []mcp.Prompt) ([]mcp.Prompt, error)
 }
 
 var _ Servers = (*service.Service)(nil)

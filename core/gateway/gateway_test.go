@@ -64,6 +64,14 @@ func newRigWith(t testing.TB, servers map[string]any, gateway map[string]any) *r
 // questions (mcptray's own window, in the product).
 func newRigElicit(t testing.TB, servers map[string]any, gateway map[string]any, elicit conn.ElicitFunc) *rig {
 	t.Helper()
+	return newRigOver(t, servers, gateway, elicit, nil)
+}
+
+// newRigOver is newRigElicit with the gateway standing for a back end of
+// over's making around the service (pins_test.go); nil means the service
+// itself.
+func newRigOver(t testing.TB, servers map[string]any, gateway map[string]any, elicit conn.ElicitFunc, over func(*service.Service) Servers) *rig {
+	t.Helper()
 	dir := t.TempDir()
 	env := map[string]string{"HOME": dir}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
@@ -92,7 +100,11 @@ func newRigElicit(t testing.TB, servers map[string]any, gateway map[string]any, 
 	if err := r.svc.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	r.gw = New(r.svc, Options{})
+	var back Servers = r.svc
+	if over != nil {
+		back = over(r.svc)
+	}
+	r.gw = New(back, Options{})
 	ran := make(chan error, 1)
 	go func() { ran <- r.gw.Run(ctx) }()
 	r.face, err = r.gw.OpenHTTP(ctx, HTTPOptions{Paths: paths, Token: r.svc.GatewayToken, Addr: "127.0.0.1:0"})
@@ -559,6 +571,9 @@ func (stubService) Subscribe(ctx context.Context) (<-chan struct{}, error) {
 }
 func (stubService) CallAsync(_ context.Context, _ service.CallRequest, done func(*mcp.CallToolResult, error)) {
 	done(nil, fmt.Errorf("no servers"))
+}
+func (stubService) OfferablePrompts(string, []mcp.Prompt) ([]mcp.Prompt, error) {
+	return nil, fmt.Errorf("no servers")
 }
 
 // TestGatewayResourcesAndPrompts: servers' resources keep their URIs and

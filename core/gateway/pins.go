@@ -2,29 +2,27 @@ package gateway
 
 import (
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/mcptray/mcptray/core/service"
 )
 
 // Pins: a server's changed, new and renamed tools never reach the gateway,
-// which offers a snapshot's tools, and the service holds them there
-// (service's pins.go); its tool flagged for hidden instructions is asked
-// about before each call (route.readOnly). Prompts the gateway lists
-// itself, so it asks the service which it may offer.
+// which offers a snapshot's tools, and the service's holding policy holds
+// them there (core/pins' Policy); a tool flagged for hidden instructions
+// is asked about before each call (route.readOnly). Prompts the gateway
+// lists itself, so it asks its back end which it may offer
+// (Servers.OfferablePrompts): a method every back end has, and whose
+// silence withholds.
 
-// PromptPins is what the gateway needs to hold a server's changed prompts
-// until the person accepts them. A Service that has it gets its prompts
-// held; *service.Service does.
-type PromptPins interface {
-	OfferedPrompts(server string, list []mcp.Prompt) []mcp.Prompt
-}
-
-var _ PromptPins = (*service.Service)(nil)
-
-// offeredPrompts are the prompts of server's list the gateway may offer.
+// offeredPrompts are the prompts of server's list the gateway may offer:
+// those its back end says the person saw as they are now, and none when
+// it cannot say.
 func (g *Gateway) offeredPrompts(server string, list []mcp.Prompt) []mcp.Prompt {
-	if pp, ok := g.svc.(PromptPins); ok {
-		return pp.OfferedPrompts(server, list)
+	if len(list) == 0 {
+		return nil
 	}
-	return list
+	offered, err := g.svc.OfferablePrompts(server, list)
+	if err != nil {
+		g.log.Debug("gateway: a server's prompts are withheld: which of them are held cannot be told", "server", server, "err", err)
+		return nil
+	}
+	return offered
 }

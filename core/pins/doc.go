@@ -20,6 +20,12 @@
 // which of its words could name another server's tool, so that it is read
 // again when such a tool comes or goes.
 //
-// pins holds nothing back itself: the service decides what the gateway
-// offers from what Compare says.
+// Policy is the holding policy built on them (policy.go): the one place
+// that decides what apps are offered of a server's tools and prompts. The
+// service tells it every list a server gives, tools and prompts on the
+// same path (hold.go), and it holds what changed until the person accepts
+// it or keeps it held (decide.go); the service's Snapshot and the gateway
+// only read what it made of them, and what it was not told of or cannot
+// tell they withhold. It imports nothing of the service or of any front
+// end (core/deps_test.go).
 package pins

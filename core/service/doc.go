@@ -3,9 +3,10 @@
 //
 // A Service owns the config loader and its watch, the person's approvals,
 // the connection manager, the one sign-in manager and the built-in server,
-// and the pins of what the person saw of each server's tools: a Snapshot
-// offers a server's changed tools only once the person accepted them
-// (pins.go).
+// and the holding policy on what the person saw of each server's tools and
+// prompts (core/pins' Policy): it tells the policy every list a server
+// gives, and a Snapshot offers a server's changed tools only once the
+// person accepted them (pins.go).
 // The tray runs it in its own process (mcptray), mcptray serve runs it with
 // no face at all, and every command-line command runs it in-process when no
 // mcptray is running. The window and the command line reach a running one

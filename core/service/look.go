@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -262,25 +261,7 @@ func (s *Service) pinLook(e *config.Entry) {
 	if l == nil || l.signature != e.Signature {
 		return
 	}
-	store, err := s.pinStore()
-	if err != nil {
-		return // every tool is held anyway, and the review says why
-	}
-	now := s.opts.Now()
-	s.pins.mu.Lock()
-	defer s.pins.mu.Unlock()
-	err = store.Update(e.Name, func(sv *pins.Server, _ bool) bool {
-		if !sv.Pinned.IsZero() {
-			return false // approved again: its changes are held against what it ran before
-		}
-		sv.Tools, sv.Pinned = slices.Clone(l.tools), now
-		if l.promptsListed {
-			sv.Prompts, sv.PromptsPinned = slices.Clone(l.prompts), true
-		}
-		return true
-	})
-	delete(s.pins.cache, e.Name)
-	if err != nil {
+	if err := s.pins.policy.PinLooked(e.Name, l.tools, l.prompts, l.promptsListed); err != nil {
 		s.log.Warn("pinning the tools looked at", "server", e.Name, "err", err)
 	}
 }

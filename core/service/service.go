@@ -141,7 +141,7 @@ type Service struct {
 	adhoc map[*conn.Manager]struct{}
 
 	apps    appsState  // the apps connected to the gateway (apps.go)
-	pins    pinState   // what the person saw of each server's tools (pins.go)
+	pins    pinState   // what the person saw of each server's tools and prompts (pins.go)
 	looks   lookState  // looks at unapproved servers' tools (look.go)
 	tokenMu sync.Mutex // held while the gateway's token is read or made
 
@@ -186,6 +186,7 @@ func New(opts Options) (*Service, error) {
 	})
 	s.egress = s.newEgress()
 	s.conns = s.newConns(s.opts.Logger)
+	s.pins.policy = s.newPolicy()
 	s.set = &config.Set{}
 	return s, nil
 }
@@ -329,10 +330,12 @@ func (s *Service) follow(updates <-chan *config.Set) {
 	}
 }
 
-// relay passes the connection manager's events on as change notices.
+// relay passes the connection manager's events on as change notices,
+// once the pins' policy was told of the servers' tools (pins.go).
 func (s *Service) relay(events <-chan conn.Event) {
 	defer s.wg.Done()
 	for range events {
+		s.seeLists()
 		s.notices.Publish(struct{}{})
 	}
 }
@@ -378,6 +381,7 @@ func (s *Service) Settle(ctx context.Context) (Snapshot, error) {
 	if err := s.WaitSettled(ctx); err != nil && ctx.Err() != nil {
 		return Snapshot{}, ctx.Err()
 	}
+	s.seeLists() // the relay may not have come to the last event yet
 	return s.Snapshot(ctx)
 }
 

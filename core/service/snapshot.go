@@ -87,8 +87,9 @@ type Server struct {
 	// PromptsChanged counts its notices, while connected, that its
 	// prompts changed: the gateway lists them again when it grows.
 	PromptsChanged uint64 `json:"promptsChanged,omitempty"`
-	// Review says which of its tools changed since the person saw them
-	// and are held from apps, and which read as orders to the AI (pins.go).
+	// Review says which of its tools and prompts changed since the person
+	// saw them and are held from apps, and which read as orders to the AI,
+	// as the holding policy made them (pins.go).
 	Review *Review `json:"review,omitempty"`
 	// Stderr is the tail of a local server's error output.
 	Stderr string `json:"stderr,omitempty"`

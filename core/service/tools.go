@@ -224,12 +224,21 @@ func (s *Service) ReadResource(ctx context.Context, server, uri string) (*mcp.Re
 }
 
 // Prompts lists a connected server's prompts. Servers that have none may
-// answer with an error.
+// answer with an error. A configured server's list is told to the pins'
+// policy, as its tools are (pins.go): what changed in it is held until
+// the person accepts it, and OfferablePrompts says which may be offered.
 func (s *Service) Prompts(ctx context.Context, server string) ([]mcp.Prompt, error) {
 	var out []mcp.Prompt
 	err := s.withServer(ctx, server, func(m *conn.Manager, name string) error {
 		var err error
 		out, err = m.Prompts(ctx, name)
+		switch {
+		case m != s.conns:
+		case err == nil:
+			s.seePrompts(name, out)
+		case ctx.Err() == nil:
+			s.seePrompts(name, nil) // a server without prompts says so with an error
+		}
 		return err
 	})
 	return out, err

@@ -26,11 +26,11 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 	for i := range set.Servers {
 		e := &set.Servers[i]
 		sv := fromEntry(e)
-		info, ok := live.Find(e.Name)
+		info, ok, offered, review := s.toldInfo(live, e.Name)
 		switch {
 		case ok:
 			sv.State, sv.Since = info.Status.State, info.Status.Since
-			sv.Tools, sv.Stderr, sv.Failures = info.Tools, info.Stderr, info.Failures
+			sv.Tools, sv.Review, sv.Stderr, sv.Failures = offered, review, info.Stderr, info.Failures
 			sv.PromptsChanged = info.PromptsChanged
 			sv.Reason, sv.Fix = explain(e, info.Status, info.Stderr)
 		case paused && e.Runnable():
@@ -63,7 +63,7 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 		sv.Reason = e.Suppressed
 		snap.Servers = append(snap.Servers, sv)
 	}
-	s.applyPins(&snap)
+	s.readPins(&snap)
 	return snap, nil
 }
 
