@@ -130,3 +130,68 @@ func TestFrontEndsSpeakTheServicesWords(t *testing.T) {
 		t.Fatalf("go list found %d front-end packages; the test no longer looks where they are", n)
 	}
 }
+
+// abovePins reports the packages the holding policy (core/pins) must not
+// reach, however indirectly: the service, which tells it what servers list
+// and asks it what to offer, the parts that stand for the service (the
+// gateway, the control endpoint), and every front end. The policy decides
+// from what it is told, so what is held never depends on who shows it or
+// who asks.
+func abovePins(pkg string) bool {
+	const mod = "github.com/mcptray/mcptray"
+	if forbidden(pkg) || pkg == mod {
+		return true
+	}
+	for _, p := range []string{"/core/service", "/core/gateway", "/core/control", "/app", "/tray", "/keychain"} {
+		if pkg == mod+p || strings.HasPrefix(pkg, mod+p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func TestPinsImportNoServiceNorFrontEnd(t *testing.T) {
+	t.Parallel()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not on PATH")
+	}
+	cmd := exec.Command(goBin, "list", "-deps", "-test", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./core/pins")
+	cmd.Dir = moduleRoot(t)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./core/pins: %v\n%s", err, stderr.Bytes())
+	}
+	importers := map[string][]string{}
+	var bad []string
+	seen := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		seen++
+		pkg := fields[0]
+		if abovePins(pkg) {
+			bad = append(bad, pkg)
+		}
+		for _, imp := range fields[1:] {
+			// A test's own build of a package is "pkg [pkg.test]".
+			if !strings.HasPrefix(imp, "[") {
+				importers[imp] = append(importers[imp], pkg)
+			}
+		}
+	}
+	if seen < 10 {
+		t.Fatalf("go list found %d packages under core/pins; the test no longer looks where it should", seen)
+	}
+	sort.Strings(bad)
+	for _, pkg := range slices.Compact(bad) {
+		t.Errorf("core/pins depends on %s (imported by %s)", pkg, strings.Join(importers[pkg], ", "))
+	}
+	if len(bad) > 0 {
+		t.Log("the holding policy is told what servers list and asked what to offer; it must not call back up: pass what it needs in")
+	}
+}
