@@ -125,7 +125,11 @@
 // make their children's pipes with it) and io_uring: no named socket of
 // the person's session is in reach (the session bus and the Secret Service
 // behind it, ssh-agent, X11, mcptray's own control socket), whatever
-// Landlock's ABI; ABI 9's rule for named sockets is not needed. From
+// Landlock's ABI. From ABI 9 Landlock handles named sockets too
+// (RESOLVE_UNIX): a server that may use sockets because its command is
+// docker's client reaches only those beneath what it may write (docker's
+// own socket), and only the person's grant (Settings.Sockets) opens them
+// all; this machine's kernel, ABI 7, has not run that rule. From
 // Landlock ABI 6, a server can neither signal processes outside its
 // sandbox nor connect to abstract Unix sockets made outside it; in a
 // network namespace of its own abstract sockets are its own anyway, and in

@@ -24,15 +24,22 @@ const (
 	fsRead = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_READ_DIR
 	// fsFile are the rights that apply to a file rather than a folder.
 	fsFile = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_READ_FILE |
-		unix.LANDLOCK_ACCESS_FS_TRUNCATE | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
+		unix.LANDLOCK_ACCESS_FS_TRUNCATE | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV | unix.LANDLOCK_ACCESS_FS_RESOLVE_UNIX
 	ruleNetPort = 2 // LANDLOCK_RULE_NET_PORT
 )
 
-// fsHandled are the file-system rights the kernel's ABI knows. ABI 9's
-// RESOLVE_UNIX (connecting to named Unix sockets) is left out: see the
-// package doc.
-func fsHandled(abi int) uint64 {
+// fsHandled are the file-system rights the kernel's ABI knows. From ABI 9
+// that includes RESOLVE_UNIX, connecting to a named Unix socket: only
+// those beneath what the server may write (docker's socket, for its
+// client) are then in reach, unless anySocket (the person let it use any,
+// Policy.AnySocket). The seccomp filter refuses them whatever the ABI to
+// a server without Policy.Sockets.
+func fsHandled(abi int, anySocket bool) uint64 {
 	switch {
+	case abi >= 9 && anySocket:
+		return (1<<17 - 1) &^ unix.LANDLOCK_ACCESS_FS_RESOLVE_UNIX
+	case abi >= 9:
+		return 1<<17 - 1
 	case abi >= 5:
 		return 1<<16 - 1
 	case abi >= 3:
@@ -72,7 +79,7 @@ func restrict(p Policy) (int, error) {
 	if abi <= 0 || p.None {
 		return 0, nil
 	}
-	attr := unix.LandlockRulesetAttr{Handled_access_fs: fsHandled(abi)}
+	attr := unix.LandlockRulesetAttr{Handled_access_fs: fsHandled(abi, p.AnySocket)}
 	if abi >= 4 && p.RestrictTCP {
 		attr.Handled_access_net = unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
 	}

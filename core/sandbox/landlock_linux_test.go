@@ -458,3 +458,29 @@ func TestProgramBesideHome(t *testing.T) {
 		})
 	}
 }
+
+// TestHandledByABI: from Landlock ABI 9 named sockets are handled (only
+// those beneath what a server may write are reached), unless the person
+// let it use any; before, the filter alone keeps them.
+func TestHandledByABI(t *testing.T) {
+	const resolveUnix = 1 << 16
+	for _, tc := range []struct {
+		abi       int
+		anySocket bool
+		handled   bool
+	}{{7, false, false}, {8, false, false}, {9, false, true}, {9, true, false}, {10, false, true}} {
+		if got := fsHandled(tc.abi, tc.anySocket)&resolveUnix != 0; got != tc.handled {
+			t.Errorf("ABI %d, any socket %v: named sockets handled %v, want %v", tc.abi, tc.anySocket, got, tc.handled)
+		}
+		if fsHandled(tc.abi, tc.anySocket)&(1<<15) == 0 {
+			t.Errorf("ABI %d: the rights before RESOLVE_UNIX are no longer handled", tc.abi)
+		}
+	}
+	enc, err := encode(Policy{Sockets: true, AnySocket: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, _, err := decode(enc); err != nil || !p.AnySocket {
+		t.Errorf("AnySocket did not travel: %+v, %v", p, err)
+	}
+}

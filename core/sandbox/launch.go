@@ -27,7 +27,8 @@ const policyEnv = "MCPTRAY_SANDBOX_POLICY"
 // The policy travels as lines a few lines of C can read too (the
 // launcher's program does its work in C, before Go's runtime starts, see
 // its cmd/mcptray-sandbox): "r PATH" to read, "w PATH" to write, "t" to
-// limit TCP to the "p PORT" lines, "f HEX" the system call filter to
+// limit TCP to the "p PORT" lines, "u" to leave named sockets to the
+// filter (Policy.AnySocket), "f HEX" the system call filter to
 // install (seccomp.go), "b PORT" to bring the proxy's port into the
 // network namespace the launcher was started in (namespaces_linux.go),
 // and "i" to stay as the server's init (init_linux.go). A path with a line
@@ -57,6 +58,9 @@ func encode(p Policy) (string, error) {
 	}
 	if p.RestrictTCP {
 		b.WriteString("t\n")
+	}
+	if p.AnySocket {
+		b.WriteString("u\n")
 	}
 	for _, port := range p.Ports {
 		fmt.Fprintf(&b, "p %d\n", port)
@@ -93,6 +97,8 @@ func decode(s string) (Policy, launchPlan, error) {
 			p.Write = append(p.Write, arg)
 		case "t":
 			p.RestrictTCP = true
+		case "u":
+			p.AnySocket = true
 		case "p", "b":
 			port, err := strconv.Atoi(arg)
 			if err != nil || port < 0 || port > 65535 {

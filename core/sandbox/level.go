@@ -24,19 +24,20 @@ type Level struct {
 // Why a server runs without a sandbox, when it is none of the kernel's
 // doing.
 const (
-	wordsOff       = "not protected: you turned its sandbox off"
-	wordsNoLaunch  = "not protected: this mcptray runs servers without its sandbox launcher"
-	wordsPodman    = "not protected by mcptray: podman's own container isolation applies (its helpers cannot run in mcptray's sandbox)"
-	wordsWindows   = "not protected: on Windows servers run without a sandbox"
-	wordsNoKernel  = "not protected: this system's kernel has no Landlock (it needs Linux 5.13 or later, with Landlock turned on)"
-	wordsOldKernel = "files protected, network not: this system's kernel is older than 6.7"
-	wordsNoProxy   = "files protected; network open: mcptray's egress proxy is not running"
-	wordsIsolated  = "files and network protected: it runs in a network of its own, where mcptray's proxy is all it can reach"
-	wordsPortOpen  = "files and network protected, except that a program listening on port %d at another address of this computer could be reached: this system does not let mcptray give it a network of its own"
-	wordsSockets   = "it may connect to other programs' sockets (Docker's, the session bus): through them it can do anything you can on this computer"
-	wordsNoFilter  = "other programs' sockets (the session bus, ssh-agent) stay within its reach: mcptray has no system call filter for this processor"
-	wordsSignals   = "it could signal your other programs: this system's kernel is older than 6.12"
-	wordsMac       = "files protected by macOS's sandbox (untried: mcptray's Seatbelt profile has not been run on a Mac yet); network open"
+	wordsOff          = "not protected: you turned its sandbox off"
+	wordsNoLaunch     = "not protected: this mcptray runs servers without its sandbox launcher"
+	wordsPodman       = "not protected by mcptray: podman's own container isolation applies (its helpers cannot run in mcptray's sandbox)"
+	wordsWindows      = "not protected: on Windows servers run without a sandbox"
+	wordsNoKernel     = "not protected: this system's kernel has no Landlock (it needs Linux 5.13 or later, with Landlock turned on)"
+	wordsOldKernel    = "files protected, network not: this system's kernel is older than 6.7"
+	wordsNoProxy      = "files protected; network open: mcptray's egress proxy is not running"
+	wordsIsolated     = "files and network protected: it runs in a network of its own, where mcptray's proxy is all it can reach"
+	wordsPortOpen     = "files and network protected, except that a program listening on port %d at another address of this computer could be reached: this system does not let mcptray give it a network of its own"
+	wordsSockets      = "it may connect to other programs' sockets (Docker's, the session bus): through them it can do anything you can on this computer"
+	wordsDockerSocket = "it may connect to the sockets of what its command runs (Docker's: Docker can do anything on this computer)"
+	wordsNoFilter     = "other programs' sockets (the session bus, ssh-agent) stay within its reach: mcptray has no system call filter for this processor"
+	wordsSignals      = "it could signal your other programs: this system's kernel is older than 6.12"
+	wordsMac          = "files protected by macOS's sandbox (untried: mcptray's Seatbelt profile has not been run on a Mac yet); network open"
 )
 
 // Off is the level of a server that runs without a sandbox because the
@@ -72,6 +73,8 @@ func levelFor(p Policy, abi int) Level {
 	}
 	var left []string
 	switch {
+	case p.Sockets && !p.AnySocket && abi >= 9:
+		left = append(left, wordsDockerSocket)
 	case p.Sockets:
 		left = append(left, wordsSockets)
 	case !SeccompSupported():

@@ -35,6 +35,11 @@ type Policy struct {
 	// and podman's clients need their daemon's, and the person may grant
 	// it. Without it the launcher's system call filter refuses them all.
 	Sockets bool `json:"sockets,omitempty"`
+	// AnySocket, with Sockets, lets it connect to any named socket: the
+	// person's grant (Settings.Sockets). Without it, from Landlock ABI 9
+	// only the sockets beneath what it may write are in reach (docker's,
+	// for docker's client).
+	AnySocket bool `json:"anySocket,omitempty"`
 	// Namespaces runs the server in a user and PID namespace of its own,
 	// and with RestrictTCP in a network namespace of its own as well, in
 	// which the proxy's port (Bridge) is the one thing to reach. Set where
@@ -239,6 +244,7 @@ func Default(in Input) (Policy, error) {
 	// the approved command needs it, and the container keeps its own
 	// isolation.
 	p.Sockets = program == "docker" || program == "podman" || in.Settings.Sockets
+	p.AnySocket = in.Settings.Sockets
 	p.Namespaces = in.Namespaces && !p.None
 	if in.EgressPort > 0 {
 		if p.Namespaces {

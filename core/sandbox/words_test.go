@@ -233,8 +233,8 @@ func TestSocketsOnlyAsAGrant(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Sockets != tc.want {
-			t.Errorf("%s with %+v: sockets %v, want %v", tc.program, tc.settings, p.Sockets, tc.want)
+		if p.Sockets != tc.want || p.AnySocket != tc.settings.Sockets {
+			t.Errorf("%s with %+v: sockets %v (any %v), want %v", tc.program, tc.settings, p.Sockets, p.AnySocket, tc.want)
 		}
 		granted := slices.ContainsFunc(Grants(in), func(g Grant) bool { return g.Kind == "sockets" && g.Deny == "--sockets" })
 		if granted != tc.settings.Sockets {

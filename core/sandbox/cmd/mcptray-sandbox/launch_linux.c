@@ -76,13 +76,15 @@ struct net_port_attr {
 #define FS_TRUNCATE (1ULL << 14)
 #define FS_IOCTL_DEV (1ULL << 15)
 #define FS_READ (FS_EXECUTE | FS_READ_FILE | FS_READ_DIR)
-#define FS_FILE (FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV)
+#define FS_RESOLVE_UNIX (1ULL << 16)
+#define FS_FILE (FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV | FS_RESOLVE_UNIX)
 #define NET_CONNECT_TCP (1ULL << 1)
 #define SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
 #define SCOPE_SIGNAL (1ULL << 1)
 
 // fs_handled: as fsHandled in landlock_linux.go.
-static uint64_t fs_handled(long abi) {
+static uint64_t fs_handled(long abi, int any_socket) {
+	if (abi >= 9) return ((1ULL << 17) - 1) & ~(any_socket ? FS_RESOLVE_UNIX : 0);
 	if (abi >= 5) return (1ULL << 16) - 1;
 	if (abi >= 3) return (1ULL << 15) - 1;
 	if (abi == 2) return (1ULL << 14) - 1;
@@ -247,10 +249,10 @@ static void end_leftovers(const sigset_t *chld) {
 }
 
 // sandbox_and_exec restricts this process and executes the server.
-static void sandbox_and_exec(char *policy, size_t n, int restrict_tcp, const char *filter, char **argv) {
+static void sandbox_and_exec(char *policy, size_t n, int restrict_tcp, int any_socket, const char *filter, char **argv) {
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, CREATE_RULESET_VERSION);
 	if (abi > 0) {
-		struct ruleset_attr attr = {.handled_access_fs = fs_handled(abi)};
+		struct ruleset_attr attr = {.handled_access_fs = fs_handled(abi, any_socket)};
 		if (abi >= 4 && restrict_tcp) attr.handled_access_net = NET_CONNECT_TCP;
 		if (abi >= 6) attr.scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL;
 		int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
@@ -303,17 +305,18 @@ __attribute__((constructor)) static void launch(int argc, char **argv, char **en
 
 	// First pass: is every line one this code knows? If not, Launch reads
 	// the policy and says what is wrong.
-	int restrict_tcp = 0, init = 0;
+	int restrict_tcp = 0, init = 0, any_socket = 0;
 	unsigned long bridge_port = 0;
 	const char *filter = NULL;
 	for (char *l = policy + n + 1; *l != '\0';) {
 		char *end = strchr(l, '\n');
 		if (end == NULL) return;
 		int arg = (l[0] == 'r' || l[0] == 'w' || l[0] == 'p' || l[0] == 'f' || l[0] == 'b') && l[1] == ' ';
-		int alone = (l[0] == 't' || l[0] == 'i') && end == l + 1;
+		int alone = (l[0] == 't' || l[0] == 'i' || l[0] == 'u') && end == l + 1;
 		if (!arg && !alone) return;
 		if (l[0] == 't') restrict_tcp = 1;
 		if (l[0] == 'i') init = 1;
+		if (l[0] == 'u') any_socket = 1;
 		if (l[0] == 'b') {
 			char *rest;
 			bridge_port = strtoul(l + 2, &rest, 10);
@@ -326,7 +329,7 @@ __attribute__((constructor)) static void launch(int argc, char **argv, char **en
 	for (char *l = policy + n + 1; *l != '\0'; l = strchr(l, '\n') + 1)
 		if (l[0] == 'f') filter = strndup(l + 2, (size_t)(strchr(l, '\n') - l - 2));
 	unsetenv(POLICY_ENV);
-	if (!init) sandbox_and_exec(policy, n, restrict_tcp, filter, argv + i);
+	if (!init) sandbox_and_exec(policy, n, restrict_tcp, any_socket, filter, argv + i);
 
 	// The init (runInit): bring the proxy in, give up capabilities, fork
 	// the server, pass signals on, and end what it leaves.
@@ -349,7 +352,7 @@ __attribute__((constructor)) static void launch(int argc, char **argv, char **en
 	if (child == 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != self) _exit(126);
-		sandbox_and_exec(policy, n, restrict_tcp, filter, argv + i);
+		sandbox_and_exec(policy, n, restrict_tcp, any_socket, filter, argv + i);
 	}
 	int code = 0;
 	for (;;) {
