@@ -37,7 +37,7 @@ echo
 echo "== an HTTPS request through the egress proxy vs straight to the server (p50 added)"
 go test -run '^$' -bench 'HTTPS' -benchtime 20x -count "${COUNT:-3}" ./core/egress/ | grep Benchmark
 echo "== a server's 100 tools against their pins (goal: <= 1 ms)"
-go test -run '^$' -bench 'PinCheck100' -benchtime 1000x -count "${COUNT:-3}" ./core/service/ | grep Benchmark
+go test -run '^$' -bench 'PinCheck100|ShadowingAgain100x100' -benchtime 1000x -count "${COUNT:-3}" ./core/pins/ | grep Benchmark
 go test -run '^$' -bench 'Compare100|Scan100' -benchtime 1000x -count "${COUNT:-3}" ./core/pins/ | grep Benchmark
 
 echo
