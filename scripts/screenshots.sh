@@ -238,11 +238,18 @@ click 180 367
 shot plain-key 1
 
 sock=$(ls "$home"/run/mcptray-*/control.sock)
+# open_at asks the running mcptray behind socket $1 to show its window at
+# server $2, as the tray's "Review…" does: with the control key the
+# running mcptray wrote beside its socket, as every one of its own tools.
+open_at() {
+	curl -s --unix-socket "$1" -H "Authorization: Bearer $(cat "$(dirname "$1")/control.key")" \
+		-X POST -d "{\"server\":\"$2\"}" http://mcptray/v1/window >/dev/null
+}
 
 # The sign-in dialog: asked to show online-notes, the window selects it;
 # its Sign in… button opens the dialog that waits for the browser (here
 # one that never comes back). Cancel closes it.
-curl -s --unix-socket "$sock" -X POST -d '{"server":"online-notes"}' http://mcptray/v1/window >/dev/null
+open_at "$sock" online-notes
 sleep 1
 click 415 150
 shot signin 1
@@ -302,7 +309,7 @@ click 479 561 # the catalogue's Close
 
 # The approval dialog: asked to show a server waiting for approval (as the
 # tray's "Review…" does), the window opens it at once.
-curl -s --unix-socket "$sock" -X POST -d '{"server":"demo"}' http://mcptray/v1/window >/dev/null
+open_at "$sock" demo
 shot approval 2
 
 # A server's question: approve the demo, then call its pick_colour tool;
@@ -351,7 +358,7 @@ rm "$out/review-list.png"
 # The approval dialog of the project's server, further down: what it may
 # do and "Look at its tools first"; looked at, its poisoned tool is quoted.
 rsock=$(ls "$rev"/run/mcptray-*/control.sock)
-curl -s --unix-socket "$rsock" -X POST -d '{"server":"notes"}' http://mcptray/v1/window >/dev/null
+open_at "$rsock" notes
 sleep 1
 id=$(xdotool search --onlyvisible --name '^mcptray$' | head -1)
 xdotool mousemove --window "$id" 480 300 click --repeat 10 5
