@@ -180,6 +180,11 @@ func (s *Service) Add(ctx context.Context, req AddRequest) (AddResult, error) {
 	if err != nil {
 		return AddResult{}, newError(Invalid, "%s %v", sanitize.Line(req.Name), err)
 	}
+	if sv.Transport.Remote() {
+		if _, err := checkAddress(sv.URL); err != nil { // checks.go
+			return AddResult{}, err
+		}
+	}
 	undo := func() {}
 	err = config.ModifyUserFile(file, func(u *config.UserFile) error {
 		if _, ok := u.MCPServers[req.Name]; ok {
@@ -226,19 +231,6 @@ func (s *Service) Add(ctx context.Context, req AddRequest) (AddResult, error) {
 	}
 	res.Server, _ = s.server(ctx, fallback.Name, fallback)
 	return res, nil
-}
-
-// checkName refuses names a person could not type or read back.
-func checkName(name string) error {
-	switch {
-	case name == "" || sanitize.Line(name) == "":
-		return newError(Invalid, "the name is empty")
-	case sanitize.Line(name) != name:
-		return newError(Invalid, "the name %q has spaces at its ends, or invisible or control characters; choose a plain name", name)
-	case name == builtinName:
-		return newError(Invalid, "%q is the name of mcptray's own built-in server; choose another name", name)
-	}
-	return nil
 }
 
 // RemoveResult is what Remove did.
