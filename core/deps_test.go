@@ -195,3 +195,63 @@ func TestPinsImportNoServiceNorFrontEnd(t *testing.T) {
 		t.Log("the holding policy is told what servers list and asked what to offer; it must not call back up: pass what it needs in")
 	}
 }
+
+// frontEndMay are the core packages each front end may import, and none
+// other: the service's API and words (core/service), the control socket
+// that carries them, and what is plain data or words of its own (the
+// record, the pins' words, the registry's catalogue, the sandbox's
+// words, sanitize). Config files and sign-ins are the service's business
+// (core/config, core/oauth), and so is the engine (core/conn, …): a front
+// end that imported one would read or write around the service.
+var frontEndMay = map[string][]string{
+	"app/window": {"activity", "control", "demo", "gateway", "logfile", "pins", "registry", "sandbox", "sanitize", "service", "tools"},
+	"app/cli":    {"activity", "control", "demo", "gateway", "instance", "logfile", "pins", "registry", "sandbox", "sanitize", "secret", "service", "tools"},
+	"app/host":   {"activity", "control", "instance", "secret", "service"},
+	"tray":       {"control", "sanitize", "service"},
+}
+
+func TestFrontEndsImportOnlyTheService(t *testing.T) {
+	t.Parallel()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not on PATH")
+	}
+	const mod = "github.com/mcptray/mcptray/"
+	args := []string{"list", "-f", `{{.ImportPath}} {{join .Imports " "}}`}
+	for fe := range frontEndMay {
+		args = append(args, "./"+fe)
+	}
+	cmd := exec.Command(goBin, args...)
+	cmd.Dir = moduleRoot(t)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.Bytes())
+	}
+	seen := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		fe := strings.TrimPrefix(fields[0], mod)
+		may, ok := frontEndMay[fe]
+		if !ok {
+			t.Fatalf("go list answered for %s, which is not a front end listed here", fields[0])
+		}
+		seen++
+		for _, imp := range fields[1:] {
+			pkg, ok := strings.CutPrefix(imp, mod+"core/")
+			if !ok {
+				continue
+			}
+			if !slices.Contains(may, pkg) {
+				t.Errorf("%s imports core/%s; front ends speak core/service's API and words (core/service/api.go, vocabulary.go)", fe, pkg)
+			}
+		}
+	}
+	if seen != len(frontEndMay) {
+		t.Fatalf("go list found %d of the %d front ends; the test no longer looks where they are", seen, len(frontEndMay))
+	}
+}

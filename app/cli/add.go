@@ -4,16 +4,12 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	neturl "net/url"
 	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -124,7 +120,7 @@ func runAdd(ctx context.Context, c *cmdContext, args []string) error {
 		if len(env) > 0 || len(secretEnv.list) > 0 {
 			return usagef("--env and --secret-env are for programs; remote servers take --header")
 		}
-		kind, err := checkURL(*url)
+		kind, err := service.CheckURL(*url)
 		if err != nil {
 			return err
 		}
@@ -137,11 +133,11 @@ func runAdd(ctx context.Context, c *cmdContext, args []string) error {
 			if _, ok := headers[h]; ok {
 				return usagef("%s is given both as --header and as --secret-header; keep one", h)
 			}
-			name := config.HeaderSecretName(h)
+			name := service.HeaderSecretName(h)
 			if slices.ContainsFunc(toRead, func(w wanted) bool { return w.secret == name }) {
 				return usagef("--secret-header %s is given twice", h)
 			}
-			headers[h] = config.SecretRef(name)
+			headers[h] = service.SecretRef(name)
 			toRead = append(toRead, wanted{name, h})
 		}
 		if len(headers) > 0 {
@@ -159,7 +155,7 @@ func runAdd(ctx context.Context, c *cmdContext, args []string) error {
 			if _, ok := env[k]; ok {
 				return usagef("%s is given both as --env and as --secret-env; keep one", k)
 			}
-			env[k] = config.SecretRef(k)
+			env[k] = service.SecretRef(k)
 			toRead = append(toRead, wanted{k, k})
 		}
 		if len(env) > 0 {
@@ -202,47 +198,14 @@ func runAdd(ctx context.Context, c *cmdContext, args []string) error {
 	return nil
 }
 
-// maxURL bounds a server's URL: longer ones are mistakes (a pasted page),
-// and would fill every line that shows them.
-const maxURL = 2048
-
-// checkURL refuses URLs that cannot be a server's address, and returns the
-// transport its scheme implies.
-func checkURL(raw string) (string, error) {
-	if len(raw) > maxURL {
-		return "", fmt.Errorf("the URL is %d characters long; a server's address has at most %d", len(raw), maxURL)
-	}
-	u, err := neturl.Parse(raw)
-	if err != nil || u.Host == "" {
-		return "", fmt.Errorf("%q is not a URL like https://example.com/mcp", sanitize.Line(raw))
-	}
-	if u.User != nil {
-		return "", errors.New("the URL holds a user name or password, which would be kept in config.json in plain text; " +
-			"leave them out and use --header 'Authorization=…' or sign in with mcptray login")
-	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return "", fmt.Errorf("port %s is not a port (use 1 to 65535)", sanitize.Line(p))
-		}
-	}
-	switch u.Scheme {
-	case "http", "https":
-		return "http", nil
-	case "ws", "wss":
-		return "ws", nil
-	}
-	return "", fmt.Errorf("%q is not a web address: use an https://, http://, wss:// or ws:// URL", sanitize.Line(raw))
-}
-
-// checkName refuses names a person could not type or read back.
+// checkName refuses names a person could not type or read back: the
+// service's check (it makes it again when it adds), said before anything is
+// read or asked.
 func checkName(name string) error {
 	if strings.TrimSpace(name) == "" {
 		return usagef("the name is empty")
 	}
-	if sanitize.Line(name) != name {
-		return fmt.Errorf("the name %q has spaces at its ends, or invisible or control characters; choose a plain name", name)
-	}
-	return nil
+	return service.CheckName(name)
 }
 
 func runRemove(ctx context.Context, c *cmdContext, args []string) error {

@@ -3,38 +3,19 @@ package cli
 import (
 	"bufio"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
 
-// appsBackend is what connect and disconnect need of mcptray: the same
-// service actions the window's Connect button uses.
-type appsBackend interface {
-	Apps(ctx context.Context) ([]service.App, error)
-	ConnectApp(ctx context.Context, req service.ConnectRequest) (service.ConnectResult, error)
-	DisconnectApp(ctx context.Context, app string) (service.ConnectResult, error)
-}
-
 // apps returns the running mcptray, or a service in this process, for the
 // apps' actions.
-func (c *cmdContext) apps(ctx context.Context) (appsBackend, func(), error) {
-	b, closeFn, err := c.backend(ctx, connectNone)
-	if err != nil {
-		return nil, nil, err
-	}
-	ab, ok := b.(appsBackend)
-	if !ok {
-		closeFn()
-		return nil, nil, errors.New("this mcptray cannot connect apps; update it")
-	}
-	return ab, closeFn, nil
+func (c *cmdContext) apps(ctx context.Context) (backend, func(), error) {
+	return c.backend(ctx, connectNone)
 }
 
 // runConnect writes the gateway (mcptray stdio) into an app's config, so
@@ -80,7 +61,7 @@ func runConnect(ctx context.Context, c *cmdContext, args []string) error {
 		return err
 	}
 	fmt.Fprintf(c.Stdout, "Connected %s: %s now starts %q as the server %q (the file as it was is %s.bak).\n",
-		src.App, c.home(src.File), res.Command, config.GatewayEntry, c.home(src.File))
+		src.App, c.home(src.File), res.Command, service.GatewayEntry, c.home(src.File))
 	if len(res.Moved) > 0 {
 		fmt.Fprintf(c.Stdout, "Took %s out of %s's config: mcptray runs them for it.\n", strings.Join(res.Moved, ", "), src.App)
 	}
@@ -90,7 +71,7 @@ func runConnect(ctx context.Context, c *cmdContext, args []string) error {
 
 // movable names the servers of src's config that mcptray runs from
 // another config.
-func (c *cmdContext) movable(ctx context.Context, b appsBackend, src config.Source) []string {
+func (c *cmdContext) movable(ctx context.Context, b backend, src service.Source) []string {
 	apps, err := b.Apps(ctx)
 	if err != nil {
 		return nil
@@ -107,7 +88,7 @@ func (c *cmdContext) movable(ctx context.Context, b appsBackend, src config.Sour
 }
 
 // appKeyOf is src's app as the command line names it.
-func appKeyOf(src config.Source) string {
+func appKeyOf(src service.Source) string {
 	return strings.ToLower(strings.ReplaceAll(src.App, " ", "-"))
 }
 
@@ -141,23 +122,23 @@ func runDisconnect(ctx context.Context, c *cmdContext, args []string) error {
 		return err
 	}
 	if !res.Changed {
-		fmt.Fprintf(c.Stdout, "%s was not connected: %s has no server %q.\n", src.App, c.home(src.File), config.GatewayEntry)
+		fmt.Fprintf(c.Stdout, "%s was not connected: %s has no server %q.\n", src.App, c.home(src.File), service.GatewayEntry)
 		return nil
 	}
 	fmt.Fprintf(c.Stdout, "Disconnected %s: removed %q from %s (the file as it was is %s.bak).\n",
-		src.App, config.GatewayEntry, c.home(src.File), c.home(src.File))
+		src.App, service.GatewayEntry, c.home(src.File), c.home(src.File))
 	return nil
 }
 
 // appArg reads the one APP argument of connect and disconnect.
-func (c *cmdContext) appArg(cmd string, args []string) (config.Source, error) {
+func (c *cmdContext) appArg(cmd string, args []string) (service.Source, error) {
 	names := strings.Join(c.paths.AppNames(), ", ")
 	if len(args) != 1 {
-		return config.Source{}, usagef("%s takes one app: %s", cmd, names)
+		return service.Source{}, usagef("%s takes one app: %s", cmd, names)
 	}
 	src, ok := c.paths.AppSource(args[0])
 	if !ok {
-		return config.Source{}, usagef("mcptray does not know the app %q; it knows %s", sanitize.Line(args[0]), names)
+		return service.Source{}, usagef("mcptray does not know the app %q; it knows %s", sanitize.Line(args[0]), names)
 	}
 	return src, nil
 }

@@ -6,43 +6,16 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcptray/mcptray/core/control"
-	"github.com/mcptray/mcptray/core/oauth"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
-	"github.com/mcptray/mcptray/core/tools"
 )
 
-// backend is what the commands need from mcptray: the running instance
-// over its control endpoint, or a service run in this process when none is
-// running. Both give the same answers, so a command prints the same either
-// way.
-type backend interface {
-	Snapshot(ctx context.Context) (service.Snapshot, error)
-	Settle(ctx context.Context) (service.Snapshot, error)
-	Approve(ctx context.Context, name string) (service.Server, error)
-	Deny(ctx context.Context, name string) (service.Server, error)
-	SignIn(ctx context.Context, name string, opts service.SignInOptions) error
-	SignOut(ctx context.Context, name string) error
-	SignInIdP(ctx context.Context) error
-	SignOutIdP(ctx context.Context) error
-	Add(ctx context.Context, req service.AddRequest) (service.AddResult, error)
-	Remove(ctx context.Context, name string) (service.RemoveResult, error)
-	Tools(ctx context.Context, target string) ([]tools.Tool, error)
-	Call(ctx context.Context, req service.CallRequest) (*mcp.CallToolResult, error)
-	secretBackend
-	foldersBackend
-	rulesBackend
-	sandboxBackend
-	pinsBackend
-}
-
-var (
-	_ backend = (*control.Client)(nil)
-	_ backend = (*service.Service)(nil)
-)
+// backend is mcptray's API (core/service's, declared there once): the
+// running instance over its control endpoint, or a service run in this
+// process when none is running. Both give the same answers, so a command
+// prints the same either way.
+type backend = service.API
 
 // connectNone and connectAll say which servers an in-process service
 // starts: none (commands that read or edit the config) or all (status).
@@ -94,7 +67,7 @@ func (c *cmdContext) serviceOptions(only []string) (service.Options, error) {
 	opts.Launcher = c.Launcher
 	browser := opts.Browser
 	if browser == nil {
-		browser = oauth.SystemBrowser()
+		browser = service.SystemBrowser()
 	}
 	// Say so only when the browser really opens: a saved sign-in may do
 	// without it.

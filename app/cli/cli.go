@@ -20,7 +20,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/demo"
 	"github.com/mcptray/mcptray/core/sandbox"
@@ -40,7 +39,7 @@ type Env struct {
 	Lookup func(string) (string, bool)
 	// Paths overrides where mcptray's files are; nil means they follow
 	// the environment (HOME, XDG_CONFIG_HOME, APPDATA).
-	Paths *config.Paths
+	Paths *service.Paths
 	// Now is the clock for recorded decisions; nil means time.Now.
 	Now func() time.Time
 	// Store keeps sign-ins when a command runs mcptray in-process: the
@@ -120,8 +119,7 @@ func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(forma
 // cmdContext is what every command gets.
 type cmdContext struct {
 	Env
-	paths  config.Paths
-	loader *config.Loader
+	paths service.Paths
 	// open is the backend withSignIn holds across its attempts.
 	open backend
 	// signingIn names the server a sign-in is for, for the line that says
@@ -188,13 +186,11 @@ func Run(ctx context.Context, args []string, env Env) int {
 		c.paths = *env.Paths
 	} else {
 		var err error
-		if c.paths, err = config.NewPaths(runtime.GOOS, env.Lookup); err != nil {
+		if c.paths, err = service.NewPaths(runtime.GOOS, env.Lookup); err != nil {
 			fmt.Fprintf(env.Stderr, "mcptray: %v\n", err)
 			return 1
 		}
 	}
-	c.loader = config.NewLoader(c.paths)
-	c.loader.Lookup = env.Lookup
 
 	// What the command decides, a service run in this process records as
 	// the command line's; through the running mcptray, its endpoint says

@@ -8,12 +8,6 @@ import (
 	"github.com/mcptray/mcptray/core/service"
 )
 
-// foldersBackend is what the folders command needs of mcptray.
-type foldersBackend interface {
-	AddFolder(ctx context.Context, dir string) (service.FolderResult, error)
-	RemoveFolder(ctx context.Context, dir string) error
-}
-
 func runFolders(ctx context.Context, c *cmdContext, args []string) error {
 	if len(args) == 0 {
 		return usagef("say add, remove or list")

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
@@ -21,10 +20,10 @@ import (
 // runs the servers either, and their state is only what the config says:
 // pending (it will start), awaiting approval or disabled.
 type listing struct {
-	Running  bool             `json:"running"`
-	Servers  []service.Server `json:"servers"`
-	Problems []config.Problem `json:"problems"`
-	Folders  []string         `json:"folders"`
+	Running  bool              `json:"running"`
+	Servers  []service.Server  `json:"servers"`
+	Problems []service.Problem `json:"problems"`
+	Folders  []string          `json:"folders"`
 }
 
 // configured are the servers that come from config files: every one but
@@ -65,7 +64,7 @@ func runList(ctx context.Context, c *cmdContext, args []string) error {
 			out.Servers = []service.Server{}
 		}
 		if out.Problems == nil {
-			out.Problems = []config.Problem{}
+			out.Problems = []service.Problem{}
 		}
 		if out.Folders == nil {
 			out.Folders = []string{}
@@ -133,7 +132,7 @@ func (c *cmdContext) printList(snap service.Snapshot) {
 		fmt.Fprintln(w, "\nKeys in plain text (anyone who can read the file can use them):")
 		for _, e := range plain {
 			fmt.Fprintf(w, "  %s (%s) holds a key in plain text: %s\n", sanitize.Line(e.Name), c.from(e.Origin), sanitize.Line(strings.Join(e.PlainKeys, ", ")))
-			if e.Scope == config.User || e.Scope == config.Imported {
+			if e.Scope == service.User || e.Scope == service.Imported {
 				fmt.Fprintf(w, "    keep it in your keychain instead: mcptray secret move %s\n", sanitize.Line(e.Name))
 			}
 		}
@@ -159,7 +158,7 @@ func (c *cmdContext) printList(snap service.Snapshot) {
 func countPending(servers []service.Server) int {
 	n := 0
 	for _, e := range servers {
-		if e.Approval == config.Undecided {
+		if e.Approval == service.Undecided {
 			n++
 		}
 	}
@@ -173,9 +172,9 @@ func mayRun(e service.Server) string {
 		return "not running"
 	case e.Disabled:
 		return "disabled"
-	case e.Approval == config.Undecided:
+	case e.Approval == service.Undecided:
 		return "awaiting approval"
-	case e.Approval == config.Denied:
+	case e.Approval == service.Denied:
 		return "denied"
 	}
 	return "ready"
@@ -203,7 +202,7 @@ func quoteArg(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-func (c *cmdContext) from(o config.Origin) string {
+func (c *cmdContext) from(o service.Origin) string {
 	if o.File == "" {
 		return o.App
 	}

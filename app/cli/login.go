@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mcptray/mcptray/core/oauth"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -21,7 +20,7 @@ const maxSignIns = 3
 func runLogin(ctx context.Context, c *cmdContext, args []string) error {
 	fs := flag.NewFlagSet("login", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var st oauth.Settings
+	var st service.SignInSettings
 	var secretFile, keyFile, idTokenFile, assertionFile, scope string
 	var clientCredentials, xaa bool
 	fs.StringVar(&st.ClientID, "client-id", "", "")
@@ -71,11 +70,11 @@ func runLogin(ctx context.Context, c *cmdContext, args []string) error {
 	st.Scopes = strings.Fields(scope)
 	switch {
 	case clientCredentials:
-		st.Grant = oauth.ClientCredentials
+		st.Grant = service.ClientCredentials
 	case xaa:
-		st.Grant = oauth.CrossAppAccess
+		st.Grant = service.CrossAppAccess
 	case assertionFile != "":
-		st.Grant = oauth.JWTBearer
+		st.Grant = service.JWTBearer
 	}
 	target := fs.Arg(0)
 	b, done, err := c.backend(ctx, connectNone)

@@ -7,24 +7,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service"
 )
 
-// rulesBackend is what the permissions, hide, unhide and gateway commands
-// need of mcptray.
-type rulesBackend interface {
-	SetPermission(ctx context.Context, tool string, p config.Permission) error
-	SetHidden(ctx context.Context, target string, hidden bool) error
-	SetSearch(ctx context.Context, on bool) error
-	GatewayToken(ctx context.Context) (string, error)
-}
-
 // rules returns the person's rules for the gateway, as mcptray holds them.
-func (c *cmdContext) rules(ctx context.Context) (config.GatewayRules, error) {
+func (c *cmdContext) rules(ctx context.Context) (service.GatewayRules, error) {
 	b, done, err := c.backend(ctx, connectNone)
 	if err != nil {
-		return config.GatewayRules{}, err
+		return service.GatewayRules{}, err
 	}
 	defer done()
 	snap, err := b.Snapshot(ctx)
@@ -32,7 +23,7 @@ func (c *cmdContext) rules(ctx context.Context) (config.GatewayRules, error) {
 }
 
 // changeRules changes the person's rules for the gateway through mcptray.
-func (c *cmdContext) changeRules(ctx context.Context, change func(rulesBackend) error) error {
+func (c *cmdContext) changeRules(ctx context.Context, change func(backend) error) error {
 	b, done, err := c.backend(ctx, connectNone)
 	if err != nil {
 		return err
@@ -63,7 +54,7 @@ func runPermissions(ctx context.Context, c *cmdContext, args []string) error {
 	if len(args) != 2 {
 		return usagef("permissions takes allow, ask, block or reset and one tool")
 	}
-	p, tool := config.Permission(args[0]), args[1]
+	p, tool := service.Permission(args[0]), args[1]
 	if !p.Valid() && args[0] != "reset" {
 		return usagef("%q is not allow, ask, block or reset", sanitize.Line(args[0]))
 	}
@@ -73,7 +64,7 @@ func runPermissions(ctx context.Context, c *cmdContext, args []string) error {
 	if args[0] == "reset" {
 		p = ""
 	}
-	err := c.changeRules(ctx, func(b rulesBackend) error { return b.SetPermission(ctx, tool, p) })
+	err := c.changeRules(ctx, func(b backend) error { return b.SetPermission(ctx, tool, p) })
 	if err != nil {
 		return err
 	}
@@ -90,7 +81,7 @@ func runHide(ctx context.Context, c *cmdContext, args []string) error {
 	if len(args) != 1 {
 		return usagef("hide takes one tool (mcp__SERVER__TOOL) or server")
 	}
-	err := c.changeRules(ctx, func(b rulesBackend) error { return b.SetHidden(ctx, args[0], true) })
+	err := c.changeRules(ctx, func(b backend) error { return b.SetHidden(ctx, args[0], true) })
 	if err == nil {
 		fmt.Fprintf(c.Stdout, "Apps no longer see %s.\n", sanitize.Line(args[0]))
 	}
@@ -102,7 +93,7 @@ func runUnhide(ctx context.Context, c *cmdContext, args []string) error {
 	if len(args) != 1 {
 		return usagef("unhide takes one tool (mcp__SERVER__TOOL) or server")
 	}
-	err := c.changeRules(ctx, func(b rulesBackend) error { return b.SetHidden(ctx, args[0], false) })
+	err := c.changeRules(ctx, func(b backend) error { return b.SetHidden(ctx, args[0], false) })
 	if err == nil {
 		fmt.Fprintf(c.Stdout, "Apps see %s again.\n", sanitize.Line(args[0]))
 	}

@@ -12,15 +12,6 @@ import (
 	"github.com/mcptray/mcptray/core/service"
 )
 
-// pinsBackend is what review and accept need: the running mcptray's (or
-// an in-process one's) pins, never the file itself.
-type pinsBackend interface {
-	AcceptTools(ctx context.Context, server string, tools []string) (service.Server, error)
-	KeepHeld(ctx context.Context, server string, tools []string) (service.Server, error)
-	SetAcceptChanges(ctx context.Context, server string, on bool) error
-	LookAtTools(ctx context.Context, server string) (service.Look, error)
-}
-
 // reviewed is one server in `mcptray review --json`: its name and review.
 type reviewed struct {
 	Name   string          `json:"name"`

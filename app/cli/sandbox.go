@@ -11,13 +11,6 @@ import (
 	"github.com/mcptray/mcptray/core/service"
 )
 
-// sandboxBackend is what the sandbox command needs of mcptray.
-type sandboxBackend interface {
-	SandboxOf(ctx context.Context, name string) (service.Sandbox, error)
-	ChangeSandbox(ctx context.Context, c service.SandboxChange) error
-	SetSandbox(ctx context.Context, name string, on bool) error
-}
-
 // runSandbox shows what a local server may do and the files it was
 // refused lately, or changes it: allow|deny SERVER --read PATH | --write
 // PATH | --host HOST | --port N, and on|off SERVER. Every change goes
@@ -33,7 +26,7 @@ func runSandbox(ctx context.Context, c *cmdContext, args []string) error {
 		if len(args) != 2 {
 			return usagef("sandbox %s takes one server", args[0])
 		}
-		return withSandbox(ctx, c, func(b sandboxBackend) error { return b.SetSandbox(ctx, args[1], args[0] == "on") }, func() {
+		return withSandbox(ctx, c, func(b backend) error { return b.SetSandbox(ctx, args[1], args[0] == "on") }, func() {
 			if args[0] == "on" {
 				fmt.Fprintf(c.Stdout, "%s runs in its sandbox again.\n", sanitize.Line(args[1]))
 			} else {
@@ -158,7 +151,7 @@ func changeSandbox(ctx context.Context, c *cmdContext, allow bool, args []string
 	if ch.Server == "" || what == "" {
 		return usagef("mcptray sandbox %s SERVER --read PATH | --write PATH | --host HOST | --port N | --sockets", verb)
 	}
-	return withSandbox(ctx, c, func(b sandboxBackend) error { return b.ChangeSandbox(ctx, ch) }, func() {
+	return withSandbox(ctx, c, func(b backend) error { return b.ChangeSandbox(ctx, ch) }, func() {
 		item := strings.TrimPrefix(what, "--") + " " + sanitize.Line(ch.Read+ch.Write+ch.Host)
 		if ch.Port != 0 {
 			item = "connect to port " + strconv.Itoa(ch.Port)
@@ -182,7 +175,7 @@ func changeSandbox(ctx context.Context, c *cmdContext, allow bool, args []string
 	})
 }
 
-func withSandbox(ctx context.Context, c *cmdContext, change func(sandboxBackend) error, done func()) error {
+func withSandbox(ctx context.Context, c *cmdContext, change func(backend) error, done func()) error {
 	b, closeB, err := c.backend(ctx, connectNone)
 	if err != nil {
 		return err

@@ -28,7 +28,7 @@ func runGatewaySearch(ctx context.Context, c *cmdContext, args []string) error {
 		return usagef("gateway search takes on or off, not %q", sanitize.Line(args[0]))
 	}
 	on := args[0] == "on"
-	if err := c.changeRules(ctx, func(b rulesBackend) error { return b.SetSearch(ctx, on) }); err != nil {
+	if err := c.changeRules(ctx, func(b backend) error { return b.SetSearch(ctx, on) }); err != nil {
 		return err
 	}
 	if on {

@@ -19,14 +19,6 @@ import (
 // maxSecretLine bounds one secret read from stdin.
 const maxSecretLine = 16 << 10
 
-// secretBackend is what the secret command needs besides a backend.
-type secretBackend interface {
-	SetSecret(ctx context.Context, req service.SecretRequest) error
-	UnsetSecret(ctx context.Context, req service.SecretRequest) error
-	Secrets(ctx context.Context, server string) ([]service.SecretInfo, error)
-	MoveSecrets(ctx context.Context, server string) (service.MoveSecretsResult, error)
-}
-
 func runSecret(ctx context.Context, c *cmdContext, args []string) error {
 	if len(args) == 0 {
 		return usagef("say set, unset, list or move")
@@ -58,7 +50,7 @@ func runSecret(ctx context.Context, c *cmdContext, args []string) error {
 		return err
 	}
 	defer done()
-	sb := secretBackend(b)
+	sb := b
 	server := rest[0]
 	switch verb {
 	case "list":
@@ -129,7 +121,7 @@ func runSecretMove(ctx context.Context, c *cmdContext, args []string) error {
 		return err
 	}
 	defer done()
-	res, err := secretBackend(b).MoveSecrets(ctx, args[0])
+	res, err := b.MoveSecrets(ctx, args[0])
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/instance"
 	"github.com/mcptray/mcptray/core/secret"
@@ -29,7 +28,7 @@ import (
 
 // Options configure Run.
 type Options struct {
-	Paths  config.Paths
+	Paths  service.Paths
 	Store  secret.Store
 	Logger *slog.Logger
 	// Service carries the rest of the service's options (the browser, the
@@ -209,7 +208,7 @@ func waitForTray(ctx context.Context, available func() error, wait, poll time.Du
 
 // firstLaunch reports whether mcptray has never run for this person, and
 // remembers that it now has.
-func firstLaunch(p config.Paths) bool {
+func firstLaunch(p service.Paths) bool {
 	mark := filepath.Join(p.Dir(), "launched")
 	if _, err := os.Stat(mark); err == nil {
 		return false

@@ -9,7 +9,6 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -26,7 +25,7 @@ func (v *window) reconnect(sv service.Server) {
 func (v *window) confirmRemove(sv service.Server) {
 	name := sv.Name
 	msg := fmt.Sprintf("Remove %s from mcptray's config? It stops, and its sign-in is forgotten.", sanitize.Line(name))
-	if sv.Scope != config.User {
+	if sv.Scope != service.User {
 		msg = fmt.Sprintf("%s comes from %s, not from mcptray's own config. mcptray will say what to do instead.", sanitize.Line(name), sanitize.Line(sv.Origin.String()))
 	}
 	text := wrapped(msg)

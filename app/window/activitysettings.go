@@ -11,20 +11,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/mcptray/mcptray/core/activity"
-	"github.com/mcptray/mcptray/core/config"
-	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/service"
 )
-
-// ActivityBackend is what Settings' Activity section needs of the running
-// mcptray, besides Backend: the record's settings, kept in mcptray's
-// config by the service. A *control.Client is one; a Backend that is not
-// gets no such section.
-type ActivityBackend interface {
-	ActivitySettings(ctx context.Context) (config.ActivitySettings, error)
-	SetActivitySettings(ctx context.Context, s config.ActivitySettings) error
-}
-
-var _ ActivityBackend = (*control.Client)(nil)
 
 // activitySettings is Settings' Activity section: Keep arguments and how
 // long and how much the record keeps.
@@ -36,13 +24,10 @@ type activitySettings struct {
 	save *widget.Button
 }
 
-// newActivitySettings builds the section, or returns nil when the backend
-// cannot set the record's settings; it reads them in the background.
+// newActivitySettings builds the section; it reads the settings in the
+// background.
 func newActivitySettings(v *window) *activitySettings {
-	ab, ok := v.b.(ActivityBackend)
-	if !ok {
-		return nil
-	}
+	ab := v.b
 	s := &activitySettings{keep: widget.NewCheck("Keep arguments (values that look like secrets, and your servers' secrets, are masked)", nil),
 		days: widget.NewEntry(), mb: widget.NewEntry()}
 	s.days.SetPlaceHolder(strconv.Itoa(activity.DefaultDays))
@@ -84,7 +69,7 @@ func sized(e *widget.Entry) fyne.CanvasObject {
 }
 
 // show puts st into the section's widgets.
-func (s *activitySettings) show(st config.ActivitySettings) {
+func (s *activitySettings) show(st service.ActivitySettings) {
 	s.keep.SetChecked(st.KeepArguments)
 	s.days.SetText("")
 	if st.Days > 0 {
@@ -98,8 +83,8 @@ func (s *activitySettings) show(st config.ActivitySettings) {
 }
 
 // read is what the widgets say, or why it is not a setting.
-func (s *activitySettings) read() (config.ActivitySettings, error) {
-	st := config.ActivitySettings{KeepArguments: s.keep.Checked}
+func (s *activitySettings) read() (service.ActivitySettings, error) {
+	st := service.ActivitySettings{KeepArguments: s.keep.Checked}
 	num := func(e *widget.Entry, what string) (int, error) {
 		t := strings.TrimSpace(e.Text)
 		if t == "" {

@@ -26,6 +26,7 @@ import (
 	"github.com/mcptray/mcptray/app/autostart"
 	"github.com/mcptray/mcptray/assets"
 	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/service"
 )
 
@@ -36,59 +37,22 @@ const quitGrace = 5 * time.Second
 // ID is the application's unique id (FyneApp.toml says the same).
 const ID = "dev.mcptray.mcptray"
 
-// Backend is what the window needs of the running mcptray. A
-// *control.Client is one.
+// Backend is what the window needs of the running mcptray: its API
+// (core/service's, declared there once), and what the running mcptray's
+// control endpoint adds for its window alone. A *control.Client is one.
 type Backend interface {
-	// Snapshot returns everything the running mcptray shows, now.
-	Snapshot(ctx context.Context) (service.Snapshot, error)
-	// Subscribe sends a notice whenever the Snapshot may have changed, the
-	// first at once, and closes when ctx ends or the service goes away.
-	Subscribe(ctx context.Context) (<-chan struct{}, error)
+	service.API
+
 	// FocusRequests sends the server to show ("" for none) each time the
-	// service wants the window to come forward.
+	// running mcptray wants the window to come forward.
 	FocusRequests(ctx context.Context) (<-chan string, error)
-
-	Approve(ctx context.Context, name string) (service.Server, error)
-	Deny(ctx context.Context, name string) (service.Server, error)
-	Enable(ctx context.Context, name string) error
-	Disable(ctx context.Context, name string) error
-	Retry(ctx context.Context, name string) error
-	SignIn(ctx context.Context, name string, opts service.SignInOptions) error
-	SignOut(ctx context.Context, name string) error
-	PauseAll(ctx context.Context) error
-	ResumeAll(ctx context.Context) error
-	Add(ctx context.Context, req service.AddRequest) (service.AddResult, error)
-	Remove(ctx context.Context, name string) (service.RemoveResult, error)
-	AddFolder(ctx context.Context, dir string) (service.FolderResult, error)
-	RemoveFolder(ctx context.Context, dir string) error
-	// AddDemo makes the demo project folder and adds it.
-	AddDemo(ctx context.Context) (service.FolderResult, error)
-	// SetSecret keeps a server's secret in the keychain.
-	SetSecret(ctx context.Context, req service.SecretRequest) error
-	// MoveSecrets keeps the keys a server's file holds in plain text in
-	// the keychain; mcptray's config refers to them instead.
-	MoveSecrets(ctx context.Context, server string) (service.MoveSecretsResult, error)
-	// ChangeSandbox allows a local server more, or takes back what the
-	// person allowed; SetSandbox turns its sandbox on or off.
-	ChangeSandbox(ctx context.Context, c service.SandboxChange) error
-	SetSandbox(ctx context.Context, name string, on bool) error
-
-	// AcceptTools offers a server's held tools to apps as they are now
-	// (review.go); KeepHeld keeps them held, a decision mcptray keeps;
-	// SetAcceptChanges turns its "Accept changes from this server" on or
-	// off.
-	AcceptTools(ctx context.Context, server string, tools []string) (service.Server, error)
-	KeepHeld(ctx context.Context, server string, tools []string) (service.Server, error)
-	SetAcceptChanges(ctx context.Context, server string, on bool) error
-	// LookAtTools runs a server that waits for approval once, in its
-	// sandbox, and returns its tools (look.go).
-	LookAtTools(ctx context.Context, server string) (service.Look, error)
-
 	// Questions sends the servers' questions for the person, and a Gone
 	// one when a question waits no longer; it closes when ctx ends.
 	Questions(ctx context.Context) (<-chan control.Question, error)
 	// Answer answers a question: accept with content, decline or cancel.
 	Answer(ctx context.Context, id string, result mcp.ElicitationResult) error
+	// GatewayStatus says how the gateway's HTTP face is doing.
+	GatewayStatus(ctx context.Context) (gateway.Status, error)
 }
 
 // The window's Backend is, in mcptray, a client of the running service.

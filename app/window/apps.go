@@ -13,36 +13,10 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/mcptray/mcptray/core/config"
-	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
-
-// GatewayBackend is what the Apps view and the tools' switches need of the
-// running mcptray, besides Backend. A *control.Client is one; a Backend
-// that is not gets no Apps button.
-type GatewayBackend interface {
-	Apps(ctx context.Context) ([]service.App, error)
-	ConnectApp(ctx context.Context, req service.ConnectRequest) (service.ConnectResult, error)
-	DisconnectApp(ctx context.Context, app string) (service.ConnectResult, error)
-	SetPermission(ctx context.Context, tool string, p config.Permission) error
-	SetHidden(ctx context.Context, target string, hidden bool) error
-	// SetSearch turns the gateway's search mode on or off.
-	SetSearch(ctx context.Context, on bool) error
-	// GatewayToken is the HTTP face's token, for the clipboard only.
-	GatewayToken(ctx context.Context) (string, error)
-	GatewayStatus(ctx context.Context) (gateway.Status, error)
-}
-
-var _ GatewayBackend = (*control.Client)(nil)
-
-// gw returns the backend's gateway side, or nil.
-func (v *window) gw() GatewayBackend {
-	g, _ := v.b.(GatewayBackend)
-	return g
-}
 
 // appsIntro is what the Apps view says first.
 const appsIntro = "Your AI apps can use every server mcptray runs through mcptray's one gateway: each server then runs once, signed in once. " +
@@ -75,9 +49,6 @@ type appsView struct {
 
 // showApps opens the Apps view.
 func (v *window) showApps() {
-	if v.gw() == nil {
-		return
-	}
 	a := &appsView{list: container.NewVBox(), ways: container.NewVBox(), stop: make(chan struct{})}
 	a.list.Add(caption("Looking for your apps…"))
 	a.searchBox = container.NewVBox()
@@ -116,7 +87,7 @@ func (v *window) showApps() {
 // reloadApps asks the running mcptray about the apps and its gateway again,
 // and shows the answer in the open Apps view.
 func (v *window) reloadApps() {
-	a, g := v.apps, v.gw()
+	a, g := v.apps, v.b
 	if a == nil || g == nil {
 		return
 	}
@@ -250,7 +221,7 @@ func (a *appsView) renderSearch(v *window) {
 	a.search = widget.NewCheck("Let apps search for tools instead of listing them all", nil)
 	a.search.Checked = v.snap.Gateway.Search
 	a.search.OnChanged = func(on bool) {
-		v.act("Could not change search mode", func(ctx context.Context) error { return v.gw().SetSearch(ctx, on) })
+		v.act("Could not change search mode", func(ctx context.Context) error { return v.b.SetSearch(ctx, on) })
 	}
 	a.searchBox.Add(a.search)
 	a.searchBox.Add(wrappedCaption(searchWords))
@@ -298,7 +269,7 @@ func (a *appsView) renderWays(v *window) {
 // copyGatewayToken puts the gateway's token on the clipboard; it is shown
 // nowhere and never logged.
 func (v *window) copyGatewayToken() {
-	a, g := v.apps, v.gw()
+	a, g := v.apps, v.b
 	if a == nil || g == nil {
 		return
 	}
@@ -363,7 +334,7 @@ func (v *window) connectApp(app service.App) {
 
 // doConnect asks the running mcptray to connect app.
 func (v *window) doConnect(app service.App, move []string) {
-	g := v.gw()
+	g := v.b
 	v.actThen("Could not connect "+sanitize.Line(app.Name), func(ctx context.Context) error {
 		_, err := g.ConnectApp(ctx, service.ConnectRequest{App: app.Key, Move: move})
 		return err
@@ -372,7 +343,7 @@ func (v *window) doConnect(app service.App, move []string) {
 
 // disconnectApp asks the running mcptray to disconnect app.
 func (v *window) disconnectApp(app service.App) {
-	g := v.gw()
+	g := v.b
 	v.actThen("Could not disconnect "+sanitize.Line(app.Name), func(ctx context.Context) error {
 		_, err := g.DisconnectApp(ctx, app.Key)
 		return err

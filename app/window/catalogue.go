@@ -21,9 +21,9 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/registry"
 	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // searchDelay is how long the catalogue waits after a keystroke before it
@@ -43,7 +43,7 @@ func (v *window) openRegistry() (*registry.Cache, error) {
 	if v.openCatalogue != nil {
 		return v.openCatalogue()
 	}
-	paths, err := config.DefaultPaths()
+	paths, err := service.DefaultPaths()
 	if err != nil {
 		return nil, err
 	}

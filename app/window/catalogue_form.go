@@ -10,7 +10,6 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/registry"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
@@ -342,7 +341,7 @@ func missingKeys(me *registry.MissingError) []string {
 // ownServer reports whether mcptray's own config has a server called name.
 func ownServer(s service.Snapshot, name string) bool {
 	for _, sv := range s.Servers {
-		if sv.Scope == config.User && configName(sv) == name {
+		if sv.Scope == service.User && configName(sv) == name {
 			return true
 		}
 	}

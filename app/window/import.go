@@ -13,7 +13,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/tailscale/hujson"
 
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -37,7 +36,7 @@ const importNone = "No server to import. mcptray looks in the settings of Claude
 func importable(s service.Snapshot) []service.Server {
 	var out []service.Server
 	for _, sv := range s.Servers {
-		if sv.Scope == config.Imported && sv.Suppressed == "" && sv.Origin.File != "" && sv.Origin.Folder == "" {
+		if sv.Scope == service.Imported && sv.Suppressed == "" && sv.Origin.File != "" && sv.Origin.Folder == "" {
 			out = append(out, sv)
 		}
 	}

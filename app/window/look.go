@@ -8,7 +8,6 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -21,7 +20,7 @@ const lookLabel = "Look at its tools first"
 // gives way to what the look found; nil for a server that runs elsewhere
 // (only a local server can be looked at, in its sandbox).
 func (v *window) lookBox(sv service.Server) fyne.CanvasObject {
-	if sv.Transport != config.Stdio {
+	if sv.Transport != service.Stdio {
 		return nil
 	}
 	name := sv.Name

@@ -16,7 +16,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/tailscale/hujson"
 
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -26,7 +25,7 @@ import (
 type pasted struct {
 	name   string
 	entry  json.RawMessage
-	server config.Server
+	server service.Server
 }
 
 // parsePaste reads what a person pasted: the JSON snippet a server's README
@@ -77,16 +76,15 @@ func parsePaste(text string) ([]pasted, error) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	src := config.Source{Scope: config.User, App: "mcptray"}
 	var out []pasted
 	for _, n := range names {
 		raw := servers[n]
 		if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
 			return nil, fmt.Errorf("%s is not a server: a server is an object like {\"command\": …} or {\"url\": …}.", quoteArg(sanitize.Line(n)))
 		}
-		sv, err := config.ParseServer(n, raw, src, config.Vars{})
+		sv, err := service.ParseEntry(n, raw) // the service's checks, which Add makes again
 		if err != nil {
-			return nil, fmt.Errorf("%s %s.", quoteArg(sanitize.Line(n)), sanitize.Line(err.Error()))
+			return nil, fmt.Errorf("%s.", sanitize.Line(err.Error()))
 		}
 		out = append(out, pasted{name: n, entry: raw, server: sv})
 	}
@@ -118,7 +116,7 @@ func parseURL(text string) ([]pasted, error) {
 	}
 	raw, _ := json.Marshal(entry)
 	name := nameFromHost(u)
-	sv, err := config.ParseServer(name, raw, config.Source{Scope: config.User, App: "mcptray"}, config.Vars{})
+	sv, err := service.ParseEntry(name, raw)
 	if err != nil {
 		return nil, fmt.Errorf("This address cannot be used: %s.", sanitize.Line(err.Error()))
 	}
@@ -162,7 +160,7 @@ func (p pasted) describe() string {
 	lines := []string{sanitize.Line(p.name)}
 	if sv.Transport.Remote() {
 		lines = append(lines, "  connects to "+sanitize.Line(sv.URL))
-		if n := sv.HeaderNames(); len(n) > 0 {
+		if n := sv.HeaderNames; len(n) > 0 {
 			lines = append(lines, "  sends the headers "+names(n)+" (values not shown)")
 		}
 	} else {
@@ -170,7 +168,7 @@ func (p pasted) describe() string {
 		if sv.Cwd != "" {
 			lines = append(lines, "  in the folder "+sanitize.Line(sv.Cwd))
 		}
-		if n := sv.EnvNames(); len(n) > 0 {
+		if n := sv.EnvNames; len(n) > 0 {
 			lines = append(lines, "  with the environment variables "+names(n)+" (values not shown)")
 		}
 	}

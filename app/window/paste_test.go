@@ -53,6 +53,11 @@ func TestParsePasteRefuses(t *testing.T) {
 		{"command and url", `{"a": {"command": "x", "url": "https://a.example"}}`, `has both a "command" and a "url"`},
 		{"words", "please add github", "neither a JSON snippet nor a web address"},
 		{"ftp", "ftp://files.example.com/mcp", "cannot connect to a ftp: address"},
+		// The service's checks, which its Add makes again: a password in the
+		// URL would be kept in config.json in plain text.
+		{"password in a URL", "https://me:hunter2@mcp.notion.com/mcp", "user name or password"},
+		{"password in a snippet", `{"notion": {"url": "https://me:hunter2@mcp.notion.com/mcp"}}`, "user name or password"},
+		{"built-in name", `{"mcptray": {"command": "x"}}`, "built-in server"},
 	} {
 		_, err := parsePaste(tt.text)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

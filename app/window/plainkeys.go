@@ -9,7 +9,6 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -18,7 +17,7 @@ import (
 // keychain from the window: those of mcptray's own config and of the
 // person's apps' configs, for the copy of the server that runs.
 func canMoveKeys(sv service.Server) bool {
-	return len(sv.PlainKeys) > 0 && sv.Suppressed == "" && (sv.Scope == config.User || sv.Scope == config.Imported)
+	return len(sv.PlainKeys) > 0 && sv.Suppressed == "" && (sv.Scope == service.User || sv.Scope == service.Imported)
 }
 
 // plainKeysText says that sv's file holds a key anyone can read, and what
@@ -30,7 +29,7 @@ func plainKeysText(sv service.Server) string {
 	}
 	text := fmt.Sprintf("%s stored in plain text in %s: anyone who can read that file can use it. Keep it in your keychain instead.",
 		what, sanitize.Line(sv.Origin.File))
-	if sv.Scope == config.Imported {
+	if sv.Scope == service.Imported {
 		text += fmt.Sprintf(" mcptray then runs its own copy of the server; %s's file is not changed.", sanitize.Line(sv.Origin.App))
 	}
 	return text

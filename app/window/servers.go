@@ -12,7 +12,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/core/tools"
@@ -25,18 +24,18 @@ type row struct {
 }
 
 // scopeHeaders say, per scope, where its servers come from.
-var scopeHeaders = map[config.Scope]string{
-	config.Enterprise: "Enterprise — from your organisation",
-	config.User:       "Yours — in mcptray's config",
-	config.Imported:   "Imported — from your apps",
-	config.Dynamic:    "Dynamic — added at run time",
-	config.Local:      "Local — from project folders",
-	config.Project:    "Project — shared project settings",
-	config.Managed:    "Managed — from plugins",
+var scopeHeaders = map[service.Scope]string{
+	service.Enterprise: "Enterprise — from your organisation",
+	service.User:       "Yours — in mcptray's config",
+	service.Imported:   "Imported — from your apps",
+	service.Dynamic:    "Dynamic — added at run time",
+	service.Local:      "Local — from project folders",
+	service.Project:    "Project — shared project settings",
+	service.Managed:    "Managed — from plugins",
 }
 
 // scopeHeader returns the header of scope s.
-func scopeHeader(s config.Scope) string {
+func scopeHeader(s service.Scope) string {
 	if h, ok := scopeHeaders[s]; ok {
 		return h
 	}
@@ -49,7 +48,7 @@ func scopeHeader(s config.Scope) string {
 // a person nothing.
 func rowsOf(s service.Snapshot) []row {
 	var rows []row
-	for _, scope := range config.Scopes() {
+	for _, scope := range service.Scopes() {
 		first := true
 		for _, sv := range s.Servers {
 			if sv.Scope != scope || sv.BuiltIn() {
@@ -153,9 +152,6 @@ func (v *window) build() {
 	v.addButton = widget.NewButtonWithIcon("Add…", theme.ContentAddIcon(), v.showAddMenu)
 	v.settingsButton = widget.NewButtonWithIcon("Settings", theme.SettingsIcon(), v.showSettings)
 	v.appsButton = widget.NewButtonWithIcon("Apps", theme.ComputerIcon(), v.showApps)
-	if v.gw() == nil {
-		v.appsButton.Hide()
-	}
 	v.activityBtn = widget.NewButtonWithIcon("Activity", theme.HistoryIcon(), v.showActivity)
 	if v.opts.ActivityFile == "" {
 		v.activityBtn.Hide()
@@ -407,7 +403,7 @@ func (d *detail) show(v *window, sv service.Server) {
 	}
 	switch {
 	case sv.Suppressed != "", sv.BuiltIn(),
-		sv.Approval == config.Undecided, sv.Approval == config.Denied,
+		sv.Approval == service.Undecided, sv.Approval == service.Denied,
 		sv.Fix.Action == service.EnableAction:
 		d.turn.Hide()
 	case sv.Disabled:

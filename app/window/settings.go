@@ -132,7 +132,7 @@ type settingsDialog struct {
 	add     *widget.Button
 	pause   *widget.Button
 	login   *loginSwitch
-	record  *activitySettings // nil when the backend cannot set it
+	record  *activitySettings
 }
 
 // showSettings opens the Settings dialog.
@@ -157,11 +157,10 @@ func (v *window) showSettings() {
 		s.login.check,
 		s.login.note,
 	)
-	if s.record = newActivitySettings(v); s.record != nil {
-		body.Add(widget.NewSeparator())
-		body.Add(section("Activity"))
-		body.Add(s.record.box)
-	}
+	s.record = newActivitySettings(v)
+	body.Add(widget.NewSeparator())
+	body.Add(section("Activity"))
+	body.Add(s.record.box)
 	s.d = dialog.NewCustom("Settings", "Close", container.NewVScroll(body), v.win)
 	s.d.SetOnClosed(func() {
 		if v.settings == s {

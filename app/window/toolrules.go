@@ -7,7 +7,6 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/core/tools"
@@ -16,13 +15,13 @@ import (
 // The permission select's options, in the order shown.
 var permissionWords = []string{"Allow", "Ask", "Block"}
 
-var permissionOf = map[string]config.Permission{"Allow": config.Allow, "Ask": config.Ask, "Block": config.Block}
+var permissionOf = map[string]service.Permission{"Allow": service.Allow, "Ask": service.Ask, "Block": service.Block}
 
-func permissionWord(p config.Permission) string {
+func permissionWord(p service.Permission) string {
 	switch p {
-	case config.Allow:
+	case service.Allow:
 		return "Allow"
-	case config.Block:
+	case service.Block:
 		return "Block"
 	}
 	return "Ask"
@@ -37,19 +36,16 @@ type rulesWidgets struct {
 }
 
 // serverRules is the server's "hide all" switch, shown above its tools;
-// nil when the window cannot change the gateway's rules.
+// never nil: every backend can change the gateway's rules.
 func (v *window) serverRules(sv service.Server) fyne.CanvasObject {
 	v.rules = nil
-	if v.gw() == nil {
-		return nil
-	}
 	rules := v.snap.Gateway
 	v.rules = &rulesWidgets{server: sv.Name, permission: map[string]*widget.Select{}, hide: map[string]*widget.Check{}}
 	c := widget.NewCheck("Hide all its tools from apps", nil)
 	c.SetChecked(rules.Hides(sv.Name, ""))
 	name := sv.Name
 	c.OnChanged = func(on bool) {
-		v.act("Could not change what apps see", func(ctx context.Context) error { return v.gw().SetHidden(ctx, name, on) })
+		v.act("Could not change what apps see", func(ctx context.Context) error { return v.b.SetHidden(ctx, name, on) })
 	}
 	v.rules.hideServer = c
 	return container.NewVBox(c, wrappedCaption("Apps reach these tools through mcptray's gateway. Fewer tools: hide servers or tools you don't need."))
@@ -66,9 +62,9 @@ func (v *window) toolWithRules(sv service.Server, t tools.Tool) fyne.CanvasObjec
 	// A flagged tool asks, as the gateway does, whatever it claims.
 	readOnly := t.Hints.ReadOnly == tools.HintTrue && !sv.Review.Flagged(t.Name)
 	chosen, own := rules.Permissions[q]
-	def := config.Ask
+	def := service.Ask
 	if readOnly {
-		def = config.Allow
+		def = service.Allow
 	}
 	sel := widget.NewSelect(permissionWords, nil)
 	if own {
@@ -78,7 +74,7 @@ func (v *window) toolWithRules(sv service.Server, t tools.Tool) fyne.CanvasObjec
 	}
 	sel.OnChanged = func(word string) {
 		p := permissionOf[word]
-		v.act("Could not change the tool's permission", func(ctx context.Context) error { return v.gw().SetPermission(ctx, q, p) })
+		v.act("Could not change the tool's permission", func(ctx context.Context) error { return v.b.SetPermission(ctx, q, p) })
 	}
 	hide := widget.NewCheck("Hide", nil)
 	hide.SetChecked(rules.Hides(sv.Name, q))
@@ -86,7 +82,7 @@ func (v *window) toolWithRules(sv service.Server, t tools.Tool) fyne.CanvasObjec
 		hide.Disable() // the whole server is hidden
 	}
 	hide.OnChanged = func(on bool) {
-		v.act("Could not change what apps see", func(ctx context.Context) error { return v.gw().SetHidden(ctx, q, on) })
+		v.act("Could not change what apps see", func(ctx context.Context) error { return v.b.SetHidden(ctx, q, on) })
 	}
 	v.rules.permission[q], v.rules.hide[q] = sel, hide
 	var info string

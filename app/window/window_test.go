@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/core/tools"
 )
@@ -28,6 +30,9 @@ import (
 // fakeBackend is a running mcptray as the window sees it: a Snapshot that
 // tests replace, notices they send, and a record of every action asked.
 type fakeBackend struct {
+	// API is nil: a part of mcptray's API a test does not stand in for
+	// below panics when the window uses it.
+	service.API
 	mu        sync.Mutex
 	snap      service.Snapshot
 	fail      error // returned by every action but SignIn
@@ -129,6 +134,19 @@ func (f *fakeBackend) SetAcceptChanges(_ context.Context, server string, on bool
 func (f *fakeBackend) LookAtTools(_ context.Context, server string) (service.Look, error) {
 	return service.Look{Server: server}, f.call("look " + server)
 }
+func (f *fakeBackend) Apps(context.Context) ([]service.App, error) { return nil, nil }
+func (f *fakeBackend) GatewayStatus(context.Context) (gateway.Status, error) {
+	return gateway.Status{}, nil
+}
+func (f *fakeBackend) SetPermission(_ context.Context, tool string, p service.Permission) error {
+	return f.call("permission " + tool + " " + string(p))
+}
+func (f *fakeBackend) SetHidden(_ context.Context, target string, hidden bool) error {
+	return f.call("hide " + target + " " + strconv.FormatBool(hidden))
+}
+func (f *fakeBackend) ActivitySettings(context.Context) (service.ActivitySettings, error) {
+	return service.ActivitySettings{}, nil
+}
 func (f *fakeBackend) PauseAll(context.Context) error  { return f.call("pause") }
 func (f *fakeBackend) ResumeAll(context.Context) error { return f.call("resume") }
 
@@ -228,6 +246,26 @@ func (h *harness) wait(what string) {
 		}
 	case <-time.After(5 * time.Second):
 		h.t.Fatalf("the window did not finish %q within 5s", what)
+	}
+}
+
+// waitEach waits for the window to finish each of what, in any order: what
+// the window reads in the background (Settings' activity section) may
+// finish before or after what the test did next.
+func (h *harness) waitEach(what ...string) {
+	h.t.Helper()
+	left := append([]string(nil), what...)
+	for len(left) > 0 {
+		select {
+		case got := <-h.events:
+			i := slices.Index(left, got)
+			if i < 0 {
+				h.t.Fatalf("the window finished %q, want one of %q", got, left)
+			}
+			left = slices.Delete(left, i, i+1)
+		case <-time.After(5 * time.Second):
+			h.t.Fatalf("the window did not finish %q within 5s", left)
+		}
 	}
 }
 

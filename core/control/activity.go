@@ -4,16 +4,8 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/service"
 )
-
-// ActivityBackend is the part of Backend that the activity record's
-// settings' routes serve. The record itself is read from its file
-// (core/activity, read-only), not through here.
-type ActivityBackend interface {
-	ActivitySettings(ctx context.Context) (config.ActivitySettings, error)
-	SetActivitySettings(ctx context.Context, s config.ActivitySettings) error
-}
 
 // activityRoutes serves GET and POST /v1/activity/settings.
 func (s *Endpoint) activityRoutes(mux *http.ServeMux) {
@@ -22,20 +14,20 @@ func (s *Endpoint) activityRoutes(mux *http.ServeMux) {
 		st, err := ab.ActivitySettings(r.Context())
 		reply(w, st, err)
 	})
-	handleJSON(mux, "activity/settings", func(ctx context.Context, req config.ActivitySettings) (struct{}, error) {
+	handleJSON(mux, "activity/settings", func(ctx context.Context, req service.ActivitySettings) (struct{}, error) {
 		return struct{}{}, ab.SetActivitySettings(ctx, req)
 	})
 }
 
 // ActivitySettings returns the activity record's settings.
-func (c *Client) ActivitySettings(ctx context.Context) (config.ActivitySettings, error) {
-	var st config.ActivitySettings
+func (c *Client) ActivitySettings(ctx context.Context) (service.ActivitySettings, error) {
+	var st service.ActivitySettings
 	err := c.do(ctx, http.MethodGet, "activity/settings", nil, &st)
 	return st, err
 }
 
 // SetActivitySettings keeps the activity record's settings in mcptray's
 // config and applies them.
-func (c *Client) SetActivitySettings(ctx context.Context, st config.ActivitySettings) error {
+func (c *Client) SetActivitySettings(ctx context.Context, st service.ActivitySettings) error {
 	return c.do(ctx, http.MethodPost, "activity/settings", st, nil)
 }

@@ -4,29 +4,16 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/service"
 )
-
-// AppsBackend is the part of Backend that the apps' and the gateway
-// rules' routes serve.
-type AppsBackend interface {
-	Apps(ctx context.Context) ([]service.App, error)
-	ConnectApp(ctx context.Context, req service.ConnectRequest) (service.ConnectResult, error)
-	DisconnectApp(ctx context.Context, app string) (service.ConnectResult, error)
-	SetPermission(ctx context.Context, tool string, p config.Permission) error
-	SetHidden(ctx context.Context, target string, hidden bool) error
-	SetSearch(ctx context.Context, on bool) error
-	GatewayToken(ctx context.Context) (string, error)
-}
 
 type appsResponse struct {
 	Apps []service.App `json:"apps"`
 }
 
 type permissionRequest struct {
-	Tool       string            `json:"tool"`
-	Permission config.Permission `json:"permission"`
+	Tool       string             `json:"tool"`
+	Permission service.Permission `json:"permission"`
 }
 
 type searchRequest struct {
@@ -96,7 +83,7 @@ func (c *Client) DisconnectApp(ctx context.Context, app string) (service.Connect
 }
 
 // SetPermission sets a tool's permission; "" resets it.
-func (c *Client) SetPermission(ctx context.Context, tool string, p config.Permission) error {
+func (c *Client) SetPermission(ctx context.Context, tool string, p service.Permission) error {
 	return c.do(ctx, http.MethodPost, "gateway/permission", permissionRequest{Tool: tool, Permission: p}, nil)
 }
 

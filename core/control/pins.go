@@ -7,16 +7,6 @@ import (
 	"github.com/mcptray/mcptray/core/service"
 )
 
-// PinsBackend is the part of Backend that the review's routes serve: a
-// server's held tools accepted or kept held, and its "Accept changes from this server"
-// switch.
-type PinsBackend interface {
-	AcceptTools(ctx context.Context, server string, tools []string) (service.Server, error)
-	KeepHeld(ctx context.Context, server string, tools []string) (service.Server, error)
-	SetAcceptChanges(ctx context.Context, server string, on bool) error
-	LookAtTools(ctx context.Context, server string) (service.Look, error)
-}
-
 type acceptRequest struct {
 	Name  string   `json:"name"`
 	Tools []string `json:"tools,omitempty"`

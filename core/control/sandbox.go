@@ -7,13 +7,6 @@ import (
 	"github.com/mcptray/mcptray/core/service"
 )
 
-// SandboxBackend is the part of Backend that the sandbox's routes serve.
-type SandboxBackend interface {
-	SandboxOf(ctx context.Context, name string) (service.Sandbox, error)
-	ChangeSandbox(ctx context.Context, c service.SandboxChange) error
-	SetSandbox(ctx context.Context, name string, on bool) error
-}
-
 type sandboxSwitch struct {
 	Name string `json:"name"`
 	On   bool   `json:"on"`

@@ -7,16 +7,6 @@ import (
 	"github.com/mcptray/mcptray/core/service"
 )
 
-// SecretBackend is the part of Backend that the secrets' routes serve. Values
-// travel to the service over the private socket and are kept in the
-// keychain; no route ever returns one.
-type SecretBackend interface {
-	SetSecret(ctx context.Context, req service.SecretRequest) error
-	UnsetSecret(ctx context.Context, req service.SecretRequest) error
-	Secrets(ctx context.Context, server string) ([]service.SecretInfo, error)
-	MoveSecrets(ctx context.Context, server string) (service.MoveSecretsResult, error)
-}
-
 type secretsResponse struct {
 	Secrets []service.SecretInfo `json:"secrets"`
 }

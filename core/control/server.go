@@ -13,48 +13,19 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/hub"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/core/tools"
 )
 
-// Backend is what the endpoint serves: the running service.
-type Backend interface {
-	Snapshot(ctx context.Context) (service.Snapshot, error)
-	Subscribe(ctx context.Context) (<-chan struct{}, error)
-	WaitSettled(ctx context.Context) error
-	Approve(ctx context.Context, name string) (service.Server, error)
-	Deny(ctx context.Context, name string) (service.Server, error)
-	Enable(ctx context.Context, name string) error
-	Disable(ctx context.Context, name string) error
-	Retry(ctx context.Context, name string) error
-	SignIn(ctx context.Context, name string, opts service.SignInOptions) error
-	SignOut(ctx context.Context, name string) error
-	SignInIdP(ctx context.Context) error
-	SignOutIdP(ctx context.Context) error
-	Add(ctx context.Context, req service.AddRequest) (service.AddResult, error)
-	Remove(ctx context.Context, name string) (service.RemoveResult, error)
-	PauseAll(ctx context.Context) error
-	ResumeAll(ctx context.Context) error
-	Tools(ctx context.Context, target string) ([]tools.Tool, error)
-	Call(ctx context.Context, req service.CallRequest) (*mcp.CallToolResult, error)
-	AppsBackend
-	SecretBackend
-	SandboxBackend
-	PinsBackend
-	ActivityBackend
-	AddFolder(ctx context.Context, dir string) (service.FolderResult, error)
-	RemoveFolder(ctx context.Context, dir string) error
-	// AddDemo makes the demo project folder and adds it.
-	AddDemo(ctx context.Context) (service.FolderResult, error)
-}
+// Backend is what the endpoint serves: the running mcptray's API
+// (core/service's API, declared there once), which the service implements.
+type Backend = service.API
 
-// The service is the one Backend: a route it lacks is a compile error, not
-// a 404 at run time.
-var _ Backend = (*service.Service)(nil)
+// The client speaks the same API over the socket: a method the endpoint
+// lacks a route for is a compile error, not a 404 at run time.
+var _ service.API = (*Client)(nil)
 
 // Endpoint is the control endpoint: it serves a Backend on the private
 // socket to the window, the command line and mcptray stdio.
@@ -145,12 +116,8 @@ func (s *Endpoint) handler() *http.ServeMux {
 		reply(w, snap, err)
 	})
 	mux.HandleFunc("POST /v1/settle", func(w http.ResponseWriter, r *http.Request) {
-		err := b.WaitSettled(r.Context())
-		if err != nil && r.Context().Err() == nil {
-			err = nil // settled as far as it will: report what there is
-		}
-		snap, serr := b.Snapshot(r.Context())
-		reply(w, snap, errors.Join(err, serr))
+		snap, err := b.Settle(r.Context()) // settled as far as it will: what there is
+		reply(w, snap, err)
 	})
 	mux.HandleFunc("GET /v1/events", s.events)
 	mux.HandleFunc("GET /v1/focus", s.focusStream)

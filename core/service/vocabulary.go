@@ -1,0 +1,120 @@
+package service
+
+import (
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/oauth"
+)
+
+// The words of mcptray's config and sign-in that front ends speak. They
+// are core/config's and core/oauth's, given here so that the window, the
+// tray and the command line import the service and neither of those: what
+// a front end knows of a server, a permission or a sign-in is what the
+// service tells it (core/deps_test.go holds them to it).
+
+// Scope says where a server's config came from, and with it how far
+// mcptray trusts it.
+type Scope = config.Scope
+
+// The scopes, most trusted first.
+const (
+	Enterprise = config.Enterprise
+	User       = config.User
+	Imported   = config.Imported
+	Dynamic    = config.Dynamic
+	Local      = config.Local
+	Project    = config.Project
+	Managed    = config.Managed
+)
+
+// Scopes are the scopes, most trusted first.
+func Scopes() []Scope { return config.Scopes() }
+
+// Origin says which file (and where in it) a server was read from.
+type Origin = config.Origin
+
+// Source is one config file mcptray reads, and the app that writes it.
+type Source = config.Source
+
+// Transport is how mcptray reaches a server.
+type Transport = config.Transport
+
+// The transports.
+const (
+	Stdio     = config.Stdio
+	HTTP      = config.HTTP
+	SSE       = config.SSE
+	WebSocket = config.WebSocket
+	InProcess = config.InProcess
+)
+
+// Approval is the person's decision about a project server.
+type Approval = config.Approval
+
+// The approvals.
+const (
+	NotNeeded = config.NotNeeded
+	Approved  = config.Approved
+	Denied    = config.Denied
+	Undecided = config.Undecided
+)
+
+// Problem is something wrong in a config file, said in words.
+type Problem = config.Problem
+
+// GatewayRules are the person's choices for the gateway: permissions,
+// hidden tools, search mode.
+type GatewayRules = config.GatewayRules
+
+// Permission says whether apps may call a tool.
+type Permission = config.Permission
+
+// The permissions.
+const (
+	Allow = config.Allow
+	Ask   = config.Ask
+	Block = config.Block
+)
+
+// ActivitySettings are the activity record's settings.
+type ActivitySettings = config.ActivitySettings
+
+// Paths are where mcptray keeps its files.
+type Paths = config.Paths
+
+// DefaultPaths are this user's Paths on this system.
+func DefaultPaths() (Paths, error) { return config.DefaultPaths() }
+
+// NewPaths are the Paths for goos and the environment lookup gives.
+func NewPaths(goos string, lookup func(string) (string, bool)) (Paths, error) {
+	return config.NewPaths(goos, lookup)
+}
+
+// GatewayEntry is the name under which mcptray is in an app's config.
+const GatewayEntry = config.GatewayEntry
+
+// SecretRef is how a config entry refers to the secret kept in the
+// keychain under name.
+func SecretRef(name string) string { return config.SecretRef(name) }
+
+// HeaderSecretName is the name a header's secret is kept under.
+func HeaderSecretName(header string) string { return config.HeaderSecretName(header) }
+
+// SignInSettings are a sign-in's settings beyond the server's config
+// (SignInOptions.Settings).
+type SignInSettings = oauth.Settings
+
+// Grant is how a sign-in gets its token when not through the browser.
+type Grant = oauth.Grant
+
+// The grants.
+const (
+	ClientCredentials = oauth.ClientCredentials
+	CrossAppAccess    = oauth.CrossAppAccess
+	JWTBearer         = oauth.JWTBearer
+)
+
+// Browser opens a sign-in page.
+type Browser = oauth.Browser
+
+// SystemBrowser opens pages in the system's browser.
+func SystemBrowser() Browser { return oauth.SystemBrowser() }
