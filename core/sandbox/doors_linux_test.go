@@ -108,18 +108,9 @@ func TestDoorsShut(t *testing.T) {
 				"connect:" + strconv.Itoa(w.proxyPort):   "ok",
 				"connect:" + strconv.Itoa(w.refusedPort): "refused",
 			}
-			tries := other
-			for k := range want {
-				tries = append(tries, k)
-			}
 			for name, launcher := range launchers(t) {
 				t.Run(name, func(t *testing.T) {
-					got := runProbe(t, launcher, w.policy, tries...)
-					for k, v := range want {
-						if got[k] != v {
-							t.Errorf("%s: %s, want %s", k, got[k], v)
-						}
-					}
+					got := expectProbe(t, launcher, w.policy, want, other...)
 					for _, o := range other {
 						t.Logf("%s: %s", o, got[o])
 					}

@@ -178,6 +178,24 @@ func runProbe(t *testing.T, launcher string, p Policy, tries ...string) map[stri
 	return got
 }
 
+// expectProbe runs the probe in p through launcher with want's tries and
+// more, and fails the test for each outcome that is not what want says; it
+// returns every outcome.
+func expectProbe(t *testing.T, launcher string, p Policy, want map[string]string, more ...string) map[string]string {
+	t.Helper()
+	tries := slices.Clone(more)
+	for k := range want {
+		tries = append(tries, k)
+	}
+	got := runProbe(t, launcher, p, tries...)
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %s, want %s", k, got[k], v)
+		}
+	}
+	return got
+}
+
 // world is a person's home with secrets in it, a project, a server's data
 // folder, a folder outside the home, and a listener the server may not
 // reach.
@@ -276,18 +294,9 @@ func TestLandlockRefuses(t *testing.T) {
 		"connect:" + strconv.Itoa(w.proxyPort):                               "ok",
 		"run:/bin/true":                                                      "ok",
 	}
-	var tries []string
-	for k := range want {
-		tries = append(tries, k)
-	}
 	for name, launcher := range launchers(t) {
 		t.Run(name, func(t *testing.T) {
-			got := runProbe(t, launcher, w.policy, tries...)
-			for k, v := range want {
-				if got[k] != v {
-					t.Errorf("%s: %s, want %s", k, got[k], v)
-				}
-			}
+			expectProbe(t, launcher, w.policy, want)
 			if _, err := os.Stat(filepath.Join(w.home, "planted")); err == nil {
 				t.Error("the server wrote in the home")
 			}
@@ -330,12 +339,7 @@ func TestLandlockSettings(t *testing.T) {
 	want := map[string]string{"read:" + filepath.Join(w.outside, "notes"): "ok", "write:" + filepath.Join(w.outside, "x"): "refused", "connect:" + strconv.Itoa(w.refusedPort): "ok"}
 	for name, launcher := range launchers(t) {
 		t.Run(name, func(t *testing.T) {
-			got := runProbe(t, launcher, p, "read:"+filepath.Join(w.outside, "notes"), "write:"+filepath.Join(w.outside, "x"), "connect:"+strconv.Itoa(w.refusedPort))
-			for k, v := range want {
-				if got[k] != v {
-					t.Errorf("%s: %s, want %s", k, got[k], v)
-				}
-			}
+			expectProbe(t, launcher, p, want)
 		})
 	}
 }

@@ -1,9 +1,7 @@
 package transport
 
 import (
-	"bufio"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -59,33 +57,7 @@ func TestStdioSandboxedDiesWithMcptray(t *testing.T) {
 	}
 	for _, mode := range modes {
 		t.Run(mode, func(t *testing.T) {
-			parent := exec.Command(exe)
-			parent.Env = append(os.Environ(), stdioChildVar+"=parent", sandboxedVar+"="+mode)
-			var stderr strings.Builder
-			parent.Stderr = &stderr
-			out, err := parent.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := parent.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { parent.Process.Kill(); parent.Wait() })
-			line := make(chan string, 1)
-			go func() {
-				l, _ := bufio.NewReader(out).ReadString('\n')
-				line <- l
-			}()
-			var pid int
-			select {
-			case l := <-line:
-				if pid, err = strconv.Atoi(strings.TrimSpace(l)); err != nil || pid <= 0 {
-					t.Fatalf("the parent printed %q, not a pid (stderr: %s)", l, stderr.String())
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatalf("the parent printed no pid within 10s (stderr: %s)", stderr.String())
-			}
-			t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+			parent, pid := startParent(t, sandboxedVar+"="+mode)
 			// The launcher may not have forked the server yet: wait for it.
 			var server int
 			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
@@ -96,7 +68,7 @@ func TestStdioSandboxedDiesWithMcptray(t *testing.T) {
 					}
 				}
 				if time.Now().After(deadline) {
-					t.Fatalf("the launcher %d has no sandboxed server under it (parent's stderr %s)", pid, stderr.String())
+					t.Fatalf("the launcher %d has no sandboxed server under it", pid)
 				}
 			}
 			t.Cleanup(func() { syscall.Kill(server, syscall.SIGKILL) })

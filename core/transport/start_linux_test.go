@@ -17,12 +17,30 @@ import (
 // only the kernel can have ended it.
 func TestStdioChildDiesWithMcptray(t *testing.T) {
 	t.Parallel()
+	parent, pid := startParent(t)
+	if processGone(pid) {
+		t.Fatalf("the server %d is gone before its parent is killed", pid)
+	}
+
+	if err := parent.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	parent.Wait()
+	waitProcessesGone(t, 10*time.Second, pid)
+}
+
+// startParent starts this test binary as the "parent" child, which starts
+// a stdio server (in a sandbox, with env's sandboxedVar) and prints its
+// pid; it returns the parent and that pid, and kills both at the test's
+// end.
+func startParent(t *testing.T, env ...string) (*exec.Cmd, int) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	parent := exec.Command(exe)
-	parent.Env = append(os.Environ(), stdioChildVar+"=parent")
+	parent.Env = append(append(os.Environ(), stdioChildVar+"=parent"), env...)
 	var stderr strings.Builder
 	parent.Stderr = &stderr
 	out, err := parent.StdoutPipe()
@@ -49,13 +67,5 @@ func TestStdioChildDiesWithMcptray(t *testing.T) {
 		t.Fatalf("the parent printed no pid within 10s (stderr: %s)", stderr.String())
 	}
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
-	if processGone(pid) {
-		t.Fatalf("the server %d is gone before its parent is killed", pid)
-	}
-
-	if err := parent.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	parent.Wait()
-	waitProcessesGone(t, 10*time.Second, pid)
+	return parent, pid
 }
