@@ -204,7 +204,7 @@ func TestPinsImportNoServiceNorFrontEnd(t *testing.T) {
 // (core/config, core/oauth), and so is the engine (core/conn, …): a front
 // end that imported one would read or write around the service.
 var frontEndMay = map[string][]string{
-	"app/window": {"activity", "control", "demo", "gateway", "logfile", "pins", "registry", "sandbox", "sanitize", "service", "tools"},
+	"app/window": {"activity", "control", "demo", "gateway", "logfile", "pins", "registry", "sanitize", "service", "tools"},
 	"app/cli":    {"activity", "control", "demo", "gateway", "instance", "logfile", "pins", "registry", "sandbox", "sanitize", "secret", "service", "tools"},
 	"app/host":   {"activity", "control", "instance", "secret", "service"},
 	"tray":       {"control", "sanitize", "service"},

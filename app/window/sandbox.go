@@ -3,15 +3,12 @@ package window
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -54,13 +51,10 @@ func (d *detail) showSandbox(v *window, sv service.Server) {
 			d.sandbox.Add(wrapped(sanitize.Line(capitalise(g.Words)) + ": its entry asks for it."))
 			continue
 		}
-		if g.Deny == "" {
+		if g.TakeBack == nil {
 			continue
 		}
-		change, ok := sandboxChange(name, false, g)
-		if !ok {
-			continue
-		}
+		change := *g.TakeBack
 		label := sanitize.Line(capitalise(g.Words))
 		d.sandbox.Add(container.NewBorder(nil, nil, nil, widget.NewButton("Take back", func() {
 			v.act("Could not change "+sanitize.Line(name)+"'s sandbox", func(ctx context.Context) error { return v.b.ChangeSandbox(ctx, change) })
@@ -74,15 +68,7 @@ func (d *detail) showSandbox(v *window, sv service.Server) {
 	if len(box.Refusals) > 0 {
 		d.sandbox.Add(wrapped("Refused lately:"))
 		for _, r := range box.Refusals {
-			change := service.SandboxChange{Server: name, Allow: true}
-			flag, val, _ := strings.Cut(r.Allow, " ")
-			val = strings.Trim(val, "'")
-			switch flag {
-			case "--write":
-				change.Write = val
-			default:
-				change.Read = val
-			}
+			change := r.Change
 			l := wrapped(sanitize.Line(r.Path))
 			l.TextStyle = fyne.TextStyle{Monospace: true}
 			d.sandbox.Add(container.NewBorder(nil, nil, nil, widget.NewButton(sanitize.Line(r.Label)+"…", func() {
@@ -109,32 +95,6 @@ func (d *detail) showSandbox(v *window, sv service.Server) {
 		d.sandboxOff.Importance = widget.DangerImportance
 		d.sandbox.Add(container.NewHBox(d.sandboxOff))
 	}
-}
-
-// sandboxChange is the change that takes g back (or allows it again).
-func sandboxChange(server string, allow bool, g sandbox.Grant) (service.SandboxChange, bool) {
-	c := service.SandboxChange{Server: server, Allow: allow}
-	flag, val, _ := strings.Cut(g.Deny, " ")
-	val = strings.Trim(val, "'")
-	switch flag {
-	case "--read":
-		c.Read = val
-	case "--write":
-		c.Write = val
-	case "--host":
-		c.Host = val
-	case "--port":
-		p, err := strconv.Atoi(val)
-		if err != nil {
-			return c, false
-		}
-		c.Port = p
-	case "--sockets":
-		c.Sockets = true
-	default:
-		return c, false
-	}
-	return c, true
 }
 
 // confirmNoSandbox warns before a server runs with every right the person

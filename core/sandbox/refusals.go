@@ -23,9 +23,18 @@ type Refusal struct {
 // was refused: its folder to write in, or the file (or folder) to read.
 func (r Refusal) Allow(home string) string {
 	if r.Write {
-		return "--write " + quoteArg(Tilde(home, r.writeFolder(home)))
+		return "--write " + quoteArg(r.Setting(home))
 	}
-	return "--read " + quoteArg(Tilde(home, r.Path))
+	return "--read " + quoteArg(r.Setting(home))
+}
+
+// Setting is the folder (Write) or file to allow, as a setting keeps it
+// (with ~ for the home): what Allow's flag names.
+func (r Refusal) Setting(home string) string {
+	if r.Write {
+		return Tilde(home, r.writeFolder(home))
+	}
+	return Tilde(home, r.Path)
 }
 
 // writeFolder is the folder to let it write in: the refused file's,

@@ -23,6 +23,10 @@ type Grant struct {
 	// configuration (its project, the folders it names, what its entry
 	// asks for), which changes there.
 	Deny string `json:"deny,omitempty"`
+	// Setting is the person's setting that gives it, as kept (the folder
+	// as written, the host, the port; "" for sockets), beside Kind: what a
+	// change that takes it back names. It is set whenever Deny is.
+	Setting string `json:"setting,omitempty"`
 	// AskedBy is the config file whose entry for the server asks for it
 	// (mcptray's key in a project's .mcp.json), or "": it is taken back
 	// by editing that file, and a project's server is then approved
@@ -57,7 +61,7 @@ func MarkAsked(grants []Grant, asked Settings, file string) []Grant {
 	out := slices.Clone(grants)
 	for i, g := range out {
 		if g.Deny != "" && slices.Contains(flags, g.Deny) {
-			out[i].Deny, out[i].AskedBy = "", file
+			out[i].Deny, out[i].Setting, out[i].AskedBy = "", "", file
 		}
 	}
 	return out
@@ -98,19 +102,19 @@ func Grants(in Input) []Grant {
 	}
 	for _, d := range in.Settings.Write {
 		if p, ok := one("w", d); ok {
-			out = append(out, Grant{Kind: "write", What: p, Words: "read and change " + p, Deny: "--write " + quoteArg(d)})
+			out = append(out, Grant{Kind: "write", What: p, Words: "read and change " + p, Deny: "--write " + quoteArg(d), Setting: d})
 		}
 	}
 	for _, d := range in.Settings.Read {
 		if p, ok := one("r", d); ok {
-			out = append(out, Grant{Kind: "read", What: p, Words: "read " + p, Deny: "--read " + quoteArg(d)})
+			out = append(out, Grant{Kind: "read", What: p, Words: "read " + p, Deny: "--read " + quoteArg(d), Setting: d})
 		}
 	}
 	for _, h := range in.Settings.Hosts {
-		out = append(out, Grant{Kind: "host", What: h, Words: "reach " + h, Deny: "--host " + h})
+		out = append(out, Grant{Kind: "host", What: h, Words: "reach " + h, Deny: "--host " + h, Setting: h})
 	}
 	for _, p := range in.Settings.Ports {
-		out = append(out, Grant{Kind: "port", What: strconv.Itoa(p), Words: fmt.Sprintf("connect to port %d", p), Deny: "--port " + strconv.Itoa(p)})
+		out = append(out, Grant{Kind: "port", What: strconv.Itoa(p), Words: fmt.Sprintf("connect to port %d", p), Deny: "--port " + strconv.Itoa(p), Setting: strconv.Itoa(p)})
 	}
 	if in.Settings.Sockets {
 		out = append(out, Grant{Kind: "sockets", What: "other programs' sockets", Words: SocketsWords, Deny: "--sockets"})

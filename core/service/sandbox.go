@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/config"
@@ -28,8 +29,9 @@ type Sandbox struct {
 	// Off says the person turned its sandbox off.
 	Off bool `json:"off,omitempty"`
 	// Grants are what it may do beyond running its program, each with
-	// the flag of mcptray sandbox deny that takes it back.
-	Grants []sandbox.Grant `json:"grants,omitempty"`
+	// the change that takes it back (and the flag of mcptray sandbox deny
+	// that does, for the command line's words).
+	Grants []Grant `json:"grants,omitempty"`
 	// Asked is what its own entry asks for (part of what the person
 	// approves); Settings are the person's with it, in force.
 	Asked    sandbox.Settings `json:"asked"`
@@ -51,9 +53,52 @@ type Sandbox struct {
 	Network []egress.Refusal `json:"network,omitempty"`
 }
 
+// Grant is one thing a local server may do, in words, with the change
+// that takes it back.
+type Grant struct {
+	sandbox.Grant
+	// TakeBack is the change that takes it back, as a front end sends it
+	// to ChangeSandbox; nil for what the server's own configuration gives
+	// (its project, the folders it names, what its entry asks for), which
+	// changes there.
+	TakeBack *SandboxChange `json:"takeBack,omitempty"`
+}
+
+// grantsOf are the grants' views for server, each with the change that
+// takes it back.
+func grantsOf(server string, gs []sandbox.Grant) []Grant {
+	out := make([]Grant, len(gs))
+	for i, g := range gs {
+		out[i] = Grant{Grant: g}
+		if g.Deny == "" {
+			continue
+		}
+		c := SandboxChange{Server: server}
+		switch g.Kind {
+		case "read":
+			c.Read = g.Setting
+		case "write":
+			c.Write = g.Setting
+		case "host":
+			c.Host = g.Setting
+		case "port":
+			c.Port, _ = strconv.Atoi(g.Setting)
+		case "sockets":
+			c.Sockets = true
+		default:
+			continue
+		}
+		out[i].TakeBack = &c
+	}
+	return out
+}
+
 // Refusal is a refused file with what allows it.
 type Refusal struct {
 	sandbox.Refusal
+	// Change is the change that allows it, as a front end sends it to
+	// ChangeSandbox.
+	Change SandboxChange `json:"change"`
 	// Allow is the flag of mcptray sandbox allow SERVER that allows it
 	// ("--read ~/Documents/plan.txt"); Label the button's words ("Let it
 	// read ~/Documents/plan.txt").
@@ -104,15 +149,16 @@ func (s *Service) sandboxView(e *config.Entry, stderr string, full bool) *Sandbo
 	}
 	in := o.SandboxInput(&e.Server, e.Command, env)
 	p, _ := sandbox.Default(in) // only a missing home or data folder fails, and then the words still hold
-	v := &Sandbox{Off: e.Sandbox.Off, Asked: e.SandboxAsk, Settings: e.Sandbox,
-		Protection: o.Protection(&e.Server, p), Grants: sandbox.MarkAsked(sandbox.Grants(in), e.SandboxAsk, e.Origin.File)}
+	grants := sandbox.MarkAsked(sandbox.Grants(in), e.SandboxAsk, e.Origin.File)
 	if o.Egress != nil { // what it declares, which the proxy lets it reach
 		for _, h := range egress.Declared(e.Command, e.Args, nil) {
 			if !slices.Contains(e.Sandbox.Hosts, h) {
-				v.Grants = append(v.Grants, sandbox.Grant{Kind: "host", What: h, Words: "reach " + h})
+				grants = append(grants, sandbox.Grant{Kind: "host", What: h, Words: "reach " + h})
 			}
 		}
 	}
+	v := &Sandbox{Off: e.Sandbox.Off, Asked: e.SandboxAsk, Settings: e.Sandbox,
+		Protection: o.Protection(&e.Server, p), Grants: grantsOf(e.Name, grants)}
 	if !e.SandboxAsk.Empty() {
 		v.AskedChange = "To take back what its entry asks for, " + askedChange(e, in.Home)
 	}
@@ -125,13 +171,19 @@ func (s *Service) sandboxView(e *config.Entry, stderr string, full bool) *Sandbo
 	case !v.Protection.Files:
 		v.Words = "It runs without a sandbox (" + v.Protection.Words + "): it may do anything you may."
 	default:
-		v.Words = sandbox.Describe(v.Grants, v.Protection)
+		v.Words = sandbox.Describe(grants, v.Protection)
 		if version, ignores := egress.NodeIgnoresProxy(e.Command, env); v.Protection.Network && ignores {
 			v.Words += " But its runtime, Node " + version + ", does not send the server's own web requests through mcptray, so they are refused: Node 22.21 or later does."
 		}
 	}
 	for _, r := range sandbox.Refusals(stderr) {
-		v.Refusals = append(v.Refusals, Refusal{Refusal: r, Allow: r.Allow(in.Home), Label: r.Words(in.Home)})
+		c := SandboxChange{Server: e.Name, Allow: true}
+		if r.Write {
+			c.Write = r.Setting(in.Home)
+		} else {
+			c.Read = r.Setting(in.Home)
+		}
+		v.Refusals = append(v.Refusals, Refusal{Refusal: r, Change: c, Allow: r.Allow(in.Home), Label: r.Words(in.Home)})
 	}
 	v.Network = s.egressRefusals(e.Name)
 	return v

@@ -45,7 +45,8 @@ func TestSandboxRefusalAllowed(t *testing.T) {
 	})
 	sv, _ := snap.Find("reader")
 	box := sv.Sandbox
-	if r := box.Refusals[0]; r.Path != secret || r.Allow != "--read ~/Documents/plan.txt" || r.Label != "Let it read ~/Documents/plan.txt" {
+	if r := box.Refusals[0]; r.Path != secret || r.Allow != "--read ~/Documents/plan.txt" || r.Label != "Let it read ~/Documents/plan.txt" ||
+		r.Change != (SandboxChange{Server: "reader", Allow: true, Read: "~/Documents/plan.txt"}) {
 		t.Errorf("refusal %+v", r)
 	}
 	if !box.Protection.Files || !strings.Contains(box.Words, "Nothing else in your home") {
@@ -53,7 +54,8 @@ func TestSandboxRefusalAllowed(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	if err := s.ChangeSandbox(ctx, SandboxChange{Server: "reader", Allow: true, Read: "~/Documents/plan.txt"}); err != nil {
+	// The refusal's change, sent back as it came, as the window does.
+	if err := s.ChangeSandbox(ctx, box.Refusals[0].Change); err != nil {
 		t.Fatal(err)
 	}
 	snap = waitFor(t, s, "the restart with the file allowed", func(snap Snapshot) bool {
@@ -61,7 +63,9 @@ func TestSandboxRefusalAllowed(t *testing.T) {
 		return sv.State == conn.Connected && sv.Sandbox != nil && slices.Contains(sv.Sandbox.Settings.Read, "~/Documents/plan.txt") && len(sv.Sandbox.Refusals) == 0
 	})
 	sv, _ = snap.Find("reader")
-	if !strings.Contains(sv.Sandbox.Words, "read ~/Documents/plan.txt") || sv.Sandbox.Grants[0].Deny != "--read ~/Documents/plan.txt" {
+	g := sv.Sandbox.Grants[0]
+	if !strings.Contains(sv.Sandbox.Words, "read ~/Documents/plan.txt") || g.Deny != "--read ~/Documents/plan.txt" ||
+		g.TakeBack == nil || *g.TakeBack != (SandboxChange{Server: "reader", Read: "~/Documents/plan.txt"}) {
 		t.Errorf("words %q, grants %+v", sv.Sandbox.Words, sv.Sandbox.Grants)
 	}
 
@@ -209,5 +213,51 @@ func TestDataChanges(t *testing.T) {
 	}
 	if gone, renamed := dataChanges(nil, after); gone != nil || renamed != nil {
 		t.Errorf("the first config removed %q, moved %v", gone, renamed)
+	}
+}
+
+// TestGrantsTakenBackAsTheyCame: every grant the person gave carries the
+// change that takes it back, which a front end sends as it came (no words
+// parsed back); what the server's own config gives carries none.
+func TestGrantsTakenBackAsTheyCame(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	s := h.start(false, func(o *Options) { o.Only = []string{} })
+	ctx := t.Context()
+	entry, _ := json.Marshal(testServer("kb"))
+	if _, err := s.Add(ctx, AddRequest{Name: "kb", Entry: entry}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []SandboxChange{{Read: "~/My Documents"}, {Write: "~/out"}, {Host: "api.example.com"}, {Port: 5432}, {Sockets: true}} {
+		c.Server, c.Allow = "kb", true
+		if err := s.ChangeSandbox(ctx, c); err != nil {
+			t.Fatalf("%+v: %v", c, err)
+		}
+	}
+	box, err := s.SandboxOf(ctx, "kb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, g := range box.Grants {
+		if g.Deny == "" {
+			if g.TakeBack != nil {
+				t.Errorf("%q, which its config gives, can be taken back with %+v", g.Words, *g.TakeBack)
+			}
+			continue
+		}
+		if g.TakeBack == nil || g.TakeBack.Allow || g.TakeBack.Server != "kb" {
+			t.Fatalf("%q (%s) carries %+v", g.Words, g.Deny, g.TakeBack)
+		}
+		if err := s.ChangeSandbox(ctx, *g.TakeBack); err != nil {
+			t.Fatalf("%+v: %v", *g.TakeBack, err)
+		}
+		n++
+	}
+	if n != 5 {
+		t.Errorf("%d grants could be taken back, want 5: %+v", n, box.Grants)
+	}
+	if box, err = s.SandboxOf(ctx, "kb"); err != nil || !box.Settings.Empty() {
+		t.Errorf("after taking every grant back: %+v (%v)", box.Settings, err)
 	}
 }

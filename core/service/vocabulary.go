@@ -103,8 +103,8 @@ func HeaderSecretName(header string) string { return config.HeaderSecretName(hea
 // (SignInOptions.Settings).
 type SignInSettings = oauth.Settings
 
-// Grant is how a sign-in gets its token when not through the browser.
-type Grant = oauth.Grant
+// SignInGrant is how a sign-in gets its token when not through the browser.
+type SignInGrant = oauth.Grant
 
 // The grants.
 const (
