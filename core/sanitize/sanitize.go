@@ -21,23 +21,31 @@ import (
 )
 
 // hidden lists, by code point, the characters that hide or reorder text
-// (named below) and the tag block. Most are in Unicode category Cf as well;
+// (named below), the tag block, the variation selectors and the blank
+// Hangul fillers. Most of the first are in Unicode category Cf as well;
 // listing them here keeps them removed whatever Unicode version the standard
 // library carries, and covers the tag block's unassigned code points, which
-// are not Cf.
+// are not Cf. Variation selectors are marks (Mn) and the fillers letters
+// (Lo): neither shows, and a run of variation selectors after any letter
+// spells bytes a model reads (Smuggled).
 var hidden = &unicode.RangeTable{
 	R16: []unicode.Range16{
 		{Lo: 0x00ad, Hi: 0x00ad, Stride: 1}, // soft hyphen
 		{Lo: 0x061c, Hi: 0x061c, Stride: 1}, // Arabic letter mark
-		{Lo: 0x180e, Hi: 0x180e, Stride: 1}, // Mongolian vowel separator
+		{Lo: 0x115f, Hi: 0x1160, Stride: 1}, // Hangul choseong and jungseong fillers: blank letters
+		{Lo: 0x180b, Hi: 0x180f, Stride: 1}, // Mongolian variation selectors and vowel separator
 		{Lo: 0x200b, Hi: 0x200f, Stride: 1}, // zero-width space, (non-)joiner, LRM, RLM
 		{Lo: 0x202a, Hi: 0x202e, Stride: 1}, // bidi embeddings and overrides
 		{Lo: 0x2060, Hi: 0x206f, Stride: 1}, // word joiner, invisible operators, isolates, deprecated format
+		{Lo: 0x3164, Hi: 0x3164, Stride: 1}, // Hangul filler: a blank letter
+		{Lo: 0xfe00, Hi: 0xfe0f, Stride: 1}, // variation selectors: each can carry a byte unseen
 		{Lo: 0xfeff, Hi: 0xfeff, Stride: 1}, // zero-width no-break space (BOM)
+		{Lo: 0xffa0, Hi: 0xffa0, Stride: 1}, // halfwidth Hangul filler
 		{Lo: 0xfff9, Hi: 0xfffb, Stride: 1}, // interlinear annotation
 	},
 	R32: []unicode.Range32{
 		{Lo: 0xe0000, Hi: 0xe007f, Stride: 1}, // tags: invisible ASCII look-alikes
+		{Lo: 0xe0100, Hi: 0xe01ef, Stride: 1}, // variation selectors supplement: a byte each, unseen
 	},
 }
 
@@ -66,7 +74,9 @@ func lineBreak(r rune) bool {
 //   - every character of Unicode category Cf: bidi embeddings, overrides,
 //     isolates and marks, zero-width characters, the word joiner and the
 //     invisible operators, the soft hyphen, interlinear annotation marks;
-//   - the tag block U+E0000–U+E007F, assigned or not.
+//   - the tag block U+E0000–U+E007F, assigned or not;
+//   - the variation selectors U+FE00–U+FE0F and U+E0100–U+E01EF (and the
+//     Mongolian ones), and the blank Hangul fillers.
 //
 // Every line break is written as '\n': "\r\n", a lone '\r' (which lets later
 // text overwrite a line on a terminal), U+0085, U+2028 and U+2029 each become
@@ -74,8 +84,8 @@ func lineBreak(r rune) bool {
 // strings.ToValidUTF8.
 //
 // Removing U+200C and U+200D also takes apart joined emoji (a family shows as
-// its members) and Persian non-joiners: the price of not letting them hide
-// text.
+// its members) and Persian non-joiners, and removing U+FE0F shows some emoji
+// in their text form: the price of not letting them hide text.
 //
 // When nothing needs changing, String returns s itself without allocating,
 // so it is cheap to call on every string a server sends.
