@@ -23,6 +23,9 @@ type Loader struct {
 	Approvals *ApprovalStore
 	// Dynamic servers were added at run time; set before the first Load.
 	Dynamic []Server
+	// Loaded, when set, is called after each Load (its own, its watcher's):
+	// the service counts them.
+	Loaded func()
 }
 
 // NewLoader returns a Loader for paths using the process environment.
@@ -33,6 +36,9 @@ func NewLoader(paths Paths) *Loader {
 // Load reads every scope now. Problems with files end up in Set.Problems;
 // Load itself does not fail.
 func (l *Loader) Load() *Set {
+	if l.Loaded != nil {
+		defer l.Loaded()
+	}
 	var all []Server
 	var problems []Problem
 	add := func(s []Server, p []Problem) {

@@ -32,7 +32,7 @@ func (s *Service) decide(ctx context.Context, name string, d config.Approval) (S
 	if err := s.checkOpen(); err != nil {
 		return Server{}, err
 	}
-	e, err := s.find(s.loader.Load(), name)
+	e, err := s.find(s.inUse(), name)
 	if err != nil {
 		return Server{}, err
 	}
@@ -69,7 +69,7 @@ func (s *Service) turn(_ context.Context, name string, off bool) error {
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
-	e, err := s.find(s.loader.Load(), name)
+	e, err := s.find(s.inUse(), name)
 	if err != nil {
 		return err
 	}
@@ -252,7 +252,7 @@ func (s *Service) Remove(ctx context.Context, name string) (RemoveResult, error)
 		return RemoveResult{}, err
 	}
 	file := s.opts.Paths.UserFile()
-	before := s.loader.Load()
+	before := s.inUse()
 	err := config.ModifyUserFile(file, func(u *config.UserFile) error {
 		if _, ok := u.MCPServers[name]; !ok {
 			return errUnchanged

@@ -18,15 +18,16 @@ func (s *Service) SignInIdP(ctx context.Context) error {
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
-	if identityProvider(s.loader.Load()) == nil {
+	set := s.inUse()
+	if identityProvider(set) == nil {
 		return newError(Invalid, `no identity provider is set up: add "identityProvider" with its "issuer" and "clientId" to %s`, s.opts.Paths.UserFile())
 	}
-	s.auth.SetIdentityProvider(identityProvider(s.loader.Load()))
+	s.auth.SetIdentityProvider(identityProvider(set))
 	if err := s.auth.SignInIdP(ctx); err != nil {
 		s.noteKeychain(err)
 		return wrapError(err)
 	}
-	s.recordTrustBy(ctx, activity.SignedIn, idpTarget(s.loader.Load()), "identity provider")
+	s.recordTrustBy(ctx, activity.SignedIn, idpTarget(set), "identity provider")
 	// Servers set up for Cross-App Access that wait for a sign-in need
 	// no browser now: sign them in.
 	snap, _ := s.Snapshot(ctx)

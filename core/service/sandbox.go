@@ -232,7 +232,7 @@ func (s *Service) ChangeSandbox(ctx context.Context, c SandboxChange) error {
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
-	set := s.loader.Load()
+	set := s.inUse()
 	e, err := s.find(set, c.Server)
 	if err != nil {
 		return err
@@ -392,7 +392,7 @@ func (s *Service) SetSandbox(ctx context.Context, name string, on bool) error {
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
-	e, err := s.find(s.loader.Load(), name)
+	e, err := s.find(s.inUse(), name)
 	if err != nil {
 		return err
 	}

@@ -115,7 +115,7 @@ func (s *Service) putSecrets(ctx context.Context, sv *config.Server, values map[
 
 // secretServer finds a configured server that may have secrets.
 func (s *Service) secretServer(name string) (*config.Entry, error) {
-	e, err := s.find(s.loader.Load(), name)
+	e, err := s.find(s.inUse(), name)
 	if err != nil {
 		return nil, err
 	}

@@ -108,8 +108,11 @@ type Service struct {
 	opts   Options
 	log    *slog.Logger
 	loader *config.Loader
-	auth   *oauth.Manager
-	conns  *conn.Manager
+	// loads counts the loader's loads, the watcher's too (tests: one load
+	// per action).
+	loads atomic.Int64
+	auth  *oauth.Manager
+	conns *conn.Manager
 	// egress is the proxy through which sandboxed servers reach the
 	// network; nil when servers run without sandboxes (egress.go).
 	egress *egress.Proxy
@@ -176,6 +179,7 @@ func New(opts Options) (*Service, error) {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.loader = config.NewLoader(opts.Paths)
 	s.loader.Lookup = opts.Lookup
+	s.loader.Loaded = func() { s.loads.Add(1) }
 	s.auth = oauth.New(oauth.Options{
 		Store:             opts.Store,
 		Logger:            opts.Logger,
@@ -393,6 +397,18 @@ func (s *Service) checkOpen() error {
 		return conn.ErrClosed
 	}
 	return nil
+}
+
+// inUse is the config an action works from: the set in use, which every
+// write of the service's own reloads at once (reload) and the watcher
+// follows for everyone else's; loaded now only before Start has loaded
+// one. One action then loads the config once, after its write, and not
+// again before it to find what it writes about.
+func (s *Service) inUse() *config.Set {
+	if set := s.current(); set != nil {
+		return set
+	}
+	return s.loader.Load()
 }
 
 // current returns the last loaded config.

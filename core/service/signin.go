@@ -192,7 +192,7 @@ func (s *Service) remoteTarget(target string) (*config.Server, string, error) {
 	if target == builtinName {
 		return nil, "", newError(NotAllowed, "%s is built into mcptray; only remote servers sign in", target)
 	}
-	e, err := s.find(s.loader.Load(), target)
+	e, err := s.find(s.inUse(), target)
 	if err != nil {
 		return nil, "", err
 	}
