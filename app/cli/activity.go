@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcptray/mcptray/core/activity"
+	"github.com/mcptray/mcptray/core/instance"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -331,21 +332,17 @@ func recording(run func(context.Context, *cmdContext, []string) error) func(cont
 }
 
 // recordTrust has svc, run in this process, record its trust decisions
-// when the command makes some, and returns what closes the record once
-// svc is closed.
+// when the command makes some (through the constructor a running
+// mcptray's instance opens its record with), and returns what closes the
+// record once svc is closed.
 func (c *cmdContext) recordTrust(ctx context.Context, svc *service.Service) func() {
 	if !c.records {
 		return func() {}
 	}
-	l, err := activity.Open(ctx, activity.Options{Path: c.paths.ActivityFile(), Logger: c.logger(), Secrets: svc.ActivitySecrets})
+	l, err := instance.OpenActivity(ctx, svc, c.paths, c.logger())
 	if err != nil {
 		c.logger().Warn("the activity record could not be opened; this decision is not recorded", "err", err)
 		return func() {}
 	}
-	svc.UseActivity(l)
-	return func() {
-		if err := l.Close(); err != nil {
-			c.logger().Warn("closing the activity record", "err", err)
-		}
-	}
+	return func() { instance.CloseActivity(svc, l, c.logger()) }
 }

@@ -1,21 +1,48 @@
 package instance
 
 import (
+	"context"
+	"log/slog"
+
 	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/gateway"
+	"github.com/mcptray/mcptray/core/service"
 )
+
+// OpenActivity opens the activity record at p's ActivityFile, masking
+// svc's secrets, and hands it to svc, which records its trust decisions
+// in it. An instance opens it so at Start; the command line's in-process
+// service, which records the decision a command makes, opens it the same
+// way. Close it with CloseActivity once svc is closed or no longer uses it.
+func OpenActivity(ctx context.Context, svc *service.Service, p service.Paths, log *slog.Logger) (*activity.Log, error) {
+	l, err := activity.Open(ctx, activity.Options{Path: p.ActivityFile(), Logger: log, Secrets: svc.ActivitySecrets})
+	if err != nil {
+		return nil, err
+	}
+	svc.UseActivity(l)
+	return l, nil
+}
+
+// CloseActivity takes the record from svc and writes its last rows.
+func CloseActivity(svc *service.Service, l *activity.Log, log *slog.Logger) {
+	if l == nil {
+		return
+	}
+	svc.UseActivity(nil)
+	if err := l.Close(); err != nil {
+		log.Warn("closing the activity record", "err", err)
+	}
+}
 
 // openActivity opens the activity record in mcptray's folder and hands it
 // to the service, and returns it as the gateway's recorder. When it cannot
 // be opened, mcptray runs on without one (said in the log).
 func (i *Instance) openActivity() gateway.Recorder {
-	l, err := activity.Open(i.ctx, activity.Options{Path: i.opts.Service.Paths.ActivityFile(), Logger: i.log,
-		Secrets: i.Service.ActivitySecrets})
+	l, err := OpenActivity(i.ctx, i.Service, i.opts.Service.Paths, i.log)
 	if err != nil {
 		i.log.Warn("the activity record could not be opened; calls are not recorded", "err", err)
-		return nil
+		return nil // no recorder, not a nil *activity.Log in one
 	}
-	i.Service.UseActivity(l)
 	i.mu.Lock()
 	i.Activity = l
 	i.mu.Unlock()
@@ -28,11 +55,5 @@ func (i *Instance) closeActivity() {
 	i.mu.Lock()
 	l := i.Activity
 	i.mu.Unlock()
-	if l == nil {
-		return
-	}
-	i.Service.UseActivity(nil)
-	if err := l.Close(); err != nil {
-		i.log.Warn("closing the activity record", "err", err)
-	}
+	CloseActivity(i.Service, l, i.log)
 }
