@@ -49,6 +49,13 @@ type Options struct {
 	Secrets func(ctx context.Context) []string
 	// SecretsEvery is how long Secrets' answer is used; zero means 5 s.
 	SecretsEvery time.Duration
+	// Keys keep the record's keys: the keychain, through which its rows are
+	// chained with a key and its seals made (seal.go). Nil: the record is
+	// chained but not sealed, and says so.
+	Keys Keys
+	// SealEvery is how often, at most, the writer seals what it wrote;
+	// zero means DefaultSealEvery.
+	SealEvery time.Duration
 	// FlushEvery, BatchRows and Queue: zero means their Default.
 	FlushEvery time.Duration
 	BatchRows  int
@@ -199,6 +206,9 @@ func Open(ctx context.Context, opts Options) (*Log, error) {
 	}
 	if opts.Queue <= 0 {
 		opts.Queue = DefaultQueue
+	}
+	if opts.SealEvery <= 0 {
+		opts.SealEvery = DefaultSealEvery
 	}
 	if opts.SecretsEvery <= 0 {
 		opts.SecretsEvery = 5 * time.Second

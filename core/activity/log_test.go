@@ -264,7 +264,7 @@ func TestVerifyFindsChangesAndRemovals(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Problem == nil || *res.Problem != c.want {
+			if res.Problem == nil || res.Problem.ID != c.want.ID || res.Problem.Removed != c.want.Removed {
 				t.Errorf("got %+v, want %+v", res.Problem, c.want)
 			}
 		})
@@ -410,7 +410,7 @@ func TestRemovalStaysSeen(t *testing.T) {
 		l.RecordCall(call("Claude Code", "files", "read", Answered, Allowed, `{}`))
 		flush(t, l)
 		res, err := l.Verify(t.Context())
-		if err != nil || res.Problem == nil || *res.Problem != (Problem{ID: 5, Removed: true}) {
+		if err != nil || res.Problem == nil || res.Problem.ID != 5 || !res.Problem.Removed {
 			t.Errorf("reopen=%v: %+v %v", reopen, res, err)
 		}
 	}

@@ -87,6 +87,11 @@ func (w *writer) deleteUpTo(ctx context.Context, id int64) error {
 	if err != nil {
 		return err
 	}
+	// Sealed before the rows go: the seal says how far retention deleted,
+	// so that Verify tells its deletion from anyone else's.
+	if err := w.sealIn(ctx, tx, id, hash, false); err != nil {
+		return fmt.Errorf("sealing what retention deletes: %w", err)
+	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM activity WHERE id <= ?`, id); err != nil {
 		return err
 	}

@@ -87,6 +87,7 @@ type writer struct {
 	prev     []byte
 	mask     *masker
 	maskedAt time.Time
+	sealer   *sealer // nil: chained, not sealed
 }
 
 func (l *Log) run() {
@@ -105,17 +106,28 @@ func (l *Log) run() {
 			}
 		}
 	}
+	w.openSealer(ctx)
 	w.prune(ctx)
 	tick := time.NewTicker(pruneEvery)
 	defer tick.Stop()
 	batch := make([]item, 0, l.opts.BatchRows)
-	var due <-chan time.Time // set while a batch waits
-	var dropped int64        // as last said in the log
+	var due <-chan time.Time     // set while a batch waits
+	var sealDue <-chan time.Time // set while written rows wait for their seal
+	var dropped int64            // as last said in the log
+	seal := func() {
+		sealDue = nil
+		if wait := w.sealIfDue(ctx); wait > 0 {
+			sealDue = time.After(wait)
+		}
+	}
 	flush := func() {
 		if len(batch) > 0 {
 			w.write(ctx, batch)
 			clear(batch)
 			batch = batch[:0]
+			if sealDue == nil {
+				seal()
+			}
 		}
 		due = nil
 		if n := l.dropped.Load(); n != dropped {
@@ -153,12 +165,16 @@ func (l *Log) run() {
 			}
 		case <-due:
 			flush()
+		case <-sealDue:
+			seal()
 		case ch := <-l.flushes:
 			prune := drain()
 			flush()
 			if prune {
 				w.prune(ctx)
 			}
+			w.sealAll(ctx)
+			sealDue = nil
 			close(ch)
 		case <-tick.C:
 			flush()
@@ -166,6 +182,7 @@ func (l *Log) run() {
 		case <-l.stop:
 			drain()
 			flush()
+			w.sealAll(ctx)
 			return
 		}
 	}
@@ -208,6 +225,17 @@ func (w *writer) load(ctx context.Context) error {
 		w.lastID = head.Int64 // rows after the pruned ones were removed: the gap shows
 	}
 	return nil
+}
+
+// sealAll seals what was written and not sealed yet, whether or not
+// SealEvery has passed: Flush and Close.
+func (w *writer) sealAll(ctx context.Context) {
+	if w.sealer == nil || !w.sealer.dirty {
+		return
+	}
+	if err := w.sealNow(ctx, 0, nil, false); err != nil {
+		w.l.log.Warn("activity: sealing the record", "err", err)
+	}
 }
 
 // masker is the masker for now, with mcptray's secrets as Secrets last
@@ -308,7 +336,7 @@ func (w *writer) tryWrite(ctx context.Context, batch []item) error {
 			e := w.entry(it, m, keep)
 			lastID++
 			e.ID, e.prev = lastID, prev
-			e.hash = hashOf(prev, &e)
+			e.hash = hashOf(w.chainKey(), prev, &e)
 			if _, err := st.ExecContext(ctx, e.ID, e.Time.UnixNano(), e.Kind, e.App, e.Face, e.Server, e.Tool, int64(e.Duration),
 				e.Outcome, e.Reason, e.Decision, e.ResultSize, e.Arguments, e.ArgumentsKept, e.Action, e.Target, e.Detail,
 				e.prev, e.hash); err != nil {
@@ -325,5 +353,8 @@ func (w *writer) tryWrite(ctx context.Context, batch []item) error {
 		return err
 	}
 	w.lastID, w.prev = lastID, bytes.Clone(prev)
+	if w.sealer != nil {
+		w.sealer.dirty = true
+	}
 	return nil
 }

@@ -1,0 +1,237 @@
+package activity
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcptray/mcptray/keychain"
+	"github.com/zalando/go-keyring"
+)
+
+// These tests attack the record as someone who has read this package would,
+// against a real SQLite file and the real keychain: on Linux the Secret
+// Service that make test starts (gnome-keyring, unlocked, in a private D-Bus
+// session), under a service name of the test's own, removed at the end. The
+// person's own keychain items are never touched.
+
+// testKeys is a keychain on a throwaway service name.
+func testKeys(t *testing.T) Keys {
+	t.Helper()
+	if runtime.GOOS != "darwin" && runtime.GOOS != "windows" && os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+		if os.Getenv("CI") == "" {
+			t.Skip("no D-Bus session bus: run make test, which starts one with an unlocked gnome-keyring")
+		}
+		t.Fatal("no D-Bus session bus: run make test, which starts one with an unlocked gnome-keyring")
+	}
+	service := "mcptray-test-" + rand.Text()
+	t.Cleanup(func() {
+		if err := keyring.DeleteAll(service); err != nil {
+			t.Errorf("removing the test's keychain items: %v", err)
+		}
+	})
+	return keychain.New(service)
+}
+
+// sealedRecord writes n rows to a new record sealed with keys, closes it,
+// and returns its path.
+func sealedRecord(t *testing.T, keys Keys, n int) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "activity.db")
+	l := open(t, Options{Path: path, Keys: keys})
+	for i := range n {
+		l.RecordCall(call("Claude Code", "files", "read", Answered, Allowed, `{"i":`+string(rune('0'+i%10))+`}`))
+		if i%5 == 4 {
+			flush(t, l) // one seal per batch of five
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// oldHash is the chain as it was before it was keyed: plain SHA-256 over
+// public content, which anyone can recompute.
+func oldHash(prev []byte, e *Entry) []byte {
+	c := canon{ID: e.ID, Time: e.Time.UnixNano(), Kind: e.Kind, App: e.App, Face: e.Face, Server: e.Server,
+		Tool: e.Tool, Duration: int64(e.Duration), Outcome: string(e.Outcome), Reason: e.Reason,
+		Decision: string(e.Decision), ResultSize: int64(e.ResultSize), Arguments: e.Arguments,
+		ArgumentsKept: e.ArgumentsKept, Action: string(e.Action), Target: e.Target, Detail: e.Detail}
+	b, _ := json.Marshal(c)
+	h := sha256.New()
+	h.Write(prev)
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(b)))
+	h.Write(n[:])
+	h.Write(b)
+	return h.Sum(nil)
+}
+
+// recompute renumbers the rows 1… (when renumber) and recomputes every
+// row's prev and hash with plain SHA-256 from the first row's prev, then
+// sets meta.head to the last: what an attacker does after changing rows.
+func recompute(t *testing.T, path string, renumber bool) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT ` + columns + ` FROM activity ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []Entry
+	for rows.Next() {
+		var e Entry
+		if err := scanEntry(rows, &e); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, e)
+	}
+	rows.Close()
+	if _, err := db.Exec(`DELETE FROM activity`); err != nil {
+		t.Fatal(err)
+	}
+	var prev []byte
+	for i := range all {
+		e := &all[i]
+		if renumber {
+			e.ID = int64(i + 1)
+		}
+		if prev == nil {
+			prev = e.prev
+		}
+		e.prev, e.hash = prev, oldHash(prev, e)
+		prev = e.hash
+		if _, err := db.Exec(`INSERT INTO activity (`+columns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+			e.ID, e.Time.UnixNano(), e.Kind, e.App, e.Face, e.Server, e.Tool, int64(e.Duration), e.Outcome, e.Reason,
+			e.Decision, e.ResultSize, e.Arguments, e.ArgumentsKept, e.Action, e.Target, e.Detail, e.prev, e.hash); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(all) > 0 {
+		if _, err := db.Exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('head', ?)`, all[len(all)-1].ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// copyRecord copies the record's file (and its WAL, if any) from src to dst.
+func copyRecord(t *testing.T, src, dst string) {
+	t.Helper()
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(dst + suffix)
+		in, err := os.Open(src + suffix)
+		if err != nil {
+			continue
+		}
+		out, err := os.Create(dst + suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			t.Fatal(err)
+		}
+		in.Close()
+		out.Close()
+	}
+}
+
+// TestAttacksFailVerify: each way of altering the record that the chain
+// alone did not show fails Verify once the record is keyed and sealed.
+func TestAttacksFailVerify(t *testing.T) {
+	attacks := []struct {
+		name   string
+		want   ProblemKind
+		attack func(t *testing.T, path string, keys Keys)
+	}{
+		{"newest rows deleted, meta.head moved", Truncated, func(t *testing.T, path string, _ Keys) {
+			tamper(t, path, `DELETE FROM activity WHERE id > 14`)
+			tamper(t, path, `UPDATE meta SET value = 14 WHERE key = 'head'`)
+		}},
+		{"oldest rows deleted, pruned set", FrontDeleted, func(t *testing.T, path string, _ Keys) {
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var h []byte
+			if err := db.QueryRow(`SELECT hash FROM activity WHERE id = 6`).Scan(&h); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			tamper(t, path, `DELETE FROM activity WHERE id <= 6`)
+			tamper(t, path, `INSERT OR REPLACE INTO meta (key, value) VALUES ('pruned', 6)`)
+			tamper(t, path, `INSERT OR REPLACE INTO meta (key, value) VALUES ('pruned-hash', ?)`, h)
+		}},
+		{"every row deleted", Emptied, func(t *testing.T, path string, _ Keys) {
+			tamper(t, path, `DELETE FROM activity`)
+			tamper(t, path, `DELETE FROM meta WHERE key IN ('head', 'pruned', 'pruned-hash')`)
+		}},
+		{"a row edited, the chain recomputed", Rewritten, func(t *testing.T, path string, _ Keys) {
+			tamper(t, path, `UPDATE activity SET outcome = 'refused' WHERE id = 3`)
+			recompute(t, path, false)
+		}},
+		{"a row deleted, the chain recomputed", Rewritten, func(t *testing.T, path string, _ Keys) {
+			tamper(t, path, `DELETE FROM activity WHERE id = 9`)
+			recompute(t, path, true)
+		}},
+		{"the file replaced by an older copy", Truncated, func(t *testing.T, path string, keys Keys) {
+			older := filepath.Join(t.TempDir(), "older.db")
+			copyRecord(t, path, older)
+			l := open(t, Options{Path: path, Keys: keys})
+			for range 5 {
+				l.RecordCall(call("Cursor", "files", "write", Answered, Allowed, `{}`))
+			}
+			flush(t, l)
+			if err := l.Close(); err != nil {
+				t.Fatal(err)
+			}
+			copyRecord(t, older, path)
+		}},
+		{"the file replaced by a fresh one", Replaced, func(t *testing.T, path string, _ Keys) {
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				os.Remove(path + suffix)
+			}
+			l := open(t, Options{Path: path}) // the attacker has no key
+			for range 20 {
+				l.RecordCall(call("Claude Code", "files", "read", Answered, Allowed, `{}`))
+			}
+			if err := l.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, a := range attacks {
+		t.Run(a.name, func(t *testing.T) {
+			keys := testKeys(t)
+			path := sealedRecord(t, keys, 20)
+			a.attack(t, path, keys)
+			l := open(t, Options{Path: path, ReadOnly: true, Keys: keys})
+			res, err := l.Verify(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var kinds []ProblemKind
+			for _, p := range res.Problems {
+				kinds = append(kinds, p.Kind)
+			}
+			if !slices.Contains(kinds, a.want) {
+				t.Errorf("verify does not say %s: %+v", a.want, res)
+			}
+			t.Logf("verify: %s", strings.Join(res.Lines(), "\n"))
+		})
+	}
+	_ = time.Now
+}
