@@ -74,8 +74,8 @@ func (m *Manager) callTool(ctx context.Context, server, tool string, args json.R
 	}
 	inflight, end := m.calls.begin(server, callerOf(ctx))
 	finish := func(res *mcp.CallToolResult, err error) {
-		if err == nil {
-			tools.SanitizeResult(res)
+		if err == nil && tools.SanitizeResult(res) {
+			tools.NoteHidden(ctx)
 		}
 		end()
 		cancel()

@@ -150,6 +150,7 @@ func (g *Gateway) syncContent(ctx context.Context, snap service.Snapshot) {
 			n++
 			p.Title = sanitize.Line(servers[i] + ": " + firstOf(p.Title, own))
 			p.Description = tools.TruncateDescription(p.Description)
+			p.Arguments = cleanArguments(p.Arguments)
 			prompts = append(prompts, server.ServerPrompt{Prompt: p, Handler: g.prompt(servers[i], own)})
 		}
 	}
@@ -162,6 +163,21 @@ func (g *Gateway) syncContent(ctx context.Context, snap service.Snapshot) {
 		g.lastPrompts = enc
 		g.mcp.SetPrompts(prompts...) // sends prompts/list_changed
 	}
+}
+
+// cleanArguments are a prompt's arguments with the characters that hide
+// text removed from their names, titles and descriptions, as a new slice
+// (the server's list is shared).
+func cleanArguments(args []mcp.PromptArgument) []mcp.PromptArgument {
+	if len(args) == 0 {
+		return args
+	}
+	out := make([]mcp.PromptArgument, len(args))
+	for i, a := range args {
+		a.Name, a.Title, a.Description = sanitize.Line(a.Name), sanitize.Line(a.Title), tools.TruncateDescription(a.Description)
+		out[i] = a
+	}
+	return out
 }
 
 func firstOf(a, b string) string {

@@ -262,16 +262,18 @@ func (g *Gateway) serverTools(snap service.Snapshot) ([]server.ServerTool, []rou
 	return list, routes
 }
 
-// toMCP is t as the gateway lists it: its schemas are the server's bytes,
-// its _meta the server's but for its view's URI (mcpapps.go).
+// toMCP is t as the gateway lists it: its schemas are the server's bytes
+// but for the characters that hide text, removed from every string in them
+// (sanitize.JSON), its _meta the server's but for its view's URI
+// (mcpapps.go).
 func toMCP(t tools.Tool) mcp.Tool {
 	tool := mcp.Tool{
 		Meta:            toolMeta(t),
 		Name:            t.QualifiedName,
 		Title:           t.Title,
 		Description:     t.Description,
-		RawInputSchema:  t.InputSchema,
-		RawOutputSchema: t.OutputSchema,
+		RawInputSchema:  sanitize.JSON(t.InputSchema),
+		RawOutputSchema: sanitize.JSON(t.OutputSchema),
 		Annotations: mcp.ToolAnnotation{
 			Title:           t.Hints.Title,
 			ReadOnlyHint:    hint(t.Hints.ReadOnly),

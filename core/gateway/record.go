@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/tools"
 )
 
 // Recorder takes the record of each call of a server's tool, from either
@@ -33,7 +35,14 @@ type callRecord struct {
 	decision activity.Decision // set once the permission decided
 	outcome  activity.Outcome  // set where the gateway refuses or explains
 	reason   string
+	hid      atomic.Bool // its result held hidden text (tools.NoteHidden)
 }
+
+// HiddenInResult is the reason a call's record gives when the tool's
+// result held characters that hide text (tools.SanitizeResult): they were
+// removed before the app read it, and the person may want to know the
+// server tried.
+const HiddenInResult = "its result held invisible or direction-changing characters, removed before the app read it"
 
 type recordKey struct{}
 
@@ -52,6 +61,7 @@ func (g *Gateway) startRecord(ctx context.Context, r route, args json.RawMessage
 	// check (asking, blocking) and send (a server unavailable) note what
 	// they find in it: recordOf.
 	ctx = context.WithValue(ctx, recordKey{}, cr)
+	ctx = tools.WithHiddenNote(ctx, func() { cr.hid.Store(true) })
 	return ctx, func(res *mcp.CallToolResult, err error) {
 		cr.finish(ctx, res, err)
 		done(res, err)
@@ -122,6 +132,9 @@ func (cr *callRecord) finish(ctx context.Context, res *mcp.CallToolResult, err e
 		c.Outcome = activity.ToolFailed
 	default:
 		c.Outcome = activity.Answered
+	}
+	if cr.hid.Load() && c.Reason == "" {
+		c.Reason = HiddenInResult
 	}
 	c.ResultSize = resultSize(res)
 	cr.g.rec.RecordCall(c)

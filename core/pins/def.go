@@ -23,6 +23,9 @@ type Def struct {
 	// HiddenText says the server's text held hidden characters, removed
 	// before anyone saw it (tools.Tool.HiddenText).
 	HiddenText bool `json:"hiddenText,omitempty"`
+	// HiddenWords is the text those characters spelled
+	// (tools.Tool.HiddenWords), read by Scan as the model reads it.
+	HiddenWords string `json:"hiddenWords,omitempty"`
 }
 
 // FromTool is t's definition.
@@ -30,7 +33,7 @@ func FromTool(t tools.Tool) Def {
 	return Def{
 		Name: t.Name, Title: t.Title, Description: t.Description,
 		InputSchema: t.InputSchema, OutputSchema: nonNull(t.OutputSchema),
-		Annotations: t.Hints, Meta: nonNull(t.Meta), HiddenText: t.HiddenText,
+		Annotations: t.Hints, Meta: nonNull(t.Meta), HiddenText: t.HiddenText, HiddenWords: t.HiddenWords,
 	}
 }
 
@@ -53,7 +56,7 @@ func nonNull(raw json.RawMessage) json.RawMessage {
 // Same reports whether a and b are the same definition, names aside: JSON
 // that differs only in spacing or the order of keys is the same.
 func (d Def) Same(o Def) bool {
-	return d.Title == o.Title && d.Description == o.Description && d.Annotations == o.Annotations && d.HiddenText == o.HiddenText &&
+	return d.Title == o.Title && d.Description == o.Description && d.Annotations == o.Annotations && d.HiddenText == o.HiddenText && d.HiddenWords == o.HiddenWords &&
 		sameJSON(d.InputSchema, o.InputSchema) && sameJSON(d.OutputSchema, o.OutputSchema) && sameJSON(d.Meta, o.Meta)
 }
 

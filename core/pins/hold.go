@@ -131,6 +131,20 @@ func (p *Policy) checkPrompts(store *Store, name string, st *seen) bool {
 	pinned, changes, staged := p.hold(store, name, Prompts, st.prompts, nil)
 	before := len(st.heldPrompts)
 	st.heldPrompts = heldPrompts(pinned, changes)
+	// Every prompt is read for orders, at first sight too.
+	flagsBefore := len(st.promptFlags)
+	st.promptFlags = nil
+	for _, d := range st.prompts {
+		if f := Scan(d, nil); len(f) > 0 {
+			if st.promptFlags == nil {
+				st.promptFlags = map[string][]Flag{}
+			}
+			st.promptFlags[d.Name] = f
+		}
+	}
+	if flagsBefore != len(st.promptFlags) {
+		staged = true
+	}
 	return staged || before != len(st.heldPrompts)
 }
 

@@ -70,6 +70,8 @@ type seen struct {
 	prompts     []Def
 	listed      bool
 	heldPrompts []ToolChange
+	// promptFlags are its prompts' flags, as listed, by name.
+	promptFlags map[string][]Flag
 	// remembered is Remembered's answer while the pins of the server do
 	// not change, by whether it waits for approval.
 	remembered map[bool]*Review
@@ -222,12 +224,12 @@ func (p *Policy) Remembered(server string, approval bool) *Review {
 }
 
 // HeldPrompts is r with the server's held prompts, as the policy last
-// made them of its prompts, added (r itself is left as it is).
+// made them of its prompts, and the flags of its prompts added (r itself is left as it is).
 func (p *Policy) HeldPrompts(server string, r *Review) *Review {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if st := p.servers[server]; st != nil {
-		return withPrompts(r, st.heldPrompts)
+		return withPrompts(r, st.heldPrompts, st.promptFlags)
 	}
 	return r
 }

@@ -24,6 +24,9 @@ type Review struct {
 	// Flags are the tools (offered or held) whose definitions read as
 	// instructions to the AI, by the tool's name.
 	Flags map[string][]Flag `json:"flags,omitempty"`
+	// PromptFlags are the prompts whose definitions read so, by name,
+	// read at first sight as much as after a change.
+	PromptFlags map[string][]Flag `json:"promptFlags,omitempty"`
 	// Changes counts how often the server's tools changed since they were
 	// first pinned; LastChange is when they last did.
 	Changes    int       `json:"changes,omitempty"`
@@ -152,10 +155,10 @@ func heldPrompts(pinned Server, changes []Change) []ToolChange {
 	return out
 }
 
-// withPrompts is r with the held prompts added: a copy, for r may be
-// shared by every snapshot.
-func withPrompts(r *Review, held []ToolChange) *Review {
-	if len(held) == 0 {
+// withPrompts is r with the held prompts and the prompts' flags added: a
+// copy, for r may be shared by every snapshot.
+func withPrompts(r *Review, held []ToolChange, flags map[string][]Flag) *Review {
+	if len(held) == 0 && len(flags) == 0 {
 		return r
 	}
 	var c Review
@@ -163,5 +166,6 @@ func withPrompts(r *Review, held []ToolChange) *Review {
 		c = *r
 	}
 	c.HeldPrompts = held
+	c.PromptFlags = flags
 	return &c
 }

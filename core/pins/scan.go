@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcptray/mcptray/core/sanitize"
 )
 
 // Flag is one place where a definition reads as orders to the AI model
@@ -28,7 +30,8 @@ type Rule struct {
 	ID   string
 	What string
 	// Pattern finds it in a text; nil for the rules Scan applies in code
-	// (other servers' tool names, hidden characters, length).
+	// (other servers' tool names, hidden characters, look-alike letters,
+	// length).
 	Pattern *regexp.Regexp
 	// Needs are words the lower-cased text must hold, one of each group,
 	// for Pattern to be tried: most documentation holds none, and a
@@ -38,9 +41,10 @@ type Rule struct {
 
 // The rules Scan applies in code.
 const (
-	RuleShadowing = "shadowing"
-	RuleHidden    = "hidden-characters"
-	RuleLong      = "very-long"
+	RuleShadowing  = "shadowing"
+	RuleHidden     = "hidden-characters"
+	RuleConfusable = "look-alike-letters"
+	RuleLong       = "very-long"
 )
 
 // LongDescription is how many characters of a description are flagged as
@@ -54,8 +58,18 @@ var Rules = []Rule{
 		Needs:   [][]string{{"<"}},
 		Pattern: regexp.MustCompile(`(?i)<\s*/?\s*(important|system|instructions?|secret|hidden|admin|critical|assistant|prompt)\b[^>]{0,40}>`)},
 	{ID: "ignore-previous", What: "tells the AI to ignore what it was told before",
-		Needs:   [][]string{{"ignore", "disregard", "forget", "override"}},
-		Pattern: regexp.MustCompile(`(?i)\b(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(of\s+)?(the\s+|your\s+)?(previous|prior|above|earlier|preceding|other|system|original)\s+(instructions?|prompts?|rules?|messages?|directions?|guidelines?)`)},
+		Needs:   [][]string{{"ignore", "disregard", "forget", "override", "skip", "discard", "set aside", "abandon", "neglect"}},
+		Pattern: regexp.MustCompile(`(?i)\b(ignore|disregard|forget|override|skip|discard|set\s+aside|abandon|neglect)\s+(all\s+|any\s+)?(of\s+)?(the\s+|your\s+|what\s+)?(previous|prior|above|earlier|preceding|other|system|original|former|initial)\s+(instructions?|prompts?|rules?|messages?|directions?|guidelines?|guidance|orders?|commands?|context|you\s+were\s+told)`)},
+	{ID: "new-orders", What: "gives the AI new orders in place of the ones it has",
+		Needs: [][]string{{"from now on", "henceforth", "instruction", "your ", "no longer", "pay no", "follow", "obey", "you are now", "act as", "pretend"}},
+		Pattern: regexp.MustCompile(`(?i)\b(from\s+now\s+on|henceforth),?\s+(you|always|never|do|respond|answer|reply|call|use)\b` +
+			`|\b(new|updated|real|true|actual|secret|hidden)\s+(system\s+)?instructions?\s*(:|are|follow|for\s+(you|the\s+(ai|assistant|model)))` +
+			`|\byour\s+(real|true|new|actual|only)\s+(task|goal|job|purpose|instructions?|objective|mission)\b` +
+			`|\b(previous|prior|earlier|above|original|former|system)\s+(instructions?|directions?|guidance|rules?|prompts?|orders?)\s+(no\s+longer\s+apply|(are|is)\s+(now\s+)?(void|obsolete|cancell?ed|outdated|superseded|revoked|invalid|wrong))` +
+			`|\bpay\s+no\s+(attention|heed|mind)\s+to\b` +
+			`|\b(do\s+not|don'?t|never|stop)\s+(follow|obey|heed|comply\s+with)(ing)?\s+(the\s+|your\s+|any\s+)?(previous|prior|earlier|system|original|other|user'?s?|developer'?s?)\b` +
+			`|\byou\s+are\s+now\s+(an?\s+|in\s+|no\s+longer\b)` +
+			`|\b(act|behave)\s+as\s+(if|though)\s+you\b|\bpretend\s+(to\s+be|that\s+you)\b`)},
 	{ID: "conceal", What: "tells the AI to keep something from the person",
 		Needs:   [][]string{{"user", "person", "human"}},
 		Pattern: regexp.MustCompile(`(?i)\b(do\s+not|don'?t|never|must\s+not)\s+(tell|inform|mention|reveal|show|notify|alert|disclose)\b[^.\n]{0,40}\b(user|person|human)\b|\bwithout\s+(telling|informing|notifying|alerting|asking)\s+(the\s+)?(user|person|human)\b|\b(user|person|human)\s+(must|should)\s+(not|never)\s+(know|see|find\s+out|be\s+told)\b`)},
@@ -73,13 +87,21 @@ var Rules = []Rule{
 		Pattern: regexp.MustCompile(`(?i)\b(pass|put|include|add|provide|insert|send|place)\b[^.\n]{0,50}\b(api[ _-]?keys?|tokens?|passwords?|secrets?|credentials?|private\s+keys?|ssh\s+keys?|cookies?|conversation|chat\s+history|system\s+prompt)\b[^.\n]{0,40}\b(as|in|into|inside)\b[^.\n]{0,30}\b(argument|parameter|param|field|input)s?\b|\bpass\s+(its|the|their|that\s+file'?s?)\s+(text|contents?|value|output)\s+(as|in|into)\b`)},
 	{ID: RuleShadowing, What: "names another server's tool, which can steer how the AI uses it"},
 	{ID: RuleHidden, What: "holds invisible or direction-changing characters"},
+	{ID: RuleConfusable, What: "spells words with letters of another alphabet that look like Latin ones"},
 	{ID: RuleLong, What: fmt.Sprintf("has a very long description (over %d characters)", LongDescription)},
 }
 
-// Scan reads d's title and description and every description and title in
-// its schemas for what a model would take as orders: Rules' patterns,
+// Scan reads every text of d that a model reads for what it would take
+// as orders: its title, description and annotations' title, every string
+// in its schemas (descriptions, titles, defaults, enums, examples,
+// consts, comments) and its fields' names, and the text that invisible
+// characters spelled. It applies Rules' patterns to each as written and
+// as a model reads it (look-alike letters of other alphabets read as the
+// Latin ones they look like: the Unicode confusables of UTS #39), finds
 // other servers' tool names (others reports whether a name is one; nil
-// means none) and hidden characters, and says where each is.
+// means none), hidden characters and words that mix alphabets, and says
+// where each is. A prompt's Def is read the same way: its arguments stand
+// for its schema.
 func Scan(d Def, others func(name string) bool) []Flag {
 	flags, _ := read(d, others, false)
 	return flags
@@ -93,15 +115,28 @@ func Read(d Def, others func(name string) bool) (flags []Flag, mentions []string
 	return read(d, others, true)
 }
 
+// text is one text of a definition and where it is.
+type text struct{ where, text string }
+
 func read(d Def, others func(name string) bool, withMentions bool) ([]Flag, []string) {
 	var out []Flag
 	var mentions []string
-	texts := []struct{ where, text string }{{"title", d.Title}, {"description", d.Description}}
-	for _, t := range schemaTexts(d.InputSchema, "") {
-		texts = append(texts, t)
+	texts := []text{{"title", d.Title}, {"description", d.Description}}
+	if d.Annotations.Title != "" {
+		texts = append(texts, text{"annotations' title", d.Annotations.Title})
 	}
-	for _, t := range schemaTexts(d.OutputSchema, "returned ") {
-		texts = append(texts, t)
+	if d.HiddenWords != "" {
+		texts = append(texts, text{"text spelled in invisible characters", d.HiddenWords})
+	}
+	texts = append(texts, schemaTexts(d.InputSchema, "")...)
+	texts = append(texts, schemaTexts(d.OutputSchema, "returned ")...)
+	add := func(id, where, q string) {
+		for _, f := range out {
+			if f.Rule == id && f.Where == where {
+				return // one flag of a rule for each place
+			}
+		}
+		out = append(out, Flag{Rule: id, What: rule(id).What, Where: where, Quote: q})
 	}
 	for _, t := range texts {
 		if withMentions {
@@ -115,33 +150,53 @@ func read(d Def, others func(name string) bool, withMentions bool) ([]Flag, []st
 		if t.text == "" {
 			continue
 		}
-		lower := strings.ToLower(t.text)
-		for _, r := range Rules {
-			if r.Pattern == nil || !holds(lower, r.Needs) {
-				continue
-			}
-			if loc := r.Pattern.FindStringIndex(t.text); loc != nil {
-				out = append(out, Flag{Rule: r.ID, What: r.What, Where: t.where, Quote: quote(t.text, loc)})
-			}
-		}
+		scanRules(t.text, func(id string, loc []int) { add(id, t.where, quote(t.text, loc)) })
 		if loc := shadowed(t.text, d.Name, others); loc != nil {
-			out = append(out, Flag{Rule: RuleShadowing, What: rule(RuleShadowing).What, Where: t.where, Quote: quote(t.text, loc)})
+			add(RuleShadowing, t.where, quote(t.text, loc))
 		}
 		if i := strings.IndexFunc(t.text, hiddenRune); i >= 0 {
 			_, n := utf8.DecodeRuneInString(t.text[i:])
-			out = append(out, Flag{Rule: RuleHidden, What: rule(RuleHidden).What, Where: t.where,
-				Quote: fmt.Sprintf("%U in %q", []rune(t.text[i:])[0], quote(t.text, []int{i, i + n}))})
+			q := fmt.Sprintf("%U in %q", []rune(t.text[i:])[0], quote(t.text, []int{i, i + n}))
+			if spelled := sanitize.Smuggled(t.text); spelled != "" {
+				q = fmt.Sprintf("they spell %q", firstLine(spelled))
+				scanRules(spelled, func(id string, loc []int) { add(id, t.where+", in invisible characters", quote(spelled, loc)) })
+			}
+			add(RuleHidden, t.where, q)
+		}
+		if !isASCII(t.text) {
+			if loc := mixedWord(t.text); loc != nil {
+				add(RuleConfusable, t.where, quote(t.text, loc))
+			}
+			if folded := foldConfusables(t.text); folded != t.text {
+				scanRules(folded, func(id string, loc []int) { add(id, t.where+", read as Latin letters", quote(folded, loc)) })
+			}
 		}
 	}
 	if d.HiddenText {
-		out = append(out, Flag{Rule: RuleHidden, What: rule(RuleHidden).What, Where: "name, title or description",
-			Quote: "removed before the AI or you saw it: " + firstLine(d.Description)})
+		q := "removed before the AI or you saw it: " + firstLine(d.Description)
+		if d.HiddenWords != "" {
+			q = fmt.Sprintf("removed before the AI or you saw it; they spelled %q", firstLine(d.HiddenWords))
+		}
+		add(RuleHidden, "name, title or description", q)
 	}
 	if utf8.RuneCountInString(d.Description) > LongDescription {
-		out = append(out, Flag{Rule: RuleLong, What: rule(RuleLong).What, Where: "description",
-			Quote: fmt.Sprintf("%d characters", utf8.RuneCountInString(d.Description))})
+		add(RuleLong, "description", fmt.Sprintf("%d characters", utf8.RuneCountInString(d.Description)))
 	}
 	return out, mentions
+}
+
+// scanRules calls found with each of Rules' patterns that finds something
+// in s, and where.
+func scanRules(s string, found func(id string, loc []int)) {
+	lower := strings.ToLower(s)
+	for _, r := range Rules {
+		if r.Pattern == nil || !holds(lower, r.Needs) {
+			continue
+		}
+		if loc := r.Pattern.FindStringIndex(s); loc != nil {
+			found(r.ID, loc)
+		}
+	}
 }
 
 // holds reports whether text holds a word of each group.
@@ -163,58 +218,105 @@ func rule(id string) Rule {
 	return Rule{ID: id}
 }
 
-// schemaTexts are the descriptions and titles anywhere in a schema, each
-// with where it is: "`city`'s description".
-func schemaTexts(raw json.RawMessage, prefix string) []struct{ where, text string } {
+// schemaTexts are the strings anywhere in a schema a model reads, each
+// with where it is ("`city`'s description", "`unit`'s enum"), and its
+// fields' names, written as words ("the field name `ignore_previous`").
+// The schema's own words (type, format, $ref…) are left out.
+func schemaTexts(raw json.RawMessage, prefix string) []text {
 	var v any
 	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
 		return nil
 	}
-	var out []struct{ where, text string }
-	var walk func(v any, field string)
-	walk = func(v any, field string) {
+	var out []text
+	where := func(field, key string) string {
+		if field == "" {
+			return prefix + "schema's " + key
+		}
+		return fmt.Sprintf("%s`%s`'s %s", prefix, field, key)
+	}
+	var walk func(v any, field, key string)
+	walk = func(v any, field, key string) {
 		switch v := v.(type) {
 		case map[string]any:
-			for _, k := range []string{"description", "title"} {
-				if s, ok := v[k].(string); ok {
-					where := prefix + "schema's " + k
-					if field != "" {
-						where = fmt.Sprintf("%s`%s`'s %s", prefix, field, k)
-					}
-					out = append(out, struct{ where, text string }{where, s})
-				}
-			}
-			if props, ok := v["properties"].(map[string]any); ok {
-				for name, p := range props {
-					walk(p, name)
-				}
-			}
 			for k, x := range v {
-				if k != "properties" {
-					walk(x, field)
+				switch k {
+				case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
+					if props, ok := x.(map[string]any); ok {
+						for name, p := range props {
+							out = append(out, text{prefix + "the field name `" + name + "`", nameWords(name)})
+							walk(p, name, "")
+						}
+						continue
+					}
+				case "type", "format", "$ref", "$schema", "$id", "$anchor", "$dynamicRef", "$dynamicAnchor", "required", "contentEncoding", "contentMediaType":
+					if _, ok := x.(string); ok {
+						continue
+					}
+					if _, ok := x.([]any); ok && k != "required" {
+						continue
+					}
 				}
+				walk(x, field, k)
 			}
 		case []any:
 			for _, x := range v {
-				walk(x, field)
+				walk(x, field, key)
 			}
 		case string:
-			if strings.IndexFunc(v, hiddenRune) >= 0 {
-				out = append(out, struct{ where, text string }{prefix + "schema", v})
+			if key == "" {
+				key = "text"
 			}
+			if key == "required" {
+				key = "required field"
+			}
+			out = append(out, text{where(field, key), v})
 		}
 	}
-	walk(v, "")
+	if args, ok := v.([]any); ok { // a prompt's arguments
+		for _, a := range args {
+			m, _ := a.(map[string]any)
+			name, _ := m["name"].(string)
+			if name == "" {
+				walk(a, "", "")
+				continue
+			}
+			out = append(out, text{prefix + "the argument name `" + name + "`", nameWords(name)})
+			for k, x := range m {
+				if k != "name" {
+					walk(x, name, k)
+				}
+			}
+		}
+		return dedupe(out)
+	}
+	walk(v, "", "")
 	return dedupe(out)
 }
 
-func dedupe(in []struct{ where, text string }) []struct{ where, text string } {
-	seen := map[string]bool{}
-	var out []struct{ where, text string }
+// nameWords is a field's name as words: get_user-name and getUserName are
+// "get user name", so that a name can be read like a sentence.
+func nameWords(name string) string {
+	var b strings.Builder
+	prev := rune(0)
+	for _, r := range name {
+		switch {
+		case r == '_' || r == '-' || r == '.':
+			r = ' '
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	return b.String()
+}
+
+func dedupe(in []text) []text {
+	seen := make(map[text]bool, len(in))
+	out := in[:0]
 	for _, t := range in {
-		k := t.where + "\x00" + t.text
-		if !seen[k] {
-			seen[k] = true
+		if !seen[t] {
+			seen[t] = true
 			out = append(out, t)
 		}
 	}
@@ -286,7 +388,7 @@ func hiddenRune(r rune) bool {
 		r >= '\ufff9' && r <= '\ufffb', r >= 0xe0000 && r <= 0xe007f:
 		return true
 	}
-	return unicode.Is(unicode.Cf, r)
+	return unicode.Is(unicode.Cf, r) || sanitize.Hides(string(r))
 }
 
 // quote is the line of text around loc, cut to about 160 characters.

@@ -106,7 +106,7 @@ func (p *Policy) others() func(server string) func(string) bool {
 func sameTools(a, b []tools.Tool) bool {
 	return slices.EqualFunc(a, b, func(x, y tools.Tool) bool {
 		return x.Name == y.Name && x.QualifiedName == y.QualifiedName && x.Title == y.Title && x.Description == y.Description &&
-			x.Hints == y.Hints && x.HiddenText == y.HiddenText && bytes.Equal(x.InputSchema, y.InputSchema) &&
+			x.Hints == y.Hints && x.HiddenText == y.HiddenText && x.HiddenWords == y.HiddenWords && bytes.Equal(x.InputSchema, y.InputSchema) &&
 			bytes.Equal(x.OutputSchema, y.OutputSchema) && bytes.Equal(x.Meta, y.Meta)
 	})
 }

@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"context"
+
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcptray/mcptray/core/sanitize"
@@ -10,22 +12,26 @@ import (
 // in place, before a person or a model reads it: its text, the MIME types
 // and links it names, and every string in its structured content. The
 // bytes of images, audio and binary resources pass unchanged: they are not
-// read as text.
-func SanitizeResult(r *mcp.CallToolResult) {
+// read as text. It reports whether the text held characters that hide
+// text or change its direction (sanitize.Hides): the server tried to tell
+// the model something a person would not see.
+func SanitizeResult(r *mcp.CallToolResult) (hid bool) {
 	if r == nil {
-		return
+		return false
 	}
 	for i, c := range r.Content {
 		switch c := c.(type) {
 		case mcp.TextContent:
+			hid = hid || sanitize.Hides(c.Text)
 			c.Text = sanitize.String(c.Text)
 			r.Content[i] = c
 		case *mcp.TextContent:
+			hid = hid || sanitize.Hides(c.Text)
 			c.Text = sanitize.String(c.Text)
 		case mcp.EmbeddedResource:
-			r.Content[i] = sanitizeEmbedded(c)
+			r.Content[i] = sanitizeEmbedded(c, &hid)
 		case *mcp.EmbeddedResource:
-			*c = sanitizeEmbedded(*c)
+			*c = sanitizeEmbedded(*c, &hid)
 		case mcp.ImageContent:
 			c.MIMEType = sanitize.Line(c.MIMEType)
 			r.Content[i] = c
@@ -41,36 +47,58 @@ func SanitizeResult(r *mcp.CallToolResult) {
 			r.Content[i] = c
 		}
 	}
-	r.StructuredContent = sanitizeValue(r.StructuredContent)
+	r.StructuredContent = sanitizeValue(r.StructuredContent, &hid)
+	return hid
 }
 
-// sanitizeValue sanitises every string in a decoded JSON value, keys too.
-func sanitizeValue(v any) any {
+// sanitizeValue sanitises every string in a decoded JSON value, keys too,
+// noting in hid whether one hid text.
+func sanitizeValue(v any, hid *bool) any {
 	switch v := v.(type) {
 	case string:
+		*hid = *hid || sanitize.Hides(v)
 		return sanitize.String(v)
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, x := range v {
-			out[sanitize.Line(k)] = sanitizeValue(x)
+			*hid = *hid || sanitize.Hides(k)
+			out[sanitize.Line(k)] = sanitizeValue(x, hid)
 		}
 		return out
 	case []any:
 		for i, x := range v {
-			v[i] = sanitizeValue(x)
+			v[i] = sanitizeValue(x, hid)
 		}
 		return v
 	}
 	return v
 }
 
-func sanitizeEmbedded(e mcp.EmbeddedResource) mcp.EmbeddedResource {
+func sanitizeEmbedded(e mcp.EmbeddedResource, hid *bool) mcp.EmbeddedResource {
 	switch rc := e.Resource.(type) {
 	case mcp.TextResourceContents:
+		*hid = *hid || sanitize.Hides(rc.Text)
 		rc.Text = sanitize.String(rc.Text)
 		e.Resource = rc
 	case *mcp.TextResourceContents:
+		*hid = *hid || sanitize.Hides(rc.Text)
 		rc.Text = sanitize.String(rc.Text)
 	}
 	return e
+}
+
+type hiddenNoteKey struct{}
+
+// WithHiddenNote returns ctx carrying note, which NoteHidden calls: whoever
+// hands a call's result on (the gateway, for its record) learns that
+// SanitizeResult removed hidden text from it where the call was made.
+func WithHiddenNote(ctx context.Context, note func()) context.Context {
+	return context.WithValue(ctx, hiddenNoteKey{}, note)
+}
+
+// NoteHidden tells the note ctx carries, if any, that a result hid text.
+func NoteHidden(ctx context.Context) {
+	if note, ok := ctx.Value(hiddenNoteKey{}).(func()); ok {
+		note()
+	}
 }

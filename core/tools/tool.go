@@ -29,10 +29,15 @@ type Tool struct {
 	// Meta is the tool's _meta as the server sent it (an MCP App's view
 	// is named there), or nil.
 	Meta json.RawMessage `json:"meta,omitempty"`
-	// HiddenText says its name, title or description held characters
+	// HiddenText says its name, title, description or annotations' title
+	// held characters
 	// that hide text or change its direction (removed above): the server
 	// tried to tell the model something a person would not see.
 	HiddenText bool `json:"hiddenText,omitempty"`
+	// HiddenWords is the text those characters spelled (tag characters
+	// and variation selectors each stand for a character or a byte a
+	// model reads: sanitize.Smuggled), for the pins to read; "" if none.
+	HiddenWords string `json:"hiddenWords,omitempty"`
 }
 
 // wireTool is a tool as tools/list sends it.
@@ -67,7 +72,17 @@ func Parse(server string, raw json.RawMessage) (Tool, error) {
 		Description:  TruncateDescription(w.Description),
 		InputSchema:  w.InputSchema,
 		OutputSchema: w.OutputSchema,
-		HiddenText:   sanitize.Hides(w.Name + w.Title + w.Description),
+	}
+	var ann struct {
+		Title string `json:"title"`
+	}
+	if len(w.Annotations) > 0 {
+		_ = json.Unmarshal(w.Annotations, &ann) // annotations that cannot be read are dropped below
+	}
+	shown := w.Name + "\n" + w.Title + "\n" + w.Description + "\n" + ann.Title
+	t.HiddenText = sanitize.Hides(shown)
+	if t.HiddenText {
+		t.HiddenWords = sanitize.Smuggled(shown)
 	}
 	if len(w.Meta) > 0 && string(w.Meta) != "null" {
 		t.Meta = w.Meta
