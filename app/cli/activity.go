@@ -189,7 +189,7 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 
 // openActivity opens the record read-only.
 func (c *cmdContext) openActivity(ctx context.Context) (*activity.Log, error) {
-	return activity.Open(ctx, activity.Options{Path: c.paths.ActivityFile(), ReadOnly: true})
+	return activity.Open(ctx, activity.Options{Path: c.paths.ActivityFile(), ReadOnly: true, Keys: c.Store})
 }
 
 // waitActivity waits for the record to be made (mcptray activity -f
@@ -233,8 +233,9 @@ func activityLine(e activity.Entry) string {
 	return line
 }
 
-// runActivityVerify checks the record's hash chain, and fails when a row
-// was changed or removed.
+// runActivityVerify checks the record's chain and seals (the keys are in
+// the keychain), says what is proven and from when to when, and fails
+// when rows were changed or removed.
 func runActivityVerify(ctx context.Context, c *cmdContext, args []string) error {
 	fset := flag.NewFlagSet("activity verify", flag.ContinueOnError)
 	fset.SetOutput(io.Discard)
@@ -263,14 +264,16 @@ func runActivityVerify(ctx context.Context, c *cmdContext, args []string) error 
 			return err
 		}
 	} else if res.Problem == nil {
-		fmt.Fprintf(c.Stdout, "The activity record is as it was written: %d rows checked", res.Rows)
-		if res.Rows > 0 {
-			fmt.Fprintf(c.Stdout, " (rows %d to %d)", res.FirstID, res.LastID)
+		for _, line := range res.Lines() {
+			fmt.Fprintln(c.Stdout, line)
 		}
-		fmt.Fprintln(c.Stdout, ".")
 	}
 	if res.Problem != nil {
-		return fmt.Errorf("the activity record was altered: %s, and the rows after it cannot be vouched for (%s)", res.Problem, c.home(c.paths.ActivityFile()))
+		words := make([]string, len(res.Problems))
+		for i, p := range res.Problems {
+			words[i] = p.Words
+		}
+		return fmt.Errorf("the activity record was altered: %s (%s)", strings.Join(words, "; "), c.home(c.paths.ActivityFile()))
 	}
 	return nil
 }

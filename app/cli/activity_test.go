@@ -21,7 +21,7 @@ import (
 func (h *home) writeActivity() {
 	h.t.Helper()
 	ctx := context.Background()
-	l, err := activity.Open(ctx, activity.Options{Path: h.paths.ActivityFile()})
+	l, err := activity.Open(ctx, activity.Options{Path: h.paths.ActivityFile(), Keys: h.store})
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestActivity(t *testing.T) {
 	h.fails(2, "--outcome is one of answered, failed, refused, unavailable, cancelled", "activity", "--outcome", "bogus")
 	h.fails(2, "--since takes a span", "activity", "--since", "yesterday")
 
-	if out := h.must("activity", "verify"); !strings.Contains(out, "as it was written: 4 rows checked (rows 1 to 4)") {
+	if out := h.must("activity", "verify"); !strings.Contains(out, "Proven: rows 1–4, 2 Dec") || !strings.Contains(out, "sealed every 5 s") {
 		t.Errorf("verify: %q", out)
 	}
 	csv := filepath.Join(h.dir, "out.csv")
@@ -105,6 +105,20 @@ func TestActivity(t *testing.T) {
 	}
 	db.Close()
 	h.fails(1, "the activity record was altered: row 2 was changed", "activity", "verify")
+
+	// The newest row deleted and meta's head moved to the row now last:
+	// only the seal shows it.
+	db, err = sql.Open("sqlite", h.paths.ActivityFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`UPDATE activity SET outcome = 'refused' WHERE id = 2`, `DELETE FROM activity WHERE id = 4`, `UPDATE meta SET value = 3 WHERE key = 'head'`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	h.fails(1, "row 4, sealed by", "activity", "verify")
 }
 
 // TestActivityInProcess: a trust decision made while no mcptray runs is

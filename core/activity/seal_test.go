@@ -235,3 +235,192 @@ func TestAttacksFailVerify(t *testing.T) {
 	}
 	_ = time.Now
 }
+
+// TestSealedRecordSaysWhatIsProven: an untouched sealed record is proven
+// from its first row to the last sealed, and says so; retention's
+// deletions, sealed before they are made, are not taken for an attack;
+// the chain goes on from them.
+func TestSealedRecordSaysWhatIsProven(t *testing.T) {
+	keys := testKeys(t)
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	path := filepath.Join(t.TempDir(), "activity.db")
+	l := open(t, Options{Path: path, Keys: keys, Now: func() time.Time { return now }})
+	for _, age := range []int{100, 95, 91, 89, 10, 0} { // days
+		c := call("Claude Code", "files", "read", Answered, Allowed, `{}`)
+		c.Time = now.Add(-time.Duration(age) * 24 * time.Hour)
+		l.RecordCall(c)
+	}
+	flush(t, l)
+	res, err := l.Verify(t.Context())
+	if err != nil || res.Problem != nil || !res.Sealed || res.SealedThrough != 6 || res.Unkeyed != 0 {
+		t.Fatalf("verify: %+v %v", res, err)
+	}
+	if got := strings.Join(res.Lines(), "\n"); !strings.HasPrefix(got, "Proven: rows 1–6, 21 Feb – 1 Jun, sealed every 5 s") {
+		t.Errorf("words: %s", got)
+	}
+	l.SetSettings(Settings{}) // 90 days: rows 1-3 go
+	flush(t, l)
+	c := call("Claude Code", "files", "read", Answered, Allowed, `{}`)
+	c.Time = now
+	l.RecordCall(c)
+	flush(t, l)
+	res, err = l.Verify(t.Context())
+	if err != nil || res.Problem != nil || res.FirstID != 4 || res.SealedThrough != 7 {
+		t.Fatalf("verify after retention: %+v %v", res, err)
+	}
+	if got := strings.Join(res.Lines(), "\n"); !strings.HasPrefix(got, "Proven: rows 4–7") {
+		t.Errorf("words: %s", got)
+	}
+	// Retention deleting every row is no attack either.
+	l.SetSettings(Settings{Days: 1})
+	now = now.Add(48 * time.Hour)
+	flush(t, l)
+	if res, err := l.Verify(t.Context()); err != nil || res.Problem != nil || res.Rows != 0 {
+		t.Fatalf("verify after retention deleted all: %+v %v", res, err)
+	}
+}
+
+// TestNoKeychainSaysNotSealed: without a keychain the record is chained,
+// and says that it is not sealed.
+func TestNoKeychainSaysNotSealed(t *testing.T) {
+	l := open(t, Options{})
+	l.RecordCall(call("Claude Code", "files", "read", Answered, Allowed, `{}`))
+	flush(t, l)
+	res, err := l.Verify(t.Context())
+	if err != nil || res.Problem != nil || res.Sealed {
+		t.Fatalf("verify: %+v %v", res, err)
+	}
+	if got := strings.Join(res.Lines(), "\n"); !strings.Contains(got, "chained but not sealed") {
+		t.Errorf("words: %s", got)
+	}
+}
+
+// TestStolenSealingStateCannotRewriteThePast: whoever takes the sealing
+// state from the keychain today (the chain's key and the next seal's key)
+// can rewrite rows and chain them with the key, and seal the result; the
+// seals made before, under keys that cannot be computed from today's,
+// still show it.
+func TestStolenSealingStateCannotRewriteThePast(t *testing.T) {
+	keys := testKeys(t)
+	path := sealedRecord(t, keys, 20)
+	var st sealState
+	if err := getJSON(t.Context(), keys, stateItem, &st); err != nil {
+		t.Fatal(err)
+	}
+	// Row 3 changed, the chain recomputed with the chain's key.
+	tamper(t, path, `UPDATE activity SET outcome = 'refused' WHERE id = 3`)
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Query(`SELECT ` + columns + ` FROM activity ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []Entry
+	for rows.Next() {
+		var e Entry
+		if err := scanEntry(rows, &e); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, e)
+	}
+	rows.Close()
+	prev := genesis
+	for i := range all {
+		all[i].prev, all[i].hash = prev, hashOf(st.Chain, prev, &all[i])
+		prev = all[i].hash
+		if _, err := db.Exec(`UPDATE activity SET prev = ?, hash = ? WHERE id = ?`, all[i].prev, all[i].hash, all[i].ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	// And sealed with the stolen key, the keychain's state moved on.
+	s := seal{N: st.Next, Time: time.Now().UnixNano(), Every: 5000, Head: 20, Hash: prev}
+	s.MAC = macOf(st.Key, st.Record, s)
+	f, err := os.OpenFile(sealsPath(path), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(s.line() + "\n")
+	f.Close()
+	st.Next, st.Key, st.Last = st.Next+1, ratchet(st.Key), s.line()
+	if err := setJSON(t.Context(), keys, stateItem, st); err != nil {
+		t.Fatal(err)
+	}
+
+	l := open(t, Options{Path: path, ReadOnly: true, Keys: keys})
+	res, err := l.Verify(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Problem == nil || res.Problem.Kind != Rewritten || res.Problem.ID != 5 {
+		t.Errorf("verify: %+v", res)
+	}
+}
+
+// TestSealInFileNotInKeychain: a writer stopped between writing a seal
+// and keeping the next key in the keychain leaves a record that verifies,
+// and the next writer goes on from the seal in the file.
+func TestSealInFileNotInKeychain(t *testing.T) {
+	keys := testKeys(t)
+	path := sealedRecord(t, keys, 5)
+	before, err := keys.Get(t.Context(), stateItem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := open(t, Options{Path: path, Keys: keys})
+	l.RecordCall(call("Claude Code", "files", "read", Answered, Allowed, `{}`))
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := keys.Set(t.Context(), stateItem, before); err != nil { // as if it had stopped
+		t.Fatal(err)
+	}
+	check := func(want int64) {
+		t.Helper()
+		r := open(t, Options{Path: path, ReadOnly: true, Keys: keys})
+		res, err := r.Verify(t.Context())
+		if err != nil || res.Problem != nil || res.SealedThrough != want {
+			t.Errorf("verify: %+v %v", res, err)
+		}
+	}
+	check(6)
+	l = open(t, Options{Path: path, Keys: keys})
+	l.RecordCall(call("Claude Code", "files", "read", Answered, Allowed, `{}`))
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check(7)
+}
+
+// TestWriterSealsABreak: mcptray started on a file put back to an older
+// copy goes on recording, and seals that it found the record so: verify
+// says so after new rows were written and sealed.
+func TestWriterSealsABreak(t *testing.T) {
+	keys := testKeys(t)
+	path := sealedRecord(t, keys, 5)
+	older := filepath.Join(t.TempDir(), "older.db")
+	copyRecord(t, path, older)
+	l := open(t, Options{Path: path, Keys: keys})
+	for range 5 {
+		l.RecordCall(call("Cursor", "files", "write", Answered, Allowed, `{}`))
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	copyRecord(t, older, path)
+	l = open(t, Options{Path: path, Keys: keys})
+	for range 8 {
+		l.RecordCall(call("Cursor", "files", "write", Answered, Allowed, `{}`))
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := open(t, Options{Path: path, ReadOnly: true, Keys: keys})
+	res, err := r.Verify(t.Context())
+	if err != nil || res.Problem == nil || res.Problem.Kind != Break {
+		t.Fatalf("verify: %+v %v", res, err)
+	}
+	t.Log(strings.Join(res.Lines(), "\n"))
+}

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,6 +85,8 @@ type VerifyResult struct {
 	SealedThrough int64         `json:"sealedThrough,omitempty"`
 	SealedAt      time.Time     `json:"sealedAt,omitzero"`
 	SealEvery     time.Duration `json:"sealEvery,omitempty"`
+	// SealedTime is when the newest row the seals vouch for was written.
+	SealedTime time.Time `json:"sealedTime,omitzero"`
 	// Unkeyed is how many rows were chained with plain SHA-256 (written
 	// before the record was sealed, or without the keychain); Unchecked
 	// how many keyed rows could not be checked for want of the key.
@@ -154,6 +157,10 @@ func (l *Log) Verify(ctx context.Context) (VerifyResult, error) {
 		return res, fmt.Errorf("reading the activity record: %w", err)
 	}
 	defer rows.Close()
+	var sealedHead int64 // the newest seal's row, whose time is said
+	if len(seals) > 0 {
+		sealedHead = seals[len(seals)-1].Head
+	}
 	var prevHash, firstPrev []byte
 	var prevID int64
 	chainBroken := false
@@ -167,6 +174,9 @@ func (l *Log) Verify(ctx context.Context) (VerifyResult, error) {
 			res.FirstID, res.FirstTime, firstPrev = e.ID, e.Time, e.prev
 		}
 		res.LastID, res.LastTime = e.ID, e.Time
+		if e.ID <= sealedHead {
+			res.SealedTime = e.Time
+		}
 		if _, ok := want[e.ID]; ok {
 			want[e.ID] = e.hash
 		}
@@ -398,8 +408,8 @@ func (r *VerifyResult) Lines() []string {
 		out = append(out, "The activity record has no rows.")
 	case r.Sealed && r.SealedThrough >= r.FirstID:
 		through := min(r.SealedThrough, r.LastID)
-		out = append(out, fmt.Sprintf("Proven: rows %s–%s, %s, sealed every %s in your keychain's keeping (the last seal %s).",
-			count(r.FirstID), count(through), span(r.FirstTime, r.SealedAt), DurationWords(r.SealEvery), r.SealedAt.Local().Format("2 Jan 15:04:05")))
+		out = append(out, fmt.Sprintf("Proven: rows %s–%s, %s, sealed every %s with keys kept in your keychain (the last seal %s).",
+			count(r.FirstID), count(through), span(r.FirstTime, r.SealedTime), everyWords(r.SealEvery), r.SealedAt.Local().Format("2 Jan 15:04:05")))
 		if r.LastID > through {
 			out = append(out, fmt.Sprintf("%s, written after the last seal: chained, not sealed yet.", capital(rowsWords(through+1, r.LastID))))
 		}
@@ -414,6 +424,14 @@ func (r *VerifyResult) Lines() []string {
 		out = append(out, fmt.Sprintf("%s rows are chained with the record's key, which is in a keychain this could not read: their links were checked, not their content.", count(r.Unchecked)))
 	}
 	return out
+}
+
+// everyWords is how often the writer sealed: "5 s", "1.5 s", "200 ms".
+func everyWords(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	}
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }
 
 func capital(s string) string {
