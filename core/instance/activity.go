@@ -10,12 +10,13 @@ import (
 )
 
 // OpenActivity opens the activity record at p's ActivityFile, masking
-// svc's secrets, and hands it to svc, which records its trust decisions
+// svc's secrets and sealing it with svc's keychain, and hands it to svc, which records its trust decisions
 // in it. An instance opens it so at Start; the command line's in-process
 // service, which records the decision a command makes, opens it the same
 // way. Close it with CloseActivity once svc is closed or no longer uses it.
 func OpenActivity(ctx context.Context, svc *service.Service, p service.Paths, log *slog.Logger) (*activity.Log, error) {
-	l, err := activity.Open(ctx, activity.Options{Path: p.ActivityFile(), Logger: log, Secrets: svc.ActivitySecrets})
+	l, err := activity.Open(ctx, activity.Options{Path: p.ActivityFile(), Logger: log, Secrets: svc.ActivitySecrets,
+		Keys: svc.ActivityKeys()})
 	if err != nil {
 		return nil, err
 	}

@@ -116,6 +116,10 @@ func (s *Service) SetActivitySettings(ctx context.Context, st config.ActivitySet
 	return nil
 }
 
+// ActivityKeys is where the activity record keeps the keys it is chained
+// and sealed with: the keychain the service keeps sign-ins in.
+func (s *Service) ActivityKeys() activity.Keys { return s.opts.Store }
+
 // ActivitySecrets returns the values of the secrets mcptray keeps, for the
 // activity record to mask wherever they appear: every configured server's
 // environment (its env file's too) and header values, its OAuth client
