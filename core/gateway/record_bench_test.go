@@ -3,34 +3,48 @@ package gateway
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/mcptray/mcptray/core/activity"
+	"github.com/mcptray/mcptray/keychain"
+	"github.com/zalando/go-keyring"
 )
 
 // BenchmarkRecordCall measures what the activity record adds to a call:
 // the same tools/call of the test server's echo on the stdio face's
 // stream, through a gateway with no recorder (record=off) and through one
 // recording into a real activity record (record=on, Keep arguments off
-// and on). The difference of their p50s is what recording adds (goal:
+// and on; record=on-sealed chains it with a key and seals it, with a
+// throwaway keyring of the real keychain). The difference of their p50s is what recording adds (goal:
 // ≤ 20 µs).
 //
 //	go test -run '^$' -bench RecordCall -benchtime 3000x ./core/gateway
 func BenchmarkRecordCall(b *testing.B) {
 	r := newRig(b, nil)
-	for _, mode := range []string{"off", "on", "on-keep"} {
+	for _, mode := range []string{"off", "on", "on-keep", "on-sealed"} {
 		b.Run("record="+mode, func(b *testing.B) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			opts := Options{}
 			if mode != "off" {
+				var keys activity.Keys
+				if mode == "on-sealed" {
+					if runtime.GOOS == "linux" && os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+						b.Skip("no D-Bus session bus: run make test, which starts one with an unlocked gnome-keyring")
+					}
+					service := "mcptray-test-" + rand.Text()
+					defer keyring.DeleteAll(service)
+					keys = keychain.New(service)
+				}
 				l, err := activity.Open(ctx, activity.Options{Path: filepath.Join(b.TempDir(), "activity.db"),
-					Settings: activity.Settings{KeepArguments: mode == "on-keep"}, Secrets: r.svc.ActivitySecrets})
+					Settings: activity.Settings{KeepArguments: mode == "on-keep"}, Secrets: r.svc.ActivitySecrets, Keys: keys})
 				if err != nil {
 					b.Fatal(err)
 				}
