@@ -7,13 +7,15 @@ import (
 	"encoding/json"
 )
 
-// Each row's hash is SHA-256 over the hash of the row before it (its prev,
-// kept in the row) and the row's canonical content: its id and every
-// column as written, in a fixed order (canonical). Changing a row changes
-// its content, so its hash no longer matches; removing one leaves the next
-// row's prev unlike the hash of the row now before it. The first row ever
-// has a prev of 32 zero bytes; after retention deleted the oldest rows,
-// the first one left keeps the prev of the one deleted before it.
+// Each row's hash is an HMAC-SHA256, under the chain's key (seal.go), over
+// the hash of the row before it (its prev, kept in the row) and the row's
+// canonical content: its id and every column as written, in a fixed order
+// (canonical); plain SHA-256 when the record has no keychain. Changing a
+// row changes its content, so its hash no longer matches; removing one
+// leaves the next row's prev unlike the hash of the row now before it. The
+// first row ever has a prev of 32 zero bytes; after retention deleted the
+// oldest rows, the first one left keeps the prev of the one deleted before
+// it.
 
 // genesis is the prev of the first row ever written.
 var genesis = make([]byte, sha256.Size)

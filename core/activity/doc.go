@@ -25,12 +25,49 @@
 // mcptray loses at most the rows of the batch it had not written yet, at
 // most FlushEvery's worth (200 ms by default), and the file stays readable.
 //
-// The record is tamper-evident (chain.go): each row holds the hash of the
-// row before it and a SHA-256 over that hash and its own canonical content,
-// so that Verify finds the first row changed or removed. Rows older than
-// the retention's days, and the oldest rows while the file is larger than
-// its size, are deleted (retention.go); the first row left keeps the hash
-// of the one before it, so the chain still verifies.
+// The record proves itself (chain.go, seal.go, verify.go). Each row holds
+// the hash of the row before it and an HMAC-SHA256, under a key kept in
+// the keychain (Options.Keys, never in the database or a file), over that
+// hash and its own canonical content: a row changed or removed breaks the
+// chain, and recomputing it takes the key. A chain alone cannot show rows
+// deleted at either end, every row deleted, or the whole file put back to
+// an older copy or replaced. So the writer also seals what it wrote, as it
+// commits, at most every SealEvery (5 s), at Flush and Close, and before
+// retention deletes: a seal is the newest row's id and hash, how far
+// retention deleted (the last id and its hash), and the time, one line of
+// a seals file beside the record, MAC'd with that seal's own key. The keys
+// form a hash ratchet (key n+1 = SHA-256(key n)); the keychain keeps only
+// the next one, with the last seal made, so that whoever takes it can seal
+// from then on but cannot remake an earlier seal: the forward-secure
+// sealing of systemd-journald (Marson and Poettering, "Practical Secure
+// Logging: Seekable Sequential Key Generators", ESORICS 2013), with a
+// plain hash chain for its key generator. Like Certificate Transparency's
+// signed tree heads (RFC 6962), a seal commits to everything before it,
+// and a later state that does not extend it shows. The first key comes
+// from a seed kept in a keychain item of its own (the verification item),
+// which only Verify reads, with the record's id, also kept in the file's
+// meta table: a file with another id is not the record that was sealed.
+//
+// Verify checks every seal against its key from the seed, that the seals
+// file holds the seal the keychain remembers as last, that the rows the
+// newest seal vouches for are all there, that the rows each seal names are
+// as sealed, and that no more rows were deleted from the start than the
+// seals say retention deleted. Rows written after the last seal (at most
+// SealEvery's worth, or what a killed mcptray wrote) are chained, not yet
+// sealed, and said so. Without a keychain, rows are chained with plain
+// SHA-256 and the record says that it is chained but not sealed. A writer
+// that finds the file not as its last seal said (put back, replaced) goes
+// on recording from what it finds, and seals that break, so that Verify
+// keeps saying it. What sealing cannot do: stop whoever can read the
+// keychain's verification item (any program of the person's session, on
+// Linux's Secret Service) from making a record and seals anew; keep rows
+// written after the last seal; keep the seals file from growing with use
+// (one line of about 250 bytes per seal, one seal per SealEvery of
+// activity).
+//
+// Rows older than the retention's days, and the oldest rows while the
+// file is larger than its size, are deleted (retention.go); the first row
+// left keeps the hash of the one before it, so the chain still verifies.
 //
 // Readers (mcptray activity, the window) open the file read-only (Open
 // with ReadOnly) while the running mcptray writes: WAL lets them read what
