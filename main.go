@@ -115,7 +115,7 @@ func runWindow(ctx context.Context, logger *slog.Logger, paths config.Paths, arg
 	}
 	return window.Run(ctx, logger, cl, window.Options{
 		Server: *server, TrayProblem: *noTray, Autostart: login,
-		LogFile: paths.LogFile(), ActivityFile: paths.ActivityFile(),
+		LogFile: paths.LogFile(), ActivityFile: paths.ActivityFile(), ActivityKeys: keychain.New(keychainService),
 		// Without a tray, closing the window quits mcptray: the window's
 		// process ends, and the running one follows (host.Run).
 	})

@@ -71,6 +71,11 @@ type activityView struct {
 	// gen counts the readings started, on the UI goroutine: only the
 	// newest one's answer is shown.
 	gen int
+	// verified is what the record's verification last said, verifiedAt
+	// when: it reads every row, so it is done again only every
+	// activityNames.
+	verified   string
+	verifiedAt time.Time
 }
 
 // activityNames is how often the filters' names are read again.
@@ -183,6 +188,8 @@ type activityData struct {
 	today   activity.Summary
 	names   activity.Names
 	noneYet bool
+	// verified is the record's verification in a line.
+	verified string
 }
 
 // reloadActivity reads the record again, in the background, and shows it
@@ -194,11 +201,11 @@ func (v *window) reloadActivity() {
 	}
 	now := time.Now()
 	f := a.filter(now)
-	path := v.opts.ActivityFile
+	path, keys := v.opts.ActivityFile, v.opts.ActivityKeys
 	a.gen++
 	gen := a.gen
 	go func() {
-		d, err := readActivity(v.ctx, a, path, f, now)
+		d, err := readActivity(v.ctx, a, path, keys, f, now)
 		if v.ctx.Err() != nil {
 			return
 		}
@@ -213,7 +220,7 @@ func (v *window) reloadActivity() {
 
 // readActivity opens the record (once it is there) and reads what the
 // view shows. It runs off the UI goroutine.
-func readActivity(ctx context.Context, a *activityView, path string, f activity.Filter, now time.Time) (activityData, error) {
+func readActivity(ctx context.Context, a *activityView, path string, keys activity.Keys, f activity.Filter, now time.Time) (activityData, error) {
 	var d activityData
 	a.logMu.Lock()
 	defer a.logMu.Unlock()
@@ -223,7 +230,7 @@ func readActivity(ctx context.Context, a *activityView, path string, f activity.
 	default:
 	}
 	if a.log == nil {
-		l, err := activity.Open(ctx, activity.Options{Path: path, ReadOnly: true})
+		l, err := activity.Open(ctx, activity.Options{Path: path, ReadOnly: true, Keys: keys})
 		if errors.Is(err, activity.ErrNoRecord) || path == "" {
 			d.noneYet = true
 			return d, nil
@@ -247,7 +254,28 @@ func readActivity(ctx context.Context, a *activityView, path string, f activity.
 		a.namesAt, a.namesSince = now, f.Since
 	}
 	d.names = a.names
+	if now.Sub(a.verifiedAt) >= activityNames {
+		res, err := a.log.Verify(ctx)
+		a.verified, a.verifiedAt = verifiedLine(res, err), now
+	}
+	d.verified = a.verified
 	return d, nil
+}
+
+// verifiedLine is what the record's verification says, in one line: what
+// is proven, that it is chained but not sealed, or what was done to it.
+func verifiedLine(res activity.VerifyResult, err error) string {
+	if err != nil {
+		return "The record could not be verified: " + sanitize.Line(err.Error())
+	}
+	lines := res.Lines()
+	if res.Problem != nil {
+		return "The record was altered: " + sanitize.Line(res.Problem.Words) + " (mcptray activity verify says all)."
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return sanitize.Line(lines[0])
 }
 
 // show puts what was read into the view.
@@ -267,14 +295,14 @@ func (a *activityView) show(d activityData, err error) {
 	setOptions(a.tool, allTools, d.names.Tools)
 	a.rows = d.rows
 	a.list.Refresh()
+	var status string
 	switch {
 	case len(d.rows) == 0:
-		a.status.SetText(noActivity)
+		status = noActivity
 	case len(d.rows) == activityLimit:
-		a.status.SetText(fmt.Sprintf("The newest %d rows; narrow the filters to see others.", activityLimit))
-	default:
-		a.status.SetText("")
+		status = fmt.Sprintf("The newest %d rows; narrow the filters to see others.", activityLimit)
 	}
+	a.status.SetText(strings.TrimSpace(status + "\n" + d.verified))
 }
 
 // setOptions gives s the choice all and names, keeping what was chosen.

@@ -2,6 +2,7 @@ package window
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"image/png"
 	"os"
@@ -143,4 +144,38 @@ func screenshot(t *testing.T, r *real, name string) {
 			t.Error(err)
 		}
 	})
+}
+
+// TestVerifiedLine: the Activity view's line on the record's verification
+// says a record with no keychain is chained but not sealed, and what was
+// done to one altered.
+func TestVerifiedLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "activity.db")
+	l, err := activity.Open(t.Context(), activity.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for range 3 {
+		l.RecordCall(activity.Call{Time: time.Now(), App: "Claude Code", Face: "stdio", Server: "files", Tool: "read", Outcome: activity.Answered})
+	}
+	if err := l.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	res, err := l.Verify(t.Context())
+	if got := verifiedLine(res, err); !strings.HasPrefix(got, "Rows 1–3, ") || !strings.Contains(got, "are chained but not sealed: no keychain") {
+		t.Errorf("untouched, no keychain: %q", got)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`UPDATE activity SET tool = 'write' WHERE id = 2`); err != nil {
+		t.Fatal(err)
+	}
+	res, err = l.Verify(t.Context())
+	if got, want := verifiedLine(res, err), "The record was altered: row 2 was changed (mcptray activity verify says all)."; got != want {
+		t.Errorf("altered: %q, want %q", got, want)
+	}
 }

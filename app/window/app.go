@@ -25,6 +25,7 @@ import (
 
 	"github.com/mcptray/mcptray/app/autostart"
 	"github.com/mcptray/mcptray/assets"
+	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/service"
@@ -79,6 +80,10 @@ type Options struct {
 	// ActivityFile is the activity record, which the Activity view reads;
 	// "" for none (no Activity button).
 	ActivityFile string
+	// ActivityKeys is the keychain the record is sealed with, for the
+	// Activity view to say whether it proves itself; nil: it says the
+	// record is chained, not sealed.
+	ActivityKeys activity.Keys
 }
 
 // Run opens the window and returns when the person closes it, ctx
