@@ -47,7 +47,7 @@ func runActivity(ctx context.Context, c *cmdContext, args []string) error {
 	asJSON := fset.Bool("json", false, "")
 	follow := fset.Bool("f", false, "")
 	n := fset.Int("n", 50, "")
-	if err := fset.Parse(args); err != nil {
+	if err := parseAnywhere(fset, args); err != nil {
 		return usagef("%v", err)
 	}
 	if fset.NArg() > 0 {
@@ -240,7 +240,7 @@ func runActivityVerify(ctx context.Context, c *cmdContext, args []string) error 
 	fset := flag.NewFlagSet("activity verify", flag.ContinueOnError)
 	fset.SetOutput(io.Discard)
 	asJSON := fset.Bool("json", false, "")
-	if err := fset.Parse(args); err != nil {
+	if err := parseAnywhere(fset, args); err != nil {
 		return usagef("%v", err)
 	}
 	if fset.NArg() > 0 {
@@ -285,7 +285,7 @@ func runActivityExport(ctx context.Context, c *cmdContext, args []string) error 
 	fset.SetOutput(io.Discard)
 	filter := activityFlags(fset)
 	file := fset.String("csv", "", "")
-	if err := fset.Parse(args); err != nil {
+	if err := parseAnywhere(fset, args); err != nil {
 		return usagef("%v", err)
 	}
 	if *file == "" || fset.NArg() > 0 {

@@ -39,6 +39,19 @@ func runTools(ctx context.Context, c *cmdContext, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The flags of a server mcptray runs (a URL looked at once has none).
+	var review *service.Review
+	wctx, cancel := context.WithTimeout(ctx, statusWait)
+	snap, err := b.Settle(wctx)
+	cancel()
+	if err != nil {
+		snap, err = b.Snapshot(ctx)
+	}
+	if err == nil {
+		if sv, ok := snap.Find(server); ok {
+			review = sv.Review
+		}
+	}
 	server = displayName(server)
 	if *asJSON {
 		// Not indented, and no HTML escaping: schemas come out as the
@@ -49,7 +62,9 @@ func runTools(ctx context.Context, c *cmdContext, args []string) error {
 		}
 		return writeJSON(c.Stdout, struct {
 			Tools []tools.Tool `json:"tools"`
-		}{list}, false)
+			// Flags are the tools that give the AI instructions.
+			Flags any `json:"flags,omitempty"`
+		}{list, flagsOf(review)}, false)
 	}
 	if len(list) == 0 {
 		fmt.Fprintf(c.Stdout, "%s offers no tools.\n", sanitize.Line(server))
@@ -59,9 +74,20 @@ func runTools(ctx context.Context, c *cmdContext, args []string) error {
 	fmt.Fprintln(tw, "TOOL\tHINTS\tDESCRIPTION")
 	for _, t := range list {
 		desc, _, _ := strings.Cut(t.Description, "\n")
+		if review.Flagged(t.Name) {
+			desc = "⚠ gives the AI instructions (mcptray review " + server + "): " + desc
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", sanitize.Line(t.Name), hints(t.Hints), sanitize.Line(desc))
 	}
 	return tw.Flush()
+}
+
+// flagsOf are a review's flagged tools, by name, or nil.
+func flagsOf(r *service.Review) any {
+	if r == nil || len(r.Flags) == 0 {
+		return nil
+	}
+	return r.Flags
 }
 
 func hints(h tools.Hints) string {

@@ -45,7 +45,7 @@ func runGateway(ctx context.Context, c *cmdContext, args []string) error {
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "")
 	showToken := fs.Bool("show-token", false, "")
-	if err := fs.Parse(args); err != nil {
+	if err := parseAnywhere(fs, args); err != nil {
 		return usagef("%v", err)
 	}
 	if fs.NArg() > 0 {

@@ -42,7 +42,7 @@ func runList(ctx context.Context, c *cmdContext, args []string) error {
 	fs := flag.NewFlagSet("list", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "")
-	if err := fs.Parse(args); err != nil {
+	if err := parseAnywhere(fs, args); err != nil {
 		return usagef("%v", err)
 	}
 	if fs.NArg() > 0 {
@@ -100,6 +100,9 @@ func (c *cmdContext) printList(snap service.Snapshot) {
 			status := mayRun(e)
 			if held := e.Review.Summary(); held != "" {
 				status += " · " + held
+			}
+			if flagged := e.Review.FlaggedWords(); flagged != "" {
+				status += " · " + flagged
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, e.Scope, status, c.runs(e), c.from(e.Origin))
 		}

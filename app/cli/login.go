@@ -37,7 +37,7 @@ func runLogin(ctx context.Context, c *cmdContext, args []string) error {
 	fs.StringVar(&idTokenFile, "idp-id-token-file", "", "")
 	fs.StringVar(&assertionFile, "jwt-bearer-assertion-file", "", "")
 	idp := fs.Bool("idp", false, "")
-	if err := fs.Parse(args); err != nil {
+	if err := parseAnywhere(fs, args); err != nil {
 		return usagef("%v", err)
 	}
 	if *idp {

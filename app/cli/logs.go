@@ -25,7 +25,7 @@ func runLogs(ctx context.Context, c *cmdContext, args []string) error {
 	fset.SetOutput(io.Discard)
 	follow := fset.Bool("f", false, "")
 	n := fset.Int("n", 100, "")
-	if err := fset.Parse(args); err != nil {
+	if err := parseAnywhere(fset, args); err != nil {
 		return usagef("%v", err)
 	}
 	if fset.NArg() > 0 {

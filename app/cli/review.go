@@ -25,7 +25,7 @@ func runReview(ctx context.Context, c *cmdContext, args []string) error {
 	fs := flag.NewFlagSet("review", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "")
-	if err := fs.Parse(args); err != nil {
+	if err := parseAnywhere(fs, args); err != nil {
 		return usagef("%v", err)
 	}
 	if fs.NArg() > 1 {

@@ -27,7 +27,7 @@ func runServe(ctx context.Context, c *cmdContext, args []string) error {
 	fs.SetOutput(io.Discard)
 	addr := fs.String("gateway-addr", "", "")
 	noAuth := fs.Bool("gateway-no-auth", false, "")
-	if err := fs.Parse(args); err != nil {
+	if err := parseAnywhere(fs, args); err != nil {
 		return usagef("%v", err)
 	}
 	if fs.NArg() > 0 {

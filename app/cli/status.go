@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -22,7 +23,7 @@ func runStatus(ctx context.Context, c *cmdContext, args []string) error {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "")
-	if err := fs.Parse(args); err != nil {
+	if err := parseAnywhere(fs, args); err != nil {
 		return usagef("%v", err)
 	}
 	if fs.NArg() > 0 {
@@ -61,6 +62,7 @@ func runStatus(ctx context.Context, c *cmdContext, args []string) error {
 			Fix       string `json:"fix,omitempty"`
 			Tools     int    `json:"tools"`
 			Held      string `json:"held,omitempty"`
+			Flagged   string `json:"flagged,omitempty"`
 		}
 		out := struct {
 			Servers []server `json:"servers"`
@@ -70,7 +72,7 @@ func runStatus(ctx context.Context, c *cmdContext, args []string) error {
 			out.Servers = append(out.Servers, server{
 				Name: s.Name, Scope: s.Scope.String(), Transport: string(s.Transport), State: s.State.String(),
 				Since: s.Since.UTC().Format(time.RFC3339), Error: s.Reason, Fix: fixText(s), Tools: len(s.Tools),
-				Held: s.Review.Summary(),
+				Held: s.Review.Summary(), Flagged: s.Review.FlaggedWords(),
 			})
 		}
 		if err := writeJSON(c.Stdout, out, true); err != nil {
@@ -86,7 +88,7 @@ func runStatus(ctx context.Context, c *cmdContext, args []string) error {
 	for _, s := range shown {
 		why := s.Reason
 		if s.State == service.Connected {
-			why = s.Review.Summary()
+			why = joinWords(s.Review.Summary(), s.Review.FlaggedWords())
 		}
 		if f := fixText(s); f != "" && s.State != service.Connected {
 			why += " — " + f
@@ -98,6 +100,17 @@ func runStatus(ctx context.Context, c *cmdContext, args []string) error {
 	}
 	printHeld(c.Stdout, shown)
 	return notConnected(shown)
+}
+
+// joinWords joins the words that are not "" with "; ".
+func joinWords(words ...string) string {
+	var out []string
+	for _, w := range words {
+		if w != "" {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // fixText is what a person at a terminal can do about a server.

@@ -108,6 +108,37 @@ func (r *Review) Pending() int {
 	return n
 }
 
+// FlaggedWords counts the tools and prompts whose definitions read as
+// instructions to the AI, in words for lists and the tray: "1 tool gives
+// the AI instructions", "2 tools and 1 prompt give the AI instructions",
+// or "".
+func (r *Review) FlaggedWords() string {
+	if r == nil {
+		return ""
+	}
+	tools, prompts := len(r.Flags), len(r.PromptFlags)
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		word string
+	}{{tools, "tool"}, {prompts, "prompt"}} {
+		switch {
+		case c.n == 1:
+			parts = append(parts, "1 "+c.word)
+		case c.n > 1:
+			parts = append(parts, fmt.Sprintf("%d %ss", c.n, c.word))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	verb := "give"
+	if tools+prompts == 1 {
+		verb = "gives"
+	}
+	return strings.Join(parts, " and ") + " " + verb + " the AI instructions"
+}
+
 // Flagged reports whether the tool called name reads as instructions to
 // the AI.
 func (r *Review) Flagged(name string) bool {

@@ -26,8 +26,9 @@ type FileTool struct {
 	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  *struct {
-		ReadOnly    *bool `json:"readOnlyHint,omitempty"`
-		Destructive *bool `json:"destructiveHint,omitempty"`
+		Title       string `json:"title,omitempty"`
+		ReadOnly    *bool  `json:"readOnlyHint,omitempty"`
+		Destructive *bool  `json:"destructiveHint,omitempty"`
 	} `json:"annotations,omitempty"`
 }
 
@@ -147,6 +148,7 @@ func toolsLoader(s *server.MCPServer, opts Options) func() error {
 				t.RawInputSchema = json.RawMessage(`{"type":"object"}`)
 			}
 			if ft.Annotations != nil {
+				t.Annotations.Title = ft.Annotations.Title
 				t.Annotations.ReadOnlyHint = ft.Annotations.ReadOnly
 				t.Annotations.DestructiveHint = ft.Annotations.Destructive
 			}
