@@ -48,11 +48,7 @@ func TestFlaggedWhereLooked(t *testing.T) {
 	}
 	tools := append(hidden, mcpserver.FileTool{Name: "plain", Description: "Tells the weather for a city."})
 	annotated := mcpserver.FileTool{Name: "in_annotations", Description: "Tells the weather."}
-	annotated.Annotations = &struct {
-		Title       string `json:"title,omitempty"`
-		ReadOnly    *bool  `json:"readOnlyHint,omitempty"`
-		Destructive *bool  `json:"destructiveHint,omitempty"`
-	}{Title: order}
+	annotated.Annotations = &mcpserver.FileAnnotations{Title: order}
 	tools = append(tools, annotated)
 	if err := mcpserver.WriteToolsFile(file, tools...); err != nil {
 		t.Fatal(err)

@@ -24,14 +24,8 @@ func weatherFile(t *testing.T, path, desc string) {
 	ro := true
 	err := mcpserver.WriteToolsFile(path,
 		mcpserver.FileTool{Name: "get_weather", Description: desc, InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`),
-			Annotations: &struct {
-				ReadOnly    *bool `json:"readOnlyHint,omitempty"`
-				Destructive *bool `json:"destructiveHint,omitempty"`
-			}{ReadOnly: &ro}},
-		mcpserver.FileTool{Name: "forecast", Description: "Tells the weather of the next days.", Annotations: &struct {
-			ReadOnly    *bool `json:"readOnlyHint,omitempty"`
-			Destructive *bool `json:"destructiveHint,omitempty"`
-		}{ReadOnly: &ro}})
+			Annotations: &mcpserver.FileAnnotations{ReadOnly: &ro}},
+		mcpserver.FileTool{Name: "forecast", Description: "Tells the weather of the next days.", Annotations: &mcpserver.FileAnnotations{ReadOnly: &ro}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,10 +38,7 @@ func weatherTools(desc string) []mcpserver.FileTool {
 	return []mcpserver.FileTool{
 		{Name: "get_weather", Description: desc, InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`)},
 		{Name: "forecast", Description: "Tells the weather of the next days."},
-		{Name: "delete_city", Description: "Forgets a city.", Annotations: &struct {
-			ReadOnly    *bool `json:"readOnlyHint,omitempty"`
-			Destructive *bool `json:"destructiveHint,omitempty"`
-		}{ReadOnly: no(), Destructive: yes()}},
+		{Name: "delete_city", Description: "Forgets a city.", Annotations: &mcpserver.FileAnnotations{ReadOnly: no(), Destructive: yes()}},
 		{Name: "old_tool", Description: "Will go."},
 	}
 }

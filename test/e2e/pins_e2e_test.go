@@ -27,10 +27,7 @@ func TestPinsThroughMcptray(t *testing.T) {
 	ro := true
 	write := func(desc string) {
 		t.Helper()
-		annotations := &struct {
-			ReadOnly    *bool `json:"readOnlyHint,omitempty"`
-			Destructive *bool `json:"destructiveHint,omitempty"`
-		}{ReadOnly: &ro}
+		annotations := &mcpserver.FileAnnotations{ReadOnly: &ro}
 		if err := mcpserver.WriteToolsFile(file,
 			mcpserver.FileTool{Name: "get_weather", Description: desc, Annotations: annotations},
 			mcpserver.FileTool{Name: "forecast", Description: "Tells the weather of the next days.", Annotations: annotations}); err != nil {

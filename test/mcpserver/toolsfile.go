@@ -20,16 +20,19 @@ const ReloadTool = "reload_tools"
 // FileTool is one tool of Options.ToolsFile: its definition as tools/list
 // gives it, and a call answers with its name.
 type FileTool struct {
-	Name         string          `json:"name"`
-	Title        string          `json:"title,omitempty"`
-	Description  string          `json:"description,omitempty"`
-	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
-	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-	Annotations  *struct {
-		Title       string `json:"title,omitempty"`
-		ReadOnly    *bool  `json:"readOnlyHint,omitempty"`
-		Destructive *bool  `json:"destructiveHint,omitempty"`
-	} `json:"annotations,omitempty"`
+	Name         string           `json:"name"`
+	Title        string           `json:"title,omitempty"`
+	Description  string           `json:"description,omitempty"`
+	InputSchema  json.RawMessage  `json:"inputSchema,omitempty"`
+	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
+	Annotations  *FileAnnotations `json:"annotations,omitempty"`
+}
+
+// FileAnnotations are a FileTool's annotations.
+type FileAnnotations struct {
+	Title       string `json:"title,omitempty"`
+	ReadOnly    *bool  `json:"readOnlyHint,omitempty"`
+	Destructive *bool  `json:"destructiveHint,omitempty"`
 }
 
 // WriteToolsFile writes tools to path as Options.ToolsFile reads them.
