@@ -1,6 +1,8 @@
 package pins
 
 import (
+	"github.com/mcptray/mcptray/core/tools"
+
 	"encoding/json"
 	"os"
 	"slices"
@@ -150,4 +152,43 @@ func TestReferenceServersNotFlagged(t *testing.T) {
 // names is others for Scan: these names are other servers' tools.
 func names(list ...string) func(string) bool {
 	return func(n string) bool { return slices.Contains(list, n) }
+}
+
+// TestReferenceToolsNotFlagged scans the whole definitions (titles,
+// descriptions, every string of the schemas, field names, annotations) of
+// the reference servers' tools as the servers list them (server-everything,
+// server-filesystem and server-memory 2026.8.31, the versions test/peers
+// installs, listed through mcptray tools --json), each against the
+// others' tool names: none may be flagged.
+func TestReferenceToolsNotFlagged(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("testdata/reference-tools.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var servers map[string][]tools.Tool
+	if err := json.Unmarshal(data, &servers); err != nil {
+		t.Fatal(err)
+	}
+	if len(servers) != 3 {
+		t.Fatalf("%d servers in the test data, want 3", len(servers))
+	}
+	for name, list := range servers {
+		var others []string
+		for other, l := range servers {
+			if other != name {
+				for _, tl := range l {
+					others = append(others, tl.Name)
+				}
+			}
+		}
+		for _, tl := range list {
+			if len(tl.InputSchema) == 0 {
+				t.Errorf("%s's %s has no schema in the test data", name, tl.Name)
+			}
+			if f := Scan(FromTool(tl), names(others...)); len(f) > 0 {
+				t.Errorf("%s's %s flagged: %+v", name, tl.Name, f)
+			}
+		}
+	}
 }
