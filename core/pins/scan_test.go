@@ -1,13 +1,13 @@
 package pins
 
 import (
-	"github.com/mcptray/mcptray/core/tools"
-
 	"encoding/json"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcptray/mcptray/core/tools"
 )
 
 // ruleCases are, for every rule, a text it must flag and a text like
