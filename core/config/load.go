@@ -26,6 +26,13 @@ type Loader struct {
 	// Loaded, when set, is called after each Load (its own, its watcher's):
 	// the service counts them.
 	Loaded func()
+	// Skipped, when set, is called when the watcher found every file as
+	// the newest Load left it, and loaded nothing (tests).
+	Skipped func()
+
+	// seen is what the files looked like as the newest Load began
+	// (fileStates): the watcher loads again only when they changed since.
+	seen fileSeen
 }
 
 // NewLoader returns a Loader for paths using the process environment.
@@ -39,6 +46,11 @@ func (l *Loader) Load() *Set {
 	if l.Loaded != nil {
 		defer l.Loaded()
 	}
+	// Taken before anything is read: a file that changes during the load
+	// looks changed afterwards, and is read again.
+	before := fileStates(l.Files(l.seen.lastSet()))
+	var set *Set
+	defer func() { l.seen.remember(before, set) }()
 	var all []Server
 	var problems []Problem
 	add := func(s []Server, p []Problem) {
@@ -118,7 +130,7 @@ func (l *Loader) Load() *Set {
 		// that the person has not approved.
 		problems = append(problems, Problem{File: l.Approvals.Path, Message: err.Error()})
 	}
-	set := merge(all, policy, decisions)
+	set = merge(all, policy, decisions)
 	set.turnOff(turnedOff)
 	set.IdentityProvider = idp
 	set.Gateway = rules
@@ -201,7 +213,11 @@ func (l *Loader) Files(set *Set) []string {
 	for _, src := range l.Paths.ImportSources() {
 		files = append(files, src.File)
 	}
-	for _, f := range set.Folders {
+	var folders []string
+	if set != nil {
+		folders = set.Folders
+	}
+	for _, f := range folders {
 		for _, src := range FolderSources(f) {
 			files = append(files, src.File)
 		}

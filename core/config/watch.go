@@ -72,6 +72,15 @@ func (w *watcher) run(ctx context.Context, out chan<- *Set, current *Set, deboun
 			w.log.Warn("watching config files", "err", err)
 			timer.Reset(debounce) // events may have been lost: look again
 		case <-timer.C:
+			if w.loader.Unchanged(current) {
+				// Nothing was written since the newest load (the
+				// service's own, after its own write): nothing to
+				// read again.
+				if w.loader.Skipped != nil {
+					w.loader.Skipped()
+				}
+				continue
+			}
 			next := w.loader.Load()
 			if w.track(w.loader.Files(next)) {
 				// A file made in a newly watched folder after the Load

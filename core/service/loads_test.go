@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -40,4 +41,38 @@ func TestOneLoadPerAction(t *testing.T) {
 			t.Errorf("%s loaded the config %d times, want once", act.name, n)
 		}
 	}
+}
+
+// TestWatcherKnowsOwnWrite: the watcher hears of an action's own write a
+// moment later and, finding every file as the action's load left it, loads
+// nothing; a write by someone else is still read.
+func TestWatcherKnowsOwnWrite(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	proj := filepath.Join(h.dir, "proj")
+	h.writeJSON(h.paths.UserFile(), map[string]any{"folders": []string{proj}})
+	h.writeJSON(filepath.Join(proj, ".mcp.json"), map[string]any{
+		"mcpServers": map[string]any{"theirs": testServer("theirs")},
+	})
+	s := h.start(true, func(o *Options) { o.Only = []string{} })
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	skipped := s.skips.Subscribe(ctx)
+	before := s.loads.Load()
+	if _, err := s.Approve(ctx, "theirs"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-skipped:
+	case <-ctx.Done():
+		t.Fatal("the watcher never looked at the approval's write")
+	}
+	if n := s.loads.Load() - before; n != 1 {
+		t.Errorf("the approval and the watcher loaded the config %d times, want once", n)
+	}
+	// Someone else's write is read.
+	h.writeJSON(filepath.Join(proj, ".mcp.json"), map[string]any{
+		"mcpServers": map[string]any{"theirs": testServer("theirs"), "more": testServer("more")},
+	})
+	waitFor(t, s, "the other write to be read", func(sn Snapshot) bool { return slices.ContainsFunc(sn.Servers, func(sv Server) bool { return sv.Name == "more" }) })
 }

@@ -111,6 +111,9 @@ type Service struct {
 	// loads counts the loader's loads, the watcher's too (tests: one load
 	// per action).
 	loads atomic.Int64
+	// skips hears of each time the watcher found the files as the newest
+	// load left them (tests: the service's own write is not read twice).
+	skips hub.Hub[struct{}]
 	auth  *oauth.Manager
 	conns *conn.Manager
 	// egress is the proxy through which sandboxed servers reach the
@@ -180,6 +183,7 @@ func New(opts Options) (*Service, error) {
 	s.loader = config.NewLoader(opts.Paths)
 	s.loader.Lookup = opts.Lookup
 	s.loader.Loaded = func() { s.loads.Add(1) }
+	s.loader.Skipped = func() { s.skips.Publish(struct{}{}) }
 	s.auth = oauth.New(oauth.Options{
 		Store:             opts.Store,
 		Logger:            opts.Logger,

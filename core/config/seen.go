@@ -1,0 +1,82 @@
+package config
+
+import (
+	"os"
+	"sync"
+)
+
+// The watcher's one question after a burst of file events is "did any
+// config file change since mcptray last read them all?". The service
+// loads at once after its own writes (an approval, a sandbox grant), so
+// the watcher, which hears of the same write a moment later, would load
+// and compare everything again to find nothing new. fileSeen keeps what
+// each file looked like as the newest load began, so that the watcher
+// can tell its own service's write from someone else's without reading
+// any file.
+
+// fileState is what a file (or folder) looked like: whether it was there,
+// its size and when it was last written, to the nanosecond. mcptray's own
+// writes replace a file whole (write and rename), which changes both.
+type fileState struct {
+	exists bool
+	size   int64
+	mod    int64
+}
+
+func stateOf(path string) fileState {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileState{}
+	}
+	return fileState{exists: true, size: fi.Size(), mod: fi.ModTime().UnixNano()}
+}
+
+// fileStates is what each of paths looks like now.
+func fileStates(paths []string) map[string]fileState {
+	out := make(map[string]fileState, len(paths))
+	for _, p := range paths {
+		if p != "" {
+			out[p] = stateOf(p)
+		}
+	}
+	return out
+}
+
+// fileSeen is the newest load's files as it began, and the set it made.
+type fileSeen struct {
+	mu    sync.Mutex
+	files map[string]fileState
+	set   *Set
+}
+
+func (f *fileSeen) remember(files map[string]fileState, set *Set) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.files, f.set = files, set
+}
+
+// lastSet is the set the newest load made, nil before the first: its
+// folders say which project files to look at.
+func (f *fileSeen) lastSet() *Set {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.set
+}
+
+// Unchanged reports whether every config file of set looks as it did when
+// the newest Load began: nothing was written since that was not read. A
+// file that load did not look at counts as changed.
+func (l *Loader) Unchanged(set *Set) bool {
+	now := fileStates(l.Files(set))
+	l.seen.mu.Lock()
+	defer l.seen.mu.Unlock()
+	if l.seen.files == nil {
+		return false
+	}
+	for p, st := range now {
+		if was, ok := l.seen.files[p]; !ok || was != st {
+			return false
+		}
+	}
+	return true
+}
