@@ -3,6 +3,8 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/tailscale/hujson"
 )
 
 // activityKey is the key of the activity record's settings in mcptray's
@@ -46,6 +48,30 @@ func (u *UserFile) ActivitySettings() (ActivitySettings, error) {
 	}
 	if err := s.Check(); err != nil {
 		return ActivitySettings{}, err
+	}
+	return s, nil
+}
+
+// activitySettings reads the "activity" object of mcptray's own config
+// file, for the loaded set; what is wrong is a problem, and the defaults
+// apply.
+func (d *document) activitySettings() (ActivitySettings, *Problem) {
+	v := member(d.root.Value.(*hujson.Object), activityKey)
+	if v == nil {
+		return ActivitySettings{}, nil
+	}
+	std, err := hujson.Standardize(append([]byte(nil), d.data[v.StartOffset:v.EndOffset]...))
+	var s ActivitySettings
+	if err == nil {
+		err = json.Unmarshal(std, &s)
+		if err == nil {
+			err = s.Check()
+		} else {
+			err = fmt.Errorf("%q must be an object such as {\"keepArguments\": false, \"days\": 90, \"maxMB\": 100}", activityKey)
+		}
+	}
+	if err != nil {
+		return ActivitySettings{}, d.problem(v.StartOffset, "", err.Error())
 	}
 	return s, nil
 }

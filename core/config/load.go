@@ -75,6 +75,7 @@ func (l *Loader) Load() *Set {
 	user, p := readSource(Source{Scope: User, App: "mcptray", File: l.Paths.UserFile(), Format: MCPServers})
 	var folders, turnedOff []string
 	var rules GatewayRules
+	var activity ActivitySettings
 	var boxes map[string]sandbox.Settings
 	var idp *IdentityProvider
 	if p != nil {
@@ -95,6 +96,10 @@ func (l *Loader) Load() *Set {
 			problems = append(problems, *fp)
 		}
 		boxes, fp = user.sandboxSettings()
+		if fp != nil {
+			problems = append(problems, *fp)
+		}
+		activity, fp = user.activitySettings()
 		if fp != nil {
 			problems = append(problems, *fp)
 		}
@@ -134,6 +139,7 @@ func (l *Loader) Load() *Set {
 	set.turnOff(turnedOff)
 	set.IdentityProvider = idp
 	set.Gateway = rules
+	set.Activity = activity
 	set.applySandbox(boxes)
 	set.Problems = problems
 	set.Folders = folders

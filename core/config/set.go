@@ -52,6 +52,9 @@ type Set struct {
 	// Sandbox are the person's sandbox settings by server name (each
 	// server's Sandbox has its own, with what its entry asks).
 	Sandbox map[string]sandbox.Settings
+	// Activity are the activity record's settings in mcptray's config
+	// file (zero fields: the defaults).
+	Activity ActivitySettings
 }
 
 // Find returns the server called name: first by its name in mcptray, then

@@ -72,12 +72,13 @@ func (s *Service) followActivitySettings() {
 	if l == nil {
 		return
 	}
-	st, err := s.ActivitySettings(context.Background())
-	if err != nil {
-		s.log.Warn("reading the activity record's settings", "err", err)
+	set := s.current()
+	if set == nil {
 		return
 	}
-	if l.Settings() != toActivity(st) {
+	// The set in use holds them, read with the rest of the config: a
+	// second read of the file would be a second path from disk.
+	if st := set.Activity; l.Settings() != toActivity(st) {
 		l.SetSettings(toActivity(st))
 	}
 }
@@ -89,6 +90,9 @@ func toActivity(st config.ActivitySettings) activity.Settings {
 // ActivitySettings are the activity record's settings, as mcptray's config
 // file holds them (zero fields: the defaults).
 func (s *Service) ActivitySettings(ctx context.Context) (config.ActivitySettings, error) {
+	if set := s.current(); set != nil {
+		return set.Activity, nil // read with the rest of the config
+	}
 	u, err := config.ReadUserFile(s.opts.Paths.UserFile())
 	if err != nil {
 		return config.ActivitySettings{}, wrapError(err)
@@ -112,7 +116,7 @@ func (s *Service) SetActivitySettings(ctx context.Context, st config.ActivitySet
 	if err := config.ModifyActivitySettings(s.opts.Paths.UserFile(), func(a *config.ActivitySettings) { *a = st }); err != nil {
 		return wrapError(err)
 	}
-	s.followActivitySettings()
+	s.reload() // the record follows the set (use)
 	return nil
 }
 

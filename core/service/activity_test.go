@@ -115,3 +115,28 @@ func TestActivityTrustDecisions(t *testing.T) {
 		}
 	}
 }
+
+// TestActivitySettingsFollowTheFile: settings written into mcptray's config
+// file by hand reach the record, from the set the watcher reads.
+func TestActivitySettingsFollowTheFile(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.writeJSON(h.paths.UserFile(), map[string]any{"activity": map[string]any{"days": 7}})
+	s := h.start(true, func(o *Options) { o.Only = []string{} })
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	l, err := activity.Open(ctx, activity.Options{Path: h.paths.ActivityFile()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	s.UseActivity(l)
+	if got := l.Settings(); got != (activity.Settings{Days: 7}) {
+		t.Fatalf("settings at start: %+v", got)
+	}
+	h.writeJSON(h.paths.UserFile(), map[string]any{"activity": map[string]any{"days": 30, "keepArguments": true}})
+	waitFor(t, s, "the new settings", func(Snapshot) bool { return l.Settings() == activity.Settings{Days: 30, KeepArguments: true} })
+	if st, err := s.ActivitySettings(ctx); err != nil || st != (config.ActivitySettings{Days: 30, KeepArguments: true}) {
+		t.Errorf("ActivitySettings = %+v, %v", st, err)
+	}
+}

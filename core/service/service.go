@@ -308,6 +308,7 @@ func (s *Service) use(set *config.Set) {
 	}
 	s.removeDataWhenStopped(gone)
 	s.forgetVanishedSecrets(set)
+	s.followActivitySettings()
 	s.notices.Publish(struct{}{})
 }
 
@@ -330,7 +331,6 @@ func (s *Service) apply(set *config.Set) {
 func (s *Service) follow(updates <-chan *config.Set) {
 	defer s.wg.Done()
 	for set := range updates {
-		s.followActivitySettings()
 		if reflect.DeepEqual(s.current(), set) {
 			continue // an action's own write, in use already
 		}
