@@ -74,5 +74,7 @@ func TestWatcherKnowsOwnWrite(t *testing.T) {
 	h.writeJSON(filepath.Join(proj, ".mcp.json"), map[string]any{
 		"mcpServers": map[string]any{"theirs": testServer("theirs"), "more": testServer("more")},
 	})
-	waitFor(t, s, "the other write to be read", func(sn Snapshot) bool { return slices.ContainsFunc(sn.Servers, func(sv Server) bool { return sv.Name == "more" }) })
+	waitFor(t, s, "the other write to be read", func(sn Snapshot) bool {
+		return slices.ContainsFunc(sn.Servers, func(sv Server) bool { return sv.Name == "more" })
+	})
 }
