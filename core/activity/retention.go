@@ -74,6 +74,11 @@ func (w *writer) prune(ctx context.Context) {
 // beyond what the writer knows of it), remembering the last one deleted.
 func (w *writer) deleteUpTo(ctx context.Context, id int64) error {
 	id = min(id, w.lastID)
+	unlock, err := w.lockSeals(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	tx, err := w.l.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

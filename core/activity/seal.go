@@ -14,6 +14,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/mcptray/mcptray/core/filelock"
 	"github.com/mcptray/mcptray/core/secret"
 )
 
@@ -145,6 +146,19 @@ func parseSeal(line string) (seal, error) {
 // sealsPath is the seals file of the record at path.
 func sealsPath(path string) string { return path + ".seals" }
 
+// lockSeals takes the lock that orders two processes' seals (the running
+// mcptray's and a command's): each reads the keychain's state, appends its
+// seal and writes the state back under it, and the first of them makes
+// the record's keys under it. SQLite's write lock does not do: a
+// transaction takes it only at its first write, after the state was read.
+// Nil when the record is not sealed.
+func (w *writer) lockSeals(ctx context.Context) (unlock func(), err error) {
+	if w.l.opts.Keys == nil {
+		return func() {}, nil
+	}
+	return filelock.Lock(ctx, sealsPath(w.l.opts.Path)+".lock")
+}
+
 // readSeals reads the seals file: its seals, in order, and the lines that
 // could not be read as one (by number).
 func readSeals(path string) (seals []seal, lines []string, bad int, err error) {
@@ -206,8 +220,14 @@ func (w *writer) openSealer(ctx context.Context) *sealer {
 	if keys == nil {
 		return nil
 	}
+	unlock, err := w.lockSeals(ctx)
+	if err != nil {
+		w.l.log.Warn("activity: the record is chained but not sealed", "err", err)
+		return nil
+	}
+	defer unlock()
 	s := &sealer{}
-	err := getJSON(ctx, keys, stateItem, &s.st)
+	err = getJSON(ctx, keys, stateItem, &s.st)
 	if errors.Is(err, secret.ErrNotFound) {
 		err = w.newKeys(ctx, &s.st)
 	}
@@ -216,7 +236,7 @@ func (w *writer) openSealer(ctx context.Context) *sealer {
 		return nil
 	}
 	w.sealer = s
-	if err := w.sealNow(ctx, 0, nil, true); err != nil {
+	if err := w.sealLocked(ctx, 0, nil, true); err != nil {
 		w.l.log.Warn("activity: sealing the record", "err", err)
 	}
 	return s
@@ -275,12 +295,19 @@ func (w *writer) sealIfDue(ctx context.Context) time.Duration {
 // whose hash is pruneHash. At the start (check), it first compares the
 // file with the last seal, and says so in the seal when they differ.
 func (w *writer) sealNow(ctx context.Context, pruneTo int64, pruneHash []byte, check bool) error {
-	s := w.sealer
-	if s == nil {
+	if w.sealer == nil {
 		return nil
 	}
-	// The database's write lock orders the seals of two processes that
-	// write the record (a command run while no mcptray runs).
+	unlock, err := w.lockSeals(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return w.sealLocked(ctx, pruneTo, pruneHash, check)
+}
+
+// sealLocked is sealNow with the seals' lock held (lockSeals).
+func (w *writer) sealLocked(ctx context.Context, pruneTo int64, pruneHash []byte, check bool) error {
 	tx, err := w.l.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -292,7 +319,7 @@ func (w *writer) sealNow(ctx context.Context, pruneTo int64, pruneHash []byte, c
 	return tx.Commit()
 }
 
-// sealIn is sealNow in tx, which holds the database's write lock.
+// sealIn is sealNow in tx, with the seals' lock held (lockSeals).
 func (w *writer) sealIn(ctx context.Context, tx *sql.Tx, pruneTo int64, pruneHash []byte, check bool) error {
 	s := w.sealer
 	if s == nil {
