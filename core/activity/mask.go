@@ -14,7 +14,7 @@ const Masked = "[masked]"
 const minKnown = 6
 
 // masker masks secrets in text: mcptray's own secrets' values, and values
-// that look like one (patterns, gitleaks' rules, entropy: leaks.go).
+// that look like one (patterns).
 type masker struct {
 	known []string // longest first, so that a secret holding another goes whole
 }
@@ -46,10 +46,7 @@ func (m *masker) text(s string) string {
 		}
 		s = replaceGroup(s, p)
 	}
-	// Then gitleaks' rules and the entropy check (leaks.go), on what
-	// the patterns left: "[masked]" is no key.
-	s = maskSpans(s, leaks)
-	return maskSpans(s, random)
+	return s
 }
 
 // replaceGroup masks the group of each of p's matches in s.
