@@ -85,7 +85,7 @@ func TestActivityRecord(t *testing.T) {
 		{"Claude Code", "stdio", "a", "pid", activity.Refused, activity.Blocked},
 	}
 	if len(got) != len(want) {
-		t.Fatalf("mcptray activity shows %+v, want %+v\n%s", got, want, out)
+		t.Fatalf("mcptray activity shows %+v, want %+v\n%s\n%s", got, want, out, h.serveLog())
 	}
 	for i := range want {
 		if got[i] != want[i] {
