@@ -1,3 +1,5 @@
+//go:build linux
+
 package e2e
 
 import (
@@ -13,42 +15,61 @@ import (
 // abBlock is how many calls one block of BenchmarkGatewayAB makes.
 const abBlock = 500
 
-// BenchmarkGatewayAB compares the faces of this build with another build's
-// (MCPTRAY_BENCH_BASE, a checkout such as a git worktree of main; skipped
-// without it). This machine's speed drifts by up to 3× within an hour, so
-// that two runs of BenchmarkGatewayCall made minutes apart say little about
-// a change of 10–20%: here both builds serve at once, each with its own
-// home and a copy of the test server, and the calls go in blocks of
-// abBlock, a block of each kind in turn, b.N rounds (the builds' order
-// alternating), so that both builds meet the same moments. It reports the median over the rounds of each
-// block's p50, the time added over a direct call, and each serve's CPU per
-// call; each round's figures are logged.
+// BenchmarkGatewayAB measures the faces of this build side by side with
+// their floors (bench/floor: the line copier for the stdio face, the bare
+// fasthttp relay for the HTTP face) and, with MCPTRAY_BENCH_BASE (a
+// checkout such as a git worktree of main), with another build's faces.
+// This machine's speed drifts by up to 3× within an hour, so that two runs
+// of BenchmarkGatewayCall made minutes apart say little about a change of
+// 10–20%: here every kind serves at once, each build with its own home and
+// a copy of the test server, and the calls go in blocks of abBlock, a
+// block of each kind in turn, b.N rounds (the order reversed every other
+// round), so that all meet the same moments. It reports the median over
+// the rounds of each block's p50, the time added over a direct call, and
+// each serving process's CPU per call; and for this build's faces, their
+// ratio to their floor's (of the medians): the goal is at most 1.2 for the
+// time added and 2 for the CPU. Each round's figures are logged.
 //
-//	MCPTRAY_BENCH_BASE=$PWD/../base go test -run '^$' -bench GatewayAB -benchtime 8x ./test/e2e
+// The servers behind the builds run without their sandbox, as the direct
+// call's and the floors' do: the sandbox's filter and namespaces are the
+// server's cost, not the gateway's (MCPTRAY_BENCH_SANDBOX=on keeps them).
+//
+//	go test -run '^$' -bench GatewayAB -benchtime 20x ./test/e2e
+//	MCPTRAY_BENCH_BASE=$PWD/../base go test -run '^$' -bench GatewayAB -benchtime 20x ./test/e2e
 //
 // (MCPTRAY_BENCH_BASE is best a full path: go test runs in test/e2e.)
 func BenchmarkGatewayAB(b *testing.B) {
-	base := os.Getenv("MCPTRAY_BENCH_BASE")
-	if base == "" {
-		b.Skip("set MCPTRAY_BENCH_BASE to the checkout to compare with")
-	}
 	dir := b.TempDir()
-	testServer := TestServer(b)
-	bins := map[string]string{"this": Binary(b), "base": filepath.Join(dir, "base")}
-	cmd := exec.Command("go", "build", "-o", bins["base"], ".")
-	cmd.Dir = base
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("go build in %s: %v\n%s", base, err, msg)
+	testServer, floor := TestServer(b), Build(b, "floor", Module+"/bench/floor")
+	builds := []string{"this"}
+	bins := map[string]string{"this": Binary(b)}
+	if base := os.Getenv("MCPTRAY_BENCH_BASE"); base != "" {
+		builds = []string{"base", "this"}
+		bins["base"] = filepath.Join(dir, "base")
+		cmd := exec.Command("go", "build", "-o", bins["base"], ".")
+		cmd.Dir = base
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("go build in %s: %v\n%s", base, err, msg)
+		}
 	}
 	type kind struct {
 		name string
-		pid  int // the serve whose CPU it spends; 0 for none
+		pid  int // the process whose CPU it spends; 0 for none
 		call func()
 	}
 	direct := startLines(b, exec.Command(testServer, "-name", "direct"), nil)
 	direct.handshake(b)
 	kinds := []kind{{"direct", 0, func() { direct.call(b, "echo") }}}
-	for _, build := range []string{"base", "this"} {
+	floorCmd := exec.Command(floor, testServer, "-name", "direct")
+	floorStdio := startLines(b, floorCmd, nil)
+	floorStdio.handshake(b)
+	url, pid := benchFloorHTTP(b, floor, testServer, "-fasthttp")
+	floorHTTP := bareHTTP(b, url)
+	floorHTTP.handshake(b)
+	kinds = append(kinds,
+		kind{"floor-stdio", floorCmd.Process.Pid, func() { floorStdio.call(b, "echo") }},
+		kind{"floor-fasthttp", pid, func() { floorHTTP.call(b, "echo") }})
+	for _, build := range builds {
 		bin := bins[build]
 		run := filepath.Join(dir, build+"-run")
 		if err := os.MkdirAll(run, 0o700); err != nil {
@@ -60,6 +81,7 @@ func BenchmarkGatewayAB(b *testing.B) {
 		if out, err := add.CombinedOutput(); err != nil {
 			b.Fatalf("mcptray add: %v\n%s", err, out)
 		}
+		benchSandbox(b, bin, env)
 		url, pid := benchServe(b, bin, env)
 		stdio := startLines(b, exec.Command(bin, "stdio"), env)
 		stdio.handshake(b)
@@ -77,13 +99,17 @@ func BenchmarkGatewayAB(b *testing.B) {
 	p50 := make([][]float64, len(kinds)) // by kind, by round
 	cpu := make([]time.Duration, len(kinds))
 	took := make([]time.Duration, abBlock)
+	order := make([]int, len(kinds))
 	b.ResetTimer()
 	for r := range b.N {
-		// Which build goes first alternates: the one that comes later in a
-		// round measured up to 25% faster with the same code in both.
-		order := []int{0, 1, 2, 3, 4}
+		// The direct call first, then the rest, in reverse every other
+		// round: the kind that comes later in a round measured up to
+		// 25% faster with the same code in both builds.
+		for i := range order {
+			order[i] = i
+		}
 		if r%2 == 1 {
-			order = []int{0, 3, 4, 1, 2}
+			slices.Reverse(order[1:])
 		}
 		for _, i := range order {
 			k := kinds[i]
@@ -99,6 +125,8 @@ func BenchmarkGatewayAB(b *testing.B) {
 		}
 	}
 	b.StopTimer()
+	added := make([]float64, len(kinds)) // median over the rounds
+	perCall := make([]float64, len(kinds))
 	for i, k := range kinds {
 		line := ""
 		for r := range b.N {
@@ -109,22 +137,47 @@ func BenchmarkGatewayAB(b *testing.B) {
 			}
 		}
 		if i == 0 {
-			b.Logf("%-10s p50 by round (µs):%s", k.name, line)
+			b.Logf("%-14s p50 by round (µs):%s", k.name, line)
 		} else {
-			b.Logf("%-10s added by round (µs):%s", k.name, line)
+			b.Logf("%-14s added by round (µs):%s", k.name, line)
 		}
 	}
 	for i, k := range kinds {
-		added := make([]float64, b.N)
-		for r := range added {
-			added[r] = p50[i][r] - p50[0][r]
-		}
 		if i == 0 {
 			b.ReportMetric(median(p50[0]), "direct-p50-µs")
 			continue
 		}
-		b.ReportMetric(median(added), k.name+"-added-µs")
-		b.ReportMetric(float64(cpu[i].Microseconds())/float64(b.N*abBlock), k.name+"-cpu-µs")
+		a := make([]float64, b.N)
+		for r := range a {
+			a[r] = p50[i][r] - p50[0][r]
+		}
+		added[i] = median(a)
+		perCall[i] = float64(cpu[i].Microseconds()) / float64(b.N*abBlock)
+		b.ReportMetric(added[i], k.name+"-added-µs")
+		b.ReportMetric(perCall[i], k.name+"-cpu-µs")
+	}
+	// Each build's faces against their floors: kinds 1 and 2 are the
+	// floors, then each build's stdio and http faces.
+	for j := range builds {
+		for face, fl := range []int{1, 2} {
+			i := 3 + 2*j + face
+			b.ReportMetric(added[i]/added[fl], kinds[i].name+"/floor-added")
+			b.ReportMetric(perCall[i]/perCall[fl], kinds[i].name+"/floor-cpu")
+		}
+	}
+}
+
+// benchSandbox turns the sandbox of server a off, unless
+// MCPTRAY_BENCH_SANDBOX=on: the direct call's server and the floors' run
+// without one.
+func benchSandbox(b *testing.B, mcptray string, env []string) {
+	if os.Getenv("MCPTRAY_BENCH_SANDBOX") == "on" {
+		return
+	}
+	off := exec.Command(mcptray, "sandbox", "off", "a")
+	off.Env = env
+	if out, err := off.CombinedOutput(); err != nil {
+		b.Fatalf("mcptray sandbox off a: %v\n%s", err, out)
 	}
 }
 

@@ -46,12 +46,21 @@ func BenchmarkGatewayCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	env := []string{"HOME=" + filepath.Join(dir, "home"), "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH"), "XDG_RUNTIME_DIR=" + run}
+	prof := benchProfiler(b, run)
+	if prof != nil {
+		mcptray = prof.binary
+	}
 	add := exec.Command(mcptray, "add", "a", "--", testServer, "-name", "a")
 	add.Env = env
 	if out, err := add.CombinedOutput(); err != nil {
 		b.Fatalf("mcptray add: %v\n%s", err, out)
 	}
-	url, serve := benchServe(b, mcptray, env)
+	benchSandbox(b, mcptray, env)
+	serveEnv := env
+	if prof != nil {
+		serveEnv = append(slices.Clone(env), "MCPTRAY_PPROF="+prof.sock)
+	}
+	url, serve := benchServe(b, mcptray, serveEnv)
 
 	b.Run("via=direct", func(b *testing.B) {
 		c := startLines(b, exec.Command(testServer, "-name", "direct"), nil)
@@ -61,11 +70,13 @@ func BenchmarkGatewayCall(b *testing.B) {
 	b.Run("via=stdio-face", func(b *testing.B) {
 		c := startLines(b, exec.Command(mcptray, "stdio"), env)
 		c.handshake(b)
+		defer prof.around(b, "gateway-stdio")()
 		measure(b, serve, func() { c.call(b, "mcp__a__echo") })
 	})
 	b.Run("via=http-face", func(b *testing.B) {
 		h := bareHTTP(b, url)
 		h.handshake(b)
+		defer prof.around(b, "gateway-http")()
 		measure(b, serve, func() { h.call(b, "mcp__a__echo") })
 	})
 	b.Run("via=http-face-net-http", func(b *testing.B) {
