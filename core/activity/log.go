@@ -106,12 +106,14 @@ type Log struct {
 	db       *sql.DB
 	settings atomic.Pointer[Settings]
 
-	in      chan item
-	flushes chan chan struct{} // Flush's requests
-	stop    chan struct{}
-	done    chan struct{}
-	dropped atomic.Int64
-	closeMu sync.Once
+	rows     rows               // handed over, waiting for the writer (writer.go)
+	wake     chan struct{}      // rows wait: the first of a batch, or a full batch
+	pruneNow chan struct{}      // SetSettings' request to apply the retention
+	flushes  chan chan struct{} // Flush's requests
+	stop     chan struct{}
+	done     chan struct{}
+	dropped  atomic.Int64
+	closeMu  sync.Once
 	// secretsStale makes the writer ask Secrets again before its next
 	// batch (SecretsChanged).
 	secretsStale atomic.Bool
@@ -239,7 +241,7 @@ func Open(ctx context.Context, opts Options) (*Log, error) {
 		db.Close()
 		return nil, fmt.Errorf("opening the activity record %s: %w", opts.Path, err)
 	}
-	l.in = make(chan item, opts.Queue)
+	l.wake, l.pruneNow = make(chan struct{}, 1), make(chan struct{}, 1)
 	l.flushes = make(chan chan struct{})
 	l.stop, l.done = make(chan struct{}), make(chan struct{})
 	go l.run()
@@ -280,10 +282,10 @@ func (l *Log) Settings() Settings { return *l.settings.Load() }
 // written from now on; a shorter retention applies at once.
 func (l *Log) SetSettings(s Settings) {
 	l.settings.Store(&s)
-	if l.in != nil {
+	if l.pruneNow != nil {
 		select {
-		case l.in <- item{prune: true}:
-		default:
+		case l.pruneNow <- struct{}{}:
+		default: // asked already
 		}
 	}
 }

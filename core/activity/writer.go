@@ -5,13 +5,17 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"sync"
 	"time"
 )
 
-// The writer: calls hand their rows over on a channel (RecordCall, which
-// never waits) and one goroutine writes them, a batch per transaction,
-// every FlushEvery or BatchRows rows. Shaping and masking the arguments
-// and hashing happen here, off the call's path.
+// The writer: calls hand their rows over (RecordCall, which never waits)
+// and one goroutine writes them, a batch per transaction, every FlushEvery
+// or BatchRows rows. Shaping and masking the arguments and hashing happen
+// there, off the call's path. The writer is woken by the first row of a
+// batch (and by a full batch), not by every row: on a busy gateway a wake
+// a call cost the call a second thread's wake-up on the same cores
+// (bench/README.md).
 
 // Limits on what a row keeps.
 const (
@@ -20,12 +24,56 @@ const (
 	maxKept   = 16 << 10 // kept arguments; longer ones keep their shape
 )
 
-// item is what travels to the writer: a call, a trust decision, or a
-// request to apply the retention now.
+// item is what travels to the writer: a call or a trust decision.
 type item struct {
 	call  *Call
 	trust *Trust
-	prune bool
+}
+
+// rows are the rows handed over and not yet taken by the writer.
+type rows struct {
+	mu    sync.Mutex
+	items []item
+	told  bool // the writer was woken for them
+}
+
+// hand gives the writer it, and reports whether there was room.
+func (l *Log) hand(it item) bool {
+	r := &l.rows
+	r.mu.Lock()
+	if len(r.items) >= l.opts.Queue {
+		r.mu.Unlock()
+		return false
+	}
+	r.items = append(r.items, it)
+	wake := !r.told || len(r.items) == l.opts.BatchRows
+	r.told = true
+	r.mu.Unlock()
+	if wake {
+		select {
+		case l.wake <- struct{}{}:
+		default: // woken already
+		}
+	}
+	return true
+}
+
+// take gives the writer the rows waiting, in the place of spare (an
+// empty slice, whose array is used for the next rows).
+func (l *Log) take(spare []item) []item {
+	r := &l.rows
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	got := r.items
+	r.items, r.told = spare[:0], false
+	return got
+}
+
+// waiting is how many rows wait for the writer.
+func (l *Log) waiting() int {
+	l.rows.mu.Lock()
+	defer l.rows.mu.Unlock()
+	return len(l.rows.items)
 }
 
 // RecordCall hands a call to the writer, without waiting: when the writer
@@ -33,12 +81,10 @@ type item struct {
 // what the gateway's calls pay for their record. A nil or read-only Log
 // records nothing.
 func (l *Log) RecordCall(c Call) {
-	if l == nil || l.in == nil {
+	if l == nil || l.wake == nil {
 		return
 	}
-	select {
-	case l.in <- item{call: &c}:
-	default:
+	if !l.hand(item{call: &c}) {
 		l.dropped.Add(1)
 	}
 }
@@ -46,22 +92,20 @@ func (l *Log) RecordCall(c Call) {
 // RecordTrust records one of the person's trust decisions; it does not
 // wait for the write.
 func (l *Log) RecordTrust(t Trust) {
-	if l == nil || l.in == nil {
+	if l == nil || l.wake == nil {
 		return
 	}
 	if t.Time.IsZero() {
 		t.Time = l.opts.Now()
 	}
-	select {
-	case l.in <- item{trust: &t}:
-	default:
+	if !l.hand(item{trust: &t}) {
 		l.dropped.Add(1)
 	}
 }
 
 // Flush waits until every row handed over before it was written.
 func (l *Log) Flush(ctx context.Context) error {
-	if l.in == nil {
+	if l.wake == nil {
 		return nil
 	}
 	ch := make(chan struct{})
@@ -94,11 +138,14 @@ func (l *Log) run() {
 	defer close(l.done)
 	ctx := context.Background()
 	w := &writer{l: l}
+	var spare []item
 	if err := w.load(ctx); err != nil {
 		l.log.Warn("activity: reading the record's last row; calls are not recorded", "err", err)
-		for { // keep draining, so that calls never wait
+		for { // keep taking them, so that calls never wait
 			select {
-			case <-l.in:
+			case <-l.wake:
+				spare = clear0(l.take(spare))
+			case <-l.pruneNow:
 			case ch := <-l.flushes:
 				close(ch)
 			case <-l.stop:
@@ -110,8 +157,9 @@ func (l *Log) run() {
 	w.prune(ctx)
 	tick := time.NewTicker(pruneEvery)
 	defer tick.Stop()
-	batch := make([]item, 0, l.opts.BatchRows)
-	var due <-chan time.Time     // set while a batch waits
+	due := time.NewTimer(l.opts.FlushEvery)
+	due.Stop()
+	dueSet := false              // due runs: a batch waits
 	var sealDue <-chan time.Time // set while written rows wait for their seal
 	var dropped int64            // as last said in the log
 	seal := func() {
@@ -121,57 +169,47 @@ func (l *Log) run() {
 		}
 	}
 	flush := func() {
+		if dueSet {
+			due.Stop()
+			dueSet = false
+		}
+		batch := l.take(spare)
 		if len(batch) > 0 {
 			w.write(ctx, batch)
-			clear(batch)
-			batch = batch[:0]
 			if sealDue == nil {
 				seal()
 			}
 		}
-		due = nil
+		spare = clear0(batch)
 		if n := l.dropped.Load(); n != dropped {
 			l.log.Warn("activity: calls were not recorded: the record could not keep up with them", "calls", n-dropped)
 			dropped = n
 		}
 	}
-	drain := func() (prune bool) {
-		for {
-			select {
-			case it := <-l.in:
-				if it.prune {
-					prune = true
-				} else {
-					batch = append(batch, it)
-				}
-			default:
-				return prune
-			}
-		}
-	}
 	for {
 		select {
-		case it := <-l.in:
-			if it.prune {
+		case <-l.wake:
+			switch n := l.waiting(); {
+			case n >= l.opts.BatchRows:
 				flush()
-				w.prune(ctx)
-				continue
+			case n > 0 && !dueSet:
+				due.Reset(l.opts.FlushEvery)
+				dueSet = true
 			}
-			batch = append(batch, it)
-			if len(batch) >= l.opts.BatchRows {
-				flush()
-			} else if due == nil {
-				due = time.After(l.opts.FlushEvery)
-			}
-		case <-due:
+		case <-due.C:
+			dueSet = false
 			flush()
 		case <-sealDue:
 			seal()
-		case ch := <-l.flushes:
-			prune := drain()
+		case <-l.pruneNow:
 			flush()
-			if prune {
+			w.prune(ctx)
+		case ch := <-l.flushes:
+			flush()
+			select {
+			case <-l.pruneNow: // asked for before the Flush
 				w.prune(ctx)
+			default:
 			}
 			w.sealAll(ctx)
 			sealDue = nil
@@ -180,12 +218,17 @@ func (l *Log) run() {
 			flush()
 			w.prune(ctx)
 		case <-l.stop:
-			drain()
 			flush()
 			w.sealAll(ctx)
 			return
 		}
 	}
+}
+
+// clear0 is batch emptied, its items let go, for the next batch.
+func clear0(batch []item) []item {
+	clear(batch)
+	return batch[:0]
 }
 
 // load reads where the chain stands: the newest row's id and hash, or
