@@ -10,9 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -197,6 +195,7 @@ type streamSession struct {
 
 	outMu sync.Mutex
 	out   io.Writer
+	now   *nowWriter // out without waiting, when it can (answerSoon)
 }
 
 var (
@@ -215,6 +214,7 @@ func newStreamSession(w io.Writer) *streamSession {
 		notifications: make(chan mcp.JSONRPCNotification, 100),
 		opened:        make(chan struct{}),
 		out:           w,
+		now:           newNowWriter(w),
 	}
 }
 
@@ -259,20 +259,13 @@ func (s *streamSession) write(msg any) {
 // goroutine of its own.
 func (s *streamSession) answerSoon(out []byte, _ bool) {
 	out = append(out, '\n')
-	d, ok := s.out.(interface{ SetWriteDeadline(time.Time) error })
-	if !ok || !s.outMu.TryLock() {
+	if s.now == nil || !s.outMu.TryLock() {
 		go s.writeRaw(out)
 		return
 	}
-	if d.SetWriteDeadline(time.Now().Add(answerAtOnce)) != nil {
-		s.outMu.Unlock()
-		go s.writeRaw(out)
-		return
-	}
-	n, err := s.out.Write(out)
-	_ = d.SetWriteDeadline(time.Time{})
-	if !errors.Is(err, os.ErrDeadlineExceeded) {
-		s.outMu.Unlock()
+	n, err := s.now.write(out)
+	if n == len(out) || err != nil {
+		s.outMu.Unlock() // written, or the app is gone
 		return
 	}
 	go func() {
@@ -280,10 +273,6 @@ func (s *streamSession) answerSoon(out []byte, _ bool) {
 		_, _ = s.out.Write(out[n:])
 	}()
 }
-
-// answerAtOnce is how long answerSoon lets an app take an answer: a write
-// into a pipe or socket with room takes microseconds.
-const answerAtOnce = 5 * time.Millisecond
 
 // writeRaw sends one encoded message, newline included, to the app.
 func (s *streamSession) writeRaw(b []byte) {
