@@ -85,11 +85,12 @@ func (cs *calls) begin(server string, caller *Caller) (*call, func()) {
 	cs.mu.Unlock()
 	return c, func() {
 		cs.mu.Lock()
+		// The server's set stays, empty, for its next call: made anew,
+		// it was one more allocation a call.
 		delete(cs.byServer[server], c)
-		if len(cs.byServer[server]) == 0 {
-			delete(cs.byServer, server)
+		if c.token != "" {
+			delete(cs.byToken, c.token)
 		}
-		delete(cs.byToken, c.token)
 		cs.mu.Unlock()
 	}
 }

@@ -33,7 +33,7 @@ func TestCallerFor(t *testing.T) {
 	}
 	end2()
 	end()
-	if len(cs.byServer) != 0 || len(cs.byToken) != 0 {
+	if len(cs.byServer["notes"]) != 0 || len(cs.byToken) != 0 {
 		t.Errorf("ended calls are remembered: %v %v", cs.byServer, cs.byToken)
 	}
 }

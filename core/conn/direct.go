@@ -1,7 +1,6 @@
 package conn
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcptray/mcptray/core/jsonwire"
 	"github.com/mcptray/mcptray/core/transport"
 )
 
@@ -55,17 +55,6 @@ func canCallDirect(tr mcptransport.Interface) bool {
 	return false
 }
 
-// callParams is tools/call's params as mcp-go encodes them.
-type callParams struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
-	Meta      *progressMeta   `json:"_meta,omitempty"`
-}
-
-type progressMeta struct {
-	ProgressToken string `json:"progressToken"`
-}
-
 // callDirect calls tool with arguments (a JSON object) through the
 // session's transport; token, when not "", is the call's progress token.
 func (sess *session) callDirect(ctx context.Context, tool string, arguments json.RawMessage, token string) (*mcp.CallToolResult, error) {
@@ -92,17 +81,25 @@ func (sess *session) callDirectAsync(ctx context.Context, tr *transport.Stdio, t
 }
 
 // directRequest is the tools/call mcp-go would send, with an id of its
-// own.
+// own: its params encoded here, as encoding/json encodes them, so that
+// the transport writes them as they are (arguments is valid JSON).
 func directRequest(tool string, arguments json.RawMessage, token string) mcptransport.JSONRPCRequest {
-	params := callParams{Name: tool, Arguments: arguments}
+	params := make([]byte, 0, len(`{"name":,"arguments":,"_meta":{"progressToken":}}`)+len(tool)+len(arguments)+len(token)+8)
+	params = append(params, `{"name":`...)
+	params = jsonwire.AppendString(params, tool)
+	params = append(params, `,"arguments":`...)
+	params = append(params, arguments...)
 	if token != "" {
-		params.Meta = &progressMeta{ProgressToken: token}
+		params = append(params, `,"_meta":{"progressToken":`...)
+		params = jsonwire.AppendString(params, token)
+		params = append(params, '}')
 	}
+	params = append(params, '}')
 	return mcptransport.JSONRPCRequest{
 		JSONRPC: mcp.JSONRPC_VERSION,
 		ID:      mcp.NewRequestId("mcptray-" + strconv.FormatInt(directIDs.Add(1), 10)),
 		Method:  string(mcp.MethodToolsCall),
-		Params:  params,
+		Params:  json.RawMessage(params),
 	}
 }
 
@@ -124,40 +121,69 @@ func directAnswer(ctx context.Context, tr mcptransport.Interface, id mcp.Request
 	return mcp.ParseCallToolResult(&resp.Result)
 }
 
-// quickWire is the usual tools/call result: text content, perhaps isError.
-type quickWire struct {
-	Content *[]quickText `json:"content"`
-	IsError bool         `json:"isError"`
-}
-
-type quickText struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
-}
-
-// quickResult decodes the usual result once, as mcp.ParseCallToolResult
-// would read it. Any member it does not know (structuredContent, _meta,
-// annotations, …), content that is not text, no content or what does not
-// decode makes it report false, and mcp-go's parser reads the result: it
-// drops nothing mcp-go would keep.
+// quickResult decodes the usual tools/call result, text content and
+// perhaps isError, once, as mcp.ParseCallToolResult would read it. Any
+// member it does not know (structuredContent, _meta, annotations, …), a
+// member twice, content that is not text, no content or what does not
+// read plainly makes it report false, and mcp-go's parser reads the
+// result: it drops nothing mcp-go would keep. raw is valid JSON, as the
+// transport cut it from the message.
 func quickResult(raw json.RawMessage) (*mcp.CallToolResult, bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	var wire quickWire
-	// raw is one JSON value, as the transport cut it from the message: a
-	// single Decode reads all of it.
-	if dec.Decode(&wire) != nil || wire.Content == nil {
+	var content []byte
+	var isError, sawIsError bool
+	if !jsonwire.Members(raw, func(k, v []byte) bool {
+		switch string(k) {
+		case "content":
+			if content != nil {
+				return false
+			}
+			content = v
+		case "isError":
+			if sawIsError {
+				return false
+			}
+			sawIsError = true
+			switch string(v) {
+			case "true":
+				isError = true
+			case "false", "null":
+			default:
+				return false
+			}
+		default:
+			return false
+		}
+		return true
+	}) || content == nil {
 		return nil, false
 	}
-	res := &mcp.CallToolResult{IsError: wire.IsError}
-	if len(*wire.Content) > 0 { // empty content stays nil, as in mcp-go
-		res.Content = make([]mcp.Content, len(*wire.Content))
-	}
-	for i, c := range *wire.Content {
-		if c.Type != mcp.ContentTypeText {
-			return nil, false
+	res := &mcp.CallToolResult{IsError: isError}
+	if !jsonwire.Elements(content, func(item []byte) bool {
+		var text, typ []byte
+		if !jsonwire.Members(item, func(k, v []byte) bool {
+			switch {
+			case string(k) == "type" && typ == nil:
+				typ = v
+			case string(k) == "text" && text == nil:
+				text = v
+			default:
+				return false
+			}
+			return true
+		}) || !jsonwire.IsString(typ, mcp.ContentTypeText) {
+			return false
 		}
-		res.Content[i] = mcp.TextContent{Type: c.Type, Text: c.Text}
+		c := mcp.TextContent{Type: mcp.ContentTypeText}
+		if text != nil && string(text) != "null" {
+			var ok bool
+			if c.Text, ok = jsonwire.String(text); !ok {
+				return false
+			}
+		}
+		res.Content = append(res.Content, c) // empty content stays nil, as in mcp-go
+		return true
+	}) {
+		return nil, false
 	}
 	return res, true
 }

@@ -32,12 +32,15 @@ func TestQuickResultReadsAsMCPGo(t *testing.T) {
 		`{"content":[],"isError":false}`,
 		`{"content":[{"type":"text","text":"h\u00e9llo\n\"x\""}]}`,
 		`{"content":[{"type":"text"}]}`,
-		`{"content":[{"Type":"text","text":"a"}],"IsError":true}`, // encoding/json matches any case
 		`{"content":[{"type":"text","text":"a"}],"isError":null}`,
-		`{"content":[{"type":"text","text":"a"}],"content":[]}`,
+		"{\"content\":[{\"type\":\"text\",\"text\":\"bad \xff\"}]}", // not UTF-8
 	}
 	slow := []string{
 		`{"isError":true}`, // no content: mcp-go's error
+		`{"content":[{"Type":"text","text":"a"}],"IsError":true}`, // keys in another case
+		`{"content":[{"type":"text","text":"a"}],"content":[]}`,   // a key twice
+		`{"content":[{"type":"text","text":"a","text":"b"}]}`,
+		`{"content":[{"type":"te\u0078t","text":"a"}]}`,
 		`{"content":null}`,
 		`{"content":{}}`,
 		`{"content":[null]}`,

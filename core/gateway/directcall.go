@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcptray/mcptray/core/jsonwire"
 )
 
 // tools/call without mcp-go's dispatch: for every message, mcp-go's
@@ -29,15 +32,17 @@ type callRequest struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
 	Method  string          `json:"method"`
-	Params  *struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-		Meta      *mcp.Meta       `json:"_meta"`
+	Params  *callParams     `json:"params"`
+}
 
-		Task           json.RawMessage `json:"task"`
-		InputResponses json.RawMessage `json:"inputResponses"`
-		RequestState   json.RawMessage `json:"requestState"`
-	} `json:"params"`
+type callParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Meta      *mcp.Meta       `json:"_meta"`
+
+	Task           json.RawMessage `json:"task"`
+	InputResponses json.RawMessage `json:"inputResponses"`
+	RequestState   json.RawMessage `json:"requestState"`
 }
 
 // legacySession is a session of the gateway's own (stream.go,
@@ -54,6 +59,9 @@ type directCalls struct {
 }
 
 func callKey(session string, id json.RawMessage) string {
+	if compact(id) {
+		return session + "\x00" + string(id)
+	}
 	var b bytes.Buffer
 	b.WriteString(session)
 	b.WriteByte(0)
@@ -95,8 +103,11 @@ func (g *Gateway) directCall(ctx context.Context, body []byte, answer func(out [
 	if s == nil || !s.Initialized() || !s.legacy() || !bytes.Contains(body, []byte(`"tools/call"`)) {
 		return false
 	}
-	var req callRequest
-	if json.Unmarshal(body, &req) != nil || req.JSONRPC != mcp.JSONRPC_VERSION || req.Method != string(mcp.MethodToolsCall) ||
+	req, ok := readCall(body)
+	if !ok && json.Unmarshal(body, &req) != nil {
+		return false
+	}
+	if req.JSONRPC != mcp.JSONRPC_VERSION || req.Method != string(mcp.MethodToolsCall) ||
 		!plainID(req.ID) || req.Params == nil ||
 		len(req.Params.Task) > 0 || len(req.Params.InputResponses) > 0 || len(req.Params.RequestState) > 0 ||
 		req.Params.Meta.ProtocolVersion() != "" {
@@ -149,6 +160,107 @@ func (g *Gateway) encodeAnswer(id json.RawMessage, res *mcp.CallToolResult, err 
 	return jsonrpc(id, `"result":`, enc, ``), true
 }
 
+// compact says whether id is as json.Compact writes it: a string (which
+// Compact leaves as it is), or a value without space.
+func compact(id json.RawMessage) bool {
+	return len(id) > 0 && (id[0] == '"' || bytes.IndexAny(id, " \t\r\n") < 0)
+}
+
+// readCall reads body as encoding/json reads a callRequest, without its
+// reflection (jsonwire), when body is a plain message: no _meta, no key
+// written twice or in another case. False leaves it to encoding/json.
+func readCall(body []byte) (req callRequest, ok bool) {
+	if !json.Valid(body) {
+		return callRequest{}, false
+	}
+	var version, id, method, params []byte
+	if !jsonwire.Members(body, func(k, v []byte) bool {
+		var dst *[]byte
+		switch string(k) {
+		case "jsonrpc":
+			dst = &version
+		case "id":
+			dst = &id
+		case "method":
+			dst = &method
+		case "params":
+			dst = &params
+		default:
+			return !foldsTo(k, "jsonrpc", "id", "method", "params")
+		}
+		if *dst != nil {
+			return false
+		}
+		*dst = v
+		return true
+	}) {
+		return callRequest{}, false
+	}
+	if version != nil && !jsonwire.IsString(version, mcp.JSONRPC_VERSION) ||
+		method != nil && !jsonwire.IsString(method, string(mcp.MethodToolsCall)) {
+		return callRequest{}, true // not a plain call: read enough to say so
+	}
+	if version != nil {
+		req.JSONRPC = mcp.JSONRPC_VERSION
+	}
+	if method != nil {
+		req.Method = string(mcp.MethodToolsCall)
+	}
+	if id != nil && string(id) != "null" {
+		req.ID = bytes.Clone(id) // body is the reader's
+	}
+	if params == nil || string(params) == "null" {
+		return req, true
+	}
+	var name, args []byte
+	var other bool
+	if !jsonwire.Members(params, func(k, v []byte) bool {
+		var dst *[]byte
+		switch string(k) {
+		case "name":
+			dst = &name
+		case "arguments":
+			dst = &args
+		case "_meta", "task", "inputResponses", "requestState":
+			other = true
+			return false
+		default:
+			return !foldsTo(k, "name", "arguments", "_meta", "task", "inputResponses", "requestState")
+		}
+		if *dst != nil {
+			return false
+		}
+		*dst = v
+		return true
+	}) {
+		return callRequest{}, false // encoding/json reads it, and says
+	}
+	if other {
+		return callRequest{}, false
+	}
+	req.Params = &callParams{}
+	if name != nil && string(name) != "null" {
+		if req.Params.Name, ok = jsonwire.String(name); !ok {
+			return callRequest{}, false
+		}
+	}
+	if args != nil {
+		req.Params.Arguments = bytes.Clone(args)
+	}
+	return req, true
+}
+
+// foldsTo says whether k is one of names in another case, which
+// encoding/json would take for it.
+func foldsTo(k []byte, names ...string) bool {
+	for _, n := range names {
+		if strings.EqualFold(string(k), n) {
+			return true
+		}
+	}
+	return false
+}
+
 // encodeResult encodes res as mcp-go does. mcp-go's encoding goes through
 // a map of its fields, at four times the cost of the usual result's: its
 // content, perhaps isError, and nothing else, which is encoded here to the
@@ -158,8 +270,8 @@ func encodeResult(res *mcp.CallToolResult) ([]byte, error) {
 		len(res.InputRequests) > 0 || res.RequestState != "" {
 		return json.Marshal(res)
 	}
-	content := []byte("[]") // none is an empty list, as in mcp-go
-	if len(res.Content) > 0 {
+	content, ok := textContent(res.Content)
+	if !ok {
 		var err error
 		if content, err = json.Marshal(res.Content); err != nil {
 			return nil, err
@@ -172,6 +284,34 @@ func encodeResult(res *mcp.CallToolResult) ([]byte, error) {
 		out = append(out, `,"isError":true`...)
 	}
 	return append(out, '}'), nil
+}
+
+// textContent is content encoded as encoding/json encodes it, when it is
+// all plain text (mcp.TextContent without annotations or _meta), without
+// its reflection; false otherwise.
+func textContent(content []mcp.Content) ([]byte, bool) {
+	if len(content) == 0 {
+		return []byte("[]"), true // none is an empty list, as in mcp-go
+	}
+	n := 2
+	for _, c := range content {
+		t, ok := c.(mcp.TextContent)
+		if !ok || t.Annotations != nil || t.Meta != nil || t.Type != mcp.ContentTypeText {
+			return nil, false
+		}
+		n += len(`{"type":"text","text":""},`) + len(t.Text) + len(t.Text)/8
+	}
+	out := make([]byte, 0, n)
+	out = append(out, '[')
+	for i, c := range content {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, `{"type":"text","text":`...)
+		out = jsonwire.AppendString(out, c.(mcp.TextContent).Text)
+		out = append(out, '}')
+	}
+	return append(out, ']'), true
 }
 
 // plainID says whether id is a JSON-RPC request's id: a string or a

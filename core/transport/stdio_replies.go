@@ -2,14 +2,18 @@ package transport
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcptray/mcptray/core/jsonwire"
 )
 
 // replies is how Stdio's requests get their answers. mcp-go's stdio reader
@@ -105,17 +109,82 @@ func (r *replies) take(line []byte) bool {
 	if none {
 		return false
 	}
-	var msg reply
-	if json.Unmarshal(line, &msg) != nil || msg.Method != "" || msg.ID == nil {
-		return false
+	msg, key, ok := readReply(line)
+	if !ok {
+		if json.Unmarshal(line, &msg) != nil || msg.Method != "" || msg.ID == nil {
+			return false
+		}
+		key = msg.ID.String()
 	}
-	w := r.remove(msg.ID.String(), nil)
+	w := r.remove(key, nil)
 	if w == nil {
 		return false
 	}
 	w.stop()
 	w.done(&mcptransport.JSONRPCResponse{JSONRPC: msg.JSONRPC, ID: *msg.ID, Result: msg.Result, Error: msg.Error}, nil)
 	return true
+}
+
+// readReply reads line as encoding/json would into a reply whose id is a
+// string, the usual answer to a request of mcptray's, in one pass without
+// reflection (jsonwire), and returns it with its waiter's key; false for
+// anything else (another kind of id, a key twice or in another case, not
+// JSON), which take decodes with encoding/json as before.
+func readReply(line []byte) (msg reply, key string, ok bool) {
+	if !json.Valid(line) {
+		return reply{}, "", false
+	}
+	var id, result, errDetails, version []byte
+	if !jsonwire.Members(line, func(k, v []byte) bool {
+		var dst *[]byte
+		switch string(k) {
+		case "jsonrpc":
+			dst = &version
+		case "id":
+			dst = &id
+		case "result":
+			dst = &result
+		case "error":
+			dst = &errDetails
+		case "method":
+			return false // a request or notification, or what is not plain
+		default:
+			// A key encoding/json would take for one of these (it
+			// matches any case) is left to it.
+			for _, known := range [...]string{"jsonrpc", "id", "result", "error", "method"} {
+				if strings.EqualFold(string(k), known) {
+					return false
+				}
+			}
+			return true
+		}
+		if *dst != nil {
+			return false
+		}
+		*dst = v
+		return true
+	}) {
+		return reply{}, "", false
+	}
+	value, isString := jsonwire.String(id)
+	if !isString || version != nil && !jsonwire.IsString(version, mcp.JSONRPC_VERSION) {
+		return reply{}, "", false
+	}
+	rid := mcp.NewRequestId(value)
+	msg = reply{JSONRPC: mcp.JSONRPC_VERSION, ID: &rid}
+	if version == nil {
+		msg.JSONRPC = ""
+	}
+	if result != nil {
+		msg.Result = bytes.Clone(result) // line is the reader's buffer
+	}
+	if errDetails != nil && string(errDetails) != "null" {
+		msg.Error = new(mcp.JSONRPCErrorDetails)
+		if json.Unmarshal(errDetails, msg.Error) != nil {
+			return reply{}, "", false
+		}
+	}
+	return msg, rid.String(), true
 }
 
 // A waiter is a request written to the server, waiting for its answer.
@@ -162,11 +231,10 @@ func (r *replies) start(ctx context.Context, req mcptransport.JSONRPCRequest, w 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	b, err := json.Marshal(req)
+	b, err := encodeRequest(req)
 	if err != nil {
 		return fmt.Errorf("failed to marshal request: %w", err)
 	}
-	b = append(b, '\n')
 	key := req.ID.String()
 	wt := &waiter{done: done}
 	wt.stop = context.AfterFunc(ctx, func() { r.fail(key, wt, ctx.Err()) })
@@ -203,6 +271,33 @@ func (r *replies) start(ctx context.Context, req mcptransport.JSONRPCRequest, w 
 		return nil
 	}
 	return r.write(key, wt, w, b)
+}
+
+// encodeRequest is req as one line, as encoding/json writes it. A request
+// with a string id and params already encoded (a tool call's, from the
+// connection manager) is written without encoding/json's reflection, when
+// encoding/json would write the params as they are: valid, on one line,
+// with nothing in them it escapes for HTML.
+func encodeRequest(req mcptransport.JSONRPCRequest) ([]byte, error) {
+	if params, ok := req.Params.(json.RawMessage); ok && len(params) > 0 && !bytes.ContainsAny(params, "<>&\u2028\u2029") && json.Valid(params) {
+		if id, ok := req.ID.Value().(string); ok {
+			b := make([]byte, 0, len(params)+len(id)+len(req.Method)+48)
+			b = append(b, `{"jsonrpc":`...)
+			b = jsonwire.AppendString(b, req.JSONRPC)
+			b = append(b, `,"id":`...)
+			b = jsonwire.AppendString(b, id)
+			b = append(b, `,"method":`...)
+			b = jsonwire.AppendString(b, req.Method)
+			b = append(b, `,"params":`...)
+			b = jsonwire.AppendCompact(b, params)
+			return append(b, "}\n"...), nil
+		}
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
 }
 
 // maxWriteAtOnce is the largest request written on the caller's goroutine:
