@@ -4,7 +4,9 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/json"
+	"strconv"
+
+	"github.com/mcptray/mcptray/core/jsonwire"
 )
 
 // Each row's hash is an HMAC-SHA256, under the chain's key (seal.go), over
@@ -41,6 +43,38 @@ type canon struct {
 	Detail        string `json:"detail"`
 }
 
+// appendJSON appends c as json.Marshal writes it, without its
+// reflection: the bytes every row's hash was made of.
+func (c *canon) appendJSON(b []byte) []byte {
+	num := func(key string, n int64) {
+		b = append(b, key...)
+		b = strconv.AppendInt(b, n, 10)
+	}
+	str := func(key, s string) {
+		b = append(b, key...)
+		b = jsonwire.AppendString(b, s)
+	}
+	num(`{"id":`, c.ID)
+	num(`,"t":`, c.Time)
+	str(`,"k":`, string(c.Kind))
+	str(`,"app":`, c.App)
+	str(`,"face":`, c.Face)
+	str(`,"server":`, c.Server)
+	str(`,"tool":`, c.Tool)
+	num(`,"dur":`, c.Duration)
+	str(`,"out":`, c.Outcome)
+	str(`,"why":`, c.Reason)
+	str(`,"dec":`, c.Decision)
+	num(`,"size":`, c.ResultSize)
+	str(`,"args":`, c.Arguments)
+	b = append(b, `,"kept":`...)
+	b = strconv.AppendBool(b, c.ArgumentsKept)
+	str(`,"act":`, c.Action)
+	str(`,"target":`, c.Target)
+	str(`,"detail":`, c.Detail)
+	return append(b, '}')
+}
+
 // hashOf is the hash of e following prev: HMAC-SHA256 under key, the
 // chain's key from the keychain (seal.go), or plain SHA-256 when key is nil
 // (a record with no keychain, and rows written before it was sealed).
@@ -49,7 +83,7 @@ func hashOf(key, prev []byte, e *Entry) []byte {
 		Tool: e.Tool, Duration: int64(e.Duration), Outcome: string(e.Outcome), Reason: e.Reason,
 		Decision: string(e.Decision), ResultSize: int64(e.ResultSize), Arguments: e.Arguments,
 		ArgumentsKept: e.ArgumentsKept, Action: string(e.Action), Target: e.Target, Detail: e.Detail}
-	b, _ := json.Marshal(c) // a struct of strings and numbers always encodes
+	b := c.appendJSON(make([]byte, 0, 256))
 	h := sha256.New()
 	if key != nil {
 		h = hmac.New(sha256.New, key)

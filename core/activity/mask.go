@@ -17,7 +17,16 @@ const minKnown = 6
 // that look like one (patterns).
 type masker struct {
 	known []string // longest first, so that a secret holding another goes whole
+	// seen holds what text returned for the texts it was given lately:
+	// the same app names and argument keys come on every call, and
+	// each look through the patterns is a dozen regular expressions.
+	// A masker is the writer's alone (it makes a new one when the
+	// secrets change), so seen needs no lock.
+	seen map[string]string
 }
+
+// maxSeen bounds masker.seen; when it is full it starts afresh.
+const maxSeen = 1024
 
 func newMasker(known []string) *masker {
 	m := &masker{}
@@ -34,6 +43,22 @@ func newMasker(known []string) *masker {
 
 // text returns s with every secret in it masked.
 func (m *masker) text(s string) string {
+	if len(s) > 256 { // a value rather than a name: seldom the same
+		return m.mask(s)
+	}
+	if out, ok := m.seen[s]; ok {
+		return out
+	}
+	out := m.mask(s)
+	if m.seen == nil || len(m.seen) >= maxSeen {
+		m.seen = make(map[string]string, 64)
+	}
+	m.seen[s] = out
+	return out
+}
+
+// mask is text, without what text saw.
+func (m *masker) mask(s string) string {
 	for _, v := range m.known {
 		if strings.Contains(s, v) {
 			s = strings.ReplaceAll(s, v, Masked)

@@ -4,7 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/mcptray/mcptray/core/jsonwire"
 )
 
 // maxDepth bounds how deep arguments are described; deeper values are
@@ -28,6 +33,11 @@ func decodeArgs(raw json.RawMessage) (any, error) {
 func shapeOf(raw json.RawMessage, m *masker) string {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return ""
+	}
+	if json.Valid(raw) {
+		if b, ok := appendShape(nil, bytes.TrimSpace(raw), m, 0); ok {
+			return string(b)
+		}
 	}
 	v, err := decodeArgs(raw)
 	if err != nil {
@@ -67,6 +77,90 @@ func shape(v any, m *masker, depth int) any {
 		return out
 	}
 	return "unknown"
+}
+
+// appendShape appends the shape of the valid JSON value raw, as
+// json.Marshal(shape(…)) writes it, read in one pass (jsonwire) instead of
+// decoded into maps first; false when raw holds what it leaves to
+// shape: a key with an escape or not in UTF-8, or two keys that mask
+// alike.
+func appendShape(dst, raw []byte, m *masker, depth int) ([]byte, bool) {
+	if depth > maxDepth {
+		return jsonwire.AppendString(dst, "…"), true
+	}
+	switch raw[0] {
+	case 'n':
+		return append(dst, `"null"`...), true
+	case 't', 'f':
+		return append(dst, `"boolean"`...), true
+	case '"':
+		s, ok := jsonwire.String(raw)
+		if !ok {
+			return dst, false
+		}
+		dst = append(dst, `"string(`...)
+		dst = strconv.AppendInt(dst, int64(utf8.RuneCountInString(s)), 10)
+		return append(dst, `)"`...), true
+	case '[':
+		n := 0
+		var first []byte
+		if !jsonwire.Elements(raw, func(v []byte) bool {
+			if n == 0 {
+				first = v
+			}
+			n++
+			return true
+		}) {
+			return dst, false
+		}
+		dst = append(dst, `["array(`...)
+		dst = strconv.AppendInt(dst, int64(n), 10)
+		dst = append(dst, `)"`...)
+		if first != nil {
+			var ok bool
+			dst = append(dst, ',')
+			if dst, ok = appendShape(dst, first, m, depth+1); !ok {
+				return dst, false
+			}
+		}
+		return append(dst, ']'), true
+	case '{':
+		type member struct {
+			key   string
+			shape []byte
+		}
+		var members []member
+		ok := jsonwire.Members(raw, func(k, v []byte) bool {
+			if !utf8.Valid(k) {
+				return false // decoding would make it U+FFFD
+			}
+			key := m.text(string(k))
+			for _, o := range members {
+				if o.key == key {
+					return false
+				}
+			}
+			sh, ok := appendShape(nil, v, m, depth+1)
+			members = append(members, member{key, sh})
+			return ok
+		})
+		if !ok {
+			return dst, false
+		}
+		slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
+		dst = append(dst, '{')
+		for i, o := range members {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = jsonwire.AppendString(dst, o.key)
+			dst = append(dst, ':')
+			dst = append(dst, o.shape...)
+		}
+		return append(dst, '}'), true
+	default: // a number
+		return append(dst, `"number"`...), true
+	}
 }
 
 // keptOf is args with their values, each secret in them masked: the value
