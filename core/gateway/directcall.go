@@ -99,6 +99,14 @@ func (d *directCalls) cancel(session string, notification []byte) bool {
 // the goroutine that reads a stdio server's output (see Gateway.forward),
 // so it must not wait on anything. directCall does not keep body.
 func (g *Gateway) directCall(ctx context.Context, body []byte, answer func(out []byte, isResult bool)) bool {
+	return g.directCallIn(ctx, nil, body, answer)
+}
+
+// directCallIn is directCall in ctx, which cancel ends: the call's own
+// context, which the caller made for it and ends once it is answered
+// (the HTTP face's request). With cancel nil, the call gets a context of
+// its own.
+func (g *Gateway) directCallIn(ctx context.Context, cancel context.CancelFunc, body []byte, answer func(out []byte, isResult bool)) bool {
 	s, _ := server.ClientSessionFromContext(ctx).(legacySession)
 	if s == nil || !s.Initialized() || !s.legacy() || !bytes.Contains(body, []byte(`"tools/call"`)) {
 		return false
@@ -119,7 +127,9 @@ func (g *Gateway) directCall(ctx context.Context, body []byte, answer func(out [
 	}
 	g.apps.seen(s.SessionID()) // what mcp-go's hooks would have recorded
 
-	ctx, cancel := context.WithCancel(ctx)
+	if cancel == nil {
+		ctx, cancel = context.WithCancel(ctx)
+	}
 	key := callKey(s.SessionID(), req.ID)
 	g.calls.m.Store(key, cancel)
 

@@ -212,7 +212,7 @@ func (f *httpFace) request(ctx *fasthttp.RequestCtx, s *httpSession, body []byte
 	cctx, cancel := context.WithCancel(s.ctx)
 	p := newPostStream(cancel)
 	mctx := f.g.mcp.WithContext(cctx, postSession{s, p})
-	if !f.g.directCall(mctx, body, p.finish) { // which keeps nothing of body
+	if !f.g.directCallIn(mctx, cancel, body, p.finish) { // which keeps nothing of body
 		if directOnly {
 			cancel()
 			return false
