@@ -21,6 +21,7 @@ type clientState struct {
 	id          string
 	initialized atomic.Bool
 	clientInfo  atomic.Pointer[mcp.Implementation]
+	app         atomic.Pointer[string] // the app's name as people know it (appName), from clientInfo
 	caps        atomic.Pointer[mcp.ClientCapabilities]
 	isLegacy    atomic.Bool // initialize settled on a revision before 2026-07-28
 	logLevel    atomic.Pointer[mcp.LoggingLevel]
@@ -45,7 +46,22 @@ func (c *clientState) GetClientInfo() mcp.Implementation {
 	}
 	return mcp.Implementation{}
 }
-func (c *clientState) SetClientInfo(v mcp.Implementation) { c.clientInfo.Store(&v) }
+func (c *clientState) SetClientInfo(v mcp.Implementation) {
+	c.clientInfo.Store(&v)
+	app := v.Name
+	if known, ok := ClientOf(v.Name); ok {
+		app = known.App
+	}
+	c.app.Store(&app)
+}
+
+// appName is appName's answer for the session, found once.
+func (c *clientState) appName() string {
+	if app := c.app.Load(); app != nil {
+		return *app
+	}
+	return ""
+}
 func (c *clientState) GetClientCapabilities() mcp.ClientCapabilities {
 	if v := c.caps.Load(); v != nil {
 		return *v

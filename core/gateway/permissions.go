@@ -104,7 +104,11 @@ func (g *Gateway) check(ctx context.Context, r route, args json.RawMessage) stri
 // appName is the calling app's name as people know it ("Claude Code" for
 // the client claude-code), else the name it gave in initialize, or "".
 func appName(ctx context.Context) string {
-	s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo)
+	session := server.ClientSessionFromContext(ctx)
+	if s, ok := session.(interface{ appName() string }); ok {
+		return s.appName() // the gateway's own sessions know it
+	}
+	s, ok := session.(server.SessionWithClientInfo)
 	if !ok {
 		return ""
 	}

@@ -205,8 +205,11 @@ func (s *Service) remoteTarget(target string) (*config.Server, string, error) {
 
 // urlServer is a remote server given by its URL rather than configured.
 func urlServer(target string) (*config.Server, bool) {
+	if !strings.Contains(target, "://") {
+		return nil, false // a server's name, as on every call
+	}
 	u, err := url.Parse(target)
-	if err != nil || u.Host == "" || !strings.Contains(target, "://") {
+	if err != nil || u.Host == "" {
 		return nil, false
 	}
 	t := config.HTTP

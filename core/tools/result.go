@@ -22,12 +22,20 @@ func SanitizeResult(r *mcp.CallToolResult) (hid bool) {
 	for i, c := range r.Content {
 		switch c := c.(type) {
 		case mcp.TextContent:
-			hid = hid || sanitize.Hides(c.Text)
-			c.Text = sanitize.String(c.Text)
-			r.Content[i] = c
+			// What String leaves as it was hides nothing (Hides looks
+			// for what String removes), and is not put back: boxing it
+			// again, and looking through it once more, cost every
+			// call's answer.
+			if text := sanitize.String(c.Text); text != c.Text {
+				hid = hid || sanitize.Hides(c.Text)
+				c.Text = text
+				r.Content[i] = c
+			}
 		case *mcp.TextContent:
-			hid = hid || sanitize.Hides(c.Text)
-			c.Text = sanitize.String(c.Text)
+			if text := sanitize.String(c.Text); text != c.Text {
+				hid = hid || sanitize.Hides(c.Text)
+				c.Text = text
+			}
 		case mcp.EmbeddedResource:
 			r.Content[i] = sanitizeEmbedded(c, &hid)
 		case *mcp.EmbeddedResource:
