@@ -299,7 +299,7 @@ func serveHTTP(ctx context.Context, ln net.Listener, h fasthttp.RequestHandler, 
 		defer cancel()
 		_ = hs.ShutdownWithContext(shutdown)
 	}()
-	err := hs.Serve(ln)
+	err := hs.Serve(rawListener{ln})
 	if ctx.Err() != nil {
 		return nil
 	}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcptray/mcptray/core/rawio"
 )
 
 // The stdio face serves each app's session on a stream of its own: one
@@ -47,7 +49,9 @@ func (g *Gateway) ServeStream(ctx context.Context, r io.Reader, w io.Writer) err
 	wg.Go(func() { s.passNotifications(ctx) })
 	work := newWorkers(ctx, &wg)
 
-	in := bufio.NewReaderSize(r, 64<<10)
+	// The app's pipes are read and written with raw system calls
+	// (rawio), as a call's are on its way to the server and back.
+	in := bufio.NewReaderSize(rawio.Reader(r), 64<<10)
 	for {
 		line, err := readLine(in)
 		if len(line) > 0 {
@@ -195,7 +199,7 @@ type streamSession struct {
 
 	outMu sync.Mutex
 	out   io.Writer
-	now   *nowWriter // out without waiting, when it can (answerSoon)
+	now   nowWriter // out without waiting, when it can (answerSoon)
 }
 
 var (
@@ -213,7 +217,7 @@ func newStreamSession(w io.Writer) *streamSession {
 		clientState:   newClientState("stdio-" + hex.EncodeToString(b)),
 		notifications: make(chan mcp.JSONRPCNotification, 100),
 		opened:        make(chan struct{}),
-		out:           w,
+		out:           rawio.Writer(w),
 		now:           newNowWriter(w),
 	}
 }
@@ -263,7 +267,7 @@ func (s *streamSession) answerSoon(out []byte, _ bool) {
 		go s.writeRaw(out)
 		return
 	}
-	n, err := s.now.write(out)
+	n, err := s.now.TryWrite(out)
 	if n == len(out) || err != nil {
 		s.outMu.Unlock() // written, or the app is gone
 		return

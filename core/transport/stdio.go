@@ -18,6 +18,7 @@ import (
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcptray/mcptray/core/rawio"
 	"github.com/mcptray/mcptray/core/sandbox"
 )
 
@@ -261,8 +262,13 @@ func (s *Stdio) spawn(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.stdout.r = s.outR
-	s.stdin.set(s.inW)
+	// Read and written with raw system calls (rawio): each call through
+	// the gateway reads and writes these once.
+	s.stdout.r = rawio.Reader(s.outR)
+	s.stdin.set(struct {
+		io.Writer
+		io.Closer
+	}{rawio.Writer(s.inW), s.inW})
 	if err := s.inner.Start(ctx); err != nil { // over streams it only starts reading
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
