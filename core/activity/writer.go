@@ -131,13 +131,15 @@ type writer struct {
 	prev     []byte
 	mask     *masker
 	maskedAt time.Time
-	sealer   *sealer // nil: chained, not sealed
+	sealer   *sealer              // nil: chained, not sealed
+	stmts    map[string]*sql.Stmt // prepared, by their SQL
 }
 
 func (l *Log) run() {
 	defer close(l.done)
 	ctx := context.Background()
 	w := &writer{l: l}
+	defer w.close()
 	var spare []item
 	if err := w.load(ctx); err != nil {
 		l.log.Warn("activity: reading the record's last row; calls are not recorded", "err", err)
@@ -344,11 +346,46 @@ func (w *writer) write(ctx context.Context, batch []item) {
 	}
 }
 
+// prepared is the statement q, prepared once for the writer's life: each
+// batch prepared its three statements anew, parsing them each time.
+func (w *writer) prepared(ctx context.Context, q string) (*sql.Stmt, error) {
+	if st := w.stmts[q]; st != nil {
+		return st, nil
+	}
+	st, err := w.l.db.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if w.stmts == nil {
+		w.stmts = map[string]*sql.Stmt{}
+	}
+	w.stmts[q] = st
+	return st, nil
+}
+
+// close closes the writer's statements.
+func (w *writer) close() {
+	for _, st := range w.stmts {
+		st.Close()
+	}
+}
+
 // tryWrite writes batch in one transaction.
 func (w *writer) tryWrite(ctx context.Context, batch []item) error {
 	m := w.masker(ctx)
 	keep := w.l.Settings().KeepArguments
 	lastID, prev := w.lastID, w.prev
+	var newest, insert, head *sql.Stmt
+	for q, dst := range map[string]**sql.Stmt{
+		`SELECT id, hash FROM activity ORDER BY id DESC LIMIT 1`:                                &newest,
+		`INSERT INTO activity (` + columns + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`: &insert,
+		`INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)`:                                &head,
+	} {
+		var err error
+		if *dst, err = w.prepared(ctx, q); err != nil {
+			return err
+		}
+	}
 	err := func() error {
 		tx, err := w.l.db.BeginTx(ctx, nil)
 		if err != nil {
@@ -362,7 +399,7 @@ func (w *writer) tryWrite(ctx context.Context, batch []item) error {
 		// stays, for Verify to see.
 		var id int64
 		var hash []byte
-		switch err := tx.QueryRowContext(ctx, `SELECT id, hash FROM activity ORDER BY id DESC LIMIT 1`).Scan(&id, &hash); {
+		switch err := tx.StmtContext(ctx, newest).QueryRowContext(ctx).Scan(&id, &hash); {
 		case err == nil:
 			if id > lastID {
 				lastID, prev = id, hash
@@ -370,11 +407,7 @@ func (w *writer) tryWrite(ctx context.Context, batch []item) error {
 		case !errors.Is(err, sql.ErrNoRows):
 			return err
 		}
-		st, err := tx.PrepareContext(ctx, `INSERT INTO activity (`+columns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
+		st := tx.StmtContext(ctx, insert)
 		for _, it := range batch {
 			e := w.entry(it, m, keep)
 			lastID++
@@ -387,7 +420,7 @@ func (w *writer) tryWrite(ctx context.Context, batch []item) error {
 			}
 			prev = e.hash
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)`, metaHead, lastID); err != nil {
+		if _, err := tx.StmtContext(ctx, head).ExecContext(ctx, metaHead, lastID); err != nil {
 			return err
 		}
 		return tx.Commit()
