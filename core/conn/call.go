@@ -78,8 +78,8 @@ func (m *Manager) callTool(ctx context.Context, server, tool string, args json.R
 			tools.NoteHidden(ctx)
 		}
 		end()
-		cancel()
 		done(res, err)
+		cancel() // after the answer: it is on the caller's way
 	}
 	answered := func(res *mcp.CallToolResult, err error) {
 		if err == nil {

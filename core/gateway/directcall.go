@@ -55,7 +55,7 @@ type legacySession interface {
 // directCalls are the direct calls in flight, so that
 // notifications/cancelled reaches them as it reaches mcp-go's.
 type directCalls struct {
-	m sync.Map // session id + "\x00" + the request's id, compact → context.CancelFunc
+	m sync.Map // session id + "\x00" + the request's id, compact → *context.CancelFunc
 }
 
 func callKey(session string, id json.RawMessage) string {
@@ -87,7 +87,7 @@ func (d *directCalls) cancel(session string, notification []byte) bool {
 	}
 	cancel, ok := d.m.LoadAndDelete(callKey(session, n.Params.RequestID))
 	if ok {
-		cancel.(context.CancelFunc)()
+		(*cancel.(*context.CancelFunc))()
 	}
 	return ok
 }
@@ -131,7 +131,8 @@ func (g *Gateway) directCallIn(ctx context.Context, cancel context.CancelFunc, b
 		ctx, cancel = context.WithCancel(ctx)
 	}
 	key := callKey(s.SessionID(), req.ID)
-	g.calls.m.Store(key, cancel)
+	inFlight := &cancel // its own pointer: the key may be the app's next call's once answered
+	g.calls.m.Store(key, inFlight)
 
 	call := mcp.CallToolRequest{}
 	call.Method = string(mcp.MethodToolsCall)
@@ -141,9 +142,10 @@ func (g *Gateway) directCallIn(ctx context.Context, cancel context.CancelFunc, b
 		call.Params.RawArguments = a
 	}
 	g.forward(ctx, r, call, func(res *mcp.CallToolResult, err error) {
-		g.calls.m.Delete(key)
-		cancel()
+		// The answer first: what follows is the gateway's to tidy.
 		answer(g.encodeAnswer(req.ID, res, err))
+		g.calls.m.CompareAndDelete(key, inFlight)
+		cancel()
 	})
 	return true
 }
