@@ -240,6 +240,7 @@ func benchServe(b *testing.B, mcptray string, env []string) (string, int) {
 	}()
 	re := regexp.MustCompile(`^Gateway: (http://\S+)`)
 	url, connected := "", false
+	var said []string
 	timer := time.NewTimer(serveDeadline)
 	defer timer.Stop()
 	for url == "" || !connected {
@@ -248,12 +249,13 @@ func benchServe(b *testing.B, mcptray string, env []string) (string, int) {
 			if !ok {
 				b.Fatal("mcptray serve ended")
 			}
+			said = append(said, l)
 			if m := re.FindStringSubmatch(l); m != nil {
 				url = m[1]
 			}
 			connected = connected || l == "a: connected"
 		case <-timer.C:
-			b.Fatal("mcptray serve did not get ready")
+			b.Fatalf("mcptray serve did not get ready; it said:\n%s", strings.Join(said, "\n"))
 		}
 	}
 	go func() {
