@@ -279,7 +279,7 @@ func (r *replies) start(ctx context.Context, req mcptransport.JSONRPCRequest, w 
 // encoding/json would write the params as they are: valid, on one line,
 // with nothing in them it escapes for HTML.
 func encodeRequest(req mcptransport.JSONRPCRequest) ([]byte, error) {
-	if params, ok := req.Params.(json.RawMessage); ok && len(params) > 0 && !bytes.ContainsAny(params, "<>&\u2028\u2029") && json.Valid(params) {
+	if params, ok := req.Params.(json.RawMessage); ok && len(params) > 0 && !htmlEscaped(params) && json.Valid(params) {
 		if id, ok := req.ID.Value().(string); ok {
 			b := make([]byte, 0, len(params)+len(id)+len(req.Method)+48)
 			b = append(b, `{"jsonrpc":`...)
@@ -298,6 +298,19 @@ func encodeRequest(req mcptransport.JSONRPCRequest) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// htmlEscaped says whether encoding/json would escape something in b for
+// HTML: <, >, &, U+2028 or U+2029 (whose UTF-8 starts with 0xE2; any such
+// byte is taken for them).
+func htmlEscaped(b []byte) bool {
+	for _, c := range b {
+		switch c {
+		case '<', '>', '&', 0xE2:
+			return true
+		}
+	}
+	return false
 }
 
 // maxWriteAtOnce is the largest request written on the caller's goroutine:

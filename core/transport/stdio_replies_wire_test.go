@@ -67,6 +67,7 @@ func TestEncodeRequestAsEncodingJSON(t *testing.T) {
 		{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(3)), Method: "tools/list", Params: json.RawMessage(`{}`)},
 		{JSONRPC: "2.0", ID: mcp.NewRequestId("4"), Method: "ping"},
 		{JSONRPC: "2.0", ID: mcp.NewRequestId("5"), Method: "tools/call", Params: map[string]any{"name": "a"}},
+		{JSONRPC: "2.0", ID: mcp.NewRequestId("6"), Method: "tools/call", Params: json.RawMessage("{\"a\":\"\u2028 \u2029 \u2027 é\"}")},
 	} {
 		want, err := json.Marshal(req)
 		if err != nil {
