@@ -35,7 +35,10 @@ import (
 // for mcptray and the floor, the CPU that process spent per call
 // (serve-cpu-µs), which this shared machine's noise moves far less
 // than the wall-clock figures. The HTTP face runs without its token (serve
-// --gateway-no-auth), which saves one SHA-256 of the header per call.
+// --gateway-no-auth), which saves one SHA-256 of the header per call, and
+// server a without its sandbox (benchSandbox), as the direct call's and
+// the floors' servers run. With MCPTRAY_BENCH_PROFILE, the faces' calls
+// leave CPU profiles of serve (benchProfiler).
 //
 //	go test -run '^$' -bench GatewayCall -benchtime 3000x ./test/e2e
 func BenchmarkGatewayCall(b *testing.B) {

@@ -3,7 +3,11 @@
 package e2e
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/binary"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -17,8 +21,9 @@ import (
 // benchProfiler profiles mcptray serve in BenchmarkGatewayCall when
 // MCPTRAY_BENCH_PROFILE names a folder: mcptray is built with -tags pprof
 // (see its pprof.go), and each face's calls leave a CPU profile of serve
-// in that folder, gateway-stdio.pprof and gateway-http.pprof. Read them
-// with go tool pprof -top. It is nil without MCPTRAY_BENCH_PROFILE.
+// in that folder, gateway-stdio.pprof and gateway-http.pprof, the binary
+// they were taken of named "mcptray" in them. Read them with go tool pprof
+// -top. It is nil without MCPTRAY_BENCH_PROFILE.
 //
 //	MCPTRAY_BENCH_PROFILE=$PWD/bench/profiles go test -run '^$' -bench 'GatewayCall/via=(stdio|http)-face$' -benchtime 20000x ./test/e2e
 type profiler struct {
@@ -41,7 +46,9 @@ func benchProfiler(b *testing.B, run string) *profiler {
 		tags += ",ci"
 	}
 	Binary(b) // and the sandbox's launcher beside it
-	p := &profiler{binary: Build(b, "mcptray-pprof", Module, "-tags", tags), sock: filepath.Join(run, "pprof.sock"), dir: dir}
+	// -trimpath: the profiles name the source files by their module's
+	// paths, not by where this checkout is.
+	p := &profiler{binary: Build(b, "mcptray-pprof", Module, "-trimpath", "-tags", tags), sock: filepath.Join(run, "pprof.sock"), dir: dir}
 	p.hc = &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, "unix", p.sock)
 	}}}
@@ -56,9 +63,12 @@ func (p *profiler) around(b *testing.B, name string) func() {
 	}
 	p.post(b, "start")
 	return func() {
-		prof := p.post(b, "stop")
-		if err := os.WriteFile(filepath.Join(p.dir, name+".pprof"), prof, 0o644); err != nil {
-			b.Fatal(err)
+		prof, err := renameBinary(p.post(b, "stop"), p.binary, "mcptray")
+		if err == nil {
+			err = os.WriteFile(filepath.Join(p.dir, name+".pprof"), prof, 0o644)
+		}
+		if err != nil {
+			b.Fatalf("writing mcptray serve's profile: %v", err)
 		}
 	}
 }
@@ -74,4 +84,60 @@ func (p *profiler) post(b *testing.B, what string) []byte {
 		b.Fatalf("profiling mcptray serve (%s): %v %s", what, err, out)
 	}
 	return out
+}
+
+// renameBinary is the CPU profile prof (gzipped protobuf, pprof's format)
+// with the strings that are exactly from, the path of the program it was
+// taken of, made to, so that the profile names no folder of this machine.
+// Strings are field 6 of the profile's message; the rest passes as it is.
+func renameBinary(prof []byte, from, to string) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(prof))
+	if err != nil {
+		return nil, err
+	}
+	msg, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	for len(msg) > 0 {
+		key, n := binary.Uvarint(msg)
+		if n <= 0 {
+			return nil, errors.New("not a profile")
+		}
+		field := msg[:n]
+		rest := msg[n:]
+		switch key & 7 {
+		case 0: // varint
+			_, m := binary.Uvarint(rest)
+			if m <= 0 {
+				return nil, errors.New("not a profile")
+			}
+			field, rest = msg[:n+m], rest[m:]
+		case 2: // bytes
+			size, m := binary.Uvarint(rest)
+			if m <= 0 || uint64(len(rest)-m) < size {
+				return nil, errors.New("not a profile")
+			}
+			value := rest[m : m+int(size)]
+			field, rest = msg[:n+m+int(size)], rest[m+int(size):]
+			if key>>3 == 6 && string(value) == from {
+				field = binary.AppendUvarint(append([]byte(nil), msg[:n]...), uint64(len(to)))
+				field = append(field, to...)
+			}
+		default:
+			return nil, errors.New("a profile holds varints and bytes only")
+		}
+		out = append(out, field...)
+		msg = rest
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write(out); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
