@@ -104,6 +104,7 @@ type Log struct {
 	opts     Options
 	log      *slog.Logger
 	db       *sql.DB
+	items    items // its keychain items (seal.go)
 	settings atomic.Pointer[Settings]
 
 	rows     rows               // handed over, waiting for the writer (writer.go)
@@ -226,7 +227,7 @@ func Open(ctx context.Context, opts Options) (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the activity record: %w", err)
 	}
-	l := &Log{opts: opts, log: opts.Logger, db: db}
+	l := &Log{opts: opts, log: opts.Logger, db: db, items: itemsFor(opts.Path)}
 	st := opts.Settings
 	l.settings.Store(&st)
 	if opts.ReadOnly {

@@ -8,10 +8,12 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/mcptray/mcptray/core/filelock"
@@ -21,7 +23,8 @@ import (
 // Sealing: the record's keys live in the keychain, its seals in a file
 // beside it (Path + ".seals"); doc.go says why, and what each defends.
 //
-// The keychain keeps two items:
+// The keychain keeps two items for each record, named after its file
+// (itemsFor):
 //
 //   - the verification item (verifyItem): the record's id and its seed, a
 //     random 32 bytes written once, when the record is first sealed. From
@@ -40,11 +43,31 @@ import (
 // not sealed.
 type Keys = secret.Store
 
-// The keychain items.
-var (
-	verifyItem = secret.Key{Server: "activity", Kind: "activity-verify"}
-	stateItem  = secret.Key{Server: "activity", Kind: "activity-seal"}
-)
+// items are one record's keychain items.
+type items struct{ verify, state secret.Key }
+
+// itemsFor names the items of the record at path after the file: its
+// absolute path, with its folder's links resolved, hashed (a keychain
+// shows the names). Two records of one person (two homes, or the tests'
+// many mcptrays on one keychain) then each keep their own keys and their
+// own run of seals. A record moved to another folder has no keys there,
+// and Verify says so.
+func itemsFor(path string) items {
+	p, err := filepath.Abs(path)
+	if err == nil {
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+			p = filepath.Join(dir, filepath.Base(p))
+		}
+	}
+	sum := sha256.Sum256([]byte(p))
+	server := "activity-" + hex.EncodeToString(sum[:8])
+	return items{verify: secret.Key{Server: server, Kind: "activity-verify"}, state: secret.Key{Server: server, Kind: "activity-seal"}}
+}
+
+// legacyItems are where the first sealed records kept their keys, one
+// pair for every record of the keychain; a record finds them there once
+// (adoptLegacy), when their record id is its own.
+var legacyItems = items{verify: secret.Key{Server: "activity", Kind: "activity-verify"}, state: secret.Key{Server: "activity", Kind: "activity-seal"}}
 
 // DefaultSealEvery is how often, at most, the writer seals what it wrote.
 const DefaultSealEvery = 5 * time.Second
@@ -227,7 +250,10 @@ func (w *writer) openSealer(ctx context.Context) *sealer {
 	}
 	defer unlock()
 	s := &sealer{}
-	err = getJSON(ctx, keys, stateItem, &s.st)
+	if err := w.l.adoptLegacy(ctx); err != nil {
+		w.l.log.Warn("activity: moving the record's keys to their own keychain items", "err", err)
+	}
+	err = getJSON(ctx, keys, w.l.items.state, &s.st)
 	if errors.Is(err, secret.ErrNotFound) {
 		err = w.newKeys(ctx, &s.st)
 	}
@@ -247,11 +273,11 @@ func (w *writer) openSealer(ctx context.Context) *sealer {
 func (w *writer) newKeys(ctx context.Context, st *sealState) error {
 	keys := w.l.opts.Keys
 	var v verifier
-	err := getJSON(ctx, keys, verifyItem, &v)
+	err := getJSON(ctx, keys, w.l.items.verify, &v)
 	if errors.Is(err, secret.ErrNotFound) {
 		v = verifier{Record: rand.Text(), Seed: make([]byte, 32)}
 		rand.Read(v.Seed)
-		if err := setJSON(ctx, keys, verifyItem, v); err != nil {
+		if err := setJSON(ctx, keys, w.l.items.verify, v); err != nil {
 			return err
 		}
 	} else if err != nil {
@@ -263,7 +289,70 @@ func (w *writer) newKeys(ctx context.Context, st *sealState) error {
 		next, last = seals[len(seals)-1].N+1, lines[len(lines)-1]
 	}
 	*st = sealState{Record: v.Record, Next: next, Key: sealKeyOf(v.Seed, next), Chain: chainKeyOf(v.Seed), Last: last}
-	return setJSON(ctx, keys, stateItem, st)
+	return setJSON(ctx, keys, w.l.items.state, st)
+}
+
+// fileRecord is the record id the file says it is; "" before its first
+// seal.
+func (l *Log) fileRecord(ctx context.Context) (string, error) {
+	var record string
+	err := l.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, metaRecord).Scan(&record)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return record, err
+}
+
+// legacyFor reads the legacy items into v and st when they are this
+// record's: found says so.
+func (l *Log) legacyFor(ctx context.Context, v *verifier, st *sealState) (found bool, err error) {
+	record, err := l.fileRecord(ctx)
+	if err != nil || record == "" {
+		return false, err
+	}
+	var lv verifier
+	switch err := getJSON(ctx, l.opts.Keys, legacyItems.verify, &lv); {
+	case errors.Is(err, secret.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, err
+	case lv.Record != record:
+		return false, nil // another record's
+	}
+	var lst sealState
+	if err := getJSON(ctx, l.opts.Keys, legacyItems.state, &lst); err != nil && !errors.Is(err, secret.ErrNotFound) {
+		return false, err
+	}
+	*v, *st = lv, lst
+	return true, nil
+}
+
+// adoptLegacy moves this record's keys from the legacy items to its own,
+// once; with the seals' lock held.
+func (l *Log) adoptLegacy(ctx context.Context) error {
+	var v verifier
+	switch err := getJSON(ctx, l.opts.Keys, l.items.verify, &v); {
+	case err == nil:
+		return nil // its own items are there
+	case !errors.Is(err, secret.ErrNotFound):
+		return err
+	}
+	var st sealState
+	found, err := l.legacyFor(ctx, &v, &st)
+	if err != nil || !found {
+		return err
+	}
+	if err := setJSON(ctx, l.opts.Keys, l.items.verify, v); err != nil {
+		return err
+	}
+	if st.Record != "" {
+		if err := setJSON(ctx, l.opts.Keys, l.items.state, st); err != nil {
+			return err
+		}
+	}
+	dctx, cancel := context.WithTimeout(ctx, keychainWait)
+	defer cancel()
+	return errors.Join(l.opts.Keys.Delete(dctx, legacyItems.state), l.opts.Keys.Delete(dctx, legacyItems.verify))
 }
 
 // chainKey is the key the writer chains rows with; nil when not sealed.
@@ -412,7 +501,7 @@ func (w *writer) sealIn(ctx context.Context, tx *sql.Tx, pruneTo int64, pruneHas
 	// The seal is in the file: the state goes on from it even if this
 	// fails (the next start finds it there, catchUp).
 	s.st, s.fileSize, s.at, s.dirty = st, fi.Size(), time.Now(), false
-	if err := setJSON(ctx, w.l.opts.Keys, stateItem, st); err != nil {
+	if err := setJSON(ctx, w.l.opts.Keys, w.l.items.state, st); err != nil {
 		return fmt.Errorf("keeping the sealing key in the keychain: %w", err)
 	}
 	return nil
@@ -422,7 +511,7 @@ func (w *writer) sealIn(ctx context.Context, tx *sql.Tx, pruneTo int64, pruneHas
 // goes past a seal that made it to the file but not to the keychain.
 func (s *sealer) catchUp(ctx context.Context, w *writer) error {
 	var st sealState
-	if err := getJSON(ctx, w.l.opts.Keys, stateItem, &st); err != nil {
+	if err := getJSON(ctx, w.l.opts.Keys, w.l.items.state, &st); err != nil {
 		return err
 	}
 	seals, lines, _, err := readSeals(w.l.opts.Path)

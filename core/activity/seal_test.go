@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcptray/mcptray/core/secret"
 	"github.com/mcptray/mcptray/keychain"
 	"github.com/zalando/go-keyring"
 )
@@ -304,7 +306,7 @@ func TestStolenSealingStateCannotRewriteThePast(t *testing.T) {
 	keys := testKeys(t)
 	path := sealedRecord(t, keys, 20)
 	var st sealState
-	if err := getJSON(t.Context(), keys, stateItem, &st); err != nil {
+	if err := getJSON(t.Context(), keys, itemsFor(path).state, &st); err != nil {
 		t.Fatal(err)
 	}
 	// Row 3 changed, the chain recomputed with the chain's key.
@@ -345,7 +347,7 @@ func TestStolenSealingStateCannotRewriteThePast(t *testing.T) {
 	f.WriteString(s.line() + "\n")
 	f.Close()
 	st.Next, st.Key, st.Last = st.Next+1, ratchet(st.Key), s.line()
-	if err := setJSON(t.Context(), keys, stateItem, st); err != nil {
+	if err := setJSON(t.Context(), keys, itemsFor(path).state, st); err != nil {
 		t.Fatal(err)
 	}
 
@@ -365,7 +367,7 @@ func TestStolenSealingStateCannotRewriteThePast(t *testing.T) {
 func TestSealInFileNotInKeychain(t *testing.T) {
 	keys := testKeys(t)
 	path := sealedRecord(t, keys, 5)
-	before, err := keys.Get(t.Context(), stateItem)
+	before, err := keys.Get(t.Context(), itemsFor(path).state)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +376,7 @@ func TestSealInFileNotInKeychain(t *testing.T) {
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := keys.Set(t.Context(), stateItem, before); err != nil { // as if it had stopped
+	if err := keys.Set(t.Context(), itemsFor(path).state, before); err != nil { // as if it had stopped
 		t.Fatal(err)
 	}
 	check := func(want int64) {
@@ -423,4 +425,84 @@ func TestWriterSealsABreak(t *testing.T) {
 		t.Fatalf("verify: %+v %v", res, err)
 	}
 	t.Log(strings.Join(res.Lines(), "\n"))
+}
+
+// TestRecordsKeepTheirOwnSeals: two records in one keychain (two homes of
+// one person, or the tests' many mcptrays) seal in turns, each in its own
+// run of seals: neither verify finds the other's seals missing from its
+// file.
+func TestRecordsKeepTheirOwnSeals(t *testing.T) {
+	keys := testKeys(t)
+	a := open(t, Options{Path: filepath.Join(t.TempDir(), "activity.db"), Keys: keys})
+	b := open(t, Options{Path: filepath.Join(t.TempDir(), "activity.db"), Keys: keys})
+	for range 3 {
+		for _, l := range []*Log{a, b} {
+			l.RecordCall(call("Claude Code", "files", "read", Answered, Allowed, `{}`))
+			flush(t, l)
+		}
+	}
+	for name, l := range map[string]*Log{"first": a, "second": b} {
+		res, err := l.Verify(t.Context())
+		if err != nil || res.Problem != nil || !res.Sealed || res.Rows != 3 || res.SealedThrough != 3 {
+			t.Errorf("the %s record: %+v %v", name, res, err)
+		}
+	}
+}
+
+// TestLegacyKeysAdopted: a record sealed when every record's keys were
+// kept in one pair of items verifies as it is, and its next writer moves
+// the keys to its own items; another record's legacy keys stay where they
+// are.
+func TestLegacyKeysAdopted(t *testing.T) {
+	keys := testKeys(t)
+	path := sealedRecord(t, keys, 5)
+	own := itemsFor(path)
+	for _, k := range [][2]secret.Key{{own.verify, legacyItems.verify}, {own.state, legacyItems.state}} {
+		b, err := keys.Get(t.Context(), k[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := keys.Set(t.Context(), k[1], b); err != nil {
+			t.Fatal(err)
+		}
+		if err := keys.Delete(t.Context(), k[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	verify := func(l *Log, rows int64) {
+		t.Helper()
+		res, err := l.Verify(t.Context())
+		if err != nil || res.Problem != nil || !res.Sealed || res.Rows != rows {
+			t.Fatalf("verify: %+v %v", res, err)
+		}
+	}
+	other := open(t, Options{Path: filepath.Join(t.TempDir(), "activity.db"), Keys: keys})
+	other.RecordCall(call("Claude Code", "files", "read", Answered, Allowed, `{}`))
+	flush(t, other)
+	if _, err := keys.Get(t.Context(), legacyItems.verify); err != nil {
+		t.Fatalf("another record took the legacy keys: %v", err)
+	}
+
+	ro := open(t, Options{Path: path, Keys: keys, ReadOnly: true})
+	verify(ro, 5)
+	l := open(t, Options{Path: path, Keys: keys})
+	l.RecordCall(call("Claude Code", "files", "read", Answered, Allowed, `{}`))
+	flush(t, l)
+	verify(l, 6)
+	if _, err := keys.Get(t.Context(), legacyItems.verify); !errors.Is(err, secret.ErrNotFound) {
+		t.Fatalf("the legacy keys stayed after the writer moved them: %v", err)
+	}
+}
+
+// TestMovedRecordSaysSo: a sealed record copied to another folder is not
+// said to be as written, nor to have been written without a keychain.
+func TestMovedRecordSaysSo(t *testing.T) {
+	keys := testKeys(t)
+	path := sealedRecord(t, keys, 5)
+	moved := filepath.Join(t.TempDir(), "activity.db")
+	copyRecord(t, path, moved)
+	res, err := open(t, Options{Path: moved, Keys: keys, ReadOnly: true}).Verify(t.Context())
+	if err != nil || res.Sealed || !strings.Contains(res.NotSealed, "moved or copied here") {
+		t.Fatalf("verify: %+v %v", res, err)
+	}
 }

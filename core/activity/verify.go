@@ -119,6 +119,9 @@ func (l *Log) Verify(ctx context.Context) (VerifyResult, error) {
 		res.NotSealed = "no keychain was given to check it with"
 	case errors.Is(err, secret.ErrNotFound):
 		res.NotSealed = "mcptray has no keys for it in your keychain: it was written where there was no keychain"
+		if record, _ := l.fileRecord(ctx); record != "" {
+			res.NotSealed = "it was sealed, but your keychain has no keys for a record in this place: it was moved or copied here from another folder or computer, or its keys were removed from the keychain"
+		}
 	case secret.IsUnavailable(err):
 		res.NotSealed = err.Error()
 	case err != nil:
@@ -272,10 +275,21 @@ func (l *Log) readKeys(ctx context.Context, v *verifier, st *sealState) error {
 	if l.opts.Keys == nil {
 		return nil
 	}
-	if err := getJSON(ctx, l.opts.Keys, verifyItem, v); err != nil {
+	err := getJSON(ctx, l.opts.Keys, l.items.verify, v)
+	if errors.Is(err, secret.ErrNotFound) {
+		// Not moved to its own items yet: a record sealed by an older
+		// mcptray, whose writer has not run since.
+		switch found, lerr := l.legacyFor(ctx, v, st); {
+		case lerr != nil:
+			return lerr
+		case found:
+			return nil
+		}
+	}
+	if err != nil {
 		return err
 	}
-	if err := getJSON(ctx, l.opts.Keys, stateItem, st); err != nil && !errors.Is(err, secret.ErrNotFound) {
+	if err := getJSON(ctx, l.opts.Keys, l.items.state, st); err != nil && !errors.Is(err, secret.ErrNotFound) {
 		return err
 	}
 	return nil
