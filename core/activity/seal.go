@@ -250,10 +250,14 @@ func (w *writer) openSealer(ctx context.Context) *sealer {
 	}
 	defer unlock()
 	s := &sealer{}
-	if err := w.l.adoptLegacy(ctx); err != nil {
-		w.l.log.Warn("activity: moving the record's keys to their own keychain items", "err", err)
-	}
 	err = getJSON(ctx, keys, w.l.items.state, &s.st)
+	if errors.Is(err, secret.ErrNotFound) {
+		if aerr := w.l.adoptLegacy(ctx); aerr != nil {
+			w.l.log.Warn("activity: moving the record's keys to their own keychain items", "err", aerr)
+		} else {
+			err = getJSON(ctx, keys, w.l.items.state, &s.st)
+		}
+	}
 	if errors.Is(err, secret.ErrNotFound) {
 		err = w.newKeys(ctx, &s.st)
 	}
