@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/instance"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -46,12 +47,13 @@ func (c *cmdContext) backend(ctx context.Context, only []string) (b backend, clo
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := svc.Start(ctx); err != nil {
+	stop, err := instance.StartService(ctx, svc)
+	if err != nil {
 		svc.Close()
 		return nil, nil, err
 	}
 	closeRecord := c.recordTrust(ctx, svc)
-	return svc, func() { svc.Close(); closeRecord() }, nil
+	return svc, func() { stop(); closeRecord() }, nil
 }
 
 // serviceOptions are the options of the service this process runs, for

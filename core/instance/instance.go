@@ -72,7 +72,9 @@ type Instance struct {
 	mu      sync.Mutex
 	started bool
 	served  chan error // the endpoint's end, once it serves
-	err     error      // why the endpoint stopped by itself
+	// stopService closes the service, then its egress proxy (StartService).
+	stopService func() error
+	err         error // why the endpoint stopped by itself
 
 	closeOnce sync.Once
 	closeErr  error
@@ -119,9 +121,13 @@ func (i *Instance) Start(ctx context.Context) error {
 	i.mu.Unlock()
 	stop := context.AfterFunc(ctx, i.Quit)
 	go func() { <-i.ctx.Done(); stop() }()
-	if err := i.Service.Start(i.ctx); err != nil {
+	stopService, err := StartService(i.ctx, i.Service)
+	if err != nil {
 		return err
 	}
+	i.mu.Lock()
+	i.stopService = stopService
+	i.mu.Unlock()
 	gopts := gateway.StartOptions{Options: gateway.Options{Logger: i.log, Recorder: i.openActivity()}, HTTP: i.opts.HTTP}
 	gopts.HTTP.Paths, gopts.HTTP.Token = i.opts.Service.Paths, i.Service.GatewayToken
 	if i.opts.Window {
@@ -178,7 +184,13 @@ func (i *Instance) Close() error {
 			gw.Wait()
 		}
 		i.closeActivity()
-		i.closeErr = i.Service.Close()
+		i.mu.Lock()
+		stopService := i.stopService
+		i.mu.Unlock()
+		if stopService == nil { // Start did not get as far
+			stopService = i.Service.Close
+		}
+		i.closeErr = stopService()
 		i.ln.Close()
 	})
 	return i.closeErr

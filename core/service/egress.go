@@ -2,8 +2,7 @@ package service
 
 import (
 	"context"
-	"errors"
-	"net/http"
+	"net"
 	"runtime"
 	"slices"
 
@@ -13,26 +12,44 @@ import (
 	"github.com/mcptray/mcptray/core/sandbox"
 )
 
-// newEgress makes the service's egress proxy, through which its sandboxed
-// servers reach the network, when it runs servers in sandboxes (a
-// launcher, not Windows) and no Options.Egress replaces it. Start starts
-// it before the first server, Close closes it after the last.
-func (s *Service) newEgress() *egress.Proxy {
-	if s.opts.Egress != nil || s.opts.Conn.Egress != nil || runtime.GOOS == "windows" {
-		return nil
+// EgressOptions are what the proxy through which sandboxed servers reach
+// the network needs from the service: which hosts each server may reach,
+// whom to ask about another, where to keep an "Always". ok is false when
+// the service needs no proxy: it runs servers without sandboxes (no
+// launcher, or Windows), or Options.Egress stands in for one.
+//
+// The proxy is a listener, and core/instance owns the listeners: it makes
+// the proxy with these, hands it over with UseEgress before Start, starts
+// it before Start and closes it after Close.
+func (s *Service) EgressOptions() (o egress.Options, ok bool) {
+	if !s.wantsEgress() {
+		return egress.Options{}, false
 	}
-	if s.opts.Launcher == "" && s.opts.Conn.Launcher == "" {
-		return nil
-	}
-	return egress.New(egress.Options{
+	return egress.Options{
 		Logger:   s.log,
 		Hosts:    s.egressHosts,
 		Ask:      s.askEgress, // a look's connections are refused unasked (look.go)
 		Remember: s.rememberHost,
 		// The server's detail lists its refusals.
 		OnRefusal: func(egress.Refusal) { s.notices.Publish(struct{}{}) },
-	})
+	}, true
 }
+
+// UseEgress gives the service the proxy made with EgressOptions. Call it
+// before Start, once.
+func (s *Service) UseEgress(p *egress.Proxy) { s.egress = p }
+
+// wantsEgress says whether the service's sandboxed servers need its proxy
+// (EgressOptions).
+func (s *Service) wantsEgress() bool {
+	if s.opts.Egress != nil || s.opts.Conn.Egress != nil || runtime.GOOS == "windows" {
+		return false
+	}
+	return s.opts.Launcher != "" || s.opts.Conn.Launcher != ""
+}
+
+// egressServe is conn.Options.EgressServe with the service's proxy.
+func (s *Service) egressServe(ln net.Listener) { s.egress.Serve(ln) }
 
 // egressFor is conn.Options.Egress with the service's proxy: its port, and
 // a new credential in the variables for the server's process. Only a
@@ -94,15 +111,4 @@ func (s *Service) egressRefusals(server string) []egress.Refusal {
 		return nil
 	}
 	return s.egress.Refusals(server)
-}
-
-// closeEgress closes the proxy, once every server is gone.
-func (s *Service) closeEgress() error {
-	if s.egress == nil {
-		return nil
-	}
-	if err := s.egress.Close(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
 }

@@ -275,3 +275,25 @@ func question(t *testing.T, questions <-chan egress.Question) egress.Question {
 	}
 	return egress.Question{}
 }
+
+// TestSandboxedNeedsTheProxy: a service that runs servers in sandboxes
+// does not start them without the proxy their network goes through: they
+// would have no way out at all, and say nothing of why.
+func TestSandboxedNeedsTheProxy(t *testing.T) {
+	h := newHome(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Options{Paths: h.paths, Store: h.store, Launcher: self})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, ok := s.EgressOptions(); !ok {
+		t.Fatal("a service with a launcher says it needs no proxy")
+	}
+	if err := s.Start(t.Context()); err == nil || !strings.Contains(err.Error(), "egress proxy") {
+		t.Fatalf("started without the proxy: %v", err)
+	}
+}

@@ -124,11 +124,11 @@ func (s *Service) sandboxOpts() conn.Options {
 	if o.Egress == nil {
 		o.Egress = s.opts.Conn.Egress
 	}
-	if o.Egress == nil && s.egress != nil {
+	if o.Egress == nil && s.wantsEgress() {
 		o.Egress = s.egressFor
 	}
-	if o.EgressServe == nil && s.egress != nil {
-		o.EgressServe = s.egress.Serve
+	if o.EgressServe == nil && s.wantsEgress() {
+		o.EgressServe = s.egressServe
 	}
 	return o
 }

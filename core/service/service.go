@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -117,7 +116,8 @@ type Service struct {
 	auth  *oauth.Manager
 	conns *conn.Manager
 	// egress is the proxy through which sandboxed servers reach the
-	// network; nil when servers run without sandboxes (egress.go).
+	// network, made, started and closed by core/instance (UseEgress); nil
+	// when servers run without sandboxes (egress.go).
 	egress *egress.Proxy
 	// notices tell front ends that the Snapshot may have changed; each
 	// subscriber holds at most one, so a burst reaches a slow one once.
@@ -192,7 +192,6 @@ func New(opts Options) (*Service, error) {
 		ClientMetadataURL: opts.ClientMetadataURL,
 		Settings:          s.settings,
 	})
-	s.egress = s.newEgress()
 	s.conns = s.newConns(s.opts.Logger)
 	s.pins.policy = s.newPolicy()
 	s.set = &config.Set{}
@@ -245,6 +244,12 @@ func (s *Service) Start(ctx context.Context) error {
 		s.mu.Unlock()
 		return errors.New("service: started twice or after Close")
 	}
+	if s.egress == nil && s.wantsEgress() {
+		// Sandboxed servers would have no way out, not even to their
+		// package registry: core/instance gives the proxy.
+		s.mu.Unlock()
+		return errors.New("service: sandboxed servers need the egress proxy (UseEgress) before Start")
+	}
 	s.started = true
 	s.mu.Unlock()
 
@@ -253,11 +258,6 @@ func (s *Service) Start(ctx context.Context) error {
 	events := s.conns.Subscribe(s.ctx)
 	s.wg.Add(1)
 	go s.relay(events)
-	if s.egress != nil {
-		if err := s.egress.Start(s.ctx); err != nil {
-			return fmt.Errorf("starting the proxy for the servers' network: %w", err)
-		}
-	}
 	set := s.reload()
 	if s.opts.Follow {
 		s.wg.Add(1)
@@ -365,7 +365,6 @@ func (s *Service) Close() error {
 	}
 	err := s.conns.Close()
 	s.wg.Wait()
-	err = errors.Join(err, s.closeEgress())
 	s.notices.Close()
 	return err
 }

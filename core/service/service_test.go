@@ -14,6 +14,7 @@ import (
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/demo"
+	"github.com/mcptray/mcptray/core/egress"
 	"github.com/mcptray/mcptray/core/oauth"
 	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/secret/secrettest"
@@ -92,10 +93,24 @@ func (h *home) start(follow bool, mutate ...func(*Options)) *Service {
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	// The proxy of a sandboxed server's network, as core/instance gives it.
+	var proxy *egress.Proxy
+	if o, ok := s.EgressOptions(); ok {
+		proxy = egress.New(o)
+		if err := proxy.Start(context.Background()); err != nil {
+			h.t.Fatal(err)
+		}
+		s.UseEgress(proxy)
+	}
 	if err := s.Start(context.Background()); err != nil {
 		h.t.Fatal(err)
 	}
-	h.t.Cleanup(func() { s.Close() })
+	h.t.Cleanup(func() {
+		s.Close()
+		if proxy != nil {
+			proxy.Close()
+		}
+	})
 	return s
 }
 
