@@ -1,8 +1,9 @@
 // Package instance is one running mcptray: the service with its servers,
-// the gateway that serves them to the person's apps, and the control
-// endpoint through which the window, the command line and mcptray stdio
-// reach both. It is the one place that wires them together and takes them
-// down again, in order.
+// the proxy their network goes through, the gateway that serves them to
+// the person's apps, the activity record, and the control endpoint through
+// which the window, the command line and mcptray stdio reach them all. It
+// owns every listener, and is the one place that wires them together and
+// takes them down again, in order.
 //
 // The tray's process (app/host) and mcptray serve (app/cli) each run one,
 // and so do the tests that need a whole mcptray. What differs between them
@@ -12,7 +13,7 @@
 //	...                                 // hook up what needs inst.Endpoint
 //	err = inst.Start(ctx)               // servers start; the endpoint and the gateway serve
 //	<-inst.Context().Done()             // Quit, mcptray quit, ctx's end, or the endpoint failed
-//	inst.Close()                        // endpoint, gateway, every server process, the socket and its key
+//	inst.Close()                        // endpoint, gateway, record, every server process, the proxy, the socket and its key
 package instance
 
 import (
