@@ -3,7 +3,8 @@
 // tools), sign-in (oauth, secret), the service that composes them (service),
 // the gateway that serves every server's tools to the person's AI apps
 // (gateway), what the person saw of those tools, held until a change is
-// accepted (pins), the local control endpoint that the window, the command
+// accepted (pins), the guard on what flows between tools within an app's
+// session (guard), the local control endpoint that the window, the command
 // line and mcptray stdio reach it through (control), the record of what the
 // apps did through the gateway (activity), what a local server may do
 // (sandbox) and the proxy its network goes through (egress), and one

@@ -40,6 +40,9 @@ type GatewayRules struct {
 	// tool, so that an app's context holds a handful of tools however many
 	// servers run.
 	Search bool `json:"search,omitempty"`
+	// Guard are the flow guard's mode and the person's corrections of
+	// the tools' labels (guardrules.go).
+	Guard GuardRules `json:"guard,omitzero"`
 }
 
 // Hides reports whether the tool qualified of server is hidden.
@@ -84,6 +87,10 @@ func (d *document) gatewayRules() (GatewayRules, *Problem) {
 	if err != nil {
 		return GatewayRules{}, d.problem(v.StartOffset, "", `"gateway" must be an object such as {"permissions": {"mcp__server__tool": "allow"}, "hidden": ["server"]}`)
 	}
+	if err := r.Guard.check(); err != nil {
+		r.Guard.Mode = ""
+		return r, d.problem(v.StartOffset, "", err.Error()+"; ask applies")
+	}
 	for tool, p := range r.Permissions {
 		if !p.Valid() {
 			delete(r.Permissions, tool)
@@ -113,7 +120,11 @@ func (u *UserFile) SetGatewayRules(r GatewayRules) error {
 	if r.Search {
 		search = true
 	}
-	return u.setGatewayKeys(map[string]any{"permissions": r.Permissions, "hidden": r.Hidden, "search": search})
+	var guard any // no setting removes the key
+	if !r.Guard.IsZero() {
+		guard = r.Guard
+	}
+	return u.setGatewayKeys(map[string]any{"permissions": r.Permissions, "hidden": r.Hidden, "search": search, "guard": guard})
 }
 
 // setGatewayKeys sets keys of the "gateway" object; a nil or empty value
