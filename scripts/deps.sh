@@ -25,8 +25,10 @@ build_pkgs="gcc clang pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxr
 libxinerama-dev libxi-dev libxxf86vm-dev"
 # The tests: a virtual display, a private session bus and a real Secret Service.
 # curl and jq serve the conformance adapter (its browser, and reading JSON);
-# python3 serves make screenshots (its stand-in web servers).
-test_pkgs="xvfb xauth x11-utils libgl1-mesa-dri dbus gnome-keyring libsecret-tools curl jq python3"
+# python3 serves make screenshots (its stand-in web servers) and runs the
+# python bundle of core/bundle's tests; openssl makes the certificate of
+# mcpb sign --self-signed there.
+test_pkgs="xvfb xauth x11-utils libgl1-mesa-dri dbus gnome-keyring libsecret-tools curl jq python3 openssl"
 # The packages (make package, and scripts/package-test.sh in the tests): the
 # tarball's xz, the checks of the desktop entry and the AppStream file.
 test_pkgs="$test_pkgs xz-utils appstream desktop-file-utils"

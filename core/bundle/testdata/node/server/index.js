@@ -1,0 +1,47 @@
+// A small MCP server over stdio, without dependencies, for core/bundle's
+// tests: echo says back what it is given, read_file reads a file (what
+// its sandbox lets it read, and no more).
+const fs = require("fs");
+const readline = require("readline");
+
+const tools = [
+  { name: "echo", description: "Says back the text it is given.",
+    inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } },
+  { name: "read_file", description: "Reads a text file.",
+    inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } },
+];
+
+function answer(id, result) {
+  process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, result }) + "\n");
+}
+
+readline.createInterface({ input: process.stdin }).on("line", (line) => {
+  let msg;
+  try { msg = JSON.parse(line); } catch { return; }
+  if (msg.id === undefined) return;
+  switch (msg.method) {
+    case "initialize":
+      answer(msg.id, { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} },
+        serverInfo: { name: "bundle-node", version: "1.0.0" },
+        instructions: "folder=" + (process.argv[2] || "") + " greeting=" + (process.env.GREETING || "") });
+      break;
+    case "tools/list":
+      answer(msg.id, { tools });
+      break;
+    case "tools/call": {
+      const a = msg.params.arguments || {};
+      if (msg.params.name === "echo") {
+        answer(msg.id, { content: [{ type: "text", text: String(a.text) }] });
+      } else {
+        try {
+          answer(msg.id, { content: [{ type: "text", text: fs.readFileSync(a.path, "utf8") }] });
+        } catch (e) {
+          answer(msg.id, { isError: true, content: [{ type: "text", text: e.code || String(e) }] });
+        }
+      }
+      break;
+    }
+    default:
+      process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: "no such method" } }) + "\n");
+  }
+});
