@@ -10,11 +10,11 @@ import (
 )
 
 // quitWait bounds how long mcptray quit waits for the running mcptray to
-// let its control socket go.
+// let its instance lock go.
 const quitWait = 30 * time.Second
 
 // runQuit is mcptray quit: it asks the running mcptray to stop, as its
-// tray's Quit would, and waits until it has let its control socket go. It
+// tray's Quit would, and waits until it has stopped. It
 // is how a person stops an mcptray that runs without a tray: one an app
 // started through mcptray stdio, or mcptray serve elsewhere. The running
 // mcptray stops its servers on its way out.
@@ -40,22 +40,11 @@ func runQuit(ctx context.Context, c *cmdContext, args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, quitWait)
 	defer cancel()
-	// There is no event for "the socket is gone": look again briefly.
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		cl, err := control.DialAs(ctx, c.paths, control.CommandLine)
-		if errors.Is(err, control.ErrNotRunning) {
-			fmt.Fprintln(c.Stdout, "mcptray stopped; it stops every server it ran on its way out.")
-			return nil
-		}
-		if err == nil {
-			cl.Close()
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("mcptray was asked to stop but still answers after %s; mcptray logs says what it is doing", quitWait)
-		case <-tick.C:
-		}
+	// Stopped once it let its instance lock go, after its servers and
+	// its record: not when it stops answering, which comes first.
+	if err := control.WaitStopped(ctx, c.paths); err != nil {
+		return fmt.Errorf("mcptray was asked to stop but still runs after %s; mcptray logs says what it is doing", quitWait)
 	}
+	fmt.Fprintln(c.Stdout, "mcptray stopped; it stops every server it ran on its way out.")
+	return nil
 }

@@ -161,6 +161,22 @@ func running(p config.Paths) bool {
 	return true
 }
 
+// WaitStopped waits until no mcptray runs for p: the one that was asked
+// to quit has closed everything (its servers, its record) and let its
+// instance lock go. There is no event for that: it looks every 50 ms.
+func WaitStopped(ctx context.Context, p config.Paths) error {
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for running(p) {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+	return nil
+}
+
 // dial connects to the running instance, waiting a moment for one that is
 // still starting.
 func dial(ctx context.Context, p config.Paths) (net.Conn, error) {

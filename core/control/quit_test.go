@@ -11,8 +11,8 @@ import (
 )
 
 // TestQuit: mcptray quit stops the running mcptray as its tray's Quit
-// does: the request is answered, then the control endpoint stops and lets
-// the socket go. An mcptray that cannot be stopped so says why.
+// does: the request is answered, then the control endpoint stops; the
+// instance lock stays until the instance lets its listener go. An mcptray that cannot be stopped so says why.
 func TestQuit(t *testing.T) {
 	t.Parallel()
 	p := testPaths(t)
@@ -47,6 +47,17 @@ func TestQuit(t *testing.T) {
 	case <-served:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the control endpoint still serves 10 s after Quit")
+	}
+	// The endpoint has stopped, the instance has not closed yet (its
+	// servers, its record): it still runs, and mcptray quit waits.
+	short, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	if err := WaitStopped(short, p); err == nil {
+		t.Fatal("the instance lock went with the endpoint: mcptray quit would return before the record is written")
+	}
+	ln.Close()
+	if err := WaitStopped(t.Context(), p); err != nil {
+		t.Fatalf("WaitStopped after the instance closed: %v", err)
 	}
 	if _, err := Dial(t.Context(), p); !errors.Is(err, ErrNotRunning) {
 		t.Errorf("Dial after Quit = %v, want ErrNotRunning", err)

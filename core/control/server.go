@@ -82,6 +82,11 @@ func (s *Endpoint) Serve(ctx context.Context, ln net.Listener) error {
 	var key []byte // none: every guarded route is refused
 	if l, ok := ln.(*Listener); ok {
 		key = l.key
+		// The server's Shutdown closes what it serves: the socket alone.
+		// The instance lock and the key stay until the instance has
+		// closed the rest (Listener.Close): until then, mcptray still
+		// runs, and mcptray quit and the next mcptray wait for it.
+		ln = l.Listener
 	}
 	hs := &http.Server{
 		Handler:           s.guard(key, s.handler()),
