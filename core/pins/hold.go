@@ -180,6 +180,10 @@ func (p *Policy) hold(store *Store, name string, l List, defs []Def, acceptable 
 	}
 	changes := Compare(l.defs(&pinned), defs)
 	staged := false
+	if l.declared(&pinned) {
+		pinned, changes = p.adoptDeclared(store, name, l, pinned, defs, changes, acceptable)
+		staged = true
+	}
 	if l == Tools && len(changes) > 0 {
 		pinned, staged = p.countChange(store, name, pinned, changes)
 	}

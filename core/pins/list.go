@@ -72,3 +72,20 @@ func (l List) setHeld(sv *Server, held []Change) {
 		sv.Held = held
 	}
 }
+
+// declared reports whether sv's list is pinned as its bundle declared it,
+// not yet as the server offered it.
+func (l List) declared(sv *Server) bool {
+	if l == Prompts {
+		return sv.DeclaredPrompts
+	}
+	return sv.DeclaredTools
+}
+
+func (l List) setDeclared(sv *Server, on bool) {
+	if l == Prompts {
+		sv.DeclaredPrompts = on
+	} else {
+		sv.DeclaredTools = on
+	}
+}

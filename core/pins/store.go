@@ -52,6 +52,11 @@ type Server struct {
 	// held"), each as the definition it was kept with: the server's next
 	// change of it is a new change to review.
 	Kept []Kept `json:"kept,omitempty"`
+	// DeclaredTools and DeclaredPrompts say the list is pinned as its
+	// bundle declared it (names and descriptions) and the server has not
+	// run since (declared.go).
+	DeclaredTools   bool `json:"declaredTools,omitempty"`
+	DeclaredPrompts bool `json:"declaredPrompts,omitempty"`
 }
 
 // Kept is one held change the person decided to keep held.
