@@ -307,6 +307,9 @@ func (d *document) server(name string, v *hujson.Value, folder string, vars Vars
 			return Server{}, d.problem(v.StartOffset, display, err.Error())
 		}
 		s.SandboxAsk = ask
+		if d.src.Scope == User {
+			s.Bundle = bundleOf(raw.Mcptray)
+		}
 	}
 	return s, nil
 }

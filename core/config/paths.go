@@ -151,6 +151,16 @@ func (p Paths) ActivityFile() string {
 	return filepath.Join(dir, "activity.db")
 }
 
+// BundlesDir holds the files of each server installed from an MCP Bundle,
+// in a folder by its name, in DataDir: read-only to the server.
+func (p Paths) BundlesDir() string {
+	dir := p.DataDir
+	if dir == "" {
+		dir = p.Dir()
+	}
+	return filepath.Join(dir, "bundles")
+}
+
 // LogFile is the log of the tray's process or mcptray serve (one of them
 // runs at a time); "" when LogDir is.
 func (p Paths) LogFile() string { return p.logFile("mcptray.log") }

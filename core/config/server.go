@@ -163,6 +163,9 @@ type Server struct {
 	// Sandbox is what the server gets beyond the default sandbox: the
 	// person's settings with SandboxAsk.
 	Sandbox sandbox.Settings
+
+	// Bundle says it was installed from an MCP Bundle; nil when not.
+	Bundle *Bundle
 }
 
 // EnvNames returns the names of the server's environment variables, sorted.
@@ -183,6 +186,10 @@ func (s Server) clone() Server {
 	s.Headers = maps.Clone(s.Headers)
 	s.PlainKeys = slices.Clone(s.PlainKeys)
 	s.SandboxAsk, s.Sandbox = s.SandboxAsk.Clone(), s.Sandbox.Clone()
+	if s.Bundle != nil {
+		b := *s.Bundle
+		s.Bundle = &b
+	}
 	if s.OAuth != nil {
 		o := *s.OAuth
 		o.Scopes = slices.Clone(o.Scopes)
