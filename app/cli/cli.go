@@ -93,6 +93,8 @@ func init() {
 		{"connect", "APP [--move]", "make an app (claude-desktop, claude-code, cursor, vs-code) use mcptray's gateway: writes mcptray stdio into its config, with a backup", runConnect},
 		{"disconnect", "APP", "take mcptray's gateway out of an app's config again", runDisconnect},
 		{"permissions", "[list] | allow|ask|block|reset TOOL", "what the gateway does when an app calls a tool (mcp__SERVER__TOOL)", recording(runPermissions)},
+		{"guard", "[status] | off|ask|block", "how strict the flow guard is: once an app's session has read your data and content from outside, it asks (the default) or refuses before the app sends data out", recording(runGuard)},
+		{"guard", "label TOOL [--private|--not-private|--untrusted|--not-untrusted|--egress|--not-egress|--reset]", "show a tool's labels with their reasons, or correct them", nil},
 		{"hide", "TOOL|SERVER", "keep a tool, or every tool of a server, from the apps", runHide},
 		{"unhide", "TOOL|SERVER", "offer a hidden tool or server to the apps again", runUnhide},
 		{"sandbox", "SERVER [--json]", "say what a local server may do in its sandbox, and the files it was refused lately", recording(runSandbox)},

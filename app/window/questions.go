@@ -109,6 +109,8 @@ func (v *window) newQuestionForm(q control.Question) *questionForm {
 		return v.newPermissionForm(q)
 	case control.KindEgress:
 		return v.newEgressForm(q)
+	case control.KindGuard:
+		return v.newGuardForm(q)
 	}
 	f := &questionForm{q: q, problem: wrapped("")}
 	f.problem.Importance = widget.DangerImportance

@@ -53,11 +53,24 @@ const (
 	NoWindow Decision = "no-window"
 	// Blocked: the tool's permission is block.
 	Blocked Decision = "blocked"
+
+	// The flow guard's decisions (core/guard): the session had read
+	// private data and untrusted content, and the call could send data
+	// out. Reason holds the chain in words.
+	GuardAllowedOnce    Decision = "guard-allowed-once"
+	GuardAllowedSession Decision = "guard-allowed-session"
+	GuardDeclined       Decision = "guard-declined"
+	GuardUnanswered     Decision = "guard-unanswered"
+	GuardNoWindow       Decision = "guard-no-window"
+	GuardBlocked        Decision = "guard-blocked"
+	// GuardOff: the guard would have held the call, and is off.
+	GuardOff Decision = "guard-off"
 )
 
 // Asked says whether the person was asked.
 func (d Decision) Asked() bool {
-	return d == AskedAllowed || d == AskedDeclined || d == AskedUnanswered
+	return d == AskedAllowed || d == AskedDeclined || d == AskedUnanswered ||
+		d == GuardAllowedOnce || d == GuardAllowedSession || d == GuardDeclined || d == GuardUnanswered
 }
 
 // Call is one gateway call as the gateway hands it over. Arguments are as
@@ -92,6 +105,8 @@ const (
 	ToolChangeAccept TrustAction = "accept-tool-change"
 	ToolChangeKeep   TrustAction = "keep-tool-change-held"
 	SandboxAllowance TrustAction = "sandbox-allow"
+	// GuardSet: the flow guard's mode, or a tool's labels, changed.
+	GuardSet TrustAction = "guard"
 )
 
 // Trust is one of the person's trust decisions: Action on Target (a

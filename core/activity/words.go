@@ -37,6 +37,20 @@ func (d Decision) Words() string {
 		return "blocked"
 	case NoWindow:
 		return "needs your OK: no window to ask in"
+	case GuardAllowedOnce:
+		return "held by the guard, you were asked: allowed once"
+	case GuardAllowedSession:
+		return "held by the guard, you were asked: allowed for the session"
+	case GuardDeclined:
+		return "held by the guard, you were asked: declined"
+	case GuardUnanswered:
+		return "held by the guard, you were asked: no answer"
+	case GuardNoWindow:
+		return "held by the guard: no window to ask in"
+	case GuardBlocked:
+		return "blocked by the guard"
+	case GuardOff:
+		return "the guard would have held it, and is off"
 	}
 	return string(d)
 }
@@ -67,6 +81,8 @@ func (e Entry) TrustWords() string {
 		return who + " kept the changed tool " + e.Target + " held"
 	case SandboxAllowance:
 		return fmt.Sprintf("%s let %s %s", who, e.Target, e.Detail)
+	case GuardSet:
+		return fmt.Sprintf("%s set the guard of %s: %s", who, e.Target, e.Detail)
 	}
 	return fmt.Sprintf("%s %s %s %s", who, e.Action, e.Target, e.Detail)
 }

@@ -16,6 +16,16 @@ type permissionRequest struct {
 	Permission service.Permission `json:"permission"`
 }
 
+type guardModeRequest struct {
+	Mode service.GuardMode `json:"mode"`
+}
+
+type guardLabelsRequest struct {
+	Tool   string              `json:"tool"`
+	Change service.LabelChange `json:"change"`
+	Reset  bool                `json:"reset,omitempty"`
+}
+
 type searchRequest struct {
 	On bool `json:"on"`
 }
@@ -33,7 +43,8 @@ type tokenResponse struct {
 
 // appRoutes serves GET /v1/apps, POST /v1/apps/connect and
 // /v1/apps/disconnect, POST /v1/gateway/permission, /v1/gateway/hidden and
-// /v1/gateway/search, and GET /v1/gateway/token.
+// /v1/gateway/search, /v1/gateway/guard/mode and /v1/gateway/guard/labels,
+// and GET /v1/gateway/token.
 func (s *Endpoint) appRoutes(mux *http.ServeMux) {
 	ab := s.Backend
 	mux.HandleFunc("GET /v1/apps", func(w http.ResponseWriter, r *http.Request) {
@@ -53,6 +64,12 @@ func (s *Endpoint) appRoutes(mux *http.ServeMux) {
 	})
 	handleJSON(mux, "gateway/search", func(ctx context.Context, req searchRequest) (struct{}, error) {
 		return struct{}{}, ab.SetSearch(ctx, req.On)
+	})
+	handleJSON(mux, "gateway/guard/mode", func(ctx context.Context, req guardModeRequest) (struct{}, error) {
+		return struct{}{}, ab.SetGuardMode(ctx, req.Mode)
+	})
+	handleJSON(mux, "gateway/guard/labels", func(ctx context.Context, req guardLabelsRequest) (struct{}, error) {
+		return struct{}{}, ab.SetGuardLabels(ctx, req.Tool, req.Change, req.Reset)
 	})
 	mux.HandleFunc("GET /v1/gateway/token", func(w http.ResponseWriter, r *http.Request) {
 		tok, err := ab.GatewayToken(r.Context())
@@ -95,6 +112,16 @@ func (c *Client) SetHidden(ctx context.Context, target string, hidden bool) erro
 // SetSearch turns the gateway's search mode on or off.
 func (c *Client) SetSearch(ctx context.Context, on bool) error {
 	return c.do(ctx, http.MethodPost, "gateway/search", searchRequest{On: on}, nil)
+}
+
+// SetGuardMode sets how strict the gateway's flow guard is.
+func (c *Client) SetGuardMode(ctx context.Context, m service.GuardMode) error {
+	return c.do(ctx, http.MethodPost, "gateway/guard/mode", guardModeRequest{Mode: m}, nil)
+}
+
+// SetGuardLabels corrects a tool's labels.
+func (c *Client) SetGuardLabels(ctx context.Context, tool string, ch service.LabelChange, reset bool) error {
+	return c.do(ctx, http.MethodPost, "gateway/guard/labels", guardLabelsRequest{Tool: tool, Change: ch, Reset: reset}, nil)
 }
 
 // GatewayToken returns the gateway's token from the keychain.

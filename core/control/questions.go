@@ -23,8 +23,9 @@ const DefaultAskTimeout = 5 * time.Minute
 // Question is a question for the person, as the window receives it over
 // GET /v1/questions: a server's (an MCP elicitation), the gateway's
 // about an app's call of a tool whose permission is Ask (Kind
-// KindPermission), or the network proxy's about a sandboxed server's
-// connection to a host (Kind KindEgress).
+// KindPermission), the flow guard's about a call it held (Kind KindGuard),
+// or the network proxy's about a sandboxed server's connection to a host
+// (Kind KindEgress).
 type Question struct {
 	// ID names the question in Answer.
 	ID string `json:"id"`
@@ -41,6 +42,8 @@ type Question struct {
 	Permission *PermissionQuestion `json:"permission,omitempty"`
 	// Egress is the network proxy's question, with Kind KindEgress.
 	Egress *EgressQuestion `json:"egress,omitempty"`
+	// Guard is the flow guard's question, with Kind KindGuard.
+	Guard *GuardQuestion `json:"guard,omitempty"`
 	// Gone says the question waits no longer (it was answered, it timed
 	// out, or the server gave up): a form showing it should close.
 	Gone bool `json:"gone,omitempty"`

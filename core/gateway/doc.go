@@ -43,6 +43,12 @@
 // mcptray's window for the person to answer (conn's samplingHandler), or is
 // refused.
 //
+// Every call also goes through the flow guard (guard.go, core/guard):
+// once an app's session has read private data and untrusted content, its
+// call of a tool that can send data out is asked about with the chain in
+// words (Options.AskGuard), or refused in the guard's block mode or with
+// no window to ask in.
+//
 // A session's first lists wait for servers still starting, up to a bound
 // (firstlist.go). MCP Apps pass through, each server's views under URIs
 // of its own (mcpapps.go).

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/guard"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/core/tools"
@@ -59,6 +60,13 @@ type Options struct {
 	// Recorder takes the record of each call (record.go); nil records
 	// nothing.
 	Recorder Recorder
+	// AskGuard asks the person about a call the flow guard held
+	// (guard.go); nil means there is no window to ask in, and such calls
+	// are refused with the commands that let them through.
+	AskGuard GuardAskFunc
+	// Home is the person's home folder, written ~ in the guard's words;
+	// "" writes paths whole.
+	Home string
 }
 
 // Name is the gateway's server name in initialize.
@@ -74,6 +82,9 @@ type Gateway struct {
 	askTimeout time.Duration
 	rec        Recorder
 	rules      atomic.Pointer[config.GatewayRules] // the person's permissions, from the last snapshot
+	askGuard   GuardAskFunc
+	guard      *guard.Tracker                               // what each app session touched (guard.go)
+	labels     atomic.Pointer[map[string]*guard.ToolLabels] // the offered tools' labels, from the last snapshot
 
 	syncMu        sync.Mutex // held through each Sync
 	mu            sync.Mutex
@@ -110,9 +121,11 @@ func New(svc Servers, opts Options) *Gateway {
 	if opts.AskTimeout == 0 {
 		opts.AskTimeout = DefaultAskTimeout
 	}
-	g := &Gateway{svc: svc, log: opts.Logger, ask: opts.Ask, askTimeout: opts.AskTimeout, rec: opts.Recorder, apps: newAppSessions(), warm: newWarmup()}
+	g := &Gateway{svc: svc, log: opts.Logger, ask: opts.Ask, askTimeout: opts.AskTimeout, rec: opts.Recorder, apps: newAppSessions(), warm: newWarmup(),
+		askGuard: opts.AskGuard, guard: guard.NewTracker(opts.Home, modernIdle)}
 	hooks := &server.Hooks{}
 	g.apps.addHooks(hooks)
+	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) { g.guard.End(cs.SessionID()) })
 	hooks.AddAfterInitialize(g.declareApps)
 	g.mcp = server.NewMCPServer(Name, opts.Version,
 		server.WithHooks(hooks),
@@ -174,6 +187,10 @@ func (g *Gateway) Sync(ctx context.Context) error {
 	}
 	rules := snap.Gateway
 	g.rules.Store(&rules)
+	// Labels at every change, whether or not the tools changed: a grant
+	// or a correction changes them alone.
+	labels := snap.GuardLabels()
+	g.labels.Store(&labels)
 	list, routes := g.serverTools(snap)
 	type entry struct {
 		Tool  mcp.Tool
@@ -314,7 +331,8 @@ func (g *Gateway) call(r route) server.ToolHandlerFunc {
 }
 
 // forward forwards a call of one tool to its server, once the person's
-// permission allows it, and gives done what the tool's handler returns,
+// permission and the flow guard (guard.go) allow it, and gives done what
+// the tool's handler returns,
 // once. A tool that is allowed is called without a goroutine of its own
 // (Service.CallAsync): done then runs on the goroutine that reads the
 // server's answers and must not wait on anything. Asking the person, and
@@ -335,22 +353,39 @@ func (g *Gateway) forward(ctx context.Context, r route, req mcp.CallToolRequest,
 	}
 	p := permission(g.rules.Load(), r.qualified, r.readOnly)
 	ctx, done = g.startRecord(ctx, r, args, p, done)
-	if p != config.Allow {
-		go func() {
-			if why := g.check(ctx, r, args); why != "" {
-				if ctx.Err() != nil {
-					done(nil, ctx.Err())
+	c := g.guardCall(ctx, r, args)
+	if p == config.Allow {
+		if v := g.guard.See(c); v.Held {
+			go func() {
+				if why := g.decideHeld(ctx, r, c, v); why != "" {
+					g.refuse(ctx, why, done)
 					return
 				}
-				recordOf(ctx).refused(why)
-				done(mcp.NewToolResultError(why), nil)
-				return
-			}
-			g.send(ctx, r, req, args, done)
-		}()
+				g.send(ctx, r, req, args, done)
+			}()
+			return
+		}
+		g.send(ctx, r, req, args, done)
 		return
 	}
-	g.send(ctx, r, req, args, done)
+	go func() {
+		if why := g.check(ctx, r, args, c); why != "" {
+			g.refuse(ctx, why, done)
+			return
+		}
+		g.send(ctx, r, req, args, done)
+	}()
+}
+
+// refuse answers a call that may not go ahead with why, and notes it in
+// its record.
+func (g *Gateway) refuse(ctx context.Context, why string, done func(*mcp.CallToolResult, error)) {
+	if ctx.Err() != nil {
+		done(nil, ctx.Err())
+		return
+	}
+	recordOf(ctx).refused(why)
+	done(mcp.NewToolResultError(why), nil)
 }
 
 // send calls the tool, its permission given.

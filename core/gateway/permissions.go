@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/guard"
 )
 
 // Question is what the gateway asks the person before a call of a tool whose
@@ -57,13 +58,19 @@ func permission(rules *config.GatewayRules, tool string, readOnly bool) config.P
 // allowCommand is how a person allows a tool from the command line.
 func allowCommand(tool string) string { return "mcptray permissions allow " + tool }
 
-// check says why a call may not go ahead, or "" when it may.
-func (g *Gateway) check(ctx context.Context, r route, args json.RawMessage) string {
+// check says why a call may not go ahead, or "" when it may: its
+// permission, then the flow guard (guard.go). A call the guard holds is
+// asked about once, in the guard's words, which stand for the permission's
+// question too.
+func (g *Gateway) check(ctx context.Context, r route, args json.RawMessage, c guard.Call) string {
 	switch permission(g.rules.Load(), r.qualified, r.readOnly) {
 	case config.Allow:
-		return ""
+		return g.guarded(ctx, r, c)
 	case config.Block:
 		return fmt.Sprintf("mcptray blocks %s; to let it run: %s", r.qualified, allowCommand(r.qualified))
+	}
+	if v := g.guard.Check(c); v.Held {
+		return g.decideHeld(ctx, r, c, v)
 	}
 	noWindow := fmt.Sprintf("%s needs your OK in mcptray, and there is no mcptray window to ask in; to let it run every time: %s", r.qualified, allowCommand(r.qualified))
 	if g.ask == nil {
@@ -77,7 +84,7 @@ func (g *Gateway) check(ctx context.Context, r route, args json.RawMessage) stri
 		g.rules.Store(&rules)
 		switch permission(&rules, r.qualified, r.readOnly) {
 		case config.Allow:
-			return ""
+			return g.guarded(ctx, r, c)
 		case config.Block:
 			return fmt.Sprintf("mcptray blocks %s; to let it run: %s", r.qualified, allowCommand(r.qualified))
 		}
@@ -97,6 +104,15 @@ func (g *Gateway) check(ctx context.Context, r route, args json.RawMessage) stri
 		return fmt.Sprintf("mcptray could not ask about %s: %v; to let it run every time: %s", r.qualified, err, allowCommand(r.qualified))
 	case !ok:
 		return fmt.Sprintf("you declined %s in mcptray", r.qualified)
+	}
+	return g.guarded(ctx, r, c)
+}
+
+// guarded counts a call its permission allowed with the flow guard, and
+// says why it may not go ahead when the guard holds it, or "".
+func (g *Gateway) guarded(ctx context.Context, r route, c guard.Call) string {
+	if v := g.guard.See(c); v.Held {
+		return g.decideHeld(ctx, r, c, v)
 	}
 	return ""
 }

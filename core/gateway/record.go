@@ -91,6 +91,14 @@ func (cr *callRecord) asked(allowed bool, err error) {
 	}
 }
 
+// guarded notes the flow guard's decision about a call it held, and the
+// chain that made it hold the call.
+func (cr *callRecord) guarded(d activity.Decision, chain string) {
+	if cr != nil {
+		cr.decision, cr.reason = d, chain
+	}
+}
+
 // refused notes that a permission kept the call from its server, and why.
 func (cr *callRecord) refused(why string) {
 	if cr == nil {

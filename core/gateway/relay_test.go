@@ -29,7 +29,12 @@ func relayRig(t *testing.T) (*rig, *hostQuestions) {
 			"mcp__a__ask": "allow", "mcp__h__ask": "allow", "mcp__a__roots": "allow", "mcp__h__roots": "allow",
 			"mcp__a__notify_tools_changed": "allow",
 			"mcp__a__sample":               "allow", "mcp__h__sample": "allow",
-		}},
+		},
+			// A remote server may be signed in to the person's account
+			// and reaches outside, and the test server's tools claim
+			// openWorldHint (mcp-go's default): one app calling h, then a,
+			// is the guard's to hold. These tests are about the relay.
+			"guard": map[string]string{"mode": "off"}},
 		func(_ context.Context, server string, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
 			hq.mu.Lock()
 			hq.servers = append(hq.servers, server)

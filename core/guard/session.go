@@ -91,6 +91,21 @@ func (t *Tracker) See(c Call) Verdict {
 	return Verdict{}
 }
 
+// Check says whether c would be held, counting nothing: for a call that
+// waits for its permission's question first.
+func (t *Tracker) Check(c Call) Verdict {
+	if c.Tool == nil {
+		return Verdict{}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.session(c)
+	if c.Tool.Labels.Has(Egress) && s.touched.Has(Private) && s.touched.Has(Untrusted) && !s.allowed[c.Tool.Tool] {
+		return Verdict{Held: true, Chain: t.chain(s, c)}
+	}
+	return Verdict{}
+}
+
 // Allow counts a held call as made, once the person allowed it; with
 // forSession, the session's later calls of its tool are not held again.
 func (t *Tracker) Allow(c Call, forSession bool) {

@@ -129,10 +129,10 @@ func (i *Instance) Start(ctx context.Context) error {
 	i.mu.Lock()
 	i.stopService = stopService
 	i.mu.Unlock()
-	gopts := gateway.StartOptions{Options: gateway.Options{Logger: i.log, Recorder: i.openActivity()}, HTTP: i.opts.HTTP}
+	gopts := gateway.StartOptions{Options: gateway.Options{Logger: i.log, Recorder: i.openActivity(), Home: i.opts.Service.Paths.Home}, HTTP: i.opts.HTTP}
 	gopts.HTTP.Paths, gopts.HTTP.Token = i.opts.Service.Paths, i.Service.GatewayToken
 	if i.opts.Window {
-		gopts.Ask = i.Endpoint.AskPermission
+		gopts.Ask, gopts.AskGuard = i.Endpoint.AskPermission, i.Endpoint.AskGuard
 	}
 	gw := gateway.Start(i.ctx, i.Service, gopts)
 	i.Endpoint.Gateway, i.Endpoint.Stream = gw.Status, gw.ServeStream

@@ -95,6 +95,10 @@ type API interface {
 	SetSearch(ctx context.Context, on bool) error
 	// GatewayToken is the HTTP face's token, for the clipboard only.
 	GatewayToken(ctx context.Context) (string, error)
+	// SetGuardMode sets how strict the flow guard is; SetGuardLabels
+	// corrects a tool's labels (guard.go).
+	SetGuardMode(ctx context.Context, m GuardMode) error
+	SetGuardLabels(ctx context.Context, tool string, c LabelChange, reset bool) error
 
 	// The sandbox a local server runs in.
 

@@ -1,0 +1,162 @@
+package service
+
+import (
+	"context"
+	"net/url"
+	"strings"
+
+	"github.com/mcptray/mcptray/core/activity"
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/guard"
+	"github.com/mcptray/mcptray/core/sandbox"
+	"github.com/mcptray/mcptray/core/sanitize"
+)
+
+// The flow guard's words (core/config, core/guard), given here for the
+// front ends.
+type (
+	// GuardMode is how strict the gateway's flow guard is: off, ask or
+	// block.
+	GuardMode = config.GuardMode
+	// LabelChange is the person's correction of one tool's labels.
+	LabelChange = config.LabelChange
+	// ToolLabels are one tool's labels (private, untrusted, egress) with
+	// the reason for each, in words.
+	ToolLabels = guard.ToolLabels
+)
+
+// The guard's modes.
+const (
+	GuardOff   = config.GuardOff
+	GuardAsk   = config.GuardAsk
+	GuardBlock = config.GuardBlock
+)
+
+// GuardLabels are the labels of the connected servers' tools by qualified
+// name, derived from what mcptray knows of each server and corrected as
+// the person said (Gateway.Guard.Labels).
+func (s Snapshot) GuardLabels() map[string]*ToolLabels {
+	out := map[string]*ToolLabels{}
+	for i := range s.Servers {
+		sv := &s.Servers[i]
+		if sv.BuiltIn() || sv.Suppressed != "" {
+			continue
+		}
+		facts := guardFacts(sv)
+		for _, t := range sv.Tools {
+			if t.QualifiedName == "" {
+				continue
+			}
+			tl := guard.Derive(facts, t)
+			if c, ok := s.Gateway.Guard.Labels[t.QualifiedName]; ok {
+				tl = tl.Correct(c)
+			}
+			out[t.QualifiedName] = &tl
+		}
+	}
+	return out
+}
+
+// guardFacts are what mcptray knows of sv, for its tools' labels.
+func guardFacts(sv *Server) guard.Server {
+	f := guard.Server{Name: sv.Name}
+	if sv.Transport != config.Stdio {
+		f.Remote = true
+		f.Host = sv.URL
+		if u, err := url.Parse(sv.URL); err == nil && u.Host != "" {
+			f.Host = u.Host
+		}
+		f.Host = sanitize.Line(f.Host)
+		// A sign-in in the browser leaves no trace in the snapshot, so a
+		// remote server is taken to know the person until corrected: the
+		// guard fails closed.
+		f.Account = "it may be signed in to your account at " + f.Host
+		if len(sv.HeaderNames) > 0 || len(sv.SecretNames) > 0 {
+			f.Account = "it sends your credentials to " + f.Host
+		}
+		return f
+	}
+	sb := sv.Sandbox
+	if sb == nil {
+		f.Unconfined = "mcptray does not know what it may reach"
+		return f
+	}
+	f.Grants = make([]sandbox.Grant, len(sb.Grants))
+	for i, g := range sb.Grants {
+		f.Grants[i] = g.Grant
+	}
+	switch {
+	case sb.Off || !sb.Protection.Files:
+		f.Unconfined = "it runs without a sandbox, so it may read and reach anything you may"
+	case !sb.Protection.Network:
+		f.Unconfined = "this computer does not limit its network"
+	}
+	return f
+}
+
+// SetGuardMode sets how strict the gateway's flow guard is: off, ask (the
+// default) or block.
+func (s *Service) SetGuardMode(ctx context.Context, m GuardMode) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	if m == "" || !m.Valid() {
+		return newError(Invalid, "the guard's mode is off, ask or block, not %q", sanitize.Line(string(m)))
+	}
+	if err := config.ModifyGatewayRules(s.opts.Paths.UserFile(), func(r *config.GatewayRules) {
+		r.Guard.Mode = m
+		if m == GuardAsk {
+			r.Guard.Mode = "" // the default, not written
+		}
+	}); err != nil {
+		return wrapError(err)
+	}
+	s.recordTrustBy(ctx, activity.GuardSet, "the gateway", string(m))
+	s.reload()
+	return nil
+}
+
+// SetGuardLabels corrects a tool's labels (its qualified name,
+// mcp__SERVER__TOOL): each label set in c is given or taken away
+// whatever mcptray derived; with reset, the tool's earlier corrections go
+// first.
+func (s *Service) SetGuardLabels(ctx context.Context, tool string, c LabelChange, reset bool) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	if !strings.HasPrefix(tool, "mcp__") {
+		return newError(Invalid, "a tool is named as apps see it, mcp__SERVER__TOOL")
+	}
+	if c.Empty() && !reset {
+		return newError(Invalid, "say which label to give or take away: private, untrusted or egress")
+	}
+	if err := config.ModifyGatewayRules(s.opts.Paths.UserFile(), func(r *config.GatewayRules) {
+		r.Guard.SetLabels(tool, c, reset)
+	}); err != nil {
+		return wrapError(err)
+	}
+	s.recordTrustBy(ctx, activity.GuardSet, tool, labelChangeWords(c, reset))
+	s.reload()
+	return nil
+}
+
+// labelChangeWords says a correction: "not egress, private".
+func labelChangeWords(c LabelChange, reset bool) string {
+	var out []string
+	if reset {
+		out = append(out, "labels as derived")
+	}
+	for _, x := range []struct {
+		name string
+		v    *bool
+	}{{"private", c.Private}, {"untrusted", c.Untrusted}, {"egress", c.Egress}} {
+		switch {
+		case x.v == nil:
+		case *x.v:
+			out = append(out, x.name)
+		default:
+			out = append(out, "not "+x.name)
+		}
+	}
+	return strings.Join(out, ", ")
+}
