@@ -14,7 +14,7 @@ const Masked = "[masked]"
 const minKnown = 6
 
 // masker masks secrets in text: mcptray's own secrets' values, and values
-// that look like one (patterns).
+// that look like one (patterns, gitleaks' rules, entropy: leaks.go).
 type masker struct {
 	known []string // longest first, so that a secret holding another goes whole
 	// seen holds what text returned for the texts it was given lately:
@@ -71,7 +71,10 @@ func (m *masker) mask(s string) string {
 		}
 		s = replaceGroup(s, p)
 	}
-	return s
+	// Then gitleaks' rules and the entropy check (leaks.go), on what
+	// the patterns left: "[masked]" is no key.
+	s = maskSpans(s, leaks)
+	return maskSpans(s, random)
 }
 
 // replaceGroup masks the group of each of p's matches in s.

@@ -309,7 +309,9 @@ func (w *writer) entry(it item, m *masker, keep bool) Entry {
 	e := Entry{Time: c.Time, Kind: KindCall, App: clip(m.text(c.App), maxName), Face: c.Face,
 		Server: clip(c.Server, maxName), Tool: clip(c.Tool, maxName), Duration: c.Duration,
 		Outcome: c.Outcome, Reason: clip(m.text(c.Reason), maxReason), Decision: c.Decision, ResultSize: c.ResultSize}
-	if keep {
+	// Masking reads every byte (leaks.go): arguments far too long to be
+	// kept keep their shape without it.
+	if keep && len(c.Arguments) <= 2*maxKept {
 		if a := keptOf(c.Arguments, m); len(a) <= maxKept {
 			e.Arguments, e.ArgumentsKept = a, true
 			return e
