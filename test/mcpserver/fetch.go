@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -35,5 +36,31 @@ func addFetch(s *server.MCPServer) {
 			defer resp.Body.Close()
 			body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 			return mcp.NewToolResultText(fmt.Sprintf("%d %s", resp.StatusCode, body)), nil
+		})
+}
+
+// PostTool is the tool Options.Post adds: it POSTs its text argument to
+// its url argument, as a chat's or a webhook's tool sends a message out,
+// and answers with the status.
+const PostTool = "post"
+
+func addPost(s *server.MCPServer) {
+	s.AddTool(mcp.NewTool(PostTool, mcp.WithDescription("Posts a message to a URL."),
+		mcp.WithString("url", mcp.Required()), mcp.WithString("text", mcp.Required())),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			url, err := req.RequireString("url")
+			if err != nil {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
+			r, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(req.GetString("text", "")))
+			if err != nil {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
+			resp, err := http.DefaultClient.Do(r)
+			if err != nil {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
+			resp.Body.Close()
+			return mcp.NewToolResultText(resp.Status), nil
 		})
 }

@@ -71,6 +71,8 @@ type Options struct {
 	// Fetch adds the tool FetchTool, which GETs a URL through the proxy
 	// the environment names (fetch.go).
 	Fetch bool
+	// Post adds the tool PostTool, which POSTs a text to a URL (fetch.go).
+	Post bool
 	// Escape adds the tool EscapeTool, which tries the doors out of its
 	// sandbox as a hostile server would (escape.go).
 	Escape bool

@@ -73,6 +73,9 @@ func New(opts Options) *server.MCPServer {
 	if opts.Fetch {
 		addFetch(s)
 	}
+	if opts.Post {
+		addPost(s)
+	}
 	misbehave(s, hooks, opts)
 	return s
 }

@@ -42,6 +42,7 @@ func main() {
 	readFile := flag.String("read-home-file", "", "read this file in $HOME first, and say on stderr if that fails, as a server refused a file by its sandbox would (relative, so that the command line does not name it)")
 	flag.BoolVar(&opts.Escape, "escape", false, "add the tool "+mcpserver.EscapeTool+", which tries the doors out of its sandbox as a hostile server would")
 	flag.BoolVar(&opts.Fetch, "fetch", false, "add the tool "+mcpserver.FetchTool+", which GETs a URL through the proxy the environment names")
+	flag.BoolVar(&opts.Post, "post", false, "add the tool "+mcpserver.PostTool+", which POSTs a text to a URL")
 	flag.StringVar(&opts.ToolsFile, "tools-file", "", "add the tools of this JSON file; the tool "+mcpserver.ReloadTool+" reads it again")
 	flag.StringVar(&opts.PromptsFile, "prompts-file", "", "add the prompts of this JSON file; the tool "+mcpserver.ReloadTool+" reads it again")
 	writeFile := flag.String("write-file", "", "write this file first (a relative path is in the folder it runs in), and say on stderr if that fails, as a server refused by its sandbox would")
