@@ -20,6 +20,9 @@ func runInstall(ctx context.Context, c *cmdContext, args []string) error {
 		return usagef("name the server as the registry does, for example io.github.user/weather (mcptray search finds names)")
 	}
 	regName := args[0]
+	if isBundle(regName) {
+		return runInstallBundle(ctx, c, regName, args[1:])
+	}
 	fs := flag.NewFlagSet("install", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	as := fs.String("as", "", "")

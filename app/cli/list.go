@@ -104,7 +104,7 @@ func (c *cmdContext) printList(snap service.Snapshot) {
 			if flagged := e.Review.FlaggedWords(); flagged != "" {
 				status += " · " + flagged
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, e.Scope, status, c.runs(e), c.from(e.Origin))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, e.Scope, status, c.runs(e), c.source(e))
 		}
 		tw.Flush()
 	}
@@ -203,6 +203,16 @@ func quoteArg(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// source says where a server's config is, and for one installed from a
+// bundle which bundle, its version and where it came from.
+func (c *cmdContext) source(s service.Server) string {
+	from := c.from(s.Origin)
+	if b := s.Bundle; b != nil {
+		from += fmt.Sprintf(" · bundle %s %s from %s %s", sanitize.Line(b.Name), sanitize.Line(b.Version), sanitize.Line(b.Source), c.home(sanitize.Line(b.From)))
+	}
+	return from
 }
 
 func (c *cmdContext) from(o service.Origin) string {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 )
 
 // Manifest is what a bundle's manifest.json says, in the parts mcptray
@@ -158,4 +160,14 @@ func objectKeys(raw []byte, key string) ([]string, error) {
 		}
 	}
 	return keys, nil
+}
+
+// ReadManifest reads and checks the manifest of the bundle unpacked in
+// dir (the version installed before another replaces it).
+func ReadManifest(dir string) (Manifest, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		return Manifest{}, err
+	}
+	return parseManifest(raw)
 }

@@ -243,6 +243,13 @@ func (c *Client) Add(ctx context.Context, req service.AddRequest) (service.AddRe
 	return r, err
 }
 
+// InstallBundle installs a server from an MCP Bundle file.
+func (c *Client) InstallBundle(ctx context.Context, req service.BundleRequest) (service.BundleResult, error) {
+	var r service.BundleResult
+	err := c.do(ctx, http.MethodPost, "install-bundle", req, &r)
+	return r, err
+}
+
 // Remove takes a server out of mcptray's own config.
 func (c *Client) Remove(ctx context.Context, name string) (service.RemoveResult, error) {
 	var r service.RemoveResult

@@ -149,6 +149,7 @@ func (s *Endpoint) handler() *http.ServeMux {
 		reply(w, struct{}{}, b.SignIn(r.Context(), req.Name, req.Options))
 	})
 	handleJSON(mux, "add", b.Add)
+	handleJSON(mux, "install-bundle", b.InstallBundle)
 	mux.HandleFunc("POST /v1/sign-in-idp", func(w http.ResponseWriter, r *http.Request) {
 		reply(w, struct{}{}, b.SignInIdP(r.Context()))
 	})

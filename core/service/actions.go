@@ -266,7 +266,7 @@ func (s *Service) Remove(ctx context.Context, name string) (RemoveResult, error)
 		s.waitDataRemoved(ctx, before, name)
 		res := RemoveResult{File: file}
 		var warnings []string
-		for _, werr := range []error{s.forgetSignIn(ctx, before, after, name), s.forgetSecrets(ctx, before, name)} {
+		for _, werr := range []error{s.forgetSignIn(ctx, before, after, name), s.forgetSecrets(ctx, before, name), s.removeBundle(before, name)} {
 			if werr != nil {
 				warnings = append(warnings, werr.Error())
 			}

@@ -50,6 +50,9 @@ type API interface {
 	// checked here, whoever asks); Remove takes one out.
 	Add(ctx context.Context, req AddRequest) (AddResult, error)
 	Remove(ctx context.Context, name string) (RemoveResult, error)
+	// InstallBundle installs a server from an MCP Bundle file, or with
+	// Preview says what that would do (bundles.go).
+	InstallBundle(ctx context.Context, req BundleRequest) (BundleResult, error)
 	// AddFolder and RemoveFolder change the project folders mcptray
 	// watches; AddDemo makes the demo project folder and adds it.
 	AddFolder(ctx context.Context, dir string) (FolderResult, error)

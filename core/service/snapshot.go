@@ -63,6 +63,10 @@ type Server struct {
 	// never here).
 	PlainKeys []string `json:"plainKeys,omitempty"`
 
+	// Bundle says it was installed from an MCP Bundle: which, and from
+	// where; nil when it was not.
+	Bundle *config.Bundle `json:"bundle,omitempty"`
+
 	Approval config.Approval `json:"approval"`
 	// Disabled says the person or its config turned it off.
 	Disabled bool `json:"disabled,omitempty"`

@@ -86,6 +86,6 @@ func fromEntry(e *config.Entry) Server {
 		Command: e.Command, Args: e.Args, Cwd: e.Cwd, EnvNames: e.EnvNames(), EnvFile: e.EnvFile,
 		URL: e.URL, HeaderNames: e.HeaderNames(), SecretNames: e.SecretNames(), PlainKeys: e.PlainKeys,
 		Approval: e.Approval, Disabled: e.Disabled, Runnable: e.Runnable(),
-		Suppressed: e.Suppressed, SuppressedBy: e.SuppressedBy,
+		Suppressed: e.Suppressed, SuppressedBy: e.SuppressedBy, Bundle: e.Bundle,
 	}
 }

@@ -1,0 +1,271 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/mcptray/mcptray/core/bundle"
+	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service"
+)
+
+// isBundle reports whether install's argument names an MCP Bundle rather
+// than a registry entry: a name ending in .mcpb (or .dxt, its former
+// name), or a file that exists.
+func isBundle(arg string) bool {
+	lower := strings.ToLower(arg)
+	if strings.HasSuffix(lower, ".mcpb") || strings.HasSuffix(lower, ".dxt") {
+		return true
+	}
+	st, err := os.Stat(arg)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// listPairs is a repeatable K=V flag whose key may come again, for a
+// setting that takes several values.
+type listPairs map[string][]string
+
+func (p listPairs) String() string { return "" }
+
+func (p listPairs) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("%q should look like NAME=value", s)
+	}
+	p[k] = append(p[k], v)
+	return nil
+}
+
+// listFlag is a repeatable flag of words.
+type listFlag []string
+
+func (l *listFlag) String() string     { return "" }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+// runInstallBundle installs the server of the MCP Bundle file: it shows
+// what the bundle is and what it will run and get, asks for its settings
+// (secrets without echo, or from stdin one line each), and installs it
+// through the service, which checks the bundle again.
+func runInstallBundle(ctx context.Context, c *cmdContext, file string, args []string) error {
+	fs := flag.NewFlagSet("install", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	as := fs.String("as", "", "")
+	set := listPairs{}
+	fs.Var(set, "set", "")
+	var write listFlag
+	fs.Var(&write, "write", "")
+	if err := fs.Parse(args); err != nil {
+		return usagef("%s", flagProblem(err))
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected %q", fs.Arg(0))
+	}
+	b, err := bundle.Open(file, bundle.Options{})
+	if err != nil {
+		return err
+	}
+	m := &b.Manifest
+	for k := range set {
+		uc, ok := m.UserConfig[k]
+		switch {
+		case !ok:
+			return usagef("%s does not ask for %s; it asks for %s", sanitize.Line(m.Title()), sanitize.Line(k), settingKeys(m))
+		case uc.Sensitive:
+			return usagef("%s is a secret: it is read from stdin, or asked for, never from the command line (where your shell's history keeps it)", k)
+		}
+	}
+	bk, done, err := c.backend(ctx, connectNone)
+	if err != nil {
+		return err
+	}
+	defer done()
+	name := *as
+	if name == "" {
+		name = m.Name
+	}
+	// Updating, the secrets kept before stay unless given again.
+	kept := map[string]bool{}
+	if snap, err := bk.Snapshot(ctx); err == nil {
+		if sv, ok := snap.Find(name); ok && sv.Bundle != nil {
+			for _, n := range sv.SecretNames {
+				kept[n] = true
+			}
+		}
+	}
+	req := service.BundleRequest{File: file, Name: *as, Values: map[string][]string(set), Secrets: map[string]string{}, Write: write, Preview: true}
+	for _, k := range m.UserConfigOrder {
+		uc := m.UserConfig[k]
+		_, given := set[k]
+		switch {
+		case given, uc.Sensitive && kept[secretKeyName(k)], uc.Default != nil:
+			continue // the manifest's default is shown before anything is installed
+		case !uc.Required && !(uc.Sensitive && c.Interactive):
+			continue
+		}
+		v, err := c.askSetting(k, uc)
+		if err != nil {
+			return err
+		}
+		switch {
+		case v == "":
+		case uc.Sensitive:
+			req.Secrets[k] = v
+		default:
+			req.Values[k] = []string{v}
+		}
+	}
+	plan, err := bk.InstallBundle(ctx, req)
+	if err != nil {
+		return err
+	}
+	c.showBundle(plan)
+	if c.Interactive {
+		fmt.Fprint(c.Stderr, "Install it? [Y/n] ")
+		if answer, _ := c.readLine(); strings.HasPrefix(strings.ToLower(strings.TrimSpace(answer)), "n") {
+			fmt.Fprintln(c.Stdout, "Nothing was installed.")
+			return nil
+		}
+	}
+	req.Preview, req.SHA256 = false, plan.Bundle.SHA256
+	res, err := bk.InstallBundle(ctx, req)
+	if err != nil {
+		return err
+	}
+	if res.Update != nil {
+		fmt.Fprintf(c.Stdout, "Updated %s from %s to %s in %s.\n", sanitize.Line(res.Name), sanitize.Line(res.Update.From), sanitize.Line(res.Bundle.Version), c.home(res.File))
+	} else {
+		fmt.Fprintf(c.Stdout, "Added %s to %s.\n", sanitize.Line(res.Name), c.home(res.File))
+	}
+	if res.Server != nil && res.Server.Suppressed != "" {
+		fmt.Fprintf(c.Stdout, "Note: it will not run on its own: %s.\n", sanitize.Line(c.home(res.Server.Suppressed)))
+	}
+	return nil
+}
+
+// secretKeyName is the keychain's name the service gives a sensitive
+// setting (its letters and digits in capitals).
+func secretKeyName(key string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return r - 'a' + 'A'
+		case r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_':
+			return r
+		}
+		return '_'
+	}, key)
+}
+
+func settingKeys(m *bundle.Manifest) string {
+	if len(m.UserConfigOrder) == 0 {
+		return "nothing"
+	}
+	return strings.Join(m.UserConfigOrder, ", ")
+}
+
+// askSetting gets one setting: a secret without echo at a terminal,
+// anything else with its title and description; without a terminal, the
+// next line of stdin. An optional one may be left empty.
+func (c *cmdContext) askSetting(key string, uc bundle.UserConfig) (string, error) {
+	if c.Interactive {
+		optional := ""
+		if !uc.Required {
+			optional = " (optional: Enter leaves it out)"
+		}
+		fmt.Fprintf(c.Stderr, "%s — %s: %s%s\n", sanitize.Line(key), sanitize.Line(uc.Title), sanitize.Line(uc.Description), optional)
+	}
+	if uc.Sensitive {
+		v, err := c.readSecret(key)
+		if err != nil && uc.Required {
+			return "", fmt.Errorf("the bundle needs %s (%s), a secret: give it on stdin or at a terminal", key, sanitize.Line(uc.Title))
+		}
+		return v, nil
+	}
+	if c.Interactive {
+		fmt.Fprintf(c.Stderr, "%s: ", sanitize.Line(key))
+	}
+	line, err := c.readLine()
+	if (err != nil && !errors.Is(err, io.EOF) || line == "") && uc.Required {
+		return "", fmt.Errorf("the bundle needs %s (%s: %s); give it with --set %s=…, or on stdin", key, sanitize.Line(uc.Title), sanitize.Line(uc.Description), key)
+	}
+	return strings.TrimSpace(line), nil
+}
+
+// showBundle prints what installing a bundle will do, before it is done:
+// what it is and who signed it, what runs, what it reads and changes,
+// which secrets go to the keychain, what it says it offers (with what
+// reads as orders to the AI) and, updating, what changed.
+func (c *cmdContext) showBundle(p service.BundleResult) {
+	w := c.Stdout
+	verb := "Installing"
+	if p.Update != nil {
+		verb = "Updating"
+	}
+	fmt.Fprintf(w, "%s %s %s by %s as %s:\n", verb, sanitize.Line(p.Title), sanitize.Line(p.Bundle.Version), sanitize.Line(p.Author), sanitize.Line(p.Name))
+	if p.Description != "" {
+		fmt.Fprintf(w, "  %s\n", sanitize.Line(p.Description))
+	}
+	fmt.Fprintf(w, "  signature:   %s\n", sanitize.Line(p.Bundle.Signature))
+	parts := append([]string{p.Command}, p.Args...)
+	for i := range parts {
+		parts[i] = quoteArg(sanitize.Line(c.home(parts[i])))
+	}
+	fmt.Fprintf(w, "  runs:        %s\n", strings.Join(parts, " "))
+	fmt.Fprintf(w, "  in:          %s (its files, read-only)\n", c.home(p.Cwd))
+	if len(p.EnvNames) > 0 {
+		fmt.Fprintf(w, "  environment: %s\n", sanitize.Line(strings.Join(p.EnvNames, ", ")))
+	}
+	if len(p.SecretNames) > 0 {
+		fmt.Fprintf(w, "  in your keychain: %s\n", sanitize.Line(strings.Join(p.SecretNames, ", ")))
+	}
+	folders := func(list []string) string {
+		out := make([]string, len(list))
+		for i, f := range list {
+			out[i] = c.home(sanitize.Line(f))
+		}
+		return strings.Join(out, ", ")
+	}
+	if rest := p.Read[min(1, len(p.Read)):]; len(rest) > 0 {
+		fmt.Fprintf(w, "  may read:    %s\n", folders(rest))
+	}
+	if len(p.Write) > 0 {
+		fmt.Fprintf(w, "  may change:  %s\n", folders(p.Write))
+	}
+	c.showDeclared(w, "tools", p.Tools, p.ToolsGenerated)
+	c.showDeclared(w, "prompts", p.Prompts, p.PromptsGenerated)
+	if p.Update != nil && len(p.Update.Changes) > 0 {
+		fmt.Fprintf(w, "  since %s:  %s\n", sanitize.Line(p.Update.From), strings.Join(p.Update.Changes, "; "))
+	}
+	for _, n := range p.Needs {
+		fmt.Fprintf(w, "Note: it %s\n", sanitize.Line(strings.TrimPrefix(n, "it ")))
+	}
+}
+
+func (c *cmdContext) showDeclared(w io.Writer, what string, list []service.Declared, generated bool) {
+	if len(list) == 0 && !generated {
+		return
+	}
+	fmt.Fprintf(w, "  %s:\n", what)
+	for _, d := range list {
+		line := "    " + sanitize.Line(d.Name)
+		if d.Description != "" {
+			line += ": " + sanitize.Line(d.Description)
+		}
+		fmt.Fprintln(w, line)
+		for _, f := range d.Flags {
+			fmt.Fprintf(w, "      ! %s, in its %s: %q\n", sanitize.Line(f.What), sanitize.Line(f.Where), sanitize.Line(f.Quote))
+		}
+	}
+	if generated {
+		fmt.Fprintf(w, "    and %s it makes up as it runs (each held for you to review)\n", what)
+	}
+	if slices.ContainsFunc(list, func(d service.Declared) bool { return len(d.Flags) > 0 }) {
+		fmt.Fprintf(w, "    (marked !: reads as orders to the AI; it will ask before each call)\n")
+	}
+}
