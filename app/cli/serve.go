@@ -69,6 +69,7 @@ func runServe(ctx context.Context, c *cmdContext, args []string) error {
 	printGateway(c, inst.Gateway.Status())
 	notices, _ := svc.Subscribe(inst.Context())
 	last := states(snap)
+	c.printSettled(last)
 	for {
 		select {
 		case <-inst.Context().Done():
@@ -146,12 +147,31 @@ func (c *cmdContext) printChanges(last, next map[string]serverLine) {
 		if last[s] == l {
 			continue
 		}
-		line := fmt.Sprintf("%s: %s", sanitize.Line(s), l.state)
-		if l.why != "" && l.state != "connected" {
-			line += " — " + c.home(l.why)
-		}
-		fmt.Fprintln(c.Stdout, line)
+		c.printState(s, l)
 	}
+}
+
+// printSettled prints the servers that settled before serve's first look
+// at them: their change came before it, and is said here or never.
+func (c *cmdContext) printSettled(first map[string]serverLine) {
+	for _, name := range sortedNames(first) {
+		if l := first[name]; l.state != pendingState {
+			c.printState(name, l)
+		}
+	}
+}
+
+// pendingState is how a server that has not settled yet says its state.
+var pendingState = service.Pending.String()
+
+// printState prints the line of a server's state: "a: connected",
+// "b: failed — why".
+func (c *cmdContext) printState(name string, l serverLine) {
+	line := fmt.Sprintf("%s: %s", sanitize.Line(name), l.state)
+	if l.why != "" && l.state != "connected" {
+		line += " — " + c.home(l.why)
+	}
+	fmt.Fprintln(c.Stdout, line)
 }
 
 func sortedNames(m map[string]serverLine) []string {
