@@ -1,0 +1,106 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/sandbox"
+)
+
+// TestBundleGetsItsFolder: a bundle that asks for a folder, packed by the
+// official bundle CLI and installed, runs under Landlock with exactly that
+// folder of the home: it reads a file there, and is refused one beside it.
+// Its declared tools, offered as declared at its first start, are offered.
+func TestBundleGetsItsFolder(t *testing.T) {
+	if sandbox.ABI() < 1 {
+		t.Skip("this kernel has no Landlock")
+	}
+	h := newHome(t)
+	for rel, text := range map[string]string{"notes/todo.txt": "milk", "Documents/plan.txt": "the plan"} {
+		p := filepath.Join(h.dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := mcpbPack(t, filepath.Join("..", "bundle", "testdata", "node"))
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := h.start(true, func(o *Options) { o.Launcher = self; o.Conn.BaseEnv = append(os.Environ(), "HOME="+h.dir) })
+	ctx := context.Background()
+	res, err := s.InstallBundle(ctx, BundleRequest{File: file, Values: map[string][]string{"folder": {"~/notes"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, s, "the bundle's server connected with its tools", func(snap Snapshot) bool {
+		sv, _ := snap.Find(res.Name)
+		return sv.State == conn.Connected && len(sv.Tools) == 2
+	})
+	read := func(path string) (string, bool) {
+		args, _ := json.Marshal(map[string]string{"path": path})
+		r, err := s.Call(ctx, CallRequest{Server: res.Name, Tool: "read_file", Arguments: args})
+		if err != nil {
+			t.Fatalf("read_file %s: %v", path, err)
+		}
+		text := ""
+		for _, c := range r.Content {
+			if tc, ok := c.(mcp.TextContent); ok {
+				text += tc.Text
+			}
+		}
+		return text, r.IsError
+	}
+	if text, failed := read(filepath.Join(h.dir, "notes", "todo.txt")); failed || text != "milk" {
+		t.Errorf("reading in its folder: %q (error %v)", text, failed)
+	}
+	if text, failed := read(filepath.Join(h.dir, "Documents", "plan.txt")); !failed || text != "EACCES" {
+		t.Errorf("reading beside its folder: %q (error %v); want it refused", text, failed)
+	}
+	if text, failed := read(filepath.Join(h.paths.UserFile())); !failed {
+		t.Errorf("reading mcptray's config: %q; want it refused", text)
+	}
+}
+
+// mcpbPack packs the bundle folder src with the official bundle CLI that
+// make deps installs into test/peers; it skips only where npm is not there
+// to install it.
+func mcpbPack(t *testing.T, src string) string {
+	t.Helper()
+	peers, err := filepath.Abs(filepath.Join("..", "..", "test", "peers", "node_modules", ".bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(peers, "mcpb")
+	if _, err := os.Stat(bin); err != nil {
+		if _, npmErr := exec.LookPath("npm"); npmErr != nil {
+			t.Skip("npm is not installed, so the official bundle CLI (mcpb) cannot be had; install Node.js with npm and run make deps")
+		}
+		t.Fatalf("the official bundle CLI is not in test/peers (%v); run make deps", err)
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), filepath.Base(src)+".mcpb")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "pack", dir, out)
+	cmd.Env = append(os.Environ(), "PATH="+peers+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("mcpb pack: %v\n%s", err, strings.TrimSpace(string(b)))
+	}
+	return out
+}
