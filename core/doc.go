@@ -7,8 +7,9 @@
 // session (guard), the local control endpoint that the window, the command
 // line and mcptray stdio reach it through (control), the record of what the
 // apps did through the gateway (activity), what a local server may do
-// (sandbox) and the proxy its network goes through (egress), and one
-// running mcptray made of them (instance).
+// (sandbox) and the proxy its network goes through (egress), the MCP
+// Bundles a server can be installed from (bundle), and one running
+// mcptray made of them (instance).
 //
 // core must never import Fyne, a tray library or any other front-end package;
 // a test in this package checks that with `go list -deps`. Front ends (app/window,
