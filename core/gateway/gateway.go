@@ -356,18 +356,31 @@ func (g *Gateway) forward(ctx context.Context, r route, req mcp.CallToolRequest,
 	c := g.guardCall(ctx, r, args)
 	if p == config.Allow {
 		if v := g.guard.See(c); v.Held {
-			go func() {
-				if why := g.decideHeld(ctx, r, c, v); why != "" {
-					g.refuse(ctx, why, done)
-					return
-				}
-				g.send(ctx, r, req, args, done)
-			}()
+			g.decideThenSend(ctx, r, req, args, c, v, done)
 			return
 		}
 		g.send(ctx, r, req, args, done)
 		return
 	}
+	g.checkThenSend(ctx, r, req, args, c, done)
+}
+
+// decideThenSend asks about a call the guard held, or refuses it, on a
+// goroutine of its own, and sends it when it may go ahead. (Its own
+// function, so that the call's guard.Call escapes to the heap only here.)
+func (g *Gateway) decideThenSend(ctx context.Context, r route, req mcp.CallToolRequest, args json.RawMessage, c guard.Call, v guard.Verdict, done func(*mcp.CallToolResult, error)) {
+	go func() {
+		if why := g.decideHeld(ctx, r, c, v); why != "" {
+			g.refuse(ctx, why, done)
+			return
+		}
+		g.send(ctx, r, req, args, done)
+	}()
+}
+
+// checkThenSend checks a call whose permission is not Allow on a
+// goroutine of its own (check), and sends it when it may go ahead.
+func (g *Gateway) checkThenSend(ctx context.Context, r route, req mcp.CallToolRequest, args json.RawMessage, c guard.Call, done func(*mcp.CallToolResult, error)) {
 	go func() {
 		if why := g.check(ctx, r, args, c); why != "" {
 			g.refuse(ctx, why, done)
