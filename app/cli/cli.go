@@ -71,7 +71,7 @@ func init() {
 		{"secret", "set|unset|list SERVER [NAME]", "keep a server's secret (an API key) in your keychain; set reads it from stdin, or asks without showing it", runSecret},
 		{"secret", "move SERVER", "keep the keys a server's file holds in plain text in your keychain; mcptray's config refers to them instead (another app's file is left as it is)", nil},
 		{"search", "WORDS… [--json]", "find servers in the MCP Registry", runSearch},
-		{"install", "REGISTRY-NAME [--as NAME] [--local|--remote] [--runtime npx|uvx|docker|dnx] [--use N] [--set K=V]…", "add a server from the MCP Registry; asks for what it needs (secrets from the terminal or stdin, never --set); when it runs in several ways, asks which (--use N picks the Nth it lists; without a terminal, the first that can run here)", runInstall},
+		{"install", "REGISTRY-NAME [--as NAME] [--local|--remote] [--runtime npx|uvx|docker|dnx] [--use N] [--set K=V]… | FILE.mcpb [--as NAME] [--set K=V]… [--write K]…", "add a server from the MCP Registry, or from an MCP Bundle file (checked first; its folder settings become its sandbox's, read only unless --write K); asks for what it needs (secrets from the terminal or stdin, never --set); when it runs in several ways, asks which (--use N picks the Nth it lists; without a terminal, the first that can run here)", runInstall},
 		{"folders", "add|remove|list [PATH]", "choose the project folders whose servers mcptray reads", runFolders},
 		{"status", "[--json]", "connect to every server and say how each is doing; exits 1 when one that should run is not connected", runStatus},
 		{"tools", "SERVER|URL [--json]", "list a server's tools", recording(withSignIn(runTools))},

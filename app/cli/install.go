@@ -17,7 +17,7 @@ import (
 
 func runInstall(ctx context.Context, c *cmdContext, args []string) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return usagef("name the server as the registry does, for example io.github.user/weather (mcptray search finds names)")
+		return usagef("name the server as the registry does, for example io.github.user/weather (mcptray search finds names), or give an MCP Bundle file (./weather.mcpb)")
 	}
 	regName := args[0]
 	if isBundle(regName) {
