@@ -80,8 +80,12 @@ func (g *Gateway) guardMode() config.GuardMode {
 }
 
 // guardCommands say how a held call gets through from the command line.
-func guardCommands(tool string) string {
-	return fmt.Sprintf("to let such calls through, answer in mcptray's window (mcptray window), or turn the guard off (mcptray guard off); if %s cannot send data out: mcptray guard label %s --not-egress", tool, tool)
+func guardCommands(tool string, m config.GuardMode) string {
+	first := "To let such calls through, answer in mcptray's window (mcptray window)"
+	if m == config.GuardBlock {
+		first = "To be asked instead, in mcptray's window: mcptray guard ask"
+	}
+	return fmt.Sprintf("%s, or turn the guard off (mcptray guard off); if %s cannot send data out: mcptray guard label %s --not-egress", first, tool, tool)
 }
 
 // decideHeld asks about, or refuses, a call the guard held, and says why
@@ -90,16 +94,17 @@ func (g *Gateway) decideHeld(ctx context.Context, r route, c guard.Call, v guard
 	v.Chain.App = callerApp(ctx) // only a held call needs it
 	chain := v.Chain.Words()
 	cr := recordOf(ctx)
-	switch g.guardMode() {
+	mode := g.guardMode()
+	switch mode {
 	case config.GuardOff:
 		cr.guarded(activity.GuardOff, chain)
 		g.guard.Allow(c, false)
 		return ""
 	case config.GuardBlock:
 		cr.guarded(activity.GuardBlocked, chain)
-		return fmt.Sprintf("mcptray's guard blocks this: %s; %s", chain, guardCommands(r.qualified))
+		return fmt.Sprintf("mcptray's guard blocks this: %s %s", chain, guardCommands(r.qualified, mode))
 	}
-	noWindow := fmt.Sprintf("mcptray's guard holds this for your OK, and there is no mcptray window to ask in: %s; %s", chain, guardCommands(r.qualified))
+	noWindow := fmt.Sprintf("mcptray's guard holds this for your OK, and there is no mcptray window to ask in: %s %s", chain, guardCommands(r.qualified, mode))
 	if g.askGuard == nil {
 		cr.guarded(activity.GuardNoWindow, chain)
 		return noWindow
@@ -117,9 +122,9 @@ func (g *Gateway) decideHeld(ctx context.Context, r route, c guard.Call, v guard
 	case err != nil:
 		cr.guarded(activity.GuardUnanswered, chain)
 		if errors.Is(err, context.DeadlineExceeded) || actx.Err() != nil {
-			return fmt.Sprintf("nobody answered mcptray's guard within %s: %s; %s", g.askTimeout, chain, guardCommands(r.qualified))
+			return fmt.Sprintf("nobody answered mcptray's guard within %s: %s %s", g.askTimeout, chain, guardCommands(r.qualified, mode))
 		}
-		return fmt.Sprintf("mcptray's guard could not ask you: %v; %s", err, guardCommands(r.qualified))
+		return fmt.Sprintf("mcptray's guard could not ask you (%v): %s %s", err, chain, guardCommands(r.qualified, mode))
 	case answer == GuardAllowSession:
 		cr.guarded(activity.GuardAllowedSession, chain)
 		g.guard.Allow(c, true)

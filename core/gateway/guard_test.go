@@ -203,6 +203,62 @@ func TestGuardHoldsTheThirdWithoutWindow(t *testing.T) {
 		t.Errorf("another session's post: %q", text)
 	}
 	gr.wantPosted()
+
+	// Block refuses in its own words; off lets it through, and says so
+	// in the record.
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	for _, m := range []service.GuardMode{service.GuardBlock, service.GuardOff} {
+		if err := gr.svc.SetGuardMode(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		gr.waitMode(ctx, m)
+		text, isErr := gr.post(c)
+		switch m {
+		case service.GuardBlock:
+			if !isErr || !strings.Contains(text, "mcptray's guard blocks this: "+gr.chainFor("Claude Code")) || !strings.Contains(text, "mcptray guard ask") {
+				t.Errorf("in block mode: %q", text)
+			}
+			gr.nothingPosted()
+		default:
+			if isErr {
+				t.Errorf("with the guard off: %q", text)
+			}
+			gr.wantPosted()
+		}
+	}
+	var got []activity.Decision
+	for _, e := range gr.rows() {
+		if e.Tool == "post" && e.App == "Claude Code" {
+			got = append(got, e.Decision)
+		}
+	}
+	want := []activity.Decision{activity.GuardNoWindow, activity.GuardBlocked, activity.GuardOff}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("the record's decisions on Claude Code's posts: %v, want %v", got, want)
+	}
+}
+
+// waitMode waits until the recording gateway follows the guard's mode m.
+func (gr *guardRig) waitMode(ctx context.Context, m service.GuardMode) {
+	gr.t.Helper()
+	notices, err := gr.svc.Subscribe(ctx)
+	if err != nil {
+		gr.t.Fatal(err)
+	}
+	for {
+		if err := gr.g.Sync(ctx); err != nil {
+			gr.t.Fatal(err)
+		}
+		if gr.g.guardMode() == m {
+			return
+		}
+		select {
+		case <-notices:
+		case <-ctx.Done():
+			gr.t.Fatalf("the gateway did not follow the guard's mode %s", m)
+		}
+	}
 }
 
 // TestGuardAsksWithTheChain: with a window, the held post is asked about
