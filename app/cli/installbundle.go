@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/mcptray/mcptray/core/bundle"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -66,63 +66,57 @@ func runInstallBundle(ctx context.Context, c *cmdContext, file string, args []st
 	if fs.NArg() > 0 {
 		return usagef("unexpected %q", fs.Arg(0))
 	}
-	b, err := bundle.Open(file, bundle.Options{})
-	if err != nil {
-		return err
-	}
-	m := &b.Manifest
-	for k := range set {
-		uc, ok := m.UserConfig[k]
-		switch {
-		case !ok:
-			return usagef("%s does not ask for %s; it asks for %s", sanitize.Line(m.Title()), sanitize.Line(k), settingKeys(m))
-		case uc.Sensitive:
-			return usagef("%s is a secret: it is read from stdin, or asked for, never from the command line (where your shell's history keeps it)", k)
-		}
+	// The running mcptray reads the file, from a folder of its own.
+	if abs, err := filepath.Abs(file); err == nil {
+		file = abs
 	}
 	bk, done, err := c.backend(ctx, connectNone)
 	if err != nil {
 		return err
 	}
 	defer done()
-	name := *as
-	if name == "" {
-		name = m.Name
+	// What it is and asks for, from the service, which opens and checks
+	// it; then what it will run, with the settings.
+	first, err := bk.InstallBundle(ctx, service.BundleRequest{File: file, Name: *as, Preview: true})
+	if err != nil {
+		return err
 	}
-	// Updating, the secrets kept before stay unless given again.
-	kept := map[string]bool{}
-	if snap, err := bk.Snapshot(ctx); err == nil {
-		if sv, ok := snap.Find(name); ok && sv.Bundle != nil {
-			for _, n := range sv.SecretNames {
-				kept[n] = true
-			}
+	for k := range set {
+		i := slices.IndexFunc(first.Settings, func(st service.BundleSetting) bool { return st.Key == k })
+		switch {
+		case i < 0:
+			return usagef("%s does not ask for %s; it asks for %s", sanitize.Line(first.Title), sanitize.Line(k), settingKeys(first.Settings))
+		case first.Settings[i].Sensitive:
+			return usagef("%s is a secret: it is read from stdin, or asked for, never from the command line (where your shell's history keeps it)", k)
 		}
 	}
 	req := service.BundleRequest{File: file, Name: *as, Values: map[string][]string(set), Secrets: map[string]string{}, Write: write, Preview: true}
-	for _, k := range m.UserConfigOrder {
-		uc := m.UserConfig[k]
-		_, given := set[k]
+	for _, st := range first.Settings {
+		_, given := set[st.Key]
 		switch {
-		case given, uc.Sensitive && kept[secretKeyName(k)], uc.Default != nil:
-			continue // the manifest's default is shown before anything is installed
-		case !uc.Required && !(uc.Sensitive && c.Interactive):
+		case given, st.Kept, st.Default:
+			continue // the default is shown before anything is installed
+		case !st.Required && !(st.Sensitive && c.Interactive):
 			continue
 		}
-		v, err := c.askSetting(k, uc)
+		v, err := c.askSetting(st)
 		if err != nil {
 			return err
 		}
 		switch {
 		case v == "":
-		case uc.Sensitive:
-			req.Secrets[k] = v
+		case st.Sensitive:
+			req.Secrets[st.Key] = v
 		default:
-			req.Values[k] = []string{v}
+			req.Values[st.Key] = []string{v}
 		}
 	}
 	plan, err := bk.InstallBundle(ctx, req)
 	if err != nil {
 		return err
+	}
+	if len(plan.Missing) > 0 {
+		return fmt.Errorf("%s needs %s; give each with --set KEY=value", sanitize.Line(plan.Title), strings.Join(plan.Missing, ", "))
 	}
 	c.showBundle(plan)
 	if c.Interactive {
@@ -148,31 +142,22 @@ func runInstallBundle(ctx context.Context, c *cmdContext, file string, args []st
 	return nil
 }
 
-// secretKeyName is the keychain's name the service gives a sensitive
-// setting (its letters and digits in capitals).
-func secretKeyName(key string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z':
-			return r - 'a' + 'A'
-		case r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_':
-			return r
-		}
-		return '_'
-	}, key)
-}
-
-func settingKeys(m *bundle.Manifest) string {
-	if len(m.UserConfigOrder) == 0 {
+func settingKeys(list []service.BundleSetting) string {
+	if len(list) == 0 {
 		return "nothing"
 	}
-	return strings.Join(m.UserConfigOrder, ", ")
+	keys := make([]string, len(list))
+	for i, st := range list {
+		keys[i] = st.Key
+	}
+	return strings.Join(keys, ", ")
 }
 
 // askSetting gets one setting: a secret without echo at a terminal,
 // anything else with its title and description; without a terminal, the
 // next line of stdin. An optional one may be left empty.
-func (c *cmdContext) askSetting(key string, uc bundle.UserConfig) (string, error) {
+func (c *cmdContext) askSetting(uc service.BundleSetting) (string, error) {
+	key := uc.Key
 	if c.Interactive {
 		optional := ""
 		if !uc.Required {

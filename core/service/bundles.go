@@ -70,6 +70,11 @@ type BundleResult struct {
 	// beyond the default: its own files, and what its settings name.
 	Read  []string `json:"read,omitempty"`
 	Write []string `json:"write,omitempty"`
+	// Settings are what it asks for, in the manifest's order; Missing the
+	// required ones a Preview was not given (it then says no more than
+	// what the bundle is and asks for).
+	Settings []BundleSetting `json:"settings,omitempty"`
+	Missing  []string        `json:"missing,omitempty"`
 	// Tools and Prompts are what it says it offers, each with what the
 	// reading for hidden instructions found; ToolsGenerated and
 	// PromptsGenerated say it offers more that it makes up as it runs.
@@ -86,6 +91,25 @@ type BundleResult struct {
 	// is now (both only once installed).
 	File   string  `json:"file,omitempty"`
 	Server *Server `json:"server,omitempty"`
+}
+
+// BundleSetting is one setting a bundle asks for (its manifest's
+// user_config).
+type BundleSetting struct {
+	Key         string `json:"key"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	// Type is string, number, boolean, directory or file.
+	Type      string `json:"type"`
+	Required  bool   `json:"required,omitempty"`
+	Sensitive bool   `json:"sensitive,omitempty"`
+	Multiple  bool   `json:"multiple,omitempty"`
+	// Default says it has a default in the manifest, which it gets
+	// unless given another value.
+	Default bool `json:"default,omitempty"`
+	// Kept says a sensitive one's value is in the keychain already, from
+	// the version installed before.
+	Kept bool `json:"kept,omitempty"`
 }
 
 // Declared is a tool or prompt a bundle says it offers.
@@ -147,7 +171,21 @@ func (s *Service) InstallBundle(ctx context.Context, req BundleRequest) (BundleR
 		ToolsGenerated: m.ToolsGenerated, PromptsGenerated: m.PromptsGenerated,
 		Bundle: config.Bundle{Name: m.Name, Version: m.ServerVersion, Source: "file", From: absPath(req.File),
 			SHA256: b.SHA256, Signature: b.Signature.String()}}
-	settings, secretNames, err := s.bundleSettings(m, req, old)
+	var kept []string
+	if old != nil {
+		kept = old.SecretNames()
+	}
+	for _, k := range m.UserConfigOrder {
+		uc := m.UserConfig[k]
+		res.Settings = append(res.Settings, BundleSetting{Key: k, Title: uc.Title, Description: uc.Description, Type: uc.Type,
+			Required: uc.Required, Sensitive: uc.Sensitive, Multiple: uc.Multiple, Default: len(uc.Default) > 0 && string(uc.Default) != "null",
+			Kept: uc.Sensitive && slices.Contains(kept, secretName(k))})
+	}
+	settings, secretNames, missing, err := s.bundleSettings(m, req, kept)
+	if len(missing) > 0 && req.Preview {
+		res.Missing = missing
+		return res, nil
+	}
 	if err != nil {
 		return BundleResult{}, err
 	}
@@ -269,8 +307,8 @@ const entryKeyName = "mcptray"
 // bundleSettings checks the person's settings against the manifest's,
 // and names the keychain's secret for each sensitive one. Updating, a
 // sensitive setting not given again keeps the secret kept before.
-func (s *Service) bundleSettings(m *bundle.Manifest, req BundleRequest, old *config.Server) ([]bundle.Setting, map[string]string, error) {
-	secretNames := map[string]string{}
+func (s *Service) bundleSettings(m *bundle.Manifest, req BundleRequest, kept []string) (settings []bundle.Setting, secretNames map[string]string, missing []string, err error) {
+	secretNames = map[string]string{}
 	taken := map[string]string{}
 	for _, k := range m.UserConfigOrder {
 		if !m.UserConfig[k].Sensitive {
@@ -278,25 +316,21 @@ func (s *Service) bundleSettings(m *bundle.Manifest, req BundleRequest, old *con
 		}
 		n := secretName(k)
 		if other, ok := taken[n]; ok {
-			return nil, nil, newError(Invalid, "%s's settings %s and %s would be kept in your keychain under one name", sanitize.Line(m.Title()), other, k)
+			return nil, nil, nil, newError(Invalid, "%s's settings %s and %s would be kept in your keychain under one name", sanitize.Line(m.Title()), other, k)
 		}
 		taken[n], secretNames[k] = k, n
 	}
 	given := map[string][]string{}
 	for k, v := range req.Values {
 		if m.UserConfig[k].Sensitive {
-			return nil, nil, newError(Invalid, "%s is a secret: it is read from stdin, or asked for, never from the command line", sanitize.Line(k))
+			return nil, nil, nil, newError(Invalid, "%s is a secret: it is read from stdin, or asked for, never from the command line", sanitize.Line(k))
 		}
 		given[k] = v
-	}
-	var kept []string
-	if old != nil {
-		kept = old.SecretNames()
 	}
 	for k, n := range secretNames {
 		if v, ok := req.Secrets[k]; ok {
 			if err := checkSecretValue(k, v); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			given[k] = []string{"secret"} // its value is the keychain's; Command writes the reference
 		} else if slices.Contains(kept, n) {
@@ -305,22 +339,22 @@ func (s *Service) bundleSettings(m *bundle.Manifest, req BundleRequest, old *con
 	}
 	for k := range req.Secrets {
 		if _, ok := secretNames[k]; !ok {
-			return nil, nil, newError(Invalid, "%s asks for no secret called %s", sanitize.Line(m.Title()), sanitize.Line(k))
+			return nil, nil, nil, newError(Invalid, "%s asks for no secret called %s", sanitize.Line(m.Title()), sanitize.Line(k))
 		}
 	}
-	settings, err := m.Settings(given, bundle.PlacesIn(s.opts.Paths.Home))
+	settings, err = m.Settings(given, bundle.PlacesIn(s.opts.Paths.Home))
 	if missing, ok := errors.AsType[*bundle.MissingError](err); ok {
 		var words []string
 		for _, k := range missing.Keys {
 			uc := m.UserConfig[k]
 			words = append(words, fmt.Sprintf("%s (%s: %s)", k, sanitize.Line(uc.Title), sanitize.Line(uc.Description)))
 		}
-		return nil, nil, newError(Invalid, "%s needs %s; give each with --set KEY=value, a secret on stdin", sanitize.Line(m.Title()), strings.Join(words, ", "))
+		return nil, nil, missing.Keys, newError(Invalid, "%s needs %s; give each with --set KEY=value, a secret on stdin", sanitize.Line(m.Title()), strings.Join(words, ", "))
 	}
 	if err != nil {
-		return nil, nil, newError(Invalid, "%s", sanitize.Line(err.Error()))
+		return nil, nil, nil, newError(Invalid, "%s", sanitize.Line(err.Error()))
 	}
-	return settings, secretNames, nil
+	return settings, secretNames, nil, nil
 }
 
 // secretName is the keychain's name for the sensitive setting key: its
