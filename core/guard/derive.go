@@ -14,9 +14,10 @@ type Server struct {
 	// Remote says it runs elsewhere, at Host.
 	Remote bool
 	Host   string
-	// Account says, for a remote server, how it may reach the person's
-	// account ("it sends your credentials to mcp.example.com"); "" when
-	// it cannot.
+	// Account says how it may reach the person's account: for a remote
+	// server "it sends your credentials to mcp.example.com"; for a local
+	// one the key it holds ("it holds your key GITHUB_TOKEN"), which makes
+	// what it reads on the hosts it may reach private. "" when it cannot.
 	Account string
 	// Grants are what a local server's sandbox lets it do beyond running
 	// its program and using its own data folder (sandbox.Grants), with
@@ -55,6 +56,9 @@ func Derive(sv Server, t tools.Tool) ToolLabels {
 			}
 			tl.add(Untrusted, "it may reach "+g.What)
 			tl.add(Egress, "it may reach "+g.What)
+			if sv.Account != "" {
+				tl.add(Private, sv.Account+" and may reach "+g.What)
+			}
 			tl.Destinations = append(tl.Destinations, g.What)
 		case "port":
 			tl.add(Untrusted, "it may connect to port "+g.What+" on this computer")

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/mcptray/mcptray/core/activity"
@@ -75,6 +76,9 @@ func guardFacts(sv *Server) guard.Server {
 			f.Account = "it sends your credentials to " + f.Host
 		}
 		return f
+	}
+	if keys := append(slices.Clone(sv.SecretNames), sv.PlainKeys...); len(keys) > 0 {
+		f.Account = "it holds your key " + sanitize.Line(strings.Join(keys, ", "))
 	}
 	sb := sv.Sandbox
 	if sb == nil {
