@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -46,7 +47,22 @@ type pinState struct {
 	// of: a Snapshot shows a server whose tools the policy has not been
 	// told of yet as it was then.
 	told atomic.Pointer[conn.Report]
+	// looked is, by server, the connection and the prompts-changed count
+	// its prompts were last listed at (lookAtPrompts); looks are the
+	// listings under way, which Settle waits for.
+	looked map[string]promptsLook
+	looks  sync.WaitGroup
 }
+
+// promptsLook is when a server's prompts were listed: on which connection
+// (its Since) and after how many of its notices that they changed.
+type promptsLook struct {
+	since time.Time
+	gen   uint64
+}
+
+// promptsLookWait bounds one listing of a server's prompts at first sight.
+const promptsLookWait = 30 * time.Second
 
 // newPolicy is the service's holding policy, on the pins in mcptray's
 // folder.
@@ -70,6 +86,48 @@ func (s *Service) seeLists() {
 	}
 	s.pins.policy.SeeTools(running)
 	s.pins.told.Store(&report)
+	s.lookAtPrompts(report)
+}
+
+// lookAtPrompts lists the prompts of each configured server that
+// connected, or said its prompts changed, since they were last listed, so
+// that they are pinned and read for orders at first sight as its tools
+// are, and not first when an app lists them. With s.pins.mu held.
+func (s *Service) lookAtPrompts(report conn.Report) {
+	if s.ctx.Err() != nil {
+		return // closing: no new listing
+	}
+	if s.pins.looked == nil {
+		s.pins.looked = map[string]promptsLook{}
+	}
+	for _, i := range report.Servers {
+		if i.Status.State != conn.Connected || i.Transport == config.InProcess {
+			delete(s.pins.looked, i.Name)
+			continue
+		}
+		look := promptsLook{since: i.Status.Since, gen: i.PromptsChanged}
+		if s.pins.looked[i.Name] == look {
+			continue
+		}
+		s.pins.looked[i.Name] = look
+		s.pins.looks.Add(1)
+		go func() {
+			defer s.pins.looks.Done()
+			ctx, cancel := context.WithTimeout(s.ctx, promptsLookWait)
+			defer cancel()
+			_, _ = s.Prompts(ctx, i.Name) // a server without prompts answers an error
+		}()
+	}
+}
+
+// waitLooks waits for the prompts' listings under way, or ctx's end.
+func (s *Service) waitLooks(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { s.pins.looks.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
 }
 
 // toldInfo is a server as a Snapshot shows it, from the manager's report

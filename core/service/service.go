@@ -365,6 +365,7 @@ func (s *Service) Close() error {
 	}
 	err := s.conns.Close()
 	s.wg.Wait()
+	s.pins.looks.Wait()
 	s.notices.Close()
 	return err
 }
@@ -389,6 +390,7 @@ func (s *Service) Settle(ctx context.Context) (Snapshot, error) {
 		return Snapshot{}, ctx.Err()
 	}
 	s.seeLists() // the relay may not have come to the last event yet
+	s.waitLooks(ctx)
 	return s.Snapshot(ctx)
 }
 
