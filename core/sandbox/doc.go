@@ -86,7 +86,9 @@
 //   - for a project's server: its project folder;
 //   - the existing folders named on its command line (server-filesystem's
 //     allowed folders, a --directory): the person configured them, so the
-//     server may use them;
+//     server may use them; but one that the person's settings give it to
+//     read and not to write (an MCP Bundle's folder setting the person did
+//     not let it change) it may only read;
 //   - what the person allowed it (mcptray sandbox allow; a folder in the
 //     home that is not there yet is made, as the server would have made
 //     it), and what its project's .mcp.json asks for once the person

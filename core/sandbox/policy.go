@@ -230,6 +230,13 @@ func Default(in Input) (Policy, error) {
 		}
 		b.write(d)
 	}
+	// A folder named on its command line that the person said it may
+	// only read (an MCP Bundle's folder setting, say) is read, not
+	// changed.
+	for _, d := range readOnlyArgs(b, in.Settings) {
+		b.w = slices.DeleteFunc(b.w, func(w string) bool { return w == d })
+		b.read(d)
+	}
 	if program == "docker" {
 		for _, s := range dockerSockets(in.Env) {
 			b.write(s)
@@ -275,6 +282,35 @@ func dockerSockets(env []string) []string {
 type builder struct {
 	home       string
 	r, w, make []string
+	// args are the folders named on the command line, given to write.
+	args []string
+}
+
+// readOnlyArgs are the folders b's command line names (as b keeps them)
+// that the settings give to read and not to write, each compared in its
+// one spelling (GrantPath).
+func readOnlyArgs(b *builder, s Settings) []string {
+	spelt := func(list []string) []string {
+		var out []string
+		for _, p := range list {
+			if d, err := GrantPath(b.home, p); err == nil {
+				out = append(out, d)
+			}
+		}
+		return out
+	}
+	read, write := spelt(s.Read), spelt(s.Write)
+	var out []string
+	for _, a := range b.args {
+		d, err := GrantPath(b.home, a)
+		if err != nil {
+			d = a
+		}
+		if slices.Contains(read, d) && !slices.Contains(write, d) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func (b *builder) read(paths ...string) {
@@ -366,6 +402,7 @@ func (b *builder) arg(a string) {
 	}
 	if fi.IsDir() {
 		b.write(a)
+		b.args = append(b.args, a)
 		return
 	}
 	if d := projectOf(a); d != b.home && !within(d, b.home) {

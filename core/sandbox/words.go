@@ -81,8 +81,9 @@ func Grants(in Input) []Grant {
 	for _, a := range in.Args {
 		b.arg(a)
 	}
+	readOnly := readOnlyArgs(b, in.Settings) // said among the settings' reads
 	for _, d := range b.w {
-		if d != in.ProjectDir {
+		if d != in.ProjectDir && !slices.Contains(readOnly, d) {
 			out = append(out, Grant{Kind: "folder", What: short(d), Words: "read and change " + short(d) + ", named in its command"})
 		}
 	}

@@ -258,3 +258,41 @@ func TestGrantsOnceInAnySpelling(t *testing.T) {
 		t.Errorf("Grants = %+v, want one, read ~/Documents", g)
 	}
 }
+
+// TestArgFolderReadOnly: a folder named on the command line is read and
+// changed, unless the person's settings give it to read alone (an MCP
+// Bundle's folder setting that they did not let it change): then it is
+// read, and said so; a write setting for it wins.
+func TestArgFolderReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	notes := filepath.Join(home, "notes")
+	if err := os.MkdirAll(notes, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	in := Input{Program: "/usr/bin/node", Args: []string{"/b/index.js", notes}, Home: home, DataDir: filepath.Join(dir, "data")}
+	p, err := Default(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(p.Write, notes) {
+		t.Fatalf("a folder named in its command is not written: %v", p.Write)
+	}
+	in.Settings = Settings{Read: []string{"~/notes"}}
+	if p, err = Default(in); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(p.Write, notes) || !slices.Contains(p.Read, notes) {
+		t.Errorf("read alone: write %v, read %v", p.Write, p.Read)
+	}
+	if got := Describe(Grants(in), Level{Files: true}); !strings.HasPrefix(got, "It may read ~/notes. Nothing else") {
+		t.Errorf("read alone: %q", got)
+	}
+	in.Settings.Write = []string{notes}
+	if p, err = Default(in); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(p.Write, notes) {
+		t.Errorf("with a write setting too: write %v", p.Write)
+	}
+}
