@@ -93,7 +93,7 @@ func TestInstallBundle(t *testing.T) {
 		"  environment: API_KEY, GREETING\n",
 		"  in your keychain: API_KEY\n",
 		"  may read:    ~/notes\n",
-		"  tools:\n    echo: Says back the text it is given.\n    read_file: Reads a text file.\n",
+		"  tools:\n    echo: Says back the text it is given.\n    read_file: Reads a text file.\n    write_file: Writes a text file.\n",
 		"Added bundle-node to ~/.config/mcptray/config.json.\n",
 	} {
 		if !strings.Contains(out, want) {
@@ -137,8 +137,8 @@ func TestInstallBundle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sv, ok := store.Server("bundle-node"); !ok || !sv.DeclaredTools || len(sv.Tools) != 2 {
-		t.Errorf("pins = %+v; want its two declared tools", sv)
+	if sv, ok := store.Server("bundle-node"); !ok || !sv.DeclaredTools || len(sv.Tools) != 3 {
+		t.Errorf("pins = %+v; want its three declared tools", sv)
 	}
 	if out := h.must("list"); !strings.Contains(out, "~/.config/mcptray/config.json · bundle bundle-node 1.0.0 from file "+file) {
 		t.Errorf("list:\n%s", out)

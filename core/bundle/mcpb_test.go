@@ -42,7 +42,7 @@ func TestNodeBundlePackedByMcpb(t *testing.T) {
 				return
 			}
 		}
-	}); !slices.Equal(got, []string{"echo", "read_file"}) {
+	}); !slices.Equal(got, []string{"echo", "read_file", "write_file"}) {
 		t.Errorf("tools = %v", got)
 	}
 	if !slices.Equal(m.UserConfigOrder, []string{"folder", "greeting", "api_key"}) {
@@ -89,7 +89,7 @@ func TestNodeBundlePackedByMcpb(t *testing.T) {
 		t.Errorf("env = %v; want GREETING=hello alone", run.Env)
 	}
 	instructions, tools := handshake(t, run)
-	if instructions != "folder="+folder+" greeting=hello" || !slices.Equal(tools, []string{"echo", "read_file"}) {
+	if instructions != "folder="+folder+" greeting=hello" || !slices.Equal(tools, []string{"echo", "read_file", "write_file"}) {
 		t.Errorf("the server said %q and offers %v", instructions, tools)
 	}
 

@@ -18,8 +18,10 @@ import (
 
 // TestBundleGetsItsFolder: a bundle that asks for a folder, packed by the
 // official bundle CLI and installed, runs under Landlock with exactly that
-// folder of the home: it reads a file there, and is refused one beside it.
-// Its declared tools, offered as declared at its first start, are offered.
+// folder of the home: it reads a file there, and is refused one beside it;
+// it may not change the folder (nor its own files) until installed again
+// with the folder writable. Its declared tools, offered as declared at its
+// first start, are offered.
 func TestBundleGetsItsFolder(t *testing.T) {
 	if sandbox.ABI() < 1 {
 		t.Skip("this kernel has no Landlock")
@@ -47,13 +49,13 @@ func TestBundleGetsItsFolder(t *testing.T) {
 	}
 	waitFor(t, s, "the bundle's server connected with its tools", func(snap Snapshot) bool {
 		sv, _ := snap.Find(res.Name)
-		return sv.State == conn.Connected && len(sv.Tools) == 2
+		return sv.State == conn.Connected && len(sv.Tools) == 3
 	})
-	read := func(path string) (string, bool) {
-		args, _ := json.Marshal(map[string]string{"path": path})
-		r, err := s.Call(ctx, CallRequest{Server: res.Name, Tool: "read_file", Arguments: args})
+	call := func(tool string, args map[string]string) (string, bool) {
+		raw, _ := json.Marshal(args)
+		r, err := s.Call(ctx, CallRequest{Server: res.Name, Tool: tool, Arguments: raw})
 		if err != nil {
-			t.Fatalf("read_file %s: %v", path, err)
+			t.Fatalf("%s %v: %v", tool, args, err)
 		}
 		text := ""
 		for _, c := range r.Content {
@@ -63,6 +65,10 @@ func TestBundleGetsItsFolder(t *testing.T) {
 		}
 		return text, r.IsError
 	}
+	read := func(path string) (string, bool) { return call("read_file", map[string]string{"path": path}) }
+	write := func(path string) (string, bool) {
+		return call("write_file", map[string]string{"path": path, "text": "x"})
+	}
 	if text, failed := read(filepath.Join(h.dir, "notes", "todo.txt")); failed || text != "milk" {
 		t.Errorf("reading in its folder: %q (error %v)", text, failed)
 	}
@@ -71,6 +77,27 @@ func TestBundleGetsItsFolder(t *testing.T) {
 	}
 	if text, failed := read(filepath.Join(h.paths.UserFile())); !failed {
 		t.Errorf("reading mcptray's config: %q; want it refused", text)
+	}
+	for _, p := range []string{filepath.Join(h.dir, "notes", "new.txt"), filepath.Join(res.Cwd, "server", "index.js")} {
+		if text, failed := write(p); !failed || text != "EACCES" {
+			t.Errorf("writing %s: %q (error %v); want it refused", p, text, failed)
+		}
+	}
+
+	// Installed again with the folder writable, it may change it.
+	res, err = s.InstallBundle(ctx, BundleRequest{File: file, Values: map[string][]string{"folder": {"~/notes"}}, Write: []string{"folder"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, s, "the bundle's server connected again", func(snap Snapshot) bool {
+		sv, _ := snap.Find(res.Name)
+		return sv.State == conn.Connected && len(sv.Tools) == 3 && sv.Sandbox != nil && len(sv.Sandbox.Settings.Write) == 1
+	})
+	if text, failed := write(filepath.Join(h.dir, "notes", "new.txt")); failed {
+		t.Errorf("writing in its writable folder: %q", text)
+	}
+	if text, failed := write(filepath.Join(h.dir, "Documents", "new.txt")); !failed || text != "EACCES" {
+		t.Errorf("writing beside its folder: %q (error %v); want it refused", text, failed)
 	}
 }
 

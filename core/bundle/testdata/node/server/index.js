@@ -1,6 +1,6 @@
 // A small MCP server over stdio, without dependencies, for core/bundle's
-// tests: echo says back what it is given, read_file reads a file (what
-// its sandbox lets it read, and no more).
+// tests: echo says back what it is given, read_file reads a file and
+// write_file writes one (what its sandbox lets it, and no more).
 const fs = require("fs");
 const readline = require("readline");
 
@@ -9,6 +9,8 @@ const tools = [
     inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } },
   { name: "read_file", description: "Reads a text file.",
     inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } },
+  { name: "write_file", description: "Writes a text file.",
+    inputSchema: { type: "object", properties: { path: { type: "string" }, text: { type: "string" } }, required: ["path", "text"] } },
 ];
 
 function answer(id, result) {
@@ -32,6 +34,13 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
       const a = msg.params.arguments || {};
       if (msg.params.name === "echo") {
         answer(msg.id, { content: [{ type: "text", text: String(a.text) }] });
+      } else if (msg.params.name === "write_file") {
+        try {
+          fs.writeFileSync(a.path, String(a.text));
+          answer(msg.id, { content: [{ type: "text", text: "written" }] });
+        } catch (e) {
+          answer(msg.id, { isError: true, content: [{ type: "text", text: e.code || String(e) }] });
+        }
       } else {
         try {
           answer(msg.id, { content: [{ type: "text", text: fs.readFileSync(a.path, "utf8") }] });
