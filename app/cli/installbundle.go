@@ -216,8 +216,8 @@ func (c *cmdContext) showBundle(p service.BundleResult) {
 		}
 		return strings.Join(out, ", ")
 	}
-	if rest := p.Read[min(1, len(p.Read)):]; len(rest) > 0 {
-		fmt.Fprintf(w, "  may read:    %s\n", folders(rest))
+	if len(p.Read) > 0 {
+		fmt.Fprintf(w, "  may read:    %s\n", folders(p.Read))
 	}
 	if len(p.Write) > 0 {
 		fmt.Fprintf(w, "  may change:  %s\n", folders(p.Write))

@@ -23,9 +23,10 @@ import (
 // Servers from MCP Bundles: the service opens the bundle itself (a front
 // end only shows what it says), unpacks it into its folder under
 // BundlesDir, read-only to the server, writes the command its manifest
-// makes into mcptray's config with where it came from, lets its sandbox
-// read that folder and the folders and files its settings name (and
-// change those the person said it may), keeps its sensitive settings in
+// makes into mcptray's config with where it came from (starting in that
+// folder, which its sandbox lets it read), lets its sandbox read the
+// folders and files its settings name (and change those the person said
+// it may), keeps its sensitive settings in
 // the keychain, and pins the tools and prompts it declares before it
 // first runs (pins.PinDeclared). Installing a bundle of the same name
 // again updates it; removing it deletes its folder with its secrets.
@@ -66,8 +67,9 @@ type BundleResult struct {
 	Cwd         string   `json:"cwd"`
 	EnvNames    []string `json:"envNames,omitempty"`
 	SecretNames []string `json:"secretNames,omitempty"`
-	// Read and Write are the folders and files its sandbox gives it
-	// beyond the default: its own files, and what its settings name.
+	// Read and Write are the folders and files its settings name, which
+	// its sandbox gives it beyond the default (its own files, the folder
+	// it starts in, it reads anyway).
 	Read  []string `json:"read,omitempty"`
 	Write []string `json:"write,omitempty"`
 	// Settings are what it asks for, in the manifest's order; Missing the
@@ -196,7 +198,8 @@ func (s *Service) InstallBundle(ctx context.Context, req BundleRequest) (BundleR
 	}
 	res.Command, res.Args, res.Cwd = run.Command, run.Args, run.Cwd
 	res.EnvNames = slices.Sorted(maps.Keys(run.Env))
-	res.Read = []string{dir}
+	// Its own files it reads as the folder it starts in (sandbox.Default),
+	// not as a grant, which the flow guard would count as your data.
 	for _, st := range settings {
 		if !st.Path() || st.Config.Sensitive {
 			continue
