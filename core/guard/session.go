@@ -77,23 +77,14 @@ func NewTracker(home string, window time.Duration) *Tracker {
 
 // See says whether c is held; a call that is not counts as made, and
 // its labels as touched.
-func (t *Tracker) See(c Call) Verdict {
-	if c.Tool == nil {
-		return Verdict{}
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := t.session(c)
-	if c.Tool.Labels.Has(Egress) && s.touched.Has(Private) && s.touched.Has(Untrusted) && !s.allowed[c.Tool.Tool] {
-		return Verdict{Held: true, Chain: t.chain(s, c)}
-	}
-	t.touch(s, c)
-	return Verdict{}
-}
+func (t *Tracker) See(c Call) Verdict { return t.see(c, true) }
 
 // Check says whether c would be held, counting nothing: for a call that
 // waits for its permission's question first.
-func (t *Tracker) Check(c Call) Verdict {
+func (t *Tracker) Check(c Call) Verdict { return t.see(c, false) }
+
+// see is See, or with count false Check.
+func (t *Tracker) see(c Call, count bool) Verdict {
 	if c.Tool == nil {
 		return Verdict{}
 	}
@@ -102,6 +93,9 @@ func (t *Tracker) Check(c Call) Verdict {
 	s := t.session(c)
 	if c.Tool.Labels.Has(Egress) && s.touched.Has(Private) && s.touched.Has(Untrusted) && !s.allowed[c.Tool.Tool] {
 		return Verdict{Held: true, Chain: t.chain(s, c)}
+	}
+	if count {
+		t.touch(s, c)
 	}
 	return Verdict{}
 }
