@@ -24,7 +24,8 @@ type Run struct {
 // optional setting without a value is empty text elsewhere, and an
 // environment variable left empty by one is left out. A sensitive
 // setting's value never goes in: secretRef(key) stands for it. A relative
-// command is the bundle's own program, in dir; the server starts in dir.
+// command is the bundle's own program, in dir (with .exe added on Windows
+// to a binary bundle's); the server starts in dir.
 func (m *Manifest) Command(dir, goos string, p Places, settings []Setting, secretRef func(key string) string) (Run, error) {
 	mc := m.Server.MCPConfig
 	if o, ok := mc.PlatformOverrides[platform(goos)]; ok {
@@ -97,6 +98,11 @@ func (m *Manifest) Command(dir, goos string, p Places, settings []Setting, secre
 	}
 	if !filepath.IsAbs(run.Command) && strings.ContainsAny(run.Command, `/\`) {
 		run.Command = filepath.Join(dir, filepath.FromSlash(run.Command))
+	}
+	// The format has hosts add .exe to a binary bundle's program on
+	// Windows.
+	if goos == "windows" && m.Server.Type == "binary" && strings.HasPrefix(run.Command, dir) && filepath.Ext(run.Command) == "" {
+		run.Command += ".exe"
 	}
 	return run, nil
 }

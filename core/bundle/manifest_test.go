@@ -105,6 +105,10 @@ func TestCommandSubstitution(t *testing.T) {
 	if run, _ := m.Command(`C:\b`, "windows", places, settings, ref); !strings.HasSuffix(run.Command, "fs.exe") {
 		t.Errorf("on Windows the command is %q; want its override", run.Command)
 	}
+	m.Server.MCPConfig.PlatformOverrides = nil
+	if run, _ := m.Command(`C:\b`, "windows", places, settings, ref); !strings.HasSuffix(run.Command, "fs.exe") {
+		t.Errorf("on Windows without an override the command is %q; want .exe added", run.Command)
+	}
 
 	settings, err = m.Settings(map[string][]string{"token": {"t"}, "dirs": {"~/work", home + "/Documents"}, "limit": {"7"}}, places)
 	if err != nil {
