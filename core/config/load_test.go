@@ -210,3 +210,40 @@ func TestNewLoader(t *testing.T) {
 		t.Errorf("servers %+v, problems:%s", set.Servers, problemText(set.Problems))
 	}
 }
+
+// TestUnchangedSeesAWriteInTheSameTick: an editor that writes a config
+// file in place with as many bytes, within the filesystem clock's tick
+// of the load (here: the time put back as it was), is still a change.
+func TestUnchangedSeesAWriteInTheSameTick(t *testing.T) {
+	t.Parallel()
+	h := newTestHome(t)
+	h.userFile(t, `{"a": {"command": "one"}}`)
+	l := h.loader(nil)
+	set := l.Load()
+	if !l.Unchanged(set) {
+		t.Fatal("a file just loaded counts as changed")
+	}
+	path := h.paths.UserFile()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte(strings.Replace(string(b), "one", "two", 1))); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if l.Unchanged(set) {
+		t.Error("a write of the same size in the load's tick went unseen")
+	}
+}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"crypto/sha256"
 	"os"
 	"sync"
 )
@@ -15,20 +16,35 @@ import (
 // any file.
 
 // fileState is what a file (or folder) looked like: whether it was there,
-// its size and when it was last written, to the nanosecond. mcptray's own
-// writes replace a file whole (write and rename), which changes both.
+// its size, when it was last written, and for a file, a hash of what it
+// holds. The time alone would not do: a filesystem's clock for it ticks
+// every few milliseconds, so that an editor's write in place of the same
+// size, made just after a load began, can leave the time as the load saw
+// it. Config files are small; reading them is cheaper than loading and
+// comparing them all again.
 type fileState struct {
 	exists bool
 	size   int64
 	mod    int64
+	sum    [sha256.Size]byte
 }
+
+// maxHashed bounds the files stateOf reads; a larger one (no config file
+// is) counts by its size and time alone.
+const maxHashed = 4 << 20
 
 func stateOf(path string) fileState {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return fileState{}
 	}
-	return fileState{exists: true, size: fi.Size(), mod: fi.ModTime().UnixNano()}
+	st := fileState{exists: true, size: fi.Size(), mod: fi.ModTime().UnixNano()}
+	if fi.Mode().IsRegular() && fi.Size() <= maxHashed {
+		if b, err := os.ReadFile(path); err == nil {
+			st.size, st.sum = int64(len(b)), sha256.Sum256(b)
+		}
+	}
+	return st
 }
 
 // fileStates is what each of paths looks like now.
