@@ -5,9 +5,9 @@ const fs = require("fs");
 const readline = require("readline");
 
 const tools = [
-  { name: "echo", description: "Says back the text it is given.",
+  { name: "echo", description: "Says back the text it is given.", annotations: { readOnlyHint: true },
     inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } },
-  { name: "read_file", description: "Reads a text file.",
+  { name: "read_file", description: "Reads a text file.", annotations: { readOnlyHint: true },
     inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } },
   { name: "write_file", description: "Writes a text file.",
     inputSchema: { type: "object", properties: { path: { type: "string" }, text: { type: "string" } }, required: ["path", "text"] } },
