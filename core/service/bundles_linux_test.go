@@ -4,11 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -99,35 +96,4 @@ func TestBundleGetsItsFolder(t *testing.T) {
 	if text, failed := write(filepath.Join(h.dir, "Documents", "new.txt")); !failed || text != "EACCES" {
 		t.Errorf("writing beside its folder: %q (error %v); want it refused", text, failed)
 	}
-}
-
-// mcpbPack packs the bundle folder src with the official bundle CLI that
-// make deps installs into test/peers; it skips only where npm is not there
-// to install it.
-func mcpbPack(t *testing.T, src string) string {
-	t.Helper()
-	peers, err := filepath.Abs(filepath.Join("..", "..", "test", "peers", "node_modules", ".bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(peers, "mcpb")
-	if _, err := os.Stat(bin); err != nil {
-		if _, npmErr := exec.LookPath("npm"); npmErr != nil {
-			t.Skip("npm is not installed, so the official bundle CLI (mcpb) cannot be had; install Node.js with npm and run make deps")
-		}
-		t.Fatalf("the official bundle CLI is not in test/peers (%v); run make deps", err)
-	}
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), filepath.Base(src)+".mcpb")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "pack", dir, out)
-	cmd.Env = append(os.Environ(), "PATH="+peers+string(os.PathListSeparator)+os.Getenv("PATH"))
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("mcpb pack: %v\n%s", err, strings.TrimSpace(string(b)))
-	}
-	return out
 }

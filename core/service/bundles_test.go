@@ -1,0 +1,97 @@
+package service
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// InstallBundle's preview says what a bundle asks for and which required
+// settings it lacks, and installs nothing; a file that changed after the
+// person was shown it is refused, and so is one that is no longer a zip.
+func TestInstallBundlePreview(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	file := mcpbPack(t, filepath.Join("..", "bundle", "testdata", "node"))
+	s := h.start(false)
+	ctx := context.Background()
+
+	res, err := s.InstallBundle(ctx, BundleRequest{File: file, Preview: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Missing, []string{"folder"}) || res.Command != "" || len(res.Settings) != 3 ||
+		res.Settings[0] != (BundleSetting{Key: "folder", Title: "Folder", Description: "The folder it reads.", Type: "directory", Required: true}) ||
+		!res.Settings[1].Default || !res.Settings[2].Sensitive {
+		t.Errorf("preview without settings = %+v", res)
+	}
+	if err := os.Mkdir(filepath.Join(h.dir, "notes"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	res, err = s.InstallBundle(ctx, BundleRequest{File: file, Values: map[string][]string{"folder": {"~/notes"}}, Preview: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Command != "node" || len(res.Missing) > 0 || res.Bundle.SHA256 == "" {
+		t.Errorf("preview = %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(h.paths.BundlesDir(), "bundle-node")); !os.IsNotExist(err) {
+		t.Errorf("a preview unpacked the bundle: %v", err)
+	}
+
+	// The file changes after the preview.
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := mcpbPack(t, filepath.Join("..", "bundle", "testdata", "python"))
+	if err := os.Rename(other, file); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.InstallBundle(ctx, BundleRequest{File: file, SHA256: res.Bundle.SHA256, Values: map[string][]string{"folder": {"~/notes"}}})
+	if err == nil || !strings.Contains(err.Error(), "changed since it was shown to you") {
+		t.Errorf("installing a file that changed: %v", err)
+	}
+	if err := os.WriteFile(file, data[:len(data)/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.InstallBundle(ctx, BundleRequest{File: file, Preview: true}); err == nil || !strings.Contains(err.Error(), "zip") {
+		t.Errorf("a bundle cut in half: %v", err)
+	}
+}
+
+// mcpbPack packs the bundle folder src with the official bundle CLI that
+// make deps installs into test/peers; it skips only where npm is not there
+// to install it.
+func mcpbPack(t *testing.T, src string) string {
+	t.Helper()
+	peers, err := filepath.Abs(filepath.Join("..", "..", "test", "peers", "node_modules", ".bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(peers, "mcpb")
+	if _, err := os.Stat(bin); err != nil {
+		if _, npmErr := exec.LookPath("npm"); npmErr != nil {
+			t.Skip("npm is not installed, so the official bundle CLI (mcpb) cannot be had; install Node.js with npm and run make deps")
+		}
+		t.Fatalf("the official bundle CLI is not in test/peers (%v); run make deps", err)
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), filepath.Base(src)+".mcpb")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "pack", dir, out)
+	cmd.Env = append(os.Environ(), "PATH="+peers+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("mcpb pack: %v\n%s", err, strings.TrimSpace(string(b)))
+	}
+	return out
+}
