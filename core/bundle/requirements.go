@@ -47,6 +47,21 @@ func platform(goos string) string {
 	return goos
 }
 
+// OtherPlatforms says, when the bundle runs only on other platforms than
+// the operating system goos, which: "it runs on macOS and Windows only,
+// not on Linux"; "" when it runs there.
+func (m *Manifest) OtherPlatforms(goos string) string {
+	ps := m.Compatibility.Platforms
+	if len(ps) == 0 || slices.Contains(ps, platform(goos)) {
+		return ""
+	}
+	var names []string
+	for _, p := range ps {
+		names = append(names, cmp.Or(platformNames[p], p))
+	}
+	return fmt.Sprintf("it runs on %s only, not on %s", strings.Join(names, " and "), cmp.Or(platformNames[platform(goos)], goos))
+}
+
 // runtimeInfo is one runtime a bundle may need: its name in words, the
 // programs that run it, and where to get it.
 type runtimeInfo struct {
@@ -65,12 +80,8 @@ var runtimes = map[string]runtimeInfo{
 // words with what to do; none when it can run here.
 func (m *Manifest) Needs(ctx context.Context, c Computer) []string {
 	var out []string
-	if ps := m.Compatibility.Platforms; len(ps) > 0 && !slices.Contains(ps, platform(c.OS)) {
-		var names []string
-		for _, p := range ps {
-			names = append(names, cmp.Or(platformNames[p], p))
-		}
-		out = append(out, fmt.Sprintf("it runs on %s only, not on %s", strings.Join(names, " and "), cmp.Or(platformNames[platform(c.OS)], c.OS)))
+	if p := m.OtherPlatforms(c.OS); p != "" {
+		out = append(out, p)
 	}
 	type need struct{ runtime, want string }
 	var needs []need

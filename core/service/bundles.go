@@ -149,10 +149,8 @@ func (s *Service) InstallBundle(ctx context.Context, req BundleRequest) (BundleR
 	if err := checkName(name); err != nil {
 		return BundleResult{}, err
 	}
-	if ps := m.Compatibility.Platforms; len(ps) > 0 {
-		if needs := (&bundle.Manifest{Compatibility: bundle.Compatibility{Platforms: ps}}).Needs(ctx, bundle.ThisComputer()); len(needs) > 0 {
-			return BundleResult{}, newError(NotAllowed, "%s cannot run here: %s", sanitize.Line(m.Title()), needs[0])
-		}
+	if other := m.OtherPlatforms(runtime.GOOS); other != "" {
+		return BundleResult{}, newError(NotAllowed, "%s cannot run here: %s", sanitize.Line(m.Title()), other)
 	}
 	file := s.opts.Paths.UserFile()
 	u, err := config.ReadUserFile(file)
@@ -272,7 +270,7 @@ func (s *Service) installBundle(ctx context.Context, b *bundle.Bundle, req Bundl
 			return newError(Invalid, "a server called %q came or went while it was being installed; install it again", sanitize.Line(name))
 		}
 		if len(req.Secrets) > 0 {
-			stored, err := s.putSecrets(ctx, &sv, secretsByName(req.Secrets, res))
+			stored, err := s.putSecrets(ctx, &sv, secretsByName(req.Secrets))
 			if err != nil {
 				return err
 			}
@@ -379,7 +377,7 @@ func secretName(key string) string {
 }
 
 // secretsByName are the person's secrets by their keychain names.
-func secretsByName(secrets map[string]string, res BundleResult) map[string]string {
+func secretsByName(secrets map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range secrets {
 		out[secretName(k)] = v
