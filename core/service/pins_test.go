@@ -611,6 +611,10 @@ func TestSnapshotOnlyReadsPins(t *testing.T) {
 	waitOnDisk(t, s, h, "weather", "get_weather held", func(sv pins.Server) bool {
 		return len(sv.Held) == 1 && sv.Held[0].Name == "get_weather" && sv.Changes == 1
 	})
+	// Its prompts, listed at its start, are pinned by then too.
+	if _, err := s.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
 
 	path := filepath.Join(h.paths.Dir(), pins.FileName)
 	before, err := os.ReadFile(path)
