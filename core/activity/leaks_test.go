@@ -27,7 +27,7 @@ func TestLeaksInProse(t *testing.T) {
 		{"PEM private key", "here:\n-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7EXAMPLE\n-----END PRIVATE KEY-----\nbye", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7EXAMPLE"},
 		{"a random token", "the token for the webhook: 7fQ2xLm9Rk4TzW8pNc3VbH6yJd1GsA5e", "7fQ2xLm9Rk4TzW8pNc3VbH6yJd1GsA5e"},
 	} {
-		got := newMasker(nil).text(c.text)
+		got := newMasker(nil).value(c.text)
 		if strings.Contains(got, c.secret) || !strings.Contains(got, Masked) {
 			t.Errorf("%s: kept %q as %q", c.name, c.text, got)
 		}
@@ -56,7 +56,7 @@ func TestOrdinaryArgumentsKept(t *testing.T) {
 		"The quick brown fox jumps over the lazy dog 1234567890 times.",
 		"feature/ISSUE-1234-add-login-page",
 	} {
-		if got := newMasker(nil).text(s); got != s {
+		if got := newMasker(nil).value(s); got != s {
 			t.Errorf("%q kept as %q", s, got)
 		}
 	}
@@ -65,9 +65,9 @@ func TestOrdinaryArgumentsKept(t *testing.T) {
 func BenchmarkMaskArgument(b *testing.B) {
 	m := newMasker(nil)
 	s := `{"path": "/home/me/projects/notes.md", "content": "Meeting notes: discuss the roadmap, the budget and hiring.", "mode": "append"}`
-	m.text(s)
+	m.value(s)
 	b.ResetTimer()
 	for b.Loop() {
-		m.text(s)
+		m.value(s)
 	}
 }

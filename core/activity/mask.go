@@ -14,7 +14,8 @@ const Masked = "[masked]"
 const minKnown = 6
 
 // masker masks secrets in text: mcptray's own secrets' values, and values
-// that look like one (patterns, gitleaks' rules, entropy: leaks.go).
+// that look like one (patterns, entropy, and in kept arguments gitleaks'
+// rules: leaks.go).
 type masker struct {
 	known []string // longest first, so that a secret holding another goes whole
 	// seen holds what text returned for the texts it was given lately:
@@ -71,11 +72,17 @@ func (m *masker) mask(s string) string {
 		}
 		s = replaceGroup(s, p)
 	}
-	// Then gitleaks' rules and the entropy check (leaks.go), on what
-	// the patterns left: "[masked]" is no key.
-	s = maskSpans(s, leaks)
+	// Then the entropy check (leaks.go), on what the patterns left:
+	// "[masked]" is no key.
 	return maskSpans(s, random)
 }
+
+// value is text for a kept argument's value, which gitleaks' rules read
+// too (leaks.go). Only kept arguments are: they are where an app puts a
+// key it was given, and the rules, compiled, hold some 3 MB, which an
+// mcptray that keeps only the arguments' shape (as it does unless asked)
+// never needs.
+func (m *masker) value(s string) string { return maskSpans(m.text(s), leaks) }
 
 // replaceGroup masks the group of each of p's matches in s.
 func replaceGroup(s string, p pattern) string {

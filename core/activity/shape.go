@@ -174,7 +174,7 @@ func keptOf(raw json.RawMessage, m *masker) string {
 	v, err := decodeArgs(raw)
 	if err != nil {
 		// Not JSON: masked as text, kept as a string.
-		b, _ := json.Marshal(m.text(string(raw)))
+		b, _ := json.Marshal(m.value(string(raw)))
 		return string(b)
 	}
 	b, err := json.Marshal(kept(v, m, 0))
@@ -190,7 +190,7 @@ func kept(v any, m *masker, depth int) any {
 	}
 	switch v := v.(type) {
 	case string:
-		return m.text(v)
+		return m.value(v)
 	case json.Number:
 		if s := m.text(v.String()); s != v.String() {
 			return s
