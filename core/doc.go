@@ -12,8 +12,10 @@
 // mcptray made of them (instance).
 //
 // core must never import Fyne, a tray library or any other front-end package;
-// a test in this package checks that with `go list -deps`. Front ends (app/window,
-// app/cli, app/host, tray/) reach core through small interfaces they define
-// themselves. core/service composes the engine; core/instance is the only
-// place that starts a running mcptray around it.
+// a test in this package checks that with `go list -deps`, and which core
+// packages each front end may import. Front ends (app/window, app/cli,
+// app/host, tray/) reach the running mcptray through the one API
+// core/service declares (api.go), which the service and the control
+// endpoint's client both are. core/service composes the engine;
+// core/instance is the only place that starts a running mcptray around it.
 package core
