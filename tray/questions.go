@@ -45,6 +45,9 @@ func questionLine(q control.Question) string {
 	if q.Egress != nil {
 		dest, local = q.Egress.Dest, q.Egress.Local
 	}
+	if guarded(q) {
+		return shorten(sanitize.Line(q.Server), maxNameLen) + " wants to send data to " + shorten(sanitize.Line(dest), maxReasonLen)
+	}
 	line := shorten(sanitize.Line(q.Server), maxNameLen) + " asks to reach " + shorten(sanitize.Line(dest), maxReasonLen)
 	if local {
 		line += " (this computer or your network)"
@@ -86,6 +89,16 @@ func withQuestions(m Menu, asks []control.Question) Menu {
 			items = append(items, Item{Label: fmt.Sprintf("%d more questions — Open mcptray…", len(asks)-i), Action: OpenAction, Server: q.Server})
 			break
 		}
+		if guarded(q) {
+			// The chain does not fit a menu, and the person must read
+			// it before saying yes: the window shows it.
+			items = append(items,
+				Item{Label: questionLine(q), Action: OpenAction, Server: q.Server},
+				Item{Label: "Read what it read, and answer…", Action: OpenAction, Server: q.Server},
+				Item{Label: "Deny", Action: DenyAction, Server: q.Server, Question: q.ID},
+			)
+			continue
+		}
 		items = append(items,
 			Item{Label: questionLine(q), Action: OpenAction, Server: q.Server},
 			Item{Label: "Allow once", Action: AllowOnceAction, Server: q.Server, Question: q.ID},
@@ -97,8 +110,20 @@ func withQuestions(m Menu, asks []control.Question) Menu {
 	return m
 }
 
+// guarded says whether mcptray's flow guard asks q: the server connects
+// during a call for an app session that read private data and untrusted
+// content.
+func guarded(q control.Question) bool { return q.Egress != nil && q.Egress.Chain != "" }
+
 // questionNotice is the notification for a new question.
 func questionNotice(q control.Question) Notice {
+	if guarded(q) {
+		return Notice{
+			Server: q.Server,
+			Title:  questionLine(q),
+			Body:   sanitize.Line(q.Egress.Chain) + " Click to read it and answer in mcptray's window; without an answer within a minute, mcptray says no.",
+		}
+	}
 	return Notice{
 		Server: q.Server,
 		Title:  sanitize.Line(q.Params.Message),

@@ -55,6 +55,26 @@ func TestQuestionsInMenu(t *testing.T) {
 		strings.Contains(labels, "localhost:5433") || !strings.Contains(labels, "2 more questions — Open mcptray…") {
 		t.Errorf("five questions:\n%s", labels)
 	}
+	// A question of the flow guard is answered in the window, where its
+	// chain can be read; the menu offers no yes.
+	chain := "Claude Code read ~/notes/tax.txt through files, then read https://example.com/issue/42 through fetch. It now wants to send data through store (to backup.example)."
+	guardAsk := egressAsk("g", "store", "backup.example", false)
+	guardAsk.Egress.Chain = chain
+	m = withQuestions(Build(s), []control.Question{guardAsk})
+	want = []Item{
+		{Label: "1 connected · 1 question waiting", Disabled: true},
+		{Separator: true},
+		{Label: "store wants to send data to backup.example", Action: OpenAction, Server: "store"},
+		{Label: "Read what it read, and answer…", Action: OpenAction, Server: "store"},
+		{Label: "Deny", Action: DenyAction, Server: "store", Question: "g"},
+		{Separator: true},
+	}
+	if !slices.Equal(m.Items[:len(want)], want) {
+		t.Errorf("the guard's question in the menu\n%s\nwant it to begin with\n%s", dump(m.Items), dump(want))
+	}
+	if n := questionNotice(guardAsk); n.Title != "store wants to send data to backup.example" || !strings.HasPrefix(n.Body, chain+" ") {
+		t.Errorf("the guard's question's notice: %+v", n)
+	}
 	if m := withQuestions(Build(s), nil); m.Icon != assets.StateOK || !slices.Equal(m.Items, Build(s).Items) {
 		t.Errorf("no question changed the menu: %+v", m)
 	}

@@ -84,3 +84,37 @@ func TestWindowEgressQuestion(t *testing.T) {
 		}
 	})
 }
+
+// TestWindowEgressGuardQuestion: the proxy's question asked by the flow
+// guard shows the chain first, with nothing nudged, and is answered as
+// any of the proxy's.
+func TestWindowEgressGuardQuestion(t *testing.T) {
+	h := newHarness(t, sampleSnapshot(), Options{})
+	chain := "Claude Code read ~/notes/tax.txt through files, then read https://example.com/issue/42 through fetch. It now wants to send data through files (to backup.example)."
+	h.b.questions <- control.Question{ID: "7", Kind: control.KindEgress, Server: "files",
+		Params: mcp.ElicitationParams{Message: chain + " Allow files to reach backup.example?"},
+		Egress: &control.EgressQuestion{Host: "backup.example", Port: 443, Dest: "backup.example", Chain: chain}}
+	h.wait("question")
+	var shown string
+	h.do(func() {
+		f := h.v.question
+		if f == nil || f.d == nil || f.always == nil {
+			t.Fatal("no egress dialog for the question")
+		}
+		if f.accept.Importance == widget.HighImportance {
+			t.Error("Allow once stands out for the guard's question")
+		}
+		shown = strings.Join(labels(h.win.Canvas().Overlays().Top()), "\n")
+	})
+	for _, want := range []string{chain, "Allow files to reach backup.example? What the app read may have told it to send your data away.",
+		"files wants to send data out", "[Allow once]", "[Always]", "[Deny]"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the dialog does not say %q:\n%s", want, shown)
+		}
+	}
+	h.tap(h.v.question.decline)
+	if c := h.call(); c != `answer 7 {"action":"decline"}` {
+		t.Errorf("Deny answered %q", c)
+	}
+	h.wait("action")
+}

@@ -25,6 +25,11 @@ type EgressQuestion struct {
 	Dest string `json:"dest"`
 	// Local says that Dest is this computer or its local network.
 	Local bool `json:"local,omitempty"`
+	// Chain, when set, says that the server connects during a call for
+	// an app session that read the person's data and content someone
+	// else wrote, and how, in words (egress.Question.Chain): the
+	// person must read it before allowing.
+	Chain string `json:"chain,omitempty"`
 }
 
 // AskEgress asks the person, in the window and the tray, whether a
@@ -36,7 +41,7 @@ type EgressQuestion struct {
 // proxy bounds it with its 60 s). Keeping "Always" is the proxy's
 // business (egress.Options.Remember), not this one's.
 func (s *Endpoint) AskEgress(ctx context.Context, q egress.Question) (egress.Reply, error) {
-	eq := &EgressQuestion{Host: sanitize.Line(q.Host), Port: q.Port, Dest: sanitize.Line(q.Dest), Local: q.Local}
+	eq := &EgressQuestion{Host: sanitize.Line(q.Host), Port: q.Port, Dest: sanitize.Line(q.Dest), Local: q.Local, Chain: sanitize.String(q.Chain)}
 	h := s.questions()
 	p, followed, _ := h.add(Question{
 		Kind:   KindEgress,

@@ -177,3 +177,33 @@ func TestFollowEgress(t *testing.T) {
 	default:
 	}
 }
+
+// TestEgressQuestionChain: the proxy's question asked by the flow guard
+// reaches the window with its chain, sanitised, before the question.
+func TestEgressQuestionChain(t *testing.T) {
+	t.Parallel()
+	opened := make(chan string, 4)
+	r := serveAt(t, testPaths(t), opened)
+	chain := "Claude Code read ~/notes/tax.txt through files, then read https://example.com/issue/42 through fetch.\u202e It now wants to send data through store (to backup.example)."
+	answers := make(chan egress.Reply, 1)
+	go func() {
+		a, _ := r.srv.AskEgress(r.ctx, egress.Question{Server: "store", Host: "backup.example", Port: 443, Dest: "backup.example", Chain: chain})
+		answers <- a
+	}()
+	within(t, opened, "opening the window")
+	qs, err := r.cl.Questions(r.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := within(t, qs, "the egress question")
+	clean := strings.ReplaceAll(chain, "\u202e", "")
+	if q.Egress == nil || q.Egress.Chain != clean || q.Params.Message != clean+" Allow store to reach backup.example?" {
+		t.Fatalf("question = %+v, egress %+v", q, q.Egress)
+	}
+	if err := r.cl.Answer(r.ctx, q.ID, PermissionAnswer(false, false)); err != nil {
+		t.Fatal(err)
+	}
+	if a := within(t, answers, "the answer"); a.Answer != egress.Deny {
+		t.Errorf("answered %+v", a)
+	}
+}

@@ -35,12 +35,24 @@ type Question struct {
 	// Local says the destination is this computer or its local network
 	// (localhost, a private address, or a name that points to one).
 	Local bool
+	// Chain, when set, says that the server connects during a call for
+	// an app session that has read the person's data and content someone
+	// else wrote, and how (Options.Flow): "Claude Code read
+	// ~/notes/tax.txt through files, then read
+	// https://example.com/issue/42 through fetch. It now wants to send
+	// data through weather (to api.weather.gov)."
+	Chain string
 }
 
 // Message is the question in words: "Allow weather to reach
-// api.weather.gov?", its names sanitised.
+// api.weather.gov?", after its chain when it has one, its names
+// sanitised.
 func (q Question) Message() string {
-	return fmt.Sprintf("Allow %s to reach %s?", sanitize.Line(q.Server), sanitize.Line(q.Dest))
+	m := fmt.Sprintf("Allow %s to reach %s?", sanitize.Line(q.Server), sanitize.Line(q.Dest))
+	if q.Chain != "" {
+		m = sanitize.String(q.Chain) + " " + m
+	}
+	return m
 }
 
 // Reply is the person's answer to a Question, and which of their tools
@@ -65,6 +77,11 @@ var ErrNoWindow = errors.New("there is no mcptray window to ask in")
 // once.
 var ErrNotAsked = errors.New("mcptray only looked at its tools and asks nothing for it")
 
+// ErrGuardBlocks is what an AskFunc returns for a question with a Chain
+// that mcptray's flow guard refuses without asking (its mode block): the
+// connection is refused at once.
+var ErrGuardBlocks = errors.New("mcptray's guard blocks it (to be asked instead: mcptray guard ask)")
+
 // maxOpenQuestions bounds the questions open at once for one server: a
 // server trying hosts by the hundred gets no more, and its connections
 // beyond are refused (not kept: they are asked about later).
@@ -83,9 +100,10 @@ type question struct {
 }
 
 // decide says whether a server's session may reach d, asking the person
-// when neither its list nor an answer of this session says. It returns why
-// not, in words that follow "mcptray did not let SERVER reach DEST: ".
-func (p *Proxy) decide(ctx context.Context, s *session, d dest) (bool, string) {
+// when neither its list nor an answer of this session says; chain is
+// Options.Flow's words for it, or "". It returns why not, in words that
+// follow "mcptray did not let SERVER reach DEST: ".
+func (p *Proxy) decide(ctx context.Context, s *session, d dest, chain string) (bool, string) {
 	if d.local && d.port == p.Port() && p.machine.localName(d.host) {
 		return false, "that is mcptray's own proxy"
 	}
@@ -99,7 +117,16 @@ func (p *Proxy) decide(ctx context.Context, s *session, d dest) (bool, string) {
 		key = "local " + key
 	}
 	s.mu.Lock()
-	if v, ok := s.verdicts[key]; ok {
+	v, ok := s.verdicts[key]
+	if chain != "" && (!ok || v.allowed) {
+		// An app's session that read private data and untrusted
+		// content may be sending it: a refusal stands, but a yes given
+		// without the chain does not, and the answer given with it
+		// holds for that chain alone.
+		key = "flow " + key + "\x00" + chain
+		v, ok = s.verdicts[key]
+	}
+	if ok {
 		s.mu.Unlock()
 		return v.allowed, v.reason
 	}
@@ -111,7 +138,7 @@ func (p *Proxy) decide(ctx context.Context, s *session, d dest) (bool, string) {
 	if q == nil {
 		q = &question{done: make(chan struct{})}
 		s.asking[key] = q
-		go p.ask(s, d, key, q)
+		go p.ask(s, d, key, chain, q)
 	}
 	s.mu.Unlock()
 	select {
@@ -124,8 +151,8 @@ func (p *Proxy) decide(ctx context.Context, s *session, d dest) (bool, string) {
 
 // ask asks the person about d for a session, keeps the answer for the
 // session, and lets every connection waiting on q go.
-func (p *Proxy) ask(s *session, d dest, key string, q *question) {
-	qq := Question{Server: s.server, Host: d.host, Port: d.port, Dest: d.key(), Local: d.local}
+func (p *Proxy) ask(s *session, d dest, key, chain string, q *question) {
+	qq := Question{Server: s.server, Host: d.host, Port: d.port, Dest: d.key(), Local: d.local, Chain: chain}
 	actx, cancel := context.WithTimeout(p.ctx, p.askTimeout)
 	defer cancel()
 	reply, err := Reply{Answer: Deny}, ErrNoWindow
@@ -139,7 +166,7 @@ func (p *Proxy) ask(s *session, d dest, key string, q *question) {
 		q.reason, keep = "mcptray is stopping", false
 	case errors.Is(err, ErrNoWindow):
 		q.reason = "there is no mcptray window to ask you in"
-	case errors.Is(err, ErrNotAsked):
+	case errors.Is(err, ErrNotAsked), errors.Is(err, ErrGuardBlocks):
 		q.reason = err.Error()
 	case err != nil && actx.Err() != nil:
 		q.reason = "nobody answered mcptray's question within " + spell(p.askTimeout)
@@ -170,6 +197,14 @@ func (p *Proxy) ask(s *session, d dest, key string, q *question) {
 	delete(s.asking, key)
 	s.mu.Unlock()
 	close(q.done)
+}
+
+// flow is Options.Flow's words for a server's connection to d, or "".
+func (p *Proxy) flow(server string, d dest) string {
+	if p.opts.Flow == nil {
+		return ""
+	}
+	return p.opts.Flow(server, d.key())
 }
 
 // spell is a duration in words: "a minute", "90 seconds".

@@ -61,6 +61,24 @@
 // gets 403 with a body in plain words, a Refusal record (Refusals), and a
 // log line with the command that allows it.
 //
+// # The flow guard
+//
+// While a server runs a call for an app session that has read the
+// person's data and content someone else wrote (mcptray's flow guard,
+// core/guard, says so through Options.Flow), its connection to a
+// destination not on its list is asked about with the chain in words
+// (Question.Chain): "Claude Code read ~/notes/tax.txt through files, then
+// read https://example.com/issue/42 through fetch. It now wants to send
+// data through weather (to api.weather.gov). Allow weather to reach
+// api.weather.gov?". An Allow once given earlier without the chain does
+// not let it through; a Deny given earlier stands; the answer given with
+// the chain holds for that chain until the server stops. A destination on
+// the list passes: the person allowed it for good, and mcptray's guard
+// counts the server's tools as able to send data out because of it, so
+// the call itself was asked about. With no window the connection is
+// refused with the chain and the command that allows it; in the guard's
+// block mode Ask says ErrGuardBlocks and it is refused without asking.
+//
 // # Names, and what is beyond the proxy
 //
 // The proxy resolves names itself, so servers need no DNS of their own,

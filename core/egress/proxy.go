@@ -33,6 +33,14 @@ type Options struct {
 	// AskTimeout bounds how long a connection waits for Ask's answer
 	// (DefaultAskTimeout).
 	AskTimeout time.Duration
+	// Flow, when set, says whether a call runs on server now for an app
+	// session that has read the person's data and content someone else
+	// wrote (core/guard), and if so how, in words, with dest as where
+	// data would go; "" when none does. Such a call's connection to a
+	// destination not on the server's list is asked about with those
+	// words (Question.Chain), and an answer given without them does not
+	// let it through. Like Hosts it is called for each new connection.
+	Flow func(server, dest string) string
 	// Remember keeps an "Always" answer: dest is in NormalHost's form, to
 	// be added to the server's list for good; by is which of the person's
 	// tools gave it (Reply.By). The connection goes ahead even when it
@@ -217,8 +225,9 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	d.local = p.machine.localName(d.host)
 	ctx := r.Context()
-	if ok, why := p.decide(ctx, s, d); !ok {
-		p.refuse(w, s.server, d, why)
+	chain := p.flow(s.server, d)
+	if ok, why := p.decide(ctx, s, d, chain); !ok {
+		p.refuse(w, s.server, d, why, chain)
 		return
 	}
 	addrs, pointsHere, err := p.resolve(ctx, d)
@@ -230,14 +239,14 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		// A name that points to this computer is asked about as the
 		// local destination it is.
 		d.local = true
-		if ok, why := p.decide(ctx, s, d); !ok {
-			p.refuse(w, s.server, d, why)
+		if ok, why := p.decide(ctx, s, d, chain); !ok {
+			p.refuse(w, s.server, d, why, chain)
 			return
 		}
 	}
 	for _, a := range addrs {
 		if d.port == p.Port() && (a.IsLoopback() || a.IsUnspecified()) {
-			p.refuse(w, s.server, d, "that is mcptray's own proxy")
+			p.refuse(w, s.server, d, "that is mcptray's own proxy", "")
 			return
 		}
 	}

@@ -27,6 +27,10 @@ type Refusal struct {
 	// Reason says why, in words that follow "mcptray did not let SERVER
 	// reach DEST: " ("you denied it").
 	Reason string `json:"reason"`
+	// Chain says, when the connection came during a call for an app
+	// session that had read the person's data and content someone else
+	// wrote, how (Question.Chain); "" otherwise.
+	Chain string `json:"chain,omitempty"`
 	// Count is how many connections in a row this record stands for.
 	Count int `json:"count"`
 }
@@ -34,10 +38,15 @@ type Refusal struct {
 // Command is the command that allows the refused destination.
 func (r Refusal) Command() string { return AllowCommand(r.Server, r.Dest) }
 
-// Words are the refusal in a sentence, with the command that allows it.
+// Words are the refusal in a sentence, with the chain that made mcptray's
+// guard ask when there is one, and the command that allows it.
 func (r Refusal) Words() string {
-	return fmt.Sprintf("mcptray did not let %s reach %s: %s. To allow it: %s",
-		sanitize.Line(r.Server), sanitize.Line(r.Dest), r.Reason, r.Command())
+	chain := ""
+	if r.Chain != "" {
+		chain = " " + sanitize.String(r.Chain)
+	}
+	return fmt.Sprintf("mcptray did not let %s reach %s: %s.%s To allow it: %s",
+		sanitize.Line(r.Server), sanitize.Line(r.Dest), r.Reason, chain, r.Command())
 }
 
 // AllowCommand is the command that lets server reach dest.
@@ -66,7 +75,7 @@ func (rs *refusals) add(r Refusal) bool {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	list := rs.byServer[r.Server]
-	if n := len(list); n > 0 && list[n-1].Dest == r.Dest && list[n-1].Reason == r.Reason {
+	if n := len(list); n > 0 && list[n-1].Dest == r.Dest && list[n-1].Reason == r.Reason && list[n-1].Chain == r.Chain {
 		list[n-1].Count++
 		list[n-1].Time = r.Time
 		return false
@@ -90,13 +99,13 @@ func (p *Proxy) Refusals(server string) []Refusal {
 }
 
 // refuse answers a refused connection with 403 and its words, keeps its
-// record, logs it with the command that allows it, and tells
-// Options.OnRefusal.
-func (p *Proxy) refuse(w http.ResponseWriter, server string, d dest, reason string) {
-	r := Refusal{Time: time.Now(), Server: server, Host: d.host, Port: d.port, Dest: d.key(), Reason: reason}
+// record, logs it with the command that allows it (not the chain, whose
+// paths and addresses are the person's), and tells Options.OnRefusal.
+func (p *Proxy) refuse(w http.ResponseWriter, server string, d dest, reason, chain string) {
+	r := Refusal{Time: time.Now(), Server: server, Host: d.host, Port: d.port, Dest: d.key(), Reason: reason, Chain: chain}
 	if p.refusals.add(r) {
 		p.log.Info("refused a server's connection", "server", sanitize.Line(server), "host", r.Dest,
-			"reason", reason, "allow", r.Command())
+			"reason", reason, "guard", chain != "", "allow", r.Command())
 	}
 	if p.opts.OnRefusal != nil {
 		p.opts.OnRefusal(r)

@@ -47,7 +47,11 @@
 // once an app's session has read private data and untrusted content, its
 // call of a tool that can send data out is asked about with the chain in
 // words (Options.AskGuard), or refused in the guard's block mode or with
-// no window to ask in.
+// no window to ask in. Any other call of such a session carries the chain
+// to the service (service.Flow), so that while it runs the sandbox's
+// proxy asks with the chain about its server's connections to hosts not
+// on its list (core/egress), and the guard's decision there goes into the
+// call's record.
 //
 // A session's first lists wait for servers still starting, up to a bound
 // (firstlist.go). MCP Apps pass through, each server's views under URIs

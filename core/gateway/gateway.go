@@ -355,11 +355,12 @@ func (g *Gateway) forward(ctx context.Context, r route, req mcp.CallToolRequest,
 	ctx, done = g.startRecord(ctx, r, args, p, done)
 	c := g.guardCall(ctx, r, args)
 	if p == config.Allow {
-		if v := g.guard.See(c); v.Held {
+		v := g.guard.See(c)
+		if v.Held {
 			g.decideThenSend(ctx, r, req, args, c, v, done)
 			return
 		}
-		g.send(ctx, r, req, args, done)
+		g.send(ctx, r, req, args, g.flowOf(ctx, v), done)
 		return
 	}
 	g.checkThenSend(ctx, r, req, args, c, done)
@@ -374,7 +375,7 @@ func (g *Gateway) decideThenSend(ctx context.Context, r route, req mcp.CallToolR
 			g.refuse(ctx, why, done)
 			return
 		}
-		g.send(ctx, r, req, args, done)
+		g.send(ctx, r, req, args, g.flowOf(ctx, v), done)
 	}()
 }
 
@@ -382,11 +383,12 @@ func (g *Gateway) decideThenSend(ctx context.Context, r route, req mcp.CallToolR
 // goroutine of its own (check), and sends it when it may go ahead.
 func (g *Gateway) checkThenSend(ctx context.Context, r route, req mcp.CallToolRequest, args json.RawMessage, c guard.Call, done func(*mcp.CallToolResult, error)) {
 	go func() {
-		if why := g.check(ctx, r, args, c); why != "" {
+		why, v := g.check(ctx, r, args, c)
+		if why != "" {
 			g.refuse(ctx, why, done)
 			return
 		}
-		g.send(ctx, r, req, args, done)
+		g.send(ctx, r, req, args, g.flowOf(ctx, v), done)
 	}()
 }
 
@@ -401,9 +403,10 @@ func (g *Gateway) refuse(ctx context.Context, why string, done func(*mcp.CallToo
 	done(mcp.NewToolResultError(why), nil)
 }
 
-// send calls the tool, its permission given.
-func (g *Gateway) send(ctx context.Context, r route, req mcp.CallToolRequest, args json.RawMessage, done func(*mcp.CallToolResult, error)) {
-	creq := service.CallRequest{Server: r.server, Tool: r.tool, Arguments: args}
+// send calls the tool, its permission given; flow is set when the
+// session had read private data and untrusted content (flowOf).
+func (g *Gateway) send(ctx context.Context, r route, req mcp.CallToolRequest, args json.RawMessage, flow *service.Flow, done func(*mcp.CallToolResult, error)) {
+	creq := service.CallRequest{Server: r.server, Tool: r.tool, Arguments: args, Flow: flow}
 	g.svc.CallAsync(conn.WithCaller(ctx, g.caller(ctx, req)), creq, func(res *mcp.CallToolResult, err error) {
 		switch {
 		case err == nil:

@@ -20,6 +20,8 @@ import (
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/egress"
+	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/secret"
 	"github.com/mcptray/mcptray/core/secret/secrettest"
 	"github.com/mcptray/mcptray/core/service"
@@ -28,7 +30,12 @@ import (
 
 var testServerBin string
 
-func TestMain(m *testing.M) { os.Exit(mcpserver.RunTests(m, &testServerBin)) }
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.LauncherArg { // the sandbox's launcher (guard_egress_linux_test.go)
+		os.Exit(sandbox.Launch(os.Args[2:], os.Stderr))
+	}
+	os.Exit(mcpserver.RunTests(m, &testServerBin))
+}
 
 // deadline bounds every wait: the test server starts in well under a
 // second; a wait that reaches this has failed.
@@ -72,6 +79,14 @@ func newRigElicit(t testing.TB, servers map[string]any, gateway map[string]any, 
 // itself.
 func newRigOver(t testing.TB, servers map[string]any, gateway map[string]any, elicit conn.ElicitFunc, over func(*service.Service) Servers) *rig {
 	t.Helper()
+	return newRigFull(t, servers, gateway, over, func(o *service.Options) { o.Elicit = elicit })
+}
+
+// newRigFull is newRigOver with the service's options as mutate leaves
+// them; a service that sandboxes its servers (Options.Launcher) gets its
+// network proxy, as core/instance gives it.
+func newRigFull(t testing.TB, servers map[string]any, gateway map[string]any, over func(*service.Service) Servers, mutate func(*service.Options)) *rig {
+	t.Helper()
 	dir := t.TempDir()
 	env := map[string]string{"HOME": dir}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
@@ -92,9 +107,19 @@ func newRigOver(t testing.TB, servers map[string]any, gateway map[string]any, el
 		t.Fatal(err)
 	}
 	r := &rig{t: t, paths: paths, store: secrettest.New()}
-	r.svc, err = service.New(service.Options{Paths: paths, Store: r.store, Lookup: lookup, Follow: true, Debounce: 20 * time.Millisecond, Elicit: elicit})
+	opts := service.Options{Paths: paths, Store: r.store, Lookup: lookup, Follow: true, Debounce: 20 * time.Millisecond}
+	mutate(&opts)
+	r.svc, err = service.New(opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if o, ok := r.svc.EgressOptions(); ok {
+		proxy := egress.New(o)
+		if err := proxy.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		r.svc.UseEgress(proxy)
+		t.Cleanup(func() { proxy.Close() })
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := r.svc.Start(ctx); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/guard"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // Every call of a server's tool goes through the flow guard (core/guard):
@@ -69,6 +70,25 @@ func (g *Gateway) guardCall(ctx context.Context, r route, args json.RawMessage) 
 		c.Session, c.Sessionless = faceOf(ctx)+"\x00", true
 	}
 	return c
+}
+
+// flowOf is the Flow a call carries when the guard says its session had
+// read private data and untrusted content (v.Tainted), so that the
+// sandbox's proxy asks with the chain about its server's new hosts while
+// it runs (core/egress), and notes what was decided in the call's record;
+// nil otherwise, the way every other call takes.
+func (g *Gateway) flowOf(ctx context.Context, v guard.Verdict) *service.Flow {
+	if !v.Tainted {
+		return nil
+	}
+	f := &service.Flow{Chain: v.Chain}
+	if f.Chain.App == "" {
+		f.Chain.App = callerApp(ctx)
+	}
+	if cr := recordOf(ctx); cr != nil {
+		f.Decided = cr.flowed
+	}
+	return f
 }
 
 // guardMode is the guard's mode now.

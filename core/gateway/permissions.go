@@ -61,20 +61,20 @@ func allowCommand(tool string) string { return "mcptray permissions allow " + to
 // check says why a call may not go ahead, or "" when it may: its
 // permission, then the flow guard (guard.go). A call the guard holds is
 // asked about once, in the guard's words, which stand for the permission's
-// question too.
-func (g *Gateway) check(ctx context.Context, r route, args json.RawMessage, c guard.Call) string {
+// question too. The guard's verdict comes with it, for the call's Flow.
+func (g *Gateway) check(ctx context.Context, r route, args json.RawMessage, c guard.Call) (string, guard.Verdict) {
 	switch permission(g.rules.Load(), r.qualified, r.readOnly) {
 	case config.Allow:
 		return g.guarded(ctx, r, c)
 	case config.Block:
-		return fmt.Sprintf("mcptray blocks %s; to let it run: %s", r.qualified, allowCommand(r.qualified))
+		return fmt.Sprintf("mcptray blocks %s; to let it run: %s", r.qualified, allowCommand(r.qualified)), guard.Verdict{}
 	}
 	if v := g.guard.Check(c); v.Held {
-		return g.decideHeld(ctx, r, c, v)
+		return g.decideHeld(ctx, r, c, v), v
 	}
 	noWindow := fmt.Sprintf("%s needs your OK in mcptray, and there is no mcptray window to ask in; to let it run every time: %s", r.qualified, allowCommand(r.qualified))
 	if g.ask == nil {
-		return noWindow
+		return noWindow, guard.Verdict{}
 	}
 	// The person may have allowed the tool a moment ago ("allow always"
 	// in the window, or the command line): read the rules afresh before
@@ -86,7 +86,7 @@ func (g *Gateway) check(ctx context.Context, r route, args json.RawMessage, c gu
 		case config.Allow:
 			return g.guarded(ctx, r, c)
 		case config.Block:
-			return fmt.Sprintf("mcptray blocks %s; to let it run: %s", r.qualified, allowCommand(r.qualified))
+			return fmt.Sprintf("mcptray blocks %s; to let it run: %s", r.qualified, allowCommand(r.qualified)), guard.Verdict{}
 		}
 	}
 	actx, cancel := context.WithTimeout(ctx, g.askTimeout)
@@ -95,26 +95,28 @@ func (g *Gateway) check(ctx context.Context, r route, args json.RawMessage, c gu
 	recordOf(ctx).asked(ok, err)
 	switch {
 	case ctx.Err() != nil:
-		return "cancelled"
+		return "cancelled", guard.Verdict{}
 	case errors.Is(err, ErrNoWindow):
-		return noWindow
+		return noWindow, guard.Verdict{}
 	case errors.Is(err, context.DeadlineExceeded) || actx.Err() != nil:
-		return fmt.Sprintf("nobody answered mcptray's question about %s within %s; to let it run every time: %s", r.qualified, g.askTimeout, allowCommand(r.qualified))
+		return fmt.Sprintf("nobody answered mcptray's question about %s within %s; to let it run every time: %s", r.qualified, g.askTimeout, allowCommand(r.qualified)), guard.Verdict{}
 	case err != nil:
-		return fmt.Sprintf("mcptray could not ask about %s: %v; to let it run every time: %s", r.qualified, err, allowCommand(r.qualified))
+		return fmt.Sprintf("mcptray could not ask about %s: %v; to let it run every time: %s", r.qualified, err, allowCommand(r.qualified)), guard.Verdict{}
 	case !ok:
-		return fmt.Sprintf("you declined %s in mcptray", r.qualified)
+		return fmt.Sprintf("you declined %s in mcptray", r.qualified), guard.Verdict{}
 	}
 	return g.guarded(ctx, r, c)
 }
 
 // guarded counts a call its permission allowed with the flow guard, and
-// says why it may not go ahead when the guard holds it, or "".
-func (g *Gateway) guarded(ctx context.Context, r route, c guard.Call) string {
-	if v := g.guard.See(c); v.Held {
-		return g.decideHeld(ctx, r, c, v)
+// says why it may not go ahead when the guard holds it, or "", with the
+// guard's verdict.
+func (g *Gateway) guarded(ctx context.Context, r route, c guard.Call) (string, guard.Verdict) {
+	v := g.guard.See(c)
+	if v.Held {
+		return g.decideHeld(ctx, r, c, v), v
 	}
-	return ""
+	return "", v
 }
 
 // appName is the calling app's name as people know it ("Claude Code" for

@@ -36,6 +36,16 @@ type callRecord struct {
 	outcome  activity.Outcome  // set where the gateway refuses or explains
 	reason   string
 	hid      atomic.Bool // its result held hidden text (tools.NoteHidden)
+	// flow is the guard's decision about a connection its server made
+	// while it ran (flowed), from the proxy's goroutine.
+	flow atomic.Pointer[flowNote]
+}
+
+// flowNote is the guard's decision about a connection a call's server
+// made, with the chain in words.
+type flowNote struct {
+	decision activity.Decision
+	chain    string
 }
 
 // HiddenInResult is the reason a call's record gives when the tool's
@@ -99,6 +109,27 @@ func (cr *callRecord) guarded(d activity.Decision, chain string) {
 	}
 }
 
+// flowed notes the guard's decision about a connection the call's server
+// made while it ran (service.Flow.Decided), which stands for the call's
+// in its record: the latest, unless one before refused.
+func (cr *callRecord) flowed(d activity.Decision, chain string) {
+	n := &flowNote{decision: d, chain: chain}
+	for {
+		old := cr.flow.Load()
+		if old != nil && refusing(old.decision) && !refusing(d) {
+			return
+		}
+		if cr.flow.CompareAndSwap(old, n) {
+			return
+		}
+	}
+}
+
+// refusing says whether the guard's decision kept data from going.
+func refusing(d activity.Decision) bool {
+	return d == activity.GuardDeclined || d == activity.GuardUnanswered || d == activity.GuardNoWindow || d == activity.GuardBlocked
+}
+
 // refused notes that a permission kept the call from its server, and why.
 func (cr *callRecord) refused(why string) {
 	if cr == nil {
@@ -129,6 +160,9 @@ func (cr *callRecord) finish(ctx context.Context, res *mcp.CallToolResult, err e
 		Arguments: cr.args}
 	if c.Decision == "" {
 		c.Decision = activity.Allowed // allowed when asked afresh (the rules changed)
+	}
+	if n := cr.flow.Load(); n != nil && c.Outcome == "" {
+		c.Decision, c.Reason = n.decision, n.chain
 	}
 	switch {
 	case c.Outcome != "":

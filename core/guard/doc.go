@@ -22,7 +22,11 @@
 // (chain.go), "Claude Code read ~/notes/tax.txt through files, then read
 // https://example.com/issue/42 through fetch. It now wants to send data
 // through slack (to hooks.slack.com).", or refuses it in block mode. A
-// session that lacks one of the three is never held.
+// session that lacks one of the three is never held. Any other call of a
+// session that has touched both is tainted (Verdict.Tainted): while it
+// runs, the sandbox's proxy asks with the same chain about its server's
+// first connection to a host not on its list, so that a tool whose
+// labels miss what it does still cannot send data out unasked.
 //
 // The guard must never keep a call's arguments beyond the few words of
 // its chain (a path, an address), never let a server's claim remove a

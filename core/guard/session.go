@@ -37,7 +37,13 @@ type Verdict struct {
 	// and the call can send data out: it waits for the person (or is
 	// refused), and is not counted as made until Allow.
 	Held bool
-	// Chain says how, when Held.
+	// Tainted says the session had read private data and untrusted
+	// content before this call: while the call runs, its server's first
+	// connection to a host not on its list is asked about with the chain
+	// as well (core/egress), whatever the tool's labels say. A held call
+	// is tainted.
+	Tainted bool
+	// Chain says how, when Tainted; a call not held is its Send.
 	Chain Chain
 }
 
@@ -91,11 +97,15 @@ func (t *Tracker) see(c Call, count bool) Verdict {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := t.session(c)
-	if c.Tool.Labels.Has(Egress) && s.touched.Has(Private) && s.touched.Has(Untrusted) && !s.allowed[c.Tool.Tool] {
-		return Verdict{Held: true, Chain: t.chain(s, c)}
+	tainted := s.touched.Has(Private) && s.touched.Has(Untrusted)
+	if tainted && c.Tool.Labels.Has(Egress) && !s.allowed[c.Tool.Tool] {
+		return Verdict{Held: true, Tainted: true, Chain: t.chain(s, c)}
 	}
 	if count {
 		t.touch(s, c)
+	}
+	if tainted {
+		return Verdict{Tainted: true, Chain: t.chain(s, c)}
 	}
 	return Verdict{}
 }

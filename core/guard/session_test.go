@@ -120,3 +120,40 @@ func TestTrackerBounded(t *testing.T) {
 		t.Errorf("%d sessions followed, more than %d", n, maxSessions)
 	}
 }
+
+// TestTainted: a call is tainted when its session read private data and
+// untrusted content before it, whatever its own labels, so that the proxy
+// can ask about its server's new hosts; the call that brings in the second
+// of the two is not, nor is a session that lacks one.
+func TestTainted(t *testing.T) {
+	t.Parallel()
+	quiet := Derive(Server{Name: "store"}, tools.Tool{Name: "backup", QualifiedName: "mcp__store__backup"})
+	if quiet.Labels != 0 {
+		t.Fatalf("backup's labels: %s", quiet.Labels)
+	}
+	tr := NewTracker("/home/p", 0)
+	for _, c := range []Call{
+		call("s", &quiet, `{}`),
+		call("s", &files, `{"path":"/home/p/notes/tax.txt"}`),
+		call("s", &quiet, `{}`),
+		call("s", &fetch, `{"url":"https://example.com/issue/42"}`),
+	} {
+		if v := tr.See(c); v.Tainted || v.Held {
+			t.Fatalf("%s: %+v before the session read both", c.Tool.Tool, v)
+		}
+	}
+	v := tr.See(call("s", &quiet, `{"url":"https://backup.example/up"}`))
+	if !v.Tainted || v.Held {
+		t.Fatalf("backup after the notes and the page: %+v", v)
+	}
+	want := "Claude Code read ~/notes/tax.txt through files, then read https://example.com/issue/42 through fetch. It now wants to send data through store (to backup.example)."
+	if got := v.Chain.Words(); got != want {
+		t.Errorf("chain:\n got %s\nwant %s", got, want)
+	}
+	if v := tr.See(call("s", &slack, `{}`)); !v.Held || !v.Tainted {
+		t.Errorf("a held send: %+v", v)
+	}
+	if v := tr.See(call("other", &files, `{}`)); v.Tainted {
+		t.Errorf("another session: %+v", v)
+	}
+}

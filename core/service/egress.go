@@ -30,6 +30,9 @@ func (s *Service) EgressOptions() (o egress.Options, ok bool) {
 		Hosts:    s.egressHosts,
 		Ask:      s.askEgress, // a look's connections are refused unasked (look.go)
 		Remember: s.rememberHost,
+		// A call of a session that read private data and untrusted
+		// content: its server's new hosts are asked with the chain.
+		Flow: s.egressFlow,
 		// The server's detail lists its refusals.
 		OnRefusal: func(egress.Refusal) { s.notices.Publish(struct{}{}) },
 	}, true

@@ -272,6 +272,9 @@ func (s *Service) askEgress(ctx context.Context, q egress.Question) (egress.Repl
 	if strings.HasPrefix(q.Server, lookPrefix) && s.looks.isRunning(q.Server) {
 		return egress.Reply{Answer: egress.Deny}, egress.ErrNotAsked
 	}
+	if q.Chain != "" {
+		return s.askFlow(ctx, q)
+	}
 	if s.opts.EgressAsk == nil {
 		return egress.Reply{Answer: egress.Deny}, egress.ErrNoWindow
 	}

@@ -149,6 +149,7 @@ type Service struct {
 	apps    appsState  // the apps connected to the gateway (apps.go)
 	pins    pinState   // what the person saw of each server's tools and prompts (pins.go)
 	looks   lookState  // looks at unapproved servers' tools (look.go)
+	flows   flowState  // the calls of sessions the flow guard follows closely (flows.go)
 	tokenMu sync.Mutex // held while the gateway's token is read or made
 
 	// activity is the activity record, for trust decisions (activity.go).

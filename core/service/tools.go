@@ -38,6 +38,9 @@ type CallRequest struct {
 	Server    string          `json:"server"`
 	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Flow, set by the gateway, says the calling app's session had read
+	// the person's data and content someone else wrote (flows.go).
+	Flow *Flow `json:"-"`
 }
 
 // Call calls a tool and returns its result with every text sanitised. A
@@ -45,6 +48,9 @@ type CallRequest struct {
 func (s *Service) Call(ctx context.Context, req CallRequest) (*mcp.CallToolResult, error) {
 	var res *mcp.CallToolResult
 	err := s.withServer(ctx, req.Server, func(m *conn.Manager, name string) error {
+		if req.Flow != nil {
+			defer s.flows.start(name, req.Flow)()
+		}
 		var err error
 		res, err = m.CallTool(ctx, name, req.Tool, req.Arguments)
 		return err
@@ -60,6 +66,9 @@ func (s *Service) Call(ctx context.Context, req CallRequest) (*mcp.CallToolResul
 // waits on one.
 func (s *Service) CallAsync(ctx context.Context, req CallRequest, done func(*mcp.CallToolResult, error)) {
 	if name, ok := s.connected(req.Server); ok {
+		if req.Flow != nil {
+			done = flowDone(s.flows.start(name, req.Flow), done)
+		}
 		s.conns.CallToolAsync(ctx, name, req.Tool, req.Arguments, func(res *mcp.CallToolResult, err error) {
 			done(res, wrapError(err))
 		})

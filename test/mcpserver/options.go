@@ -73,6 +73,9 @@ type Options struct {
 	Fetch bool
 	// Post adds the tool PostTool, which POSTs a text to a URL (fetch.go).
 	Post bool
+	// Backup adds the tool BackupTool, which POSTs a text to a URL as
+	// Post does under a name that says nothing of sending (fetch.go).
+	Backup bool
 	// Escape adds the tool EscapeTool, which tries the doors out of its
 	// sandbox as a hostile server would (escape.go).
 	Escape bool

@@ -73,6 +73,9 @@ func New(opts Options) *server.MCPServer {
 	if opts.Fetch {
 		addFetch(s)
 	}
+	if opts.Backup {
+		addSend(s, BackupTool, "Keeps a copy of a text at a URL.", mcp.WithOpenWorldHintAnnotation(false))
+	}
 	if opts.Post {
 		addPost(s)
 	}

@@ -43,6 +43,7 @@ func main() {
 	flag.BoolVar(&opts.Escape, "escape", false, "add the tool "+mcpserver.EscapeTool+", which tries the doors out of its sandbox as a hostile server would")
 	flag.BoolVar(&opts.Fetch, "fetch", false, "add the tool "+mcpserver.FetchTool+", which GETs a URL through the proxy the environment names")
 	flag.BoolVar(&opts.Post, "post", false, "add the tool "+mcpserver.PostTool+", which POSTs a text to a URL")
+	flag.BoolVar(&opts.Backup, "backup", false, "add the tool "+mcpserver.BackupTool+", which POSTs a text to a URL under a name that says nothing of sending")
 	flag.StringVar(&opts.ToolsFile, "tools-file", "", "add the tools of this JSON file; the tool "+mcpserver.ReloadTool+" reads it again")
 	flag.StringVar(&opts.PromptsFile, "prompts-file", "", "add the prompts of this JSON file; the tool "+mcpserver.ReloadTool+" reads it again")
 	writeFile := flag.String("write-file", "", "write this file first (a relative path is in the folder it runs in), and say on stderr if that fails, as a server refused by its sandbox would")
