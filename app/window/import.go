@@ -248,6 +248,7 @@ func (v *window) showAddMenu() {
 		fyne.NewMenuItem("Paste a snippet or address…", v.showAdd),
 		fyne.NewMenuItem("Import from your other apps…", v.showImport),
 		fyne.NewMenuItem("Find servers in the MCP Registry…", v.showCatalogue),
+		fyne.NewMenuItem("Install from a file…", v.showBundleChooser),
 	)
 	pos := v.app.Driver().AbsolutePositionForObject(v.addButton).AddXY(0, v.addButton.Size().Height)
 	widget.ShowPopUpMenuAtPosition(v.addMenu, v.win.Canvas(), pos)

@@ -110,6 +110,14 @@ type window struct {
 	openCatalogue  func() (*registry.Cache, error)
 	installed      func(program string) bool
 	catalogueDelay time.Duration
+
+	// The MCP Bundle install (bundle.go): the file chooser, the dialog
+	// and a folder or file chooser of its, once shown; how long it waits
+	// for the typing to pause before it asks for a new preview.
+	bundleChooser *dialog.FileDialog
+	bundle        *bundleDialog
+	pathChooser   *dialog.FileDialog
+	previewDelay  time.Duration
 }
 
 // newWindow builds the window's content into w and handles its closing.

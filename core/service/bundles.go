@@ -73,8 +73,8 @@ type BundleResult struct {
 	Read  []string `json:"read,omitempty"`
 	Write []string `json:"write,omitempty"`
 	// Settings are what it asks for, in the manifest's order; Missing the
-	// required ones a Preview was not given (it then says no more than
-	// what the bundle is and asks for).
+	// required ones a Preview was not given (it then says what the bundle
+	// is, asks for, declares and lacks, but not what would run).
 	Settings []BundleSetting `json:"settings,omitempty"`
 	Missing  []string        `json:"missing,omitempty"`
 	// Tools and Prompts are what it says it offers, each with what the
@@ -107,8 +107,11 @@ type BundleSetting struct {
 	Sensitive bool   `json:"sensitive,omitempty"`
 	Multiple  bool   `json:"multiple,omitempty"`
 	// Default says it has a default in the manifest, which it gets
-	// unless given another value.
-	Default bool `json:"default,omitempty"`
+	// unless given another value; DefaultValue is that default as the
+	// server would get it here (several one a line), "" for a sensitive
+	// one or one whose default is a folder this computer lacks.
+	Default      bool   `json:"default,omitempty"`
+	DefaultValue string `json:"defaultValue,omitempty"`
 	// Kept says a sensitive one's value is in the keychain already, from
 	// the version installed before.
 	Kept bool `json:"kept,omitempty"`
@@ -175,11 +178,28 @@ func (s *Service) InstallBundle(ctx context.Context, req BundleRequest) (BundleR
 	if old != nil {
 		kept = old.SecretNames()
 	}
+	places := bundle.PlacesIn(s.opts.Paths.Home)
+	defaults, _ := m.Settings(nil, places) // each with its default, when it has one here
 	for _, k := range m.UserConfigOrder {
 		uc := m.UserConfig[k]
-		res.Settings = append(res.Settings, BundleSetting{Key: k, Title: uc.Title, Description: uc.Description, Type: uc.Type,
+		st := BundleSetting{Key: k, Title: uc.Title, Description: uc.Description, Type: uc.Type,
 			Required: uc.Required, Sensitive: uc.Sensitive, Multiple: uc.Multiple, Default: len(uc.Default) > 0 && string(uc.Default) != "null",
-			Kept: uc.Sensitive && slices.Contains(kept, secretName(k))})
+			Kept: uc.Sensitive && slices.Contains(kept, secretName(k))}
+		if d, ok := bundle.Find(defaults, k); ok && !uc.Sensitive {
+			st.DefaultValue = strings.Join(d.Values, "\n")
+		}
+		res.Settings = append(res.Settings, st)
+	}
+	// What it declares and lacks does not depend on its settings: a form
+	// shows it while the person fills them in.
+	toolDefs, promptDefs := declaredDefs(m)
+	res.Tools, res.Prompts = declaredOf(toolDefs), declaredOf(promptDefs)
+	res.Needs = m.Needs(ctx, bundle.ThisComputer())
+	if old != nil {
+		res.Update = &BundleUpdate{From: old.Bundle.Version}
+		if prev, err := bundle.ReadManifest(dir); err == nil {
+			res.Update.Changes = declaredChanges(&prev, m)
+		}
 	}
 	settings, secretNames, missing, err := s.bundleSettings(m, req, kept)
 	if len(missing) > 0 && req.Preview {
@@ -189,7 +209,6 @@ func (s *Service) InstallBundle(ctx context.Context, req BundleRequest) (BundleR
 	if err != nil {
 		return BundleResult{}, err
 	}
-	places := bundle.PlacesIn(s.opts.Paths.Home)
 	run, err := m.Command(dir, runtime.GOOS, places, settings, func(key string) string { return config.SecretRef(secretNames[key]) })
 	if err != nil {
 		return BundleResult{}, newError(Invalid, "%s: %s", sanitize.Line(m.Title()), sanitize.Line(err.Error()))
@@ -216,15 +235,6 @@ func (s *Service) InstallBundle(ctx context.Context, req BundleRequest) (BundleR
 	for _, k := range slices.Sorted(maps.Keys(secretNames)) {
 		if slices.ContainsFunc(settings, func(st bundle.Setting) bool { return st.Key == k }) {
 			res.SecretNames = append(res.SecretNames, secretNames[k])
-		}
-	}
-	toolDefs, promptDefs := declaredDefs(m)
-	res.Tools, res.Prompts = declaredOf(toolDefs), declaredOf(promptDefs)
-	res.Needs = m.Needs(ctx, bundle.ThisComputer())
-	if old != nil {
-		res.Update = &BundleUpdate{From: old.Bundle.Version}
-		if prev, err := bundle.ReadManifest(dir); err == nil {
-			res.Update.Changes = declaredChanges(&prev, m)
 		}
 	}
 	if req.Preview {

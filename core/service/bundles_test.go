@@ -30,6 +30,11 @@ func TestInstallBundlePreview(t *testing.T) {
 		!res.Settings[1].Default || !res.Settings[2].Sensitive {
 		t.Errorf("preview without settings = %+v", res)
 	}
+	// What it declares, and its defaults, a form shows while the person
+	// fills it in.
+	if len(res.Tools) != 3 || res.Tools[0].Name != "echo" || res.Settings[1].DefaultValue != "hello" || res.Settings[2].DefaultValue != "" {
+		t.Errorf("preview without settings: tools %+v, settings %+v", res.Tools, res.Settings)
+	}
 	if err := os.Mkdir(filepath.Join(h.dir, "notes"), 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,233 @@
+package window
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/service"
+)
+
+// mcpbRun runs the official bundle CLI (make deps installs it into
+// test/peers) with args in dir; it skips only where npm is not there to
+// install it.
+func mcpbRun(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	peers, err := filepath.Abs(filepath.Join("..", "..", "test", "peers", "node_modules", ".bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(peers, "mcpb")
+	if _, err := os.Stat(bin); err != nil {
+		if _, npmErr := exec.LookPath("npm"); npmErr != nil {
+			t.Skip("npm is not installed, so the official bundle CLI (mcpb) cannot be had; install Node.js with npm and run make deps")
+		}
+		t.Fatalf("the official bundle CLI is not in test/peers (%v); run make deps", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+peers+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("mcpb %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// packNotes packs testdata/notes-bundle with mcpb, signed with a
+// certificate of its own making when selfSigned.
+func packNotes(t *testing.T, selfSigned bool) string {
+	t.Helper()
+	src := t.TempDir()
+	if err := os.CopyFS(src, os.DirFS(filepath.Join("testdata", "notes-bundle"))); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "notes.mcpb")
+	mcpbRun(t, src, "pack", src, out)
+	if selfSigned {
+		mcpbRun(t, filepath.Dir(out), "sign", "--self-signed", out)
+	}
+	return out
+}
+
+// field is the dialog's field for the setting key.
+func (b *bundleDialog) field(t *testing.T, key string) *bundleField {
+	t.Helper()
+	i := slices.IndexFunc(b.fields, func(fl *bundleField) bool { return fl.st.Key == key })
+	if i < 0 {
+		t.Fatalf("the dialog has no field %s", key)
+	}
+	return b.fields[i]
+}
+
+// texts are the words of the labels in the dialog's body, one a line.
+func (b *bundleDialog) texts() string {
+	return strings.Join(labels(b.body), "\n")
+}
+
+// TestRealBundleDialog: "Add… › Install from a file…" opens a file
+// chooser; a bundle packed and signed by the official CLI is shown in one
+// dialog, before anything of it runs: what it is and who signed it, a
+// form for its settings, the exact command once the needed ones are
+// filled in, the folders it gets and how, and its tools and prompts with
+// the one that gives the AI orders marked. Installed, its secret is in
+// the keychain and not in the file, its folder is its sandbox's to change
+// as the box said, and the server is shown.
+func TestRealBundleDialog(t *testing.T) {
+	file := packNotes(t, true)
+	r := newReal(t, nil)
+	r.v.previewDelay = time.Millisecond
+	r.until("the first snapshot", func() bool { return r.v.loaded })
+
+	r.v.do(func() {
+		r.v.showAddMenu()
+		for _, it := range r.v.addMenu.Items {
+			if it.Label == "Install from a file…" {
+				it.Action()
+			}
+		}
+		if r.v.bundleChooser == nil {
+			t.Fatal("Install from a file… opened no file chooser")
+		}
+		r.v.bundleChooser.Hide()
+		r.v.openBundle(service.BundleRequest{File: file})
+	})
+	r.until("the bundle dialog", func() bool { return r.v.bundle != nil })
+	b := r.v.bundle
+	r.v.do(func() {
+		text := b.texts()
+		for _, want := range []string{
+			"Notes", "version 2.1.0 · by Ada Example",
+			"Reads and writes the notes in a folder you choose",
+			"Signed by MCPB Self-Signed Certificate (self-signed): the signer vouches for themself",
+			"Fill in Notes folder, API key to see the exact command it will run.",
+			"The folder you choose for Notes folder, to read",
+			"list_notes", "Lists the notes in your folder.",
+			"add_note", "summarise",
+			"reads as orders to the AI",
+			"It needs Notes folder, API key before it can be installed.",
+		} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the dialog does not say %q; it says:\n%s", want, text)
+			}
+		}
+		if b.runs.Visible() || !b.install.Disabled() {
+			t.Errorf("with its folder and key missing: command shown %v, Install enabled %v", b.runs.Visible(), !b.install.Disabled())
+		}
+		if b.name.Text != "notes" || b.field(t, "max_results").entry.PlaceHolder != "10" || b.field(t, "verbose").check.Checked {
+			t.Errorf("name %q, max_results placeholder %q, verbose %v", b.name.Text, b.field(t, "max_results").entry.PlaceHolder, b.field(t, "verbose").check.Checked)
+		}
+	})
+
+	notes := filepath.Join(r.dir, "my notes")
+	if err := os.Mkdir(notes, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r.v.do(func() {
+		test.Type(b.field(t, "max_results").entry, "many")
+	})
+	r.until("a number that is no number marked", func() bool { return b.field(t, "max_results").err.Visible() })
+	r.v.do(func() {
+		if msg := b.field(t, "max_results").err.Text; !strings.Contains(msg, "is not a number") || !b.install.Disabled() {
+			t.Errorf("a word for a number: %q, Install enabled %v", msg, !b.install.Disabled())
+		}
+		b.field(t, "max_results").entry.SetText("25")
+		b.field(t, "folder").entry.SetText(notes)
+		test.Tap(b.field(t, "folder").write)
+		test.Tap(b.field(t, "verbose").check)
+		test.Type(b.field(t, "api_key").entry, "sk-live-123")
+	})
+	r.until("the exact command", func() bool { return b.current && !b.install.Disabled() })
+	r.v.do(func() {
+		text := b.texts()
+		unpacked := filepath.Join(r.paths.BundlesDir(), "notes")
+		wantRun := `node ` + filepath.Join(unpacked, "server", "index.js") + ` "` + notes + `" --max-results 25 --verbose=true`
+		if b.runs.Text != wantRun {
+			t.Errorf("runs %q, want %q", b.runs.Text, wantRun)
+		}
+		for _, want := range []string{"In " + unpacked + " (its own files", "NOTES_API_KEY", "given API_KEY from your keychain", notes, "read and change"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the dialog does not say %q; it says:\n%s", want, text)
+			}
+		}
+		if strings.Contains(text, "sk-live-123") {
+			t.Error("the dialog shows the secret")
+		}
+	})
+	r.tap(b.install)
+	r.until("notes in the list, selected", func() bool { _, ok := r.v.snap.Find("notes"); return ok && r.v.sel == "notes" })
+
+	raw, err := os.ReadFile(r.paths.UserFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), "sk-live-123") {
+		t.Errorf("the secret is in mcptray's config: %s", raw)
+	}
+	u, err := config.ReadUserFile(r.paths.UserFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(u.MCPServers["notes"]), `"bundle"`) {
+		t.Errorf("the entry does not say which bundle it is: %s", u.MCPServers["notes"])
+	}
+	sb, err := r.cl.SandboxOf(context.Background(), "notes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(sb.Grants, func(g service.Grant) bool { return g.Kind == "write" && strings.HasSuffix(g.What, "my notes") }) {
+		t.Errorf("the sandbox does not let it change %s: %+v", notes, sb.Grants)
+	}
+	secrets, err := r.cl.Secrets(context.Background(), "notes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(secrets) != 1 || secrets[0].Name != "API_KEY" || !secrets[0].Set {
+		t.Errorf("secrets = %+v", secrets)
+	}
+	r.v.do(func() {
+		if b.field(t, "api_key").entry.Text != "" {
+			t.Error("the closed dialog still holds the secret")
+		}
+	})
+}
+
+// A file that is no bundle is refused in words, and no dialog asks
+// anything of it.
+func TestRealBundleRefused(t *testing.T) {
+	r := newReal(t, nil)
+	r.until("the first snapshot", func() bool { return r.v.loaded })
+	bad := filepath.Join(t.TempDir(), "weather.mcpb")
+	if err := os.WriteFile(bad, []byte("not a zip at all"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.v.do(func() { r.v.openBundle(service.BundleRequest{File: bad}) })
+	r.until("the refusal", func() bool { return len(r.v.errs) > 0 })
+	r.v.do(func() {
+		if r.v.bundle != nil || !strings.Contains(r.v.errs[0], "zip") {
+			t.Errorf("dialog %v, errors %q", r.v.bundle != nil, r.v.errs)
+		}
+	})
+}
+
+func TestSignatureLine(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ in, want string }{
+		{"Not signed", "Not signed: nothing says who made this file."},
+		{"", "Not signed: nothing says who made this file."},
+		{"Signed by Ada (self-signed)", "Signed by Ada (self-signed): the signer vouches for themself; no one else checked who they are."},
+		{"Signed by Example, Inc.", "Signed by Example, Inc."},
+	} {
+		if got := signatureLine(c.in); got != c.want {
+			t.Errorf("signatureLine(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
