@@ -84,7 +84,7 @@ func TestRunAsksAboutTheNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"1 connected · 1 question waiting", "Today: 7 calls from your AI apps", "", line, "Allow once", "Always", "Deny", ""}; !slices.Equal(traytest.Labels(menu)[:len(want)], want) {
+	if want := []string{"1 connected · 1 question waiting", "Today: 7 calls from your AI apps; the guard held 2", "", line, "Allow once", "Always", "Deny", ""}; !slices.Equal(traytest.Labels(menu)[:len(want)], want) {
 		t.Errorf("menu %q, want it to begin with %q", traytest.Labels(menu), want)
 	}
 	if got, want := tr.tooltip(ctx, t), "mcptray: 1 connected · 1 question waiting"; got != want {

@@ -57,9 +57,10 @@ type Options struct {
 	WindowOpen func() bool
 	// Dark picks the icons drawn for a dark panel.
 	Dark bool
-	// Today, when set, says how many calls the apps made through mcptray
-	// today, for a line of the menu (activity.go); it must answer soon.
-	Today func(ctx context.Context) (int, error)
+	// Today, when set, sums up the calls the apps made through mcptray
+	// today, and those the flow guard held, for a line of the menu
+	// (activity.go): the service's ActivityToday. It must answer soon.
+	Today func(ctx context.Context) (service.ActivitySummary, error)
 	// Questions, when set, are the network proxy's questions, which the
 	// tray shows and answers (questions.go); nil shows none.
 	Questions Questions

@@ -27,6 +27,9 @@ import (
 // runs a tray runs in a process of its own.
 const childEnv = "MCPTRAY_TRAY_TEST"
 
+// today is what the started tray's Options.Today says of today's calls.
+var today = service.ActivitySummary{Calls: 7, Held: 2}
+
 // inSubprocess runs t in a new test process and returns false, or returns
 // true when this is that process and t's body should run here.
 func inSubprocess(t *testing.T) bool {
@@ -151,7 +154,7 @@ func start(ctx context.Context, t *testing.T, fake *fakeBackend, notify bool, mo
 		OpenWindow: func(server string) { s.opened <- server },
 		Quit:       func() { close(s.quit) },
 		WindowOpen: func() bool { return false },
-		Today:      func(context.Context) (int, error) { return 7, nil },
+		Today:      func(context.Context) (service.ActivitySummary, error) { return today, nil },
 	}
 	for _, f := range more {
 		f(&opts)
@@ -175,7 +178,7 @@ func start(ctx context.Context, t *testing.T, fake *fakeBackend, notify bool, mo
 func (s *started) waitMenu(ctx context.Context, t *testing.T, snap service.Snapshot) []traytest.MenuItem {
 	t.Helper()
 	var want []string
-	for _, it := range withToday(Build(snap), 7).Items {
+	for _, it := range withToday(Build(snap), today).Items {
 		want = append(want, it.Label)
 	}
 	menu, err := traytest.WaitMenu(ctx, s.conn, s.item, func(m []traytest.MenuItem) bool {
@@ -232,8 +235,8 @@ func TestRun(t *testing.T) {
 	if summary := menu[0]; summary.Label != "1 connected · 1 needs sign-in · 1 failed" || summary.Enabled {
 		t.Errorf("summary line = %+v, want a disabled \"1 connected · 1 needs sign-in · 1 failed\"", summary)
 	}
-	if today := menu[1]; today.Label != "Today: 7 calls from your AI apps" || !today.Enabled {
-		t.Errorf("the line under the summary = %+v, want today's count of calls", today)
+	if line := menu[1]; line.Label != "Today: 7 calls from your AI apps; the guard held 2" || !line.Enabled {
+		t.Errorf("the line under the summary = %+v, want today's count of calls and of those the guard held", line)
 	}
 	for _, label := range []string{"github — connected", "fs — failed: npx is not installed", "notion — needs sign-in", "Retry fs", "Sign in to notion…"} {
 		if it, ok := traytest.Find(menu, label); !ok || !it.Enabled {

@@ -143,7 +143,7 @@ func Run(ctx context.Context, opts Options) int {
 		Quit:       quit,
 		WindowOpen: inst.Endpoint.WindowOpen,
 		Questions:  inst.Endpoint,
-		Today:      todayCalls(inst),
+		Today:      inst.Service.ActivityToday,
 		Dark:       tray.PrefersDark(),
 	})
 	if err != nil {

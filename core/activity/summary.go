@@ -19,6 +19,10 @@ type Summary struct {
 	Asked   int `json:"asked"`
 	Refused int `json:"refused"`
 	Failed  int `json:"failed"`
+	// Held is how many calls the flow guard held (core/guard): asked
+	// about with its chain, refused or blocked, or noted as decided by it
+	// when their server reached out; not those it let through when off.
+	Held int `json:"held"`
 }
 
 // AppSummary is one app's calls over the span.
@@ -39,10 +43,12 @@ func (l *Log) Summary(ctx context.Context, since time.Time) (Summary, error) {
 	var s Summary
 	t := since.UnixNano()
 	err := l.db.QueryRowContext(ctx, `SELECT count(*),
-		coalesce(sum(decision IN ('asked-allowed','asked-declined','asked-unanswered')), 0),
+		coalesce(sum(decision IN ('asked-allowed','asked-declined','asked-unanswered',
+			'guard-allowed-once','guard-allowed-session','guard-declined','guard-unanswered')), 0),
 		coalesce(sum(outcome = 'refused'), 0),
-		coalesce(sum(outcome IN ('failed','unavailable')), 0)
-		FROM activity INDEXED BY activity_time WHERE kind = 'call' AND time >= ?`, t).Scan(&s.Calls, &s.Asked, &s.Refused, &s.Failed)
+		coalesce(sum(outcome IN ('failed','unavailable')), 0),
+		coalesce(sum(decision LIKE 'guard-%' AND decision != 'guard-off'), 0)
+		FROM activity INDEXED BY activity_time WHERE kind = 'call' AND time >= ?`, t).Scan(&s.Calls, &s.Asked, &s.Refused, &s.Failed, &s.Held)
 	if err != nil {
 		return s, fmt.Errorf("reading the activity record: %w", err)
 	}
@@ -97,8 +103,15 @@ func (s Summary) Sentence(when string) string {
 	if s.Failed > 0 {
 		out += fmt.Sprintf("; %d failed", s.Failed)
 	}
+	if s.Held > 0 {
+		out += "; " + GuardHeldWords(s.Held)
+	}
 	return out
 }
+
+// GuardHeldWords says how many calls the flow guard held: "the guard held
+// 1 call", "the guard held 3 calls".
+func GuardHeldWords(n int) string { return "the guard held " + plural(n, "call") }
 
 func sumCalls(apps []AppSummary) int {
 	n := 0

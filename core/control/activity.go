@@ -7,9 +7,14 @@ import (
 	"github.com/mcptray/mcptray/core/service"
 )
 
-// activityRoutes serves GET and POST /v1/activity/settings.
+// activityRoutes serves GET and POST /v1/activity/settings, and GET
+// /v1/activity/today.
 func (s *Endpoint) activityRoutes(mux *http.ServeMux) {
 	ab := s.Backend
+	mux.HandleFunc("GET /v1/activity/today", func(w http.ResponseWriter, r *http.Request) {
+		sum, err := ab.ActivityToday(r.Context())
+		reply(w, sum, err)
+	})
 	mux.HandleFunc("GET /v1/activity/settings", func(w http.ResponseWriter, r *http.Request) {
 		st, err := ab.ActivitySettings(r.Context())
 		reply(w, st, err)
@@ -30,4 +35,12 @@ func (c *Client) ActivitySettings(ctx context.Context) (service.ActivitySettings
 // config and applies them.
 func (c *Client) SetActivitySettings(ctx context.Context, st service.ActivitySettings) error {
 	return c.do(ctx, http.MethodPost, "activity/settings", st, nil)
+}
+
+// ActivityToday sums up today's calls in the running mcptray's activity
+// record.
+func (c *Client) ActivityToday(ctx context.Context) (service.ActivitySummary, error) {
+	var sum service.ActivitySummary
+	err := c.do(ctx, http.MethodGet, "activity/today", nil, &sum)
+	return sum, err
 }

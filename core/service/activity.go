@@ -183,3 +183,25 @@ func permissionWord(p config.Permission) string {
 	}
 	return string(p)
 }
+
+// ActivitySummary is what the apps did over a span, as the activity
+// record sums it up: calls by app, how many the person was asked about,
+// were refused, failed, and the flow guard held.
+type ActivitySummary = activity.Summary
+
+// ActivityToday sums up today's calls in the activity record, for the
+// tray's line and the window's.
+func (s *Service) ActivityToday(ctx context.Context) (ActivitySummary, error) {
+	if err := s.checkOpen(); err != nil {
+		return ActivitySummary{}, err
+	}
+	l := s.activity.Load()
+	if l == nil {
+		return ActivitySummary{}, newError(Other, "this mcptray keeps no activity record: it could not open it (mcptray logs says why)")
+	}
+	sum, err := l.Summary(ctx, activity.StartOfDay(s.opts.Now()))
+	if err != nil {
+		return ActivitySummary{}, wrapError(err)
+	}
+	return sum, nil
+}

@@ -127,6 +127,9 @@ type API interface {
 
 	ActivitySettings(ctx context.Context) (ActivitySettings, error)
 	SetActivitySettings(ctx context.Context, s ActivitySettings) error
+	// ActivityToday sums up today's calls: how many, by which apps, and
+	// how many were asked about, refused, failed or held by the guard.
+	ActivityToday(ctx context.Context) (ActivitySummary, error)
 }
 
 var _ API = (*Service)(nil)
