@@ -133,6 +133,7 @@ type settingsDialog struct {
 	pause   *widget.Button
 	login   *loginSwitch
 	record  *activitySettings
+	guard   *guardMode
 }
 
 // showSettings opens the Settings dialog.
@@ -157,6 +158,10 @@ func (v *window) showSettings() {
 		s.login.check,
 		s.login.note,
 	)
+	s.guard = newGuardMode(v)
+	body.Add(widget.NewSeparator())
+	body.Add(section("Guard"))
+	body.Add(s.guard.box)
 	s.record = newActivitySettings(v)
 	body.Add(widget.NewSeparator())
 	body.Add(section("Activity"))
@@ -189,6 +194,9 @@ func (s *settingsDialog) refresh(v *window) {
 		s.folders.Add(container.NewBorder(nil, nil, nil, rm, label))
 	}
 	s.folders.Refresh()
+	if s.guard != nil {
+		s.guard.refresh(v)
+	}
 	if v.snap.Paused {
 		s.pause.SetText("Resume all")
 	} else {

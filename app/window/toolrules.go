@@ -33,6 +33,10 @@ type rulesWidgets struct {
 	hideServer *widget.Check
 	permission map[string]*widget.Select // by the tool's qualified name
 	hide       map[string]*widget.Check
+	// labels are the flow guard's labels of the connected servers'
+	// tools, guard the switches that correct them (guardlabels.go).
+	labels map[string]*service.ToolLabels
+	guard  map[string]*guardSwitches
 }
 
 // serverRules is the server's "hide all" switch, shown above its tools;
@@ -40,7 +44,8 @@ type rulesWidgets struct {
 func (v *window) serverRules(sv service.Server) fyne.CanvasObject {
 	v.rules = nil
 	rules := v.snap.Gateway
-	v.rules = &rulesWidgets{server: sv.Name, permission: map[string]*widget.Select{}, hide: map[string]*widget.Check{}}
+	v.rules = &rulesWidgets{server: sv.Name, permission: map[string]*widget.Select{}, hide: map[string]*widget.Check{},
+		labels: v.snap.GuardLabels(), guard: map[string]*guardSwitches{}}
 	c := widget.NewCheck("Hide all its tools from apps", nil)
 	c.SetChecked(rules.Hides(sv.Name, ""))
 	name := sv.Name
@@ -99,9 +104,13 @@ func (v *window) toolWithRules(sv service.Server, t tools.Tool) fyne.CanvasObjec
 	}
 	name := caption(sanitize.Line(q))
 	name.Truncation = fyne.TextTruncateEllipsis
-	return container.NewVBox(view,
+	box := container.NewVBox(view,
 		container.NewBorder(nil, nil, nil, container.NewHBox(sel, hide), name),
 		wrappedCaption(info))
+	if labels := v.guardLabels(t); labels != nil {
+		box.Add(labels)
+	}
+	return box
 }
 
 // wrappedCaption is a caption whose text wraps.

@@ -26,6 +26,13 @@ type (
 	ToolLabels = guard.ToolLabels
 )
 
+// The three labels of a tool (ToolLabels.Labels.Has).
+const (
+	LabelPrivate   = guard.Private
+	LabelUntrusted = guard.Untrusted
+	LabelEgress    = guard.Egress
+)
+
 // The guard's modes.
 const (
 	GuardOff   = config.GuardOff
