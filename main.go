@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"golang.org/x/term"
@@ -44,7 +45,16 @@ func run(ctx context.Context) int {
 	store := keychain.New(keychainService)
 	// mcptray --autostart is the login entry's: the tray, without the window.
 	atLogin := len(os.Args) == 2 && os.Args[1] == autostart.Arg
-	if len(os.Args) > 1 && os.Args[1] != "window" && !atLogin {
+	// mcptray FILE.mcpb is the file manager's, opening a bundle: the
+	// tray, and the window at its install dialog.
+	bundle := ""
+	if len(os.Args) == 2 && isBundleFile(os.Args[1]) {
+		bundle = os.Args[1]
+		if abs, err := filepath.Abs(bundle); err == nil {
+			bundle = abs // the running mcptray reads it, from its own folder
+		}
+	}
+	if len(os.Args) > 1 && os.Args[1] != "window" && !atLogin && bundle == "" {
 		posixlocale.Restore()
 		return cli.Run(ctx, os.Args[1:], cli.Env{
 			Stdout: os.Stdout, Stderr: os.Stderr,
@@ -66,7 +76,7 @@ func run(ctx context.Context) int {
 		fmt.Fprintln(os.Stderr, p)
 		return 1
 	}
-	if len(os.Args) > 1 && !atLogin {
+	if len(os.Args) > 1 && !atLogin && bundle == "" {
 		logger, closeLog := newLogger(paths.WindowLogFile())
 		defer closeLog()
 		return runWindow(ctx, logger, paths, os.Args[2:])
@@ -83,14 +93,23 @@ func run(ctx context.Context) int {
 	so.Launcher = launcher()
 	return host.Run(ctx, host.Options{
 		Paths: paths, Store: store, Logger: logger, Service: so,
-		Window: []string{exe, "window"}, Stdout: os.Stdout, AtLogin: atLogin,
+		Window: []string{exe, "window"}, Stdout: os.Stdout, AtLogin: atLogin, Bundle: bundle,
 	})
+}
+
+// isBundleFile reports whether arg names an MCP Bundle file, as a file
+// manager passes one: a name ending in .mcpb (or .dxt, its former name)
+// that is not a flag.
+func isBundleFile(arg string) bool {
+	lower := strings.ToLower(arg)
+	return !strings.HasPrefix(arg, "-") && (strings.HasSuffix(lower, ".mcpb") || strings.HasSuffix(lower, ".dxt"))
 }
 
 // runWindow is the window's process: a client of the running mcptray.
 func runWindow(ctx context.Context, logger *slog.Logger, paths config.Paths, args []string) int {
 	fs := flag.NewFlagSet("window", flag.ContinueOnError)
 	server := fs.String("server", "", "show this server first")
+	bundle := fs.String("bundle", "", "open the install dialog of this MCP Bundle file")
 	noTray := fs.String("no-tray", "", "there is no tray, for this reason")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -114,7 +133,7 @@ func runWindow(ctx context.Context, logger *slog.Logger, paths config.Paths, arg
 		login, _ = autostart.New("", paths, exe) // nil: Settings says it cannot
 	}
 	return window.Run(ctx, logger, cl, window.Options{
-		Server: *server, TrayProblem: *noTray, Autostart: login,
+		Server: *server, Bundle: *bundle, TrayProblem: *noTray, Autostart: login,
 		LogFile: paths.LogFile(), ActivityFile: paths.ActivityFile(), ActivityKeys: keychain.New(keychainService),
 		// Without a tray, closing the window quits mcptray: the window's
 		// process ends, and the running one follows (host.Run).

@@ -5,7 +5,9 @@
 # program built as go test builds it); MCPTRAY_PACKAGE_QUICK=0 checks the
 # packages exactly as make package makes them.
 #
-#   - the AppStream file and the desktop entries pass their validators, and
+#   - the AppStream file and the desktop entries pass their validators, the
+#     MCP Bundle type is read by shared-mime-info and opened by the
+#     launcher entry, and
 #     FyneApp.toml, the AppStream release and the .deb agree on the version;
 #   - scripts/package.sh leaves the source tree as it was (git status);
 #   - the tarball holds the program, its launcher entry and icon;
@@ -21,7 +23,7 @@ fail() {
 	exit 1
 }
 
-for cmd in appstreamcli desktop-file-validate dpkg dpkg-deb xz; do
+for cmd in appstreamcli desktop-file-validate update-mime-database dpkg dpkg-deb xz; do
 	command -v "$cmd" >/dev/null 2>&1 ||
 		fail "$cmd is missing: run 'make deps' (Debian/Ubuntu, as root or with sudo)"
 done
@@ -34,6 +36,19 @@ appstreamcli validate --no-net packaging/linux/dev.mcptray.mcptray.metainfo.xml 
 	fail "appstreamcli validate --no-net packaging/linux/dev.mcptray.mcptray.metainfo.xml fails (run it to see why)"
 desktop-file-validate packaging/linux/dev.mcptray.mcptray.desktop packaging/linux/mcptray-autostart.desktop ||
 	fail "desktop-file-validate finds problems (above)"
+# The MCP Bundle type: shared-mime-info reads it (the globs of .mcpb and
+# .dxt, a zip), and the launcher entry opens it with the file's path.
+mime=$(mktemp -d "${TMPDIR:-/tmp}/mcptray-mime.XXXXXX")
+mkdir -p "$mime/packages"
+cp packaging/linux/dev.mcptray.mcptray.mime.xml "$mime/packages/"
+update-mime-database "$mime" >/dev/null 2>&1 || fail "update-mime-database does not take packaging/linux/dev.mcptray.mcptray.mime.xml"
+grep -qx '50:application/x-mcpb:\*\.mcpb' "$mime/globs2" || fail "the MIME file gives .mcpb no type; globs2 says:
+$(cat "$mime/globs2")"
+grep -q 'application/x-mcpb application/zip' "$mime/subclasses" || fail "the MIME file does not say an MCP Bundle is a zip"
+rm -rf "$mime"
+grep -qx 'MimeType=application/x-mcpb;' packaging/linux/dev.mcptray.mcptray.desktop &&
+	grep -qx 'Exec=mcptray %f' packaging/linux/dev.mcptray.mcptray.desktop ||
+	fail "the launcher entry does not open MCP Bundles (MimeType=application/x-mcpb; and Exec=mcptray %f)"
 released=$(sed -n 's/.*<release version="\([^"]*\)".*/\1/p' packaging/linux/dev.mcptray.mcptray.metainfo.xml | head -n 1)
 [ "$released" = "$version" ] ||
 	fail "FyneApp.toml says version $version, the AppStream file's newest release is $released: add a <release> for $version"
@@ -79,7 +94,7 @@ dpkg --root="$root" --force-not-root --force-depends --force-script-chrootless -
 $(cat "$tmp/dpkg.log")"
 for f in usr/bin/mcptray usr/bin/mcptray-sandbox usr/share/applications/dev.mcptray.mcptray.desktop \
 	usr/share/metainfo/dev.mcptray.mcptray.metainfo.xml usr/share/mcptray/autostart/dev.mcptray.mcptray.desktop \
-	etc/apparmor.d/mcptray; do
+	usr/share/mime/packages/dev.mcptray.mcptray.xml etc/apparmor.d/mcptray; do
 	[ -f "$root/$f" ] || fail "the installed package has no /$f"
 done
 for size in 16 22 24 32 48 64 128 256 512; do

@@ -82,6 +82,9 @@ linux() {
 	install -D -m 0644 packaging/linux/dev.mcptray.mcptray.desktop "$root/usr/share/applications/dev.mcptray.mcptray.desktop"
 	install -D -m 0644 packaging/linux/dev.mcptray.mcptray.metainfo.xml "$root/usr/share/metainfo/dev.mcptray.mcptray.metainfo.xml"
 	install -D -m 0644 packaging/linux/mcptray-autostart.desktop "$root/usr/share/mcptray/autostart/dev.mcptray.mcptray.desktop"
+	# The MCP Bundle file type, which the launcher entry opens: shared-mime-info's
+	# and desktop-file-utils' triggers take it in on install.
+	install -D -m 0644 packaging/linux/dev.mcptray.mcptray.mime.xml "$root/usr/share/mime/packages/dev.mcptray.mcptray.xml"
 	# The AppArmor profile that lets mcptray give each server namespaces of
 	# its own where the system restricts them (Ubuntu 24.04), loaded on
 	# install by postinst.

@@ -4,9 +4,11 @@
 # import dialog, the approval dialog and the Activity view (a home holding
 # the demo project, a server needing sign-in, a failed server, and servers
 # in Claude Desktop's and Cursor's configs), the MCP Registry's catalogue
-# and its install form (from a small registry served here), a server's
-# question (the demo's pick_colour tool) and the review of a server whose
-# tool changed. It runs
+# and its install form (from a small registry served here), the install
+# dialog of an MCP Bundle opened from the file manager (packed and signed
+# with the official mcpb CLI from test/peers), a server's question (the
+# demo's pick_colour tool) and the review of a server whose tool changed.
+# It runs
 # mcptray under Xvfb with a private D-Bus session, an unlocked throwaway
 # keyring and a StatusNotifier watcher, so the tray exists, and finds the
 # window with xdotool.
@@ -306,6 +308,36 @@ click 490 521
 shot install 1
 click 446 531 # Cancel
 click 479 561 # the catalogue's Close
+
+# An MCP Bundle opened from the file manager, which runs mcptray FILE.mcpb:
+# the running mcptray's window opens its install dialog.
+bundle_src=$(mktemp -d)
+cp -r app/window/testdata/notes-bundle/. "$bundle_src"
+mkdir -p "$home/Downloads" "$home/Notes"
+PATH=$PWD/test/peers/node_modules/.bin:$PATH mcpb pack "$bundle_src" "$home/Downloads/notes.mcpb" >/dev/null
+PATH=$PWD/test/peers/node_modules/.bin:$PATH mcpb sign --self-signed "$home/Downloads/notes.mcpb" >/dev/null
+rm -rf "$bundle_src"
+as_home bin/mcptray "$home/Downloads/notes.mcpb" >/dev/null
+shot bundle 2
+# Its folder and its key filled in: the exact command and the folders it
+# gets; further down, its tools, one of them giving the AI orders. (The
+# wheel scrolls a text field it is over, so it is over the labels.)
+click 485 427
+xdotool type --delay 20 "$home/Notes"
+click 212 275 # leave the field
+id=$(xdotool search --onlyvisible --name '^mcptray$' | head -1)
+xdotool mousemove --window "$id" 200 300 click --repeat 12 5
+sleep 0.5
+click 540 455 # its API key
+xdotool type --delay 20 not-a-real-key
+click 212 518 # leave the field
+xdotool mousemove --window "$id" 200 300 click --repeat 12 5
+sleep 1
+shot bundle-filled 1
+xdotool mousemove --window "$id" 200 300 click --repeat 12 5
+sleep 0.5
+shot bundle-tools 1
+click 446 571 # Cancel
 
 # The approval dialog: asked to show a server waiting for approval (as the
 # tray's "Review…" does), the window opens it at once.

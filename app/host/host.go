@@ -45,6 +45,10 @@ type Options struct {
 	// TrayAvailable says whether a tray can be shown; nil means
 	// tray.Available.
 	TrayAvailable func() error
+	// Bundle is an MCP Bundle file (a full path) to open the install
+	// dialog of: the file manager opened it with mcptray. A running
+	// mcptray's window opens it; otherwise this one starts and does.
+	Bundle string
 	// AtLogin says the session started mcptray at login (the login entry
 	// passes autostart.Arg): it goes to the tray without opening its
 	// window, waits a little for a tray that comes up after it, and leaves
@@ -74,7 +78,7 @@ func Run(ctx context.Context, opts Options) int {
 	so := opts.Service
 	so.Paths, so.Store = opts.Paths, opts.Store
 	inst, err := instance.Listen(instance.Options{
-		Service: so, Logger: log, Window: true, OpenWindow: win.open,
+		Service: so, Logger: log, Window: true, OpenWindow: win.open, OpenBundle: win.openBundle,
 	})
 	if errors.Is(err, control.ErrRunning) {
 		if opts.AtLogin {
@@ -91,7 +95,7 @@ func Run(ctx context.Context, opts Options) int {
 	// writes nothing to the log.
 	log.Info("mcptray starts in the tray", "pid", os.Getpid())
 	defer log.Info("mcptray stopped")
-	win.focus = inst.Endpoint.Focus
+	win.focus = inst.Endpoint.FocusOn
 	defer func() {
 		inst.Quit()
 		win.close() // at once: the window has nothing to save
@@ -121,15 +125,15 @@ func Run(ctx context.Context, opts Options) int {
 	}
 	if trayErr != nil {
 		fmt.Fprintf(opts.Stdout, "mcptray: no tray (%s); its window is the way in, and closing it quits mcptray.\n", plainTrayProblem(trayErr))
-		if err := win.open(""); err != nil {
+		if err := win.show(control.WindowRequest{Bundle: opts.Bundle}); err != nil {
 			fmt.Fprintf(opts.Stderr, "mcptray: %v\n", err)
 			return 1
 		}
 		<-inst.Context().Done()
 		return 0
 	}
-	if windowAtStart(opts) {
-		if err := win.open(""); err != nil {
+	if first := windowAtStart(opts); first || opts.Bundle != "" {
+		if err := win.show(control.WindowRequest{Bundle: opts.Bundle}); err != nil {
 			log.Warn("opening the window", "err", err)
 		}
 	}
@@ -161,7 +165,11 @@ func openRunning(ctx context.Context, opts Options) int {
 		return 1
 	}
 	defer cl.Close()
-	if err := cl.OpenWindow(ctx, ""); err != nil {
+	open := func() error { return cl.OpenWindow(ctx, "") }
+	if opts.Bundle != "" {
+		open = func() error { return cl.OpenBundle(ctx, opts.Bundle) }
+	}
+	if err := open(); err != nil {
 		var serr *service.Error
 		if errors.As(err, &serr) && serr.Code == service.NotAllowed {
 			// mcptray serve, perhaps started by an app through mcptray
@@ -173,7 +181,11 @@ func openRunning(ctx context.Context, opts Options) int {
 		fmt.Fprintf(opts.Stderr, "mcptray: it is already running, but could not open its window: %v\n", err)
 		return 1
 	}
-	fmt.Fprintln(opts.Stdout, "mcptray is already running; its window opens.")
+	if opts.Bundle != "" {
+		fmt.Fprintln(opts.Stdout, "mcptray is already running; its window opens the bundle.")
+	} else {
+		fmt.Fprintln(opts.Stdout, "mcptray is already running; its window opens.")
+	}
 	return 0
 }
 

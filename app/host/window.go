@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/mcptray/mcptray/core/control"
 )
 
 // windows starts the window process and keeps track of it: one window at
@@ -16,7 +18,7 @@ type windows struct {
 	log *slog.Logger
 	// focus asks an open window to come forward; false when none listens.
 	// Set before the window can be opened.
-	focus func(server string) bool
+	focus func(control.WindowRequest) bool
 
 	mu     sync.Mutex
 	noTray string        // why there is no tray, passed to the window; "" with one
@@ -35,20 +37,37 @@ func (w *windows) noTrayQuits(reason string, quit func()) {
 
 // open brings the window forward at server, or starts it.
 func (w *windows) open(server string) error {
-	if w.focus != nil && w.focus(server) {
+	return w.show(control.WindowRequest{Server: server})
+}
+
+// openBundle brings the window forward at the install dialog of the MCP
+// Bundle file, or starts it there.
+func (w *windows) openBundle(file string) error {
+	return w.show(control.WindowRequest{Bundle: file})
+}
+
+// show brings the window forward at what req says, or starts it there.
+func (w *windows) show(req control.WindowRequest) error {
+	if w.focus != nil && w.focus(req) {
 		return nil
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.proc != nil {
-		return nil // starting: it shows itself
+		// Starting: it shows itself, and asks for focus requests
+		// before it follows them; a bundle asked for meanwhile waits
+		// for the person to open it again.
+		return nil
 	}
 	if len(w.cmd) == 0 {
 		return errors.New("this mcptray cannot open a window")
 	}
 	args := append([]string{}, w.cmd[1:]...)
-	if server != "" {
-		args = append(args, "--server", server)
+	if req.Server != "" {
+		args = append(args, "--server", req.Server)
+	}
+	if req.Bundle != "" {
+		args = append(args, "--bundle", req.Bundle)
 	}
 	if w.noTray != "" {
 		args = append(args, "--no-tray", w.noTray)

@@ -8,8 +8,10 @@
 // file it reads is another app's, when the person imports a server from it:
 // the entry is copied as written, through the service's Add. It reads the
 // MCP Registry's public catalogue itself (core/registry, with the command
-// line's cache and registry setting) and installs through Add too. Every
-// change that arrives from a goroutine is applied inside fyne.Do.
+// line's cache and registry setting) and installs through Add too. An MCP
+// Bundle it never opens itself: the service's InstallBundle reads and
+// checks the file, and the window shows what that says and asks for.
+// Every change that arrives from a goroutine is applied inside fyne.Do.
 package window
 
 import (
@@ -44,9 +46,10 @@ const ID = "dev.mcptray.mcptray"
 type Backend interface {
 	service.API
 
-	// FocusRequests sends the server to show ("" for none) each time the
-	// running mcptray wants the window to come forward.
-	FocusRequests(ctx context.Context) (<-chan string, error)
+	// FocusRequests sends what to show (a server, a bundle's install
+	// dialog, or nothing) each time the running mcptray wants the window
+	// to come forward.
+	FocusRequests(ctx context.Context) (<-chan control.WindowRequest, error)
 	// Questions sends the servers' questions for the person, and a Gone
 	// one when a question waits no longer; it closes when ctx ends.
 	Questions(ctx context.Context) (<-chan control.Question, error)
@@ -64,6 +67,9 @@ var _ Backend = (*control.Client)(nil)
 type Options struct {
 	// Server is the server to show first ("" for none).
 	Server string
+	// Bundle is an MCP Bundle file to open the install dialog of, once
+	// the window shows ("" for none).
+	Bundle string
 	// TrayProblem, when not "", says there is no tray, and why: the window
 	// is then the only way to use mcptray, and closing it quits mcptray.
 	TrayProblem string

@@ -123,7 +123,7 @@ type bundleField struct {
 // showBundle opens the install dialog for the bundle req names, from
 // its first preview res.
 func (v *window) showBundle(req service.BundleRequest, res service.BundleResult) {
-	b := &bundleDialog{v: v, req: req, name: widget.NewEntry(), runs: mono(""), runsMore: wrappedCaption(""),
+	b := &bundleDialog{v: v, req: req, name: widget.NewEntry(), runs: mono(""), runsMore: wrapped(""),
 		places: container.NewVBox(), needs: container.NewVBox(), update: wrapped(""), problem: wrapped("")}
 	b.req.Preview, b.req.Name, b.req.Values, b.req.Secrets, b.req.Write = true, "", nil, nil, nil
 	b.problem.Importance = widget.DangerImportance
@@ -149,7 +149,9 @@ func (v *window) showBundle(req service.BundleRequest, res service.BundleResult)
 	b.body = container.NewVBox(bundleAbout(res)...)
 	b.body.Add(b.update)
 	b.body.Add(b.needs)
-	b.body.Add(wrappedCaption(bundleHelp))
+	help := wrapped(bundleHelp)
+	help.TextStyle.Italic = true
+	b.body.Add(help)
 	b.body.Add(section("What it asks for"))
 	b.body.Add(form)
 	b.body.Add(caption("* needed"))
@@ -202,7 +204,7 @@ func bundleAbout(res service.BundleResult) []fyne.CanvasObject {
 	} else if res.Bundle.From != "" {
 		facts = append(facts, "from "+sanitize.Line(res.Bundle.From))
 	}
-	about := wrappedCaption(strings.Join(facts, " · "))
+	about := wrapped(strings.Join(facts, " · "))
 	out := []fyne.CanvasObject{head, about}
 	if res.Description != "" {
 		out = append(out, wrapped(sanitize.String(res.Description)))
@@ -513,13 +515,14 @@ func runsMore(res service.BundleResult) string {
 }
 
 // placesOf says which folders and files the server gets, and what it may
-// do with each.
+// do with each: as the service said, or, while it still lacks a setting
+// (and so said no more), as the form holds them.
 func placesOf(res service.BundleResult, fields []*bundleField) []fyne.CanvasObject {
 	var out []fyne.CanvasObject
 	line := func(path, access string) {
 		p := widget.NewLabelWithStyle(sanitize.Line(path), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 		p.Wrapping = fyne.TextWrapBreak
-		out = append(out, container.NewBorder(nil, nil, nil, caption(access), p))
+		out = append(out, container.NewBorder(nil, nil, nil, widget.NewLabel(access), p))
 	}
 	for _, p := range res.Read {
 		line(p, "read only")
@@ -528,7 +531,21 @@ func placesOf(res service.BundleResult, fields []*bundleField) []fyne.CanvasObje
 		line(p, "read and change")
 	}
 	for _, fl := range fields {
-		if (fl.st.Type == "directory" || fl.st.Type == "file") && slices.Contains(res.Missing, fl.st.Key) {
+		if len(res.Missing) == 0 || fl.st.Sensitive || fl.st.Type != "directory" && fl.st.Type != "file" {
+			continue
+		}
+		access := "read only"
+		if fl.write.Checked {
+			access = "read and change"
+		}
+		given := false
+		for _, p := range strings.Split(fl.entry.Text, "\n") {
+			if p = strings.TrimSpace(p); p != "" {
+				line(p, access)
+				given = true
+			}
+		}
+		if !given && fl.st.Required {
 			what := "the folder"
 			if fl.st.Type == "file" {
 				what = "the file"
@@ -539,7 +556,7 @@ func placesOf(res service.BundleResult, fields []*bundleField) []fyne.CanvasObje
 	if len(out) == 0 {
 		out = append(out, wrapped("None of yours: only its own files."))
 	} else {
-		out = append(out, wrappedCaption("Nothing else of your home folder: its sandbox keeps it out."))
+		out = append(out, wrapped("Nothing else of your home folder: its sandbox keeps it out."))
 	}
 	return out
 }
@@ -568,14 +585,16 @@ func declaredBox(title, what string, list []service.Declared, generated bool) []
 		}
 	}
 	if generated {
-		out = append(out, wrappedCaption(fmt.Sprintf("And %s it makes up as it runs: each is held for you to review before your apps see it.", what)))
+		out = append(out, wrapped(fmt.Sprintf("And %s it makes up as it runs: each is held for you to review before your apps see it.", what)))
 	}
 	if flagged {
 		l := wrapped("What is marked in red reads as orders to the AI: mcptray will ask you before each call of such a tool.")
 		l.Importance = widget.WarningImportance
 		out = append(out, l)
 	}
-	out = append(out, wrappedCaption(fmt.Sprintf("These are pinned as you see them: if it offers other %s when it runs, they are held for you to review.", what)))
+	pinned := wrapped(fmt.Sprintf("These are pinned as you see them: if it offers other %s when it runs, they are held for you to review.", what))
+	pinned.TextStyle.Italic = true
+	out = append(out, pinned)
 	return out
 }
 

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/service"
 )
 
@@ -230,4 +231,34 @@ func TestSignatureLine(t *testing.T) {
 			t.Errorf("signatureLine(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
+}
+
+// TestRealBundleFocus: the running mcptray asks the window, over its
+// control socket, to open a bundle (a file manager opened it with
+// mcptray): the window comes forward at its install dialog.
+func TestRealBundleFocus(t *testing.T) {
+	file := packNotes(t, false)
+	r := newReal(t, nil)
+	r.until("the first snapshot", func() bool { return r.v.loaded })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	requests, err := r.cl.FocusRequests(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	followed := make(chan struct{})
+	go func() { r.v.followFocus(ctx, requests); close(followed) }()
+	defer func() { cancel(); <-followed }()
+	// Asked once the endpoint has the window's stream.
+	for !r.inst.Endpoint.FocusOn(control.WindowRequest{Bundle: file}) {
+		if err := r.cl.OpenWindow(ctx, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.until("the bundle dialog", func() bool { return r.v.bundle != nil })
+	r.v.do(func() {
+		if text := r.v.bundle.texts(); !strings.Contains(text, "Not signed: nothing says who made this file.") {
+			t.Errorf("the dialog says:\n%s", text)
+		}
+	})
 }

@@ -60,6 +60,8 @@ type window struct {
 	want   string   // a server to select once a Snapshot has it
 	errs   []string // the errors shown, newest last (for tests)
 
+	wantBundle string // a bundle file to open once a Snapshot shows
+
 	summary    *widget.Label
 	pause      *widget.Button
 	trayBanner *widget.Label
@@ -122,7 +124,7 @@ type window struct {
 
 // newWindow builds the window's content into w and handles its closing.
 func newWindow(ctx context.Context, logger *slog.Logger, a fyne.App, w fyne.Window, b Backend, opts Options) *window {
-	v := &window{ctx: ctx, log: logger, app: a, win: w, b: b, opts: opts, want: opts.Server}
+	v := &window{ctx: ctx, log: logger, app: a, win: w, b: b, opts: opts, want: opts.Server, wantBundle: opts.Bundle}
 	v.quit = a.Quit
 	v.openURL = a.OpenURL
 	v.do = fyne.Do
@@ -151,13 +153,16 @@ func (v *window) follow(ctx context.Context, notices <-chan struct{}) {
 
 // followFocus brings the window forward, at a server, whenever the running
 // mcptray asks.
-func (v *window) followFocus(ctx context.Context, requests <-chan string) {
-	for name := range requests {
+func (v *window) followFocus(ctx context.Context, requests <-chan control.WindowRequest) {
+	for req := range requests {
 		v.do(func() {
 			v.win.Show()
 			v.win.RequestFocus()
-			if name != "" {
-				v.focus(name)
+			if req.Server != "" {
+				v.focus(req.Server)
+			}
+			if req.Bundle != "" {
+				v.openBundle(service.BundleRequest{File: req.Bundle})
 			}
 			v.done("focus")
 		})
@@ -238,6 +243,10 @@ func (v *window) showSnapshot() {
 		}
 	}
 	v.showWelcome()
+	if v.wantBundle != "" {
+		v.openBundle(service.BundleRequest{File: v.wantBundle})
+		v.wantBundle = ""
+	}
 	if v.settings != nil {
 		v.settings.refresh(v)
 	}

@@ -37,14 +37,14 @@ type fakeBackend struct {
 	snap      service.Snapshot
 	fail      error // returned by every action but SignIn
 	notices   chan struct{}
-	focus     chan string
+	focus     chan control.WindowRequest
 	questions chan control.Question
 	calls     chan string // "approve notes", "sign-in notion", "sign-in ended: …"
 	added     []service.AddRequest
 }
 
 func newFakeBackend(s service.Snapshot) *fakeBackend {
-	return &fakeBackend{snap: s, notices: make(chan struct{}, 1), focus: make(chan string, 1), questions: make(chan control.Question, 4), calls: make(chan string, 16)}
+	return &fakeBackend{snap: s, notices: make(chan struct{}, 1), focus: make(chan control.WindowRequest, 1), questions: make(chan control.Question, 4), calls: make(chan string, 16)}
 }
 
 func (f *fakeBackend) set(s service.Snapshot) {
@@ -61,7 +61,7 @@ func (f *fakeBackend) Snapshot(context.Context) (service.Snapshot, error) {
 }
 
 func (f *fakeBackend) Subscribe(context.Context) (<-chan struct{}, error) { return f.notices, nil }
-func (f *fakeBackend) FocusRequests(context.Context) (<-chan string, error) {
+func (f *fakeBackend) FocusRequests(context.Context) (<-chan control.WindowRequest, error) {
 	return f.focus, nil
 }
 
@@ -585,7 +585,7 @@ func TestWindowBanners(t *testing.T) {
 
 func TestWindowFocusRequests(t *testing.T) {
 	h := newHarness(t, sampleSnapshot(), Options{Server: "files"})
-	h.b.focus <- "notes"
+	h.b.focus <- control.WindowRequest{Server: "notes"}
 	h.wait("focus")
 	var approving bool
 	h.do(func() {
@@ -618,7 +618,7 @@ func TestWindowFocusRequests(t *testing.T) {
 		h.wait("snapshot")
 	}
 	// A server not yet in the Snapshot is selected once it is.
-	h.b.focus <- "later"
+	h.b.focus <- control.WindowRequest{Server: "later"}
 	h.wait("focus")
 	s := sampleSnapshot()
 	s.Servers = append(s.Servers, service.Server{Name: "later", Scope: config.User, State: service.Pending})

@@ -292,5 +292,12 @@ func (c *Client) Quit(ctx context.Context) error {
 // OpenWindow asks the running mcptray to open its window (at server, when
 // not ""), or bring it forward.
 func (c *Client) OpenWindow(ctx context.Context, server string) error {
-	return c.do(ctx, http.MethodPost, "window", windowRequest{Server: server}, nil)
+	return c.do(ctx, http.MethodPost, "window", WindowRequest{Server: server}, nil)
+}
+
+// OpenBundle asks the running mcptray to open its window at the install
+// dialog of the MCP Bundle file, given as a full path: the running
+// mcptray reads it.
+func (c *Client) OpenBundle(ctx context.Context, file string) error {
+	return c.do(ctx, http.MethodPost, "window", WindowRequest{Bundle: file}, nil)
 }

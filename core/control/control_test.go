@@ -203,7 +203,7 @@ func TestEventsAndFocus(t *testing.T) {
 		}
 	}
 	for got := range focus {
-		if got == "github" {
+		if got.Server == "github" {
 			break
 		}
 	}

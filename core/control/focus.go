@@ -8,7 +8,13 @@ import (
 // Focus asks an open window to come forward and show server ("" for
 // none). It reports whether a window was there to ask.
 func (s *Endpoint) Focus(server string) bool {
-	return s.focus.Publish(windowRequest{Server: server})
+	return s.FocusOn(WindowRequest{Server: server})
+}
+
+// FocusOn asks an open window to come forward and show what req says. It
+// reports whether a window was there to ask.
+func (s *Endpoint) FocusOn(req WindowRequest) bool {
+	return s.focus.Publish(req)
 }
 
 // WindowOpen reports whether a window follows this instance.
@@ -22,14 +28,15 @@ func (s *Endpoint) focusStream(w http.ResponseWriter, r *http.Request) {
 }
 
 // FocusRequests returns the running mcptray's requests for the window to
-// come forward, each with the server to show ("" for none). While it is
-// followed, the running mcptray counts the window as open. The channel
-// closes when ctx ends or the running mcptray goes away.
-func (c *Client) FocusRequests(ctx context.Context) (<-chan string, error) {
-	out := make(chan string, 1)
-	err := readStream(ctx, c, "focus", func(wr windowRequest) bool {
+// come forward, each with what to show: a server, a bundle's install
+// dialog, or nothing. While it is followed, the running mcptray counts
+// the window as open. The channel closes when ctx ends or the running
+// mcptray goes away.
+func (c *Client) FocusRequests(ctx context.Context) (<-chan WindowRequest, error) {
+	out := make(chan WindowRequest, 1)
+	err := readStream(ctx, c, "focus", func(wr WindowRequest) bool {
 		select {
-		case out <- wr.Server:
+		case out <- wr:
 			return true
 		case <-ctx.Done():
 			return false

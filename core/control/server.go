@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -34,6 +35,10 @@ type Endpoint struct {
 	// OpenWindow opens the window, or brings it forward, at server (""
 	// for none); nil means this instance has no window to open.
 	OpenWindow func(server string) error
+	// OpenBundle opens the window, or brings it forward, at the install
+	// dialog of the MCP Bundle file (an absolute path); nil means this
+	// instance has no window to open.
+	OpenBundle func(file string) error
 	Logger     *slog.Logger
 	// Gateway, when set, says how the gateway's HTTP face is doing.
 	Gateway func() gateway.Status
@@ -44,7 +49,7 @@ type Endpoint struct {
 	// would (mcptray quit); it must not wait for the stop.
 	Quit func()
 
-	focus    hub.Hub[windowRequest] // the open window's requests to come forward
+	focus    hub.Hub[WindowRequest] // the open window's requests to come forward
 	asksOnce sync.Once
 	asks     *waitingQuestions // the servers' questions for the window
 }
@@ -68,8 +73,12 @@ type signInRequest struct {
 	Options service.SignInOptions `json:"options"`
 }
 
-type windowRequest struct {
+// WindowRequest asks the window to come forward, showing a server or
+// the install dialog of an MCP Bundle file (a full path); both "" for
+// neither.
+type WindowRequest struct {
 	Server string `json:"server"`
+	Bundle string `json:"bundle,omitempty"`
 }
 
 type toolsResponse struct {
@@ -191,12 +200,20 @@ func (s *Endpoint) handler() *http.ServeMux {
 		s.Quit() // the control endpoint stops after this answer, and the servers after it
 	})
 	mux.HandleFunc("POST /v1/window", func(w http.ResponseWriter, r *http.Request) {
-		var req windowRequest
+		var req WindowRequest
 		if !decode(w, r, &req) {
 			return
 		}
-		if s.OpenWindow == nil {
+		if s.OpenWindow == nil || req.Bundle != "" && s.OpenBundle == nil {
 			reply(w, nil, &service.Error{Code: service.NotAllowed, Msg: "this mcptray runs without a window (mcptray serve)"})
+			return
+		}
+		if req.Bundle != "" {
+			if !filepath.IsAbs(req.Bundle) {
+				reply(w, nil, &service.Error{Code: service.Invalid, Msg: "the bundle's file must be given as a full path"})
+				return
+			}
+			reply(w, struct{}{}, s.OpenBundle(req.Bundle))
 			return
 		}
 		reply(w, struct{}{}, s.OpenWindow(req.Server))

@@ -43,6 +43,9 @@ type Options struct {
 	// OpenWindow opens the window, or brings it forward, at a server (""
 	// for none); nil means this mcptray has no window to open.
 	OpenWindow func(server string) error
+	// OpenBundle opens the window, or brings it forward, at the install
+	// dialog of an MCP Bundle file; nil means the same as for OpenWindow.
+	OpenBundle func(file string) error
 	// HTTP configures the gateway's HTTP face; its Paths and Token are
 	// the service's.
 	HTTP gateway.HTTPOptions
@@ -95,7 +98,7 @@ func Listen(opts Options) (*Instance, error) {
 		return nil, err
 	}
 	i := &Instance{opts: opts, log: opts.Logger, ln: ln}
-	i.Endpoint = &control.Endpoint{Logger: opts.Logger, OpenWindow: opts.OpenWindow, Quit: i.Quit}
+	i.Endpoint = &control.Endpoint{Logger: opts.Logger, OpenWindow: opts.OpenWindow, OpenBundle: opts.OpenBundle, Quit: i.Quit}
 	so := opts.Service
 	so.Logger, so.Follow = opts.Logger, true
 	if opts.Window {
