@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"runtime"
 	"strings"
@@ -50,6 +51,10 @@ type Env struct {
 	// local server through to sandbox it; "" runs them without a sandbox.
 	// main.go gives it; tests give a built mcptray, or none.
 	Launcher string
+	// HTTP downloads the MCP Bundles the registry lists when a command
+	// runs mcptray in-process; nil means http.DefaultClient. Tests give
+	// one that trusts their server.
+	HTTP *http.Client
 }
 
 // command is one subcommand.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/mcptray/mcptray/core/secret/secrettest"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +27,8 @@ type home struct {
 	store *secrettest.Store
 	// launcher is given to the commands as mcptray's sandbox launcher.
 	launcher string
+	// http downloads bundles, trusting the test's server.
+	http *http.Client
 }
 
 func newHome(t *testing.T) *home {
@@ -50,7 +53,7 @@ func (h *home) run(args ...string) (int, string, string) {
 	h.t.Helper()
 	var out, errOut bytes.Buffer
 	code := Run(context.Background(), args, Env{
-		Stdout: &out, Stderr: &errOut, Paths: &h.paths, Store: h.store, Launcher: h.launcher,
+		Stdout: &out, Stderr: &errOut, Paths: &h.paths, Store: h.store, Launcher: h.launcher, HTTP: h.http,
 		Lookup: func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
 		Now:    func() time.Time { return time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC) },
 	})

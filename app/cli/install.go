@@ -30,8 +30,10 @@ func runInstall(ctx context.Context, c *cmdContext, args []string) error {
 	remote := fs.Bool("remote", false, "")
 	runtime := fs.String("runtime", "", "")
 	use := fs.Int("use", 0, "")
-	set := pairs{}
+	set := listPairs{} // several values of one key only for a bundle's setting
 	fs.Var(set, "set", "")
+	var write listFlag // a bundle's folder settings it may change
+	fs.Var(&write, "write", "")
 	if err := fs.Parse(args[1:]); err != nil {
 		// Not %v of err: it would quote a --set value, perhaps a secret.
 		return usagef("%s", flagProblem(err))
@@ -62,6 +64,23 @@ func runInstall(ctx context.Context, c *cmdContext, args []string) error {
 	if err != nil {
 		return err
 	}
+	if choice.Bundle {
+		// Downloaded and checked by the running mcptray, then shown and
+		// asked for as a bundle file is.
+		one := *d
+		one.Packages, one.Remotes = []registry.Package{d.Packages[choice.Number-1]}, nil
+		return c.installBundle(ctx, service.BundleRequest{Registry: &one}, *as, set, write)
+	}
+	if len(write) > 0 {
+		return usagef("--write is for an MCP Bundle's folder and file settings; %s is not installed from one", sanitize.Line(regName))
+	}
+	values := map[string]string{}
+	for k, vs := range set {
+		if len(vs) > 1 {
+			return usagef("--set %s is given %d times; it takes one value", k, len(vs))
+		}
+		values[k] = vs[0]
+	}
 	fields, err := registry.FieldsFor(d, choice)
 	if err != nil {
 		return err
@@ -75,7 +94,6 @@ func runInstall(ctx context.Context, c *cmdContext, args []string) error {
 			return usagef("%s is a secret: it is read from stdin, or asked for, never from the command line (where your shell's history keeps it)", k)
 		}
 	}
-	values := map[string]string(set)
 	plan, err := registry.PlanFor(d, choice, values)
 	var missing *registry.MissingError
 	if errors.As(err, &missing) {

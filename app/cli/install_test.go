@@ -16,7 +16,7 @@ func (h *home) runAtTerminal(stdin string, args ...string) (int, string, string)
 	h.t.Helper()
 	var out, errOut bytes.Buffer
 	code := Run(context.Background(), args, Env{
-		Stdout: &out, Stderr: &errOut, Stdin: strings.NewReader(stdin), Paths: &h.paths, Store: h.store, Interactive: true, Launcher: h.launcher,
+		Stdout: &out, Stderr: &errOut, Stdin: strings.NewReader(stdin), Paths: &h.paths, Store: h.store, Interactive: true, Launcher: h.launcher, HTTP: h.http,
 		Lookup: func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
 		Now:    func() time.Time { return time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC) },
 	})
@@ -58,7 +58,7 @@ func TestInstallSeveralWays(t *testing.T) {
 	}
 
 	h.fails(2, "--use takes a number", "install", registrytest.Several, "--use", "npm")
-	h.fails(1, "mcptray cannot use way 2 of io.github.example/notes (mcpb package", "install", registrytest.Several, "--as", "x", "--use", "2")
+	h.fails(1, "mcptray cannot use way 2 of io.github.example/notes (MCP Bundle https://example.com/notes.mcpb): its MCP Bundle (mcpb) package gives no fileSha256", "install", registrytest.Several, "--as", "x", "--use", "2")
 	h.fails(1, "has no package that runs with uvx", "install", registrytest.Several, "--as", "x", "--runtime", "uvx")
 	h.fails(1, "way 4 of io.github.example/notes is the remote", "install", registrytest.Several, "--as", "x", "--use", "4", "--local")
 

@@ -70,6 +70,14 @@ func runInstallBundle(ctx context.Context, c *cmdContext, file string, args []st
 	if abs, err := filepath.Abs(file); err == nil {
 		file = abs
 	}
+	return c.installBundle(ctx, service.BundleRequest{File: file}, *as, set, write)
+}
+
+// installBundle installs the bundle src names (its File, or its Registry
+// entry, which the running mcptray downloads and checks): it shows what
+// the bundle is and what it will run and get, asks for its settings, and
+// installs it through the service, which checks the bundle again.
+func (c *cmdContext) installBundle(ctx context.Context, src service.BundleRequest, as string, set listPairs, write listFlag) error {
 	bk, done, err := c.backend(ctx, connectNone)
 	if err != nil {
 		return err
@@ -77,7 +85,7 @@ func runInstallBundle(ctx context.Context, c *cmdContext, file string, args []st
 	defer done()
 	// What it is and asks for, from the service, which opens and checks
 	// it; then what it will run, with the settings.
-	first, err := bk.InstallBundle(ctx, service.BundleRequest{File: file, Name: *as, Preview: true})
+	first, err := bk.InstallBundle(ctx, service.BundleRequest{File: src.File, Registry: src.Registry, Name: as, Preview: true})
 	if err != nil {
 		return err
 	}
@@ -90,7 +98,7 @@ func runInstallBundle(ctx context.Context, c *cmdContext, file string, args []st
 			return usagef("%s is a secret: it is read from stdin, or asked for, never from the command line (where your shell's history keeps it)", k)
 		}
 	}
-	req := service.BundleRequest{File: file, Name: *as, Values: map[string][]string(set), Secrets: map[string]string{}, Write: write, Preview: true}
+	req := service.BundleRequest{File: src.File, Registry: src.Registry, Name: as, Values: map[string][]string(set), Secrets: map[string]string{}, Write: write, Preview: true}
 	for _, st := range first.Settings {
 		_, given := set[st.Key]
 		switch {
@@ -195,6 +203,9 @@ func (c *cmdContext) showBundle(p service.BundleResult) {
 	fmt.Fprintf(w, "%s %s %s by %s as %s:\n", verb, sanitize.Line(p.Title), sanitize.Line(p.Bundle.Version), sanitize.Line(p.Author), sanitize.Line(p.Name))
 	if p.Description != "" {
 		fmt.Fprintf(w, "  %s\n", sanitize.Line(p.Description))
+	}
+	if p.Bundle.Source == "registry" {
+		fmt.Fprintf(w, "  from:        the MCP Registry's %s, downloaded over https and checked against its SHA-256\n", sanitize.Line(p.Bundle.From))
 	}
 	fmt.Fprintf(w, "  signature:   %s\n", sanitize.Line(p.Bundle.Signature))
 	parts := append([]string{p.Command}, p.Args...)

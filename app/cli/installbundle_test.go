@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/pins"
+	"github.com/mcptray/mcptray/core/registry/registrytest"
 )
 
 // packBundle packs core/bundle's test server called name with the official
@@ -177,4 +178,49 @@ func TestInstallBundle(t *testing.T) {
 	if h.store.Len() != 0 {
 		t.Errorf("the keychain still holds %d items", h.store.Len())
 	}
+}
+
+// TestInstallBundleFromRegistry: mcptray install NAME of a registry entry
+// whose package is an MCP Bundle downloads it over https (a real TLS
+// server, trusted by the client the test gives), checks it against the
+// entry's fileSha256, shows it and asks for its settings as for a file,
+// and says where it came from; an entry whose file is not the one it
+// lists is refused in words, and nothing is added.
+func TestInstallBundleFromRegistry(t *testing.T) {
+	t.Parallel()
+	h, reg := registryHome(t)
+	h.write("notes/todo.txt", "milk")
+	files := registrytest.NewBundles(t)
+	h.http = files.Client()
+	url, sha := files.Serve(t, "bundle-node-1.0.0.mcpb", packBundle(t, "node", nil))
+	reg.Put(registrytest.BundleEntry("io.github.example/bundled-notes", "1.0.0", url, sha), registrytest.Published)
+
+	code, out, errOut := h.runIn("", "install", "io.github.example/bundled-notes", "--set", "folder=~/notes", "--write", "folder")
+	if code != 0 {
+		t.Fatalf("install: %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"Installing Bundle test (Node) 1.0.0 by mcptray tests as bundle-node:\n",
+		"  from:        the MCP Registry's io.github.example/bundled-notes, downloaded over https and checked against its SHA-256\n",
+		"  runs:        node ~/.local/share/mcptray/bundles/bundle-node/server/index.js ~/notes\n",
+		"  may change:  ~/notes\n",
+		"Added bundle-node to ~/.config/mcptray/config.json.\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("install said:\n%s\nwant it to say %q", out, want)
+		}
+	}
+	b := h.userEntries()["bundle-node"]["mcptray"].(map[string]any)["bundle"].(map[string]any)
+	if b["source"] != "registry" || b["from"] != "io.github.example/bundled-notes" || b["sha256"] != sha {
+		t.Errorf("bundle = %v", b)
+	}
+
+	// Another entry lists a digest its file does not have.
+	reg.Put(registrytest.BundleEntry("io.github.example/changed-notes", "1.0.0", url, strings.Repeat("0", 64)), registrytest.Published)
+	h.fails(1, "is not the file the registry lists", "install", "io.github.example/changed-notes", "--as", "changed", "--set", "folder=~/notes")
+	if _, ok := h.userEntries()["changed"]; ok {
+		t.Error("a refused bundle was added")
+	}
+	h.fails(2, "--set folder is given 2 times; it takes one value", "install", registrytest.NPM, "--set", "folder=a", "--set", "folder=b")
+	h.fails(2, "--write is for an MCP Bundle's folder and file settings", "install", registrytest.NPM, "--write", "folder")
 }

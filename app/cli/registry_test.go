@@ -20,7 +20,7 @@ func (h *home) runIn(stdin string, args ...string) (int, string, string) {
 	h.t.Helper()
 	var out, errOut bytes.Buffer
 	code := Run(context.Background(), args, Env{
-		Stdout: &out, Stderr: &errOut, Stdin: strings.NewReader(stdin), Paths: &h.paths, Store: h.store,
+		Stdout: &out, Stderr: &errOut, Stdin: strings.NewReader(stdin), Paths: &h.paths, Store: h.store, HTTP: h.http,
 		Lookup: func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
 		Now:    func() time.Time { return time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC) },
 	})
@@ -198,7 +198,7 @@ func TestInstallRefusals(t *testing.T) {
 		args  []string
 	}{
 		{1, "deprecated in the registry: Use io.github.example/weather instead", "", []string{registrytest.Deprecated}},
-		{1, `"mcpb", which mcptray cannot install`, "", []string{registrytest.MCPB}},
+		{1, `its MCP Bundle (mcpb) package gives no fileSha256 to check the download against`, "", []string{registrytest.MCPB}},
 		{1, "neither how to run it nor where to reach it", "", []string{registrytest.Empty}},
 		{1, `not one of its choices`, "", []string{registrytest.BadChoices}},
 		{1, `runtime "bunx", which mcptray does not know`, "", []string{registrytest.UnknownRT}},

@@ -54,7 +54,11 @@ func (v *window) showBundleChooser() {
 // openBundle asks the running mcptray what the bundle req names is and
 // asks for, then shows the install dialog; or says, in words, why it
 // cannot be installed.
-func (v *window) openBundle(req service.BundleRequest) {
+func (v *window) openBundle(req service.BundleRequest) { v.openBundleThen(req, nil) }
+
+// openBundleThen is openBundle, then calls installed (when not nil) on
+// the UI goroutine once the bundle is installed.
+func (v *window) openBundleThen(req service.BundleRequest, installed func()) {
 	req.Preview = true
 	what := bundleLabel(req)
 	go func() {
@@ -66,7 +70,7 @@ func (v *window) openBundle(req service.BundleRequest) {
 			if err != nil {
 				v.showError("Cannot install "+what, err)
 			} else {
-				v.showBundle(req, res)
+				v.showBundle(req, res, installed)
 			}
 			v.done("bundle")
 		})
@@ -75,6 +79,9 @@ func (v *window) openBundle(req service.BundleRequest) {
 
 // bundleLabel names the bundle req asks about, for a title.
 func bundleLabel(req service.BundleRequest) string {
+	if req.Registry != nil {
+		return sanitize.Line(req.Registry.Name)
+	}
 	return sanitize.Line(filepath.Base(req.File))
 }
 
@@ -87,6 +94,8 @@ type bundleDialog struct {
 	v   *window
 	d   *dialog.CustomDialog
 	req service.BundleRequest // where the bundle is: File or Registry
+	// installed, when not nil, runs once it is installed.
+	installed func()
 
 	name     *widget.Entry
 	fields   []*bundleField
@@ -122,8 +131,8 @@ type bundleField struct {
 
 // showBundle opens the install dialog for the bundle req names, from
 // its first preview res.
-func (v *window) showBundle(req service.BundleRequest, res service.BundleResult) {
-	b := &bundleDialog{v: v, req: req, name: widget.NewEntry(), runs: mono(""), runsMore: wrapped(""),
+func (v *window) showBundle(req service.BundleRequest, res service.BundleResult, installed func()) {
+	b := &bundleDialog{v: v, req: req, installed: installed, name: widget.NewEntry(), runs: mono(""), runsMore: wrapped(""),
 		places: container.NewVBox(), needs: container.NewVBox(), update: wrapped(""), problem: wrapped("")}
 	b.req.Preview, b.req.Name, b.req.Values, b.req.Secrets, b.req.Write = true, "", nil, nil, nil
 	b.problem.Importance = widget.DangerImportance
@@ -200,7 +209,7 @@ func bundleAbout(res service.BundleResult) []fyne.CanvasObject {
 		facts = append(facts, "by "+sanitize.Line(res.Author))
 	}
 	if res.Bundle.Source == "registry" {
-		facts = append(facts, "from the MCP Registry ("+sanitize.Line(res.Bundle.From)+")")
+		facts = append(facts, "from the MCP Registry ("+sanitize.Line(res.Bundle.From)+"), checked against the SHA-256 it lists")
 	} else if res.Bundle.From != "" {
 		facts = append(facts, "from "+sanitize.Line(res.Bundle.From))
 	}
@@ -637,6 +646,9 @@ func (b *bundleDialog) installNow() {
 				return
 			}
 			b.d.Hide()
+			if b.installed != nil {
+				b.installed()
+			}
 			v.focus(res.Name)
 			if res.Server != nil && res.Server.Suppressed != "" {
 				v.showError("Installed, but not used", errors.New(sanitize.Line(res.Server.Suppressed)))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/registry/registrytest"
 	"github.com/mcptray/mcptray/core/service"
 )
 
@@ -261,4 +262,54 @@ func TestRealBundleFocus(t *testing.T) {
 			t.Errorf("the dialog says:\n%s", text)
 		}
 	})
+}
+
+// TestRealBundleFromCatalogue: a registry entry whose package is an MCP
+// Bundle is installed from the catalogue through the same dialog: the
+// running mcptray downloads it over https (a real TLS server, trusted
+// through the service's client), checks it against the entry's
+// fileSha256, and the dialog says so; installed, the catalogue closes
+// and the server says it came from the registry.
+func TestRealBundleFromCatalogue(t *testing.T) {
+	files := registrytest.NewBundles(t)
+	url, sha := files.Serve(t, "notes-2.1.0.mcpb", packNotes(t, false))
+	reg := registrytest.New(t)
+	reg.Put(registrytest.BundleEntry("io.github.example/bundled-notes", "2.1.0", url, sha), registrytest.Published)
+	r := newReal(t, nil, func(_ *real, o *service.Options) { o.HTTP = files.Client() })
+	r.v.previewDelay = time.Millisecond
+	useRegistry(t, r.v, reg.URL, filepath.Join(t.TempDir(), "registry.json"), &testClock{now: time.Now()})
+	r.until("the first snapshot", func() bool { return r.v.loaded })
+	r.v.do(r.v.showCatalogue)
+	c := r.v.catalogue
+	r.until("the catalogue", func() bool { return slices.Contains(entryNames(c), "io.github.example/bundled-notes") })
+	r.v.do(func() {
+		pick(t, c, "io.github.example/bundled-notes")
+		details := strings.Join(labels(c.detail), "\n")
+		if !strings.Contains(details, "mcptray downloads its MCP Bundle from "+url) || c.install.Disabled() {
+			t.Errorf("Install… disabled %v, details:\n%s", c.install.Disabled(), details)
+		}
+		test.Tap(c.install)
+	})
+	r.until("the bundle dialog", func() bool { return r.v.bundle != nil })
+	b := r.v.bundle
+	notes := filepath.Join(r.dir, "notes")
+	if err := os.Mkdir(notes, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r.v.do(func() {
+		if text := b.texts(); !strings.Contains(text, "from the MCP Registry (io.github.example/bundled-notes), checked against the SHA-256 it lists") {
+			t.Errorf("the dialog says:\n%s", text)
+		}
+		b.field(t, "folder").entry.SetText(notes)
+		test.Type(b.field(t, "api_key").entry, "sk-1")
+	})
+	r.until("the exact command", func() bool { return b.current && !b.install.Disabled() })
+	r.tap(b.install)
+	r.until("notes installed and the catalogue closed", func() bool {
+		sv, ok := r.v.snap.Find("notes")
+		return ok && sv.Bundle != nil && sv.Bundle.Source == "registry" && c.ctx.Err() != nil // closed
+	})
+	if n := files.Gets("/notes-2.1.0.mcpb"); n != 1 {
+		t.Errorf("downloaded %d times; want once", n)
+	}
 }

@@ -72,8 +72,12 @@ type runOption struct {
 	detail registry.ServerDetail
 	prefer registry.Prefer
 	// plan is what it would add with defaults only: Fields complete,
-	// required values missing.
+	// required values missing. nil for a bundle.
 	plan *registry.Plan
+	// bundle says it is an MCP Bundle (detail's one package): the bundle
+	// dialog installs it, once the running mcptray has downloaded and
+	// checked it, with what its manifest says.
+	bundle bool
 	// missingRuntime is the runtime it needs and this computer lacks.
 	missingRuntime string
 }
@@ -91,7 +95,7 @@ type catalogueEntry struct {
 func entryOf(r registry.Response, installed func(string) bool) catalogueEntry {
 	e := catalogueEntry{resp: r, summary: registry.Summarize(&r.Server), options: optionsOf(&r.Server)}
 	for i := range e.options {
-		if o := &e.options[i]; o.plan.Runtime != "" && !installed(o.plan.Runtime) {
+		if o := &e.options[i]; o.plan != nil && o.plan.Runtime != "" && !installed(o.plan.Runtime) {
 			o.missingRuntime = o.plan.Runtime
 		}
 	}
@@ -107,6 +111,12 @@ func optionsOf(d *registry.ServerDetail) []runOption {
 	for _, p := range d.Packages {
 		n := *d
 		n.Packages, n.Remotes = []registry.Package{p}, nil
+		if p.RegistryType == registry.BundleType {
+			if _, err := registry.BundlePackage(&n); err == nil {
+				locals = append(locals, runOption{label: "On this computer, from its MCP Bundle", detail: n, prefer: registry.PreferLocal, bundle: true})
+			}
+			continue
+		}
 		plan, ok := defaultPlan(&n, registry.PreferLocal)
 		if !ok {
 			continue
@@ -243,9 +253,15 @@ func (v *window) showCatalogue() {
 		})
 	c.list.OnSelected = func(id widget.ListItemID) { c.choose(id) }
 	c.install = widget.NewButtonWithIcon("Install…", theme.DownloadIcon(), func() {
-		if c.sel >= 0 {
-			c.v.showInstall(c, c.entries[c.sel])
+		if c.sel < 0 {
+			return
 		}
+		e := c.entries[c.sel]
+		if len(e.options) == 1 && e.options[0].bundle {
+			c.v.installFromCatalogue(c, e.options[0])
+			return
+		}
+		c.v.showInstall(c, e)
 	})
 	c.install.Importance = widget.HighImportance
 	c.install.Disable()
@@ -444,6 +460,10 @@ func entryDetails(e catalogueEntry) []fyne.CanvasObject {
 		if len(e.options) > 1 {
 			out = append(out, widget.NewLabelWithStyle(o.label, fyne.TextAlignLeading, fyne.TextStyle{Italic: true}))
 		}
+		if o.bundle {
+			out = append(out, wrapped(bundleWays(o)))
+			continue
+		}
 		out = append(out, mono(runsLine(o.plan)))
 		if o.missingRuntime != "" {
 			out = append(out, runtimeWarning(o.missingRuntime))
@@ -454,6 +474,23 @@ func entryDetails(e catalogueEntry) []fyne.CanvasObject {
 		out = append(out, fieldLines(o.plan.Fields)...)
 	}
 	return out
+}
+
+// bundleWays says how a server from an MCP Bundle is installed.
+func bundleWays(o runOption) string {
+	where := ""
+	if len(o.detail.Packages) == 1 {
+		where = " from " + sanitize.Line(o.detail.Packages[0].Identifier)
+	}
+	return "mcptray downloads its MCP Bundle" + where + ", checks it is the file the registry lists, " +
+		"then shows you what it will run, what it asks for, the folders it gets and its tools, before anything runs."
+}
+
+// installFromCatalogue opens the bundle dialog of a catalogue entry's
+// MCP Bundle; once it is installed, the catalogue closes too.
+func (v *window) installFromCatalogue(c *catalogueView, o runOption) {
+	d := o.detail
+	v.openBundleThen(service.BundleRequest{Registry: &d}, c.d.Hide)
 }
 
 // runsLine says what a plan runs or where it connects.

@@ -88,7 +88,12 @@ func (v *window) showInstall(c *catalogueView, e catalogueEntry) {
 	f.nameErr.Hide()
 	f.problem.Importance = widget.DangerImportance
 	f.problem.Hide()
-	f.name.SetText(e.options[0].plan.Name())
+	for _, o := range e.options {
+		if o.plan != nil {
+			f.name.SetText(o.plan.Name())
+			break
+		}
+	}
 	f.name.OnChanged = func(string) { f.nameErr.Hide() }
 
 	body := container.NewVBox(wrapped(installHelp))
@@ -118,7 +123,7 @@ func (v *window) showInstall(c *catalogueView, e catalogueEntry) {
 
 	title := sanitize.Line(e.resp.Server.Title)
 	if title == "" {
-		title = sanitize.Line(e.options[0].plan.Name())
+		title = sanitize.Line(e.resp.Server.Name)
 	}
 	scroll := container.NewVScroll(body)
 	scroll.SetMinSize(fyne.NewSize(520, 380))
@@ -150,6 +155,20 @@ func (f *installForm) choose(i int) {
 	}
 	f.opt = i
 	o := f.e.options[i]
+	if o.bundle {
+		// Its own dialog asks for what its manifest asks for.
+		f.fields = nil
+		f.form.Objects = []fyne.CanvasObject{wrapped(bundleWays(o))}
+		f.form.Refresh()
+		f.runs.SetText("")
+		f.missing.Objects = nil
+		f.missing.Refresh()
+		f.problem.Hide()
+		if f.body != nil {
+			f.relayout()
+		}
+		return
+	}
 	form := widget.NewForm(widget.NewFormItem("Name *", container.NewVBox(f.name, f.nameErr)))
 	form.Items[0].HintText = "What the server is called in mcptray and in your apps"
 	f.fields = nil
@@ -274,6 +293,11 @@ func (f *installForm) check(v *window) bool {
 // (which refers to them by name) to mcptray's config. The new server is
 // then shown, and signed in to when it asks.
 func (v *window) installChosen(c *catalogueView, f *installForm) {
+	if o := f.e.options[f.opt]; o.bundle {
+		f.d.Hide()
+		v.installFromCatalogue(c, o)
+		return
+	}
 	ok := f.check(v)
 	if !ok {
 		f.problem.SetText("Fix what is marked above, then press Install again.")

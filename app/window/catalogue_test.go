@@ -199,7 +199,7 @@ func TestCatalogueSearchAndBadges(t *testing.T) {
 		pick(t, c, registrytest.MCPB)
 		details, installOff = strings.Join(labels(c.detail), "\n"), c.install.Disabled()
 	})
-	if !strings.Contains(details, "mcptray cannot install io.github.example/bundle: its package is of type \"mcpb\"") || !installOff {
+	if !strings.Contains(details, "mcptray cannot install io.github.example/bundle: its MCP Bundle (mcpb) package gives no fileSha256") || !installOff {
 		t.Errorf("the bundle: Install… disabled %v, details:\n%s", installOff, details)
 	}
 

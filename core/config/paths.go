@@ -161,6 +161,16 @@ func (p Paths) BundlesDir() string {
 	return filepath.Join(dir, "bundles")
 }
 
+// DownloadsDir holds the MCP Bundles downloaded from the registry, each
+// named by its SHA-256, in DataDir.
+func (p Paths) DownloadsDir() string {
+	dir := p.DataDir
+	if dir == "" {
+		dir = p.Dir()
+	}
+	return filepath.Join(dir, "downloads")
+}
+
 // LogFile is the log of the tray's process or mcptray serve (one of them
 // runs at a time); "" when LogDir is.
 func (p Paths) LogFile() string { return p.logFile("mcptray.log") }

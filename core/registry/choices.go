@@ -23,6 +23,10 @@ type Choice struct {
 	// Runtime is the program that runs a package (npx, uvx, docker, dnx);
 	// "" for a remote, or a package mcptray cannot run.
 	Runtime string `json:"runtime,omitempty"`
+	// Bundle says it is an MCP Bundle (an mcpb package): it is not
+	// planned as a command but downloaded and installed as a bundle
+	// (service.BundleRequest's Registry), whose manifest says what runs.
+	Bundle bool `json:"bundle,omitempty"`
 	// Label says what it is in a few plain words.
 	Label string `json:"label"`
 	// Unusable says why mcptray cannot use it, or "".
@@ -35,6 +39,10 @@ func Choices(d *ServerDetail) []Choice {
 	var out []Choice
 	for i := range d.Packages {
 		p := &d.Packages[i]
+		if p.RegistryType == BundleType {
+			out = append(out, Choice{Number: len(out) + 1, Bundle: true, Label: "MCP Bundle " + p.Identifier, Unusable: bundleProblem(p)})
+			continue
+		}
 		c := Choice{Number: len(out) + 1, Unusable: runnable(p)}
 		label := fmt.Sprintf("%s package %s", cmp.Or(p.RegistryType, "unknown"), p.Identifier)
 		if c.Unusable == "" {
@@ -131,10 +139,11 @@ func numbered(list []Choice) string {
 }
 
 // Default picks among candidates the first whose runtime is installed here
-// (a remote needs none), or else the first.
+// (a remote needs none; a bundle's is known once it is downloaded), or
+// else the first.
 func Default(candidates []Choice, installed func(runtime string) bool) Choice {
 	for _, c := range candidates {
-		if c.Remote || installed == nil || installed(c.Runtime) {
+		if c.Remote || c.Bundle || installed == nil || installed(c.Runtime) {
 			return c
 		}
 	}
@@ -156,6 +165,8 @@ func PlanFor(d *ServerDetail, c Choice, values map[string]string) (*Plan, error)
 	switch {
 	case all[i].Unusable != "":
 		return nil, errors.New(all[i].Unusable)
+	case all[i].Bundle:
+		return nil, fmt.Errorf("way %d of %s is an MCP Bundle: it is installed from its file, whose manifest says what runs, not planned", c.Number, d.Name)
 	case i < len(d.Packages):
 		b.local(&d.Packages[i])
 	default:

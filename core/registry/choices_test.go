@@ -19,7 +19,7 @@ func TestChoices(t *testing.T) {
 	for _, c := range all {
 		labels = append(labels, c.Label)
 	}
-	want := []string{"npm package @example/notes-mcp, run with npx", "mcpb package https://example.com/notes.mcpb",
+	want := []string{"npm package @example/notes-mcp, run with npx", "MCP Bundle https://example.com/notes.mcpb",
 		"oci package ghcr.io/example/notes-mcp, run with docker", "remote at https://notes.example.com/mcp", "remote at https://notes.example.com/sse (SSE)"}
 	if strings.Join(labels, "|") != strings.Join(want, "|") || all[1].Unusable == "" || all[4].Number != 5 || !all[4].Remote {
 		t.Fatalf("Choices = %+v", all)
@@ -48,7 +48,7 @@ func TestChoices(t *testing.T) {
 		{registry.Want{Number: 5}, "5"},
 		{registry.Want{Runtime: "uvx"}, "error: io.github.example/notes has no package that runs with uvx"},
 		{registry.Want{Runtime: "bunx"}, `error: "bunx" is not a runtime`},
-		{registry.Want{Number: 2}, "error: mcptray cannot use way 2 of io.github.example/notes (mcpb package"},
+		{registry.Want{Number: 2}, "error: mcptray cannot use way 2 of io.github.example/notes (MCP Bundle https://example.com/notes.mcpb): its MCP Bundle (mcpb) package gives no fileSha256"},
 		{registry.Want{Number: 9}, "error: io.github.example/notes offers 5 ways to run it; 9 is not one of them"},
 		{registry.Want{Number: 4, Prefer: registry.PreferLocal}, "error: way 4 of io.github.example/notes is the remote"},
 	} {

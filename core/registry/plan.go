@@ -221,6 +221,11 @@ func choosePackage(pkgs []Package) (*Package, string) {
 func runnable(p *Package) string {
 	rt, ok := runtimes[p.RegistryType]
 	switch {
+	case p.RegistryType == BundleType:
+		if why := bundleProblem(p); why != "" {
+			return why
+		}
+		return "its package is an MCP Bundle, which mcptray installs from its file (mcptray install NAME, or the window's catalogue), not as a command"
 	case !ok:
 		return fmt.Sprintf("its package is of type %q, which mcptray cannot install (it runs npm, pypi, oci and nuget packages)", p.RegistryType)
 	case p.RuntimeHint != "" && p.RuntimeHint != rt:

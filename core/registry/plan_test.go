@@ -123,7 +123,7 @@ func TestPlanRefusals(t *testing.T) {
 		values map[string]string
 		want   string
 	}{
-		{registrytest.MCPB, "", nil, `"mcpb", which mcptray cannot install`},
+		{registrytest.MCPB, "", nil, `its MCP Bundle (mcpb) package gives no fileSha256 to check the download against`},
 		{registrytest.Empty, "", nil, "neither how to run it nor where to reach it"},
 		{registrytest.BadChoices, "", nil, `default "fast", which is not one of its choices`},
 		{registrytest.UnknownRT, "", nil, `runtime "bunx", which mcptray does not know`},

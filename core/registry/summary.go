@@ -29,6 +29,13 @@ func Summarize(d *ServerDetail) Summary {
 	if err != nil {
 		s.Unusable = err.Error()
 	}
+	if _, berr := BundlePackage(d); berr == nil {
+		// Its bundle runs here, as its manifest says once downloaded.
+		s.Local = true
+		if err != nil {
+			s.Unusable = ""
+		}
+	}
 	for _, f := range fields {
 		if f.Secret {
 			s.NeedsKeys = true

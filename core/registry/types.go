@@ -69,6 +69,9 @@ type Package struct {
 	RegistryBaseURL string `json:"registryBaseUrl,omitempty"`
 	Identifier      string `json:"identifier"`
 	Version         string `json:"version,omitempty"`
+	// FileSHA256 is the SHA-256 of an MCP Bundle's file, in hex (an
+	// mcpb package's Identifier is the file's https address).
+	FileSHA256 string `json:"fileSha256,omitempty"`
 	// RuntimeHint is the program that runs it: npx, uvx, docker, dnx.
 	RuntimeHint          string           `json:"runtimeHint,omitempty"`
 	Transport            PackageTransport `json:"transport"`

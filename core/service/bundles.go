@@ -16,6 +16,7 @@ import (
 	"github.com/mcptray/mcptray/core/bundle"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/pins"
+	"github.com/mcptray/mcptray/core/registry"
 	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/sanitize"
 )
@@ -33,10 +34,14 @@ import (
 
 // BundleRequest asks to install a server from an MCP Bundle.
 type BundleRequest struct {
-	// File is the .mcpb file. SHA256, when given, is the digest of the
-	// file the person was shown: a file that changed since is refused.
-	File   string `json:"file"`
-	SHA256 string `json:"sha256,omitempty"`
+	// File is the .mcpb file; or Registry is the MCP Registry's entry
+	// whose MCP Bundle package (registryType mcpb) is downloaded over
+	// https and checked against its fileSha256 first. SHA256, when given,
+	// is the digest of the file the person was shown: a file that changed
+	// since is refused.
+	File     string                 `json:"file,omitempty"`
+	Registry *registry.ServerDetail `json:"registry,omitempty"`
+	SHA256   string                 `json:"sha256,omitempty"`
 	// Name is the server's name in mcptray; "" is the bundle's own.
 	Name string `json:"name,omitempty"`
 	// Values are its settings (the manifest's user_config) by key,
@@ -137,7 +142,11 @@ func (s *Service) InstallBundle(ctx context.Context, req BundleRequest) (BundleR
 	if err := s.checkOpen(); err != nil {
 		return BundleResult{}, err
 	}
-	b, err := bundle.Open(req.File, bundle.Options{})
+	file, source, from, err := s.bundleFile(ctx, req)
+	if err != nil {
+		return BundleResult{}, err
+	}
+	b, err := bundle.Open(file, bundle.Options{})
 	if err != nil {
 		if bundle.IsRefused(err) {
 			return BundleResult{}, newError(Invalid, "%s", sanitize.Line(err.Error()))
@@ -145,7 +154,7 @@ func (s *Service) InstallBundle(ctx context.Context, req BundleRequest) (BundleR
 		return BundleResult{}, newError(NotFound, "%s", sanitize.Line(err.Error()))
 	}
 	if req.SHA256 != "" && req.SHA256 != b.SHA256 {
-		return BundleResult{}, newError(Invalid, "%s changed since it was shown to you; install it again to see what it is now", sanitize.Line(req.File))
+		return BundleResult{}, newError(Invalid, "%s changed since it was shown to you; install it again to see what it is now", sanitize.Line(from))
 	}
 	m := &b.Manifest
 	name := cmp.Or(req.Name, m.Name)
@@ -155,14 +164,14 @@ func (s *Service) InstallBundle(ctx context.Context, req BundleRequest) (BundleR
 	if other := m.OtherPlatforms(runtime.GOOS); other != "" {
 		return BundleResult{}, newError(NotAllowed, "%s cannot run here: %s", sanitize.Line(m.Title()), other)
 	}
-	file := s.opts.Paths.UserFile()
-	u, err := config.ReadUserFile(file)
+	userFile := s.opts.Paths.UserFile()
+	u, err := config.ReadUserFile(userFile)
 	if err != nil {
 		return BundleResult{}, wrapError(err)
 	}
 	var old *config.Server
 	if raw, ok := u.MCPServers[name]; ok {
-		sv, err := config.ParseServer(name, raw, config.Source{Scope: config.User, App: "mcptray", File: file}, config.Vars{Lookup: s.opts.Lookup, Home: s.opts.Paths.Home})
+		sv, err := config.ParseServer(name, raw, config.Source{Scope: config.User, App: "mcptray", File: userFile}, config.Vars{Lookup: s.opts.Lookup, Home: s.opts.Paths.Home})
 		if err != nil || sv.Bundle == nil || sv.Bundle.Name != m.Name {
 			return BundleResult{}, newError(Invalid, "you already have a server called %q that is not this bundle; remove it first or choose another name (--as)", sanitize.Line(name))
 		}
@@ -172,7 +181,7 @@ func (s *Service) InstallBundle(ctx context.Context, req BundleRequest) (BundleR
 	dir := filepath.Join(s.opts.Paths.BundlesDir(), sandbox.FolderName(name))
 	res := BundleResult{Name: name, Title: m.Title(), Author: m.Author.Name, Description: m.Description,
 		ToolsGenerated: m.ToolsGenerated, PromptsGenerated: m.PromptsGenerated,
-		Bundle: config.Bundle{Name: m.Name, Version: m.ServerVersion, Source: "file", From: absPath(req.File),
+		Bundle: config.Bundle{Name: m.Name, Version: m.ServerVersion, Source: source, From: from,
 			SHA256: b.SHA256, Signature: b.Signature.String()}}
 	var kept []string
 	if old != nil {
@@ -241,6 +250,30 @@ func (s *Service) InstallBundle(ctx context.Context, req BundleRequest) (BundleR
 		return res, nil
 	}
 	return s.installBundle(ctx, b, req, res, run, old, toolDefs, promptDefs)
+}
+
+// bundleFile is the bundle file req names, where it came from ("file" or
+// "registry") and that file's path or the registry's name for it: an
+// entry's MCP Bundle is downloaded over https into DownloadsDir, and
+// refused in words unless its bytes are what the registry says.
+func (s *Service) bundleFile(ctx context.Context, req BundleRequest) (file, source, from string, err error) {
+	switch {
+	case req.Registry != nil && req.File != "":
+		return "", "", "", newError(Invalid, "give a bundle's file or its registry entry, not both")
+	case req.Registry == nil && req.File == "":
+		return "", "", "", newError(Invalid, "name the bundle's file, or its registry entry")
+	case req.Registry == nil:
+		return req.File, "file", absPath(req.File), nil
+	}
+	p, err := registry.BundlePackage(req.Registry)
+	if err != nil {
+		return "", "", "", newError(Invalid, "%s", sanitize.Line(err.Error()))
+	}
+	file, err = registry.FetchBundle(ctx, s.opts.HTTP, p, s.opts.Paths.DownloadsDir(), bundle.DefaultLimits.FileSize)
+	if err != nil {
+		return "", "", "", newError(Other, "%s", sanitize.Line(err.Error()))
+	}
+	return file, "registry", req.Registry.Name, nil
 }
 
 // installBundle does what InstallBundle said it would: the files, the

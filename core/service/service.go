@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -57,6 +58,9 @@ type Options struct {
 	// store in tests.
 	Store  secret.Store
 	Logger *slog.Logger
+	// HTTP downloads MCP Bundles that the registry lists; nil means
+	// http.DefaultClient. Tests give one that trusts their server.
+	HTTP *http.Client
 	// Browser opens sign-in pages; nil means the system browser.
 	Browser oauth.Browser
 	// ClientMetadataURL is the https URL of a Client ID Metadata Document

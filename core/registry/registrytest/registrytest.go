@@ -27,7 +27,7 @@ const (
 	NuGet      = "io.github.example/dotnet-tools" // nuget with dnx
 	Remote     = "com.example/analytics"          // a remote with a URL variable and a secret header
 	Deprecated = "io.github.example/old-weather"  // deprecated: never offered
-	MCPB       = "io.github.example/bundle"       // an mcpb package only: mcptray cannot run it
+	MCPB       = "io.github.example/bundle"       // an mcpb package without a fileSha256: mcptray cannot install it
 	Empty      = "io.github.example/nothing"      // neither packages nor remotes
 	BadChoices = "io.github.example/bad-choices"  // a default that is not one of its choices
 	UnknownRT  = "io.github.example/bun-server"   // an npm package with an unknown runtime hint

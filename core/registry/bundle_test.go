@@ -1,0 +1,130 @@
+package registry_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mcptray/mcptray/core/registry"
+)
+
+// An MCP Bundle package is a way of its own: usable when it is at an
+// https address with a fileSha256, installed as a bundle rather than
+// planned, and enough for the catalogue to say the server runs here.
+func TestBundleChoice(t *testing.T) {
+	t.Parallel()
+	sum := strings.Repeat("ab", 32)
+	d := &registry.ServerDetail{Name: "io.github.example/notes", Packages: []registry.Package{
+		{RegistryType: "mcpb", Identifier: "https://example.com/notes.mcpb", FileSHA256: sum, Transport: registry.PackageTransport{Type: "stdio"}}}}
+	cs, err := registry.Candidates(d, registry.Want{Prefer: registry.PreferLocal})
+	if err != nil || len(cs) != 1 || !cs[0].Bundle || cs[0].Unusable != "" || cs[0].Label != "MCP Bundle https://example.com/notes.mcpb" {
+		t.Fatalf("Candidates = %+v, %v", cs, err)
+	}
+	if _, err := registry.PlanFor(d, cs[0], nil); err == nil || !strings.Contains(err.Error(), "is an MCP Bundle") {
+		t.Errorf("a bundle planned as a command: %v", err)
+	}
+	if s := registry.Summarize(d); !s.Local || s.Unusable != "" {
+		t.Errorf("Summarize = %+v", s)
+	}
+	if p, err := registry.BundlePackage(d); err != nil || p.FileSHA256 != sum {
+		t.Errorf("BundlePackage = %+v, %v", p, err)
+	}
+	for _, tc := range []struct{ id, sum, want string }{
+		{"http://example.com/notes.mcpb", sum, "not an https address"},
+		{"https://example.com/notes.mcpb", "", "gives no fileSha256"},
+		{"https://example.com/notes.mcpb", "abc", "is not a SHA-256"},
+	} {
+		d.Packages[0].Identifier, d.Packages[0].FileSHA256 = tc.id, tc.sum
+		if _, err := registry.BundlePackage(d); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %q: %v, want %q", tc.id, tc.sum, err, tc.want)
+		}
+		if cs := registry.Choices(d); !strings.Contains(cs[0].Unusable, tc.want) {
+			t.Errorf("%s %q: Choices = %+v", tc.id, tc.sum, cs)
+		}
+	}
+}
+
+// FetchBundle downloads over https from a real TLS server (its
+// certificate trusted through the client given), checks the file against
+// its fileSha256 and refuses it in words when it is another, too large,
+// or sent on to a plain http address; a file downloaded before is used
+// again without asking.
+func TestFetchBundle(t *testing.T) {
+	t.Parallel()
+	good := []byte("PK\x03\x04 not really a zip, but bytes with a digest")
+	sum := sha256.Sum256(good)
+	want := hex.EncodeToString(sum[:])
+	var mu sync.Mutex
+	asked := map[string]int{}
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked[r.URL.Path]++
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/good.mcpb", "/changed.mcpb":
+			if r.URL.Path == "/changed.mcpb" {
+				w.Write(append(good, '!'))
+				return
+			}
+			w.Write(good)
+		case "/big.mcpb":
+			w.Write(make([]byte, 4096))
+		case "/away.mcpb":
+			http.Redirect(w, r, "http://"+r.Host+"/good.mcpb", http.StatusFound)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	ctx := context.Background()
+	pkg := func(path string) *registry.Package {
+		return &registry.Package{RegistryType: "mcpb", Identifier: srv.URL + path, FileSHA256: strings.ToUpper(want)}
+	}
+
+	// Without trusting the test server's certificate, nothing is had.
+	if _, err := registry.FetchBundle(ctx, http.DefaultClient, pkg("/good.mcpb"), dir, 1<<20); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("an untrusted certificate: %v", err)
+	}
+	path, err := registry.FetchBundle(ctx, srv.Client(), pkg("/good.mcpb"), dir, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != string(good) || filepath.Base(path) != want+".mcpb" {
+		t.Errorf("downloaded %s: %q", path, got)
+	}
+	again, err := registry.FetchBundle(ctx, srv.Client(), pkg("/good.mcpb"), dir, 1<<20)
+	mu.Lock()
+	n := asked["/good.mcpb"]
+	mu.Unlock()
+	if err != nil || again != path || n != 1 {
+		t.Errorf("the second time: %s, %v, asked %d times", again, err, n)
+	}
+
+	other := t.TempDir()
+	for _, tc := range []struct{ path, want string }{
+		{"/changed.mcpb", "is not the file the registry lists"},
+		{"/big.mcpb", "more than the 0 MB"},
+		{"/away.mcpb", "not an https address"},
+		{"/gone.mcpb", "404 Not Found"},
+	} {
+		max := int64(1 << 20)
+		if tc.path == "/big.mcpb" {
+			max = 100
+		}
+		_, err := registry.FetchBundle(ctx, srv.Client(), pkg(tc.path), other, max)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.path, err, tc.want)
+		}
+	}
+	if left, _ := os.ReadDir(other); len(left) != 0 {
+		t.Errorf("refused downloads left files: %v", left)
+	}
+}
