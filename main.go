@@ -68,6 +68,10 @@ func run(ctx context.Context) int {
 		return 1
 	}
 	if p := host.DisplayProblem(os.Getenv); p != "" {
+		if bundle != "" {
+			fmt.Fprintf(os.Stderr, "%s\nTo install the bundle without a desktop: mcptray install %s\n", p, bundle)
+			return 1
+		}
 		if cl, err := control.Dial(ctx, paths); err == nil {
 			cl.Close()
 			fmt.Fprintln(os.Stderr, "mcptray is already running for you, in the background (there is no desktop here for its tray); mcptray status shows your servers.")

@@ -275,6 +275,9 @@ func TestRealBundleFromCatalogue(t *testing.T) {
 	url, sha := files.Serve(t, "notes-2.1.0.mcpb", packNotes(t, false))
 	reg := registrytest.New(t)
 	reg.Put(registrytest.BundleEntry("io.github.example/bundled-notes", "2.1.0", url, sha), registrytest.Published)
+	two := registrytest.BundleEntry("io.github.example/two-ways", "2.1.0", url, sha)
+	two = strings.Replace(two, `"packages":[`, `"packages":[{"registryType":"npm","identifier":"notes-mcp","version":"2.1.0","transport":{"type":"stdio"}},`, 1)
+	reg.Put(two, registrytest.Published)
 	r := newReal(t, nil, func(_ *real, o *service.Options) { o.HTTP = files.Client() })
 	r.v.previewDelay = time.Millisecond
 	useRegistry(t, r.v, reg.URL, filepath.Join(t.TempDir(), "registry.json"), &testClock{now: time.Now()})
@@ -312,4 +315,30 @@ func TestRealBundleFromCatalogue(t *testing.T) {
 	if n := files.Gets("/notes-2.1.0.mcpb"); n != 1 {
 		t.Errorf("downloaded %d times; want once", n)
 	}
+
+	// An entry that also runs with npx: its install form offers the
+	// bundle as one way, and choosing it opens the bundle's dialog.
+	r.v.do(r.v.showCatalogue)
+	c = r.v.catalogue
+	r.until("the second catalogue", func() bool { return slices.Contains(entryNames(c), "io.github.example/two-ways") })
+	r.v.do(func() {
+		r.v.bundle = nil
+		pick(t, c, "io.github.example/two-ways")
+		test.Tap(c.install)
+		f := c.form
+		if f == nil || f.ways == nil {
+			t.Fatal("no install form with a choice of ways")
+		}
+		f.ways.SetSelected("On this computer, from its MCP Bundle (mcpb package " + url + ")")
+		if text := strings.Join(labels(f.form), "\n"); !strings.Contains(text, "mcptray downloads its MCP Bundle") {
+			t.Errorf("the form, the bundle chosen:\n%s", text)
+		}
+		test.Tap(f.install)
+	})
+	r.until("the bundle dialog from the form", func() bool { return r.v.bundle != nil })
+	r.v.do(func() {
+		if r.v.bundle.req.Registry == nil || r.v.bundle.req.Registry.Name != "io.github.example/two-ways" || len(r.v.bundle.req.Registry.Packages) != 1 {
+			t.Errorf("the dialog's bundle: %+v", r.v.bundle.req)
+		}
+	})
 }
