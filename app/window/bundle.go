@@ -377,7 +377,15 @@ func (b *bundleDialog) request() (service.BundleRequest, bool) {
 			continue
 		}
 		if st.Sensitive {
-			req.Secrets[st.Key] = fl.entry.Text
+			// A preview needs to know a secret is given, not what it
+			// is: its value leaves the window only to be installed.
+			if strings.ContainsAny(fl.entry.Text, "\x00\r\n") {
+				fl.err.SetText("A secret cannot hold a line break.")
+				fl.err.Show()
+				ok = false
+				continue
+			}
+			req.Secrets[st.Key] = secretGiven
 			continue
 		}
 		req.Values[st.Key] = vals
@@ -628,6 +636,12 @@ func (b *bundleDialog) installNow() {
 	}
 	req := b.asked
 	req.Preview, req.SHA256 = false, b.shown.Bundle.SHA256
+	req.Secrets = map[string]string{}
+	for k := range b.asked.Secrets {
+		if fl := b.fieldOf(k); fl != nil {
+			req.Secrets[k] = fl.entry.Text
+		}
+	}
 	b.install.Disable()
 	v := b.v
 	go func() {
@@ -669,5 +683,17 @@ func (b *bundleDialog) closedNow() {
 			fl.entry.SetText("")
 		}
 	}
-	b.asked.Secrets = nil
+}
+
+// secretGiven stands for a secret's value in a preview.
+const secretGiven = "(given)"
+
+// fieldOf is the field of the setting key, or nil.
+func (b *bundleDialog) fieldOf(key string) *bundleField {
+	for _, fl := range b.fields {
+		if fl.st.Key == key {
+			return fl
+		}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/registry/registrytest"
+	"github.com/mcptray/mcptray/core/secret"
 	"github.com/mcptray/mcptray/core/service"
 )
 
@@ -60,6 +62,29 @@ func packNotes(t *testing.T, selfSigned bool) string {
 	return out
 }
 
+// keptValues is the service's keychain, with every value it is given
+// remembered: what a bundle's secret reached the keychain as.
+type keptValues struct {
+	secret.Store
+	mu     sync.Mutex
+	values []string
+}
+
+var _ secret.Store = (*keptValues)(nil)
+
+func (k *keptValues) Set(ctx context.Context, key secret.Key, value []byte) error {
+	k.mu.Lock()
+	k.values = append(k.values, string(value))
+	k.mu.Unlock()
+	return k.Store.Set(ctx, key, value)
+}
+
+func (k *keptValues) has(v string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return slices.Contains(k.values, v)
+}
+
 // field is the dialog's field for the setting key.
 func (b *bundleDialog) field(t *testing.T, key string) *bundleField {
 	t.Helper()
@@ -85,7 +110,8 @@ func (b *bundleDialog) texts() string {
 // as the box said, and the server is shown.
 func TestRealBundleDialog(t *testing.T) {
 	file := packNotes(t, true)
-	r := newReal(t, nil)
+	kept := &keptValues{}
+	r := newReal(t, nil, func(_ *real, o *service.Options) { kept.Store = o.Store; o.Store = kept })
 	r.v.previewDelay = time.Millisecond
 	r.until("the first snapshot", func() bool { return r.v.loaded })
 
@@ -192,8 +218,8 @@ func TestRealBundleDialog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(secrets) != 1 || secrets[0].Name != "API_KEY" || !secrets[0].Set {
-		t.Errorf("secrets = %+v", secrets)
+	if len(secrets) != 1 || secrets[0].Name != "API_KEY" || !secrets[0].Set || !kept.has("sk-live-123") || kept.has(secretGiven) {
+		t.Errorf("secrets = %+v; the keychain was given the typed key %v, the preview's stand-in %v", secrets, kept.has("sk-live-123"), kept.has(secretGiven))
 	}
 	r.v.do(func() {
 		if b.field(t, "api_key").entry.Text != "" {
