@@ -234,6 +234,11 @@ shot main 3
 # tools with what the gateway does with each.
 click 180 293
 shot detail 1
+# Further down: its tools, each with the flow guard's labels and why.
+id=$(xdotool search --onlyvisible --name '^mcptray$' | head -1)
+xdotool mousemove --window "$id" 660 400 click --repeat 28 5
+sleep 0.5
+shot detail-guard 1
 # A server imported with its API key in plain text: the offer to keep it in
 # the keychain.
 click 180 367
@@ -267,6 +272,10 @@ click 411 531
 # Settings: project folders, start at login, the log.
 click 825 21
 shot settings 1
+# Further down: the flow guard's mode.
+xdotool mousemove --window "$id" 480 300 click --repeat 40 5
+sleep 0.5
+shot settings-guard 1
 click 479 561 # Close
 
 # The Apps view: the apps found here, connecting them, the gateway's
