@@ -173,7 +173,7 @@ func (s *Service) InstallBundle(ctx context.Context, req BundleRequest) (BundleR
 	if raw, ok := u.MCPServers[name]; ok {
 		sv, err := config.ParseServer(name, raw, config.Source{Scope: config.User, App: "mcptray", File: userFile}, config.Vars{Lookup: s.opts.Lookup, Home: s.opts.Paths.Home})
 		if err != nil || sv.Bundle == nil || sv.Bundle.Name != m.Name {
-			return BundleResult{}, newError(Invalid, "you already have a server called %q that is not this bundle; remove it first or choose another name (--as)", sanitize.Line(name))
+			return BundleResult{}, newError(Invalid, "you already have a server called %q that is not this bundle; remove it first, or install this one under another name", sanitize.Line(name))
 		}
 		old = &sv
 	}
@@ -393,7 +393,7 @@ func (s *Service) bundleSettings(m *bundle.Manifest, req BundleRequest, kept []s
 			uc := m.UserConfig[k]
 			words = append(words, fmt.Sprintf("%s (%s: %s)", k, sanitize.Line(uc.Title), sanitize.Line(uc.Description)))
 		}
-		return nil, nil, missing.Keys, newError(Invalid, "%s needs %s; give each with --set KEY=value, a secret on stdin", sanitize.Line(m.Title()), strings.Join(words, ", "))
+		return nil, nil, missing.Keys, newError(Invalid, "%s needs %s; give each a value", sanitize.Line(m.Title()), strings.Join(words, ", "))
 	}
 	if err != nil {
 		return nil, nil, nil, newError(Invalid, "%s", sanitize.Line(err.Error()))
