@@ -95,7 +95,7 @@ func Run(ctx context.Context, opts Options) int {
 	// writes nothing to the log.
 	log.Info("mcptray starts in the tray", "pid", os.Getpid())
 	defer log.Info("mcptray stopped")
-	win.focus = inst.Endpoint.FocusOn
+	win.focus, win.pend = inst.Endpoint.FocusOn, inst.Endpoint.Pend
 	defer func() {
 		inst.Quit()
 		win.close() // at once: the window has nothing to save

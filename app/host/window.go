@@ -19,6 +19,9 @@ type windows struct {
 	// focus asks an open window to come forward; false when none listens.
 	// Set before the window can be opened.
 	focus func(control.WindowRequest) bool
+	// pend keeps a request for the window that is starting
+	// (control.Endpoint.Pend).
+	pend func(control.WindowRequest)
 
 	mu     sync.Mutex
 	noTray string        // why there is no tray, passed to the window; "" with one
@@ -54,9 +57,11 @@ func (w *windows) show(req control.WindowRequest) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.proc != nil {
-		// Starting: it shows itself, and asks for focus requests
-		// before it follows them; a bundle asked for meanwhile waits
-		// for the person to open it again.
+		// Starting: it shows itself, and gets what was asked for
+		// meanwhile once it follows focus requests.
+		if w.pend != nil && req.Bundle != "" {
+			w.pend(req)
+		}
 		return nil
 	}
 	if len(w.cmd) == 0 {

@@ -17,6 +17,19 @@ func (s *Endpoint) FocusOn(req WindowRequest) bool {
 	return s.focus.Publish(req)
 }
 
+// Pend keeps req for the window that is starting and does not follow
+// focus requests yet: it gets req first when it does, so that a bundle
+// opened from the file manager in that moment is not lost. A window that
+// follows already gets it at once. The newest pending request wins.
+func (s *Endpoint) Pend(req WindowRequest) {
+	s.pendingMu.Lock()
+	defer s.pendingMu.Unlock()
+	if s.focus.Publish(req) {
+		return
+	}
+	s.pending = &req
+}
+
 // WindowOpen reports whether a window follows this instance.
 func (s *Endpoint) WindowOpen() bool { return s.focus.Len() > 0 }
 
@@ -24,7 +37,14 @@ func (s *Endpoint) WindowOpen() bool { return s.focus.Len() > 0 }
 // window, which follows them over GET /v1/focus. One waiting request
 // covers the next.
 func (s *Endpoint) focusStream(w http.ResponseWriter, r *http.Request) {
-	writeStream(w, r, s.focus.Subscribe(r.Context()))
+	s.pendingMu.Lock()
+	ch := s.focus.Subscribe(r.Context())
+	var first []WindowRequest
+	if s.pending != nil {
+		first, s.pending = []WindowRequest{*s.pending}, nil
+	}
+	s.pendingMu.Unlock()
+	writeStream(w, r, ch, first...)
 }
 
 // FocusRequests returns the running mcptray's requests for the window to

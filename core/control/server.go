@@ -50,6 +50,11 @@ type Endpoint struct {
 	Quit func()
 
 	focus    hub.Hub[WindowRequest] // the open window's requests to come forward
+	// pending is a request for a window that is starting (Pend), which
+	// it gets first when it follows focus requests; pendingMu orders the
+	// two.
+	pendingMu sync.Mutex
+	pending   *WindowRequest
 	asksOnce sync.Once
 	asks     *waitingQuestions // the servers' questions for the window
 }
