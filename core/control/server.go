@@ -49,14 +49,14 @@ type Endpoint struct {
 	// would (mcptray quit); it must not wait for the stop.
 	Quit func()
 
-	focus    hub.Hub[WindowRequest] // the open window's requests to come forward
+	focus hub.Hub[WindowRequest] // the open window's requests to come forward
 	// pending is a request for a window that is starting (Pend), which
 	// it gets first when it follows focus requests; pendingMu orders the
 	// two.
 	pendingMu sync.Mutex
 	pending   *WindowRequest
-	asksOnce sync.Once
-	asks     *waitingQuestions // the servers' questions for the window
+	asksOnce  sync.Once
+	asks      *waitingQuestions // the servers' questions for the window
 }
 
 // maxBody bounds a request: the largest is a tool call's arguments.
