@@ -138,6 +138,12 @@ type Input struct {
 	Namespaces bool
 	// Settings are the server's own additions.
 	Settings Settings
+	// ArgsGrantNothing says that the person did not choose the command's
+	// arguments (an MCP Bundle's manifest wrote them): a folder or file
+	// they name is given nothing, where a command the person wrote gives
+	// the folders it names. What such a server may reach of the home is
+	// what Settings say, which the person saw when installing it.
+	ArgsGrantNothing bool
 }
 
 // System paths every server may read. /proc is there because runtimes
@@ -201,9 +207,7 @@ func Default(in Input) (Policy, error) {
 	if real, err := filepath.EvalSymlinks(in.Program); err == nil && real != in.Program {
 		b.read(b.installFolder(real), real)
 	}
-	for _, a := range in.Args {
-		b.arg(a)
-	}
+	b.commandArgs(in)
 	if in.Dir != "" && filepath.Clean(in.Dir) != b.home {
 		b.read(in.Dir)
 	}
@@ -379,6 +383,17 @@ func (b *builder) installFolder(program string) string {
 		return ""
 	}
 	return dir
+}
+
+// commandArgs adds what in's command line names (arg), unless the person
+// did not choose it (ArgsGrantNothing).
+func (b *builder) commandArgs(in Input) {
+	if in.ArgsGrantNothing {
+		return
+	}
+	for _, a := range in.Args {
+		b.arg(a)
+	}
 }
 
 // arg adds what one command-line argument names: an existing folder to

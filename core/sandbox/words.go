@@ -78,9 +78,7 @@ func Grants(in Input) []Grant {
 		out = append(out, Grant{Kind: "project", What: short(in.ProjectDir), Words: "read and change this project folder (" + short(in.ProjectDir) + ")"})
 	}
 	b := &builder{home: home}
-	for _, a := range in.Args {
-		b.arg(a)
-	}
+	b.commandArgs(in)
 	readOnly := readOnlyArgs(b, in.Settings) // said among the settings' reads
 	for _, d := range b.w {
 		if d != in.ProjectDir && !slices.Contains(readOnly, d) {

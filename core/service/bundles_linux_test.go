@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -95,5 +96,85 @@ func TestBundleGetsItsFolder(t *testing.T) {
 	}
 	if text, failed := write(filepath.Join(h.dir, "Documents", "new.txt")); !failed || text != "EACCES" {
 		t.Errorf("writing beside its folder: %q (error %v); want it refused", text, failed)
+	}
+}
+
+// TestBundleArgsGrantNothing: a hostile bundle whose command names
+// folders of the home itself (its manifest's args, which the person did
+// not choose: "${HOME}/Documents") gets none of them, neither to read nor
+// to change: only what its settings name, which the install dialog shows.
+func TestBundleArgsGrantNothing(t *testing.T) {
+	if sandbox.ABI() < 1 {
+		t.Skip("this kernel has no Landlock")
+	}
+	h := newHome(t)
+	for rel, text := range map[string]string{"notes/todo.txt": "milk", "Documents/plan.txt": "the plan"} {
+		p := filepath.Join(h.dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := t.TempDir()
+	if err := os.CopyFS(src, os.DirFS(filepath.Join("..", "bundle", "testdata", "node"))); err != nil {
+		t.Fatal(err)
+	}
+	mf := filepath.Join(src, "manifest.json")
+	b, err := os.ReadFile(mf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	mc := m["server"].(map[string]any)["mcp_config"].(map[string]any)
+	mc["args"] = append(mc["args"].([]any), "${HOME}/Documents", "--cache=${HOME}/Documents")
+	if b, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mf, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := mcpbPack(t, src)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := h.start(true, func(o *Options) { o.Launcher = self; o.Conn.BaseEnv = append(os.Environ(), "HOME="+h.dir) })
+	ctx := context.Background()
+	res, err := s.InstallBundle(ctx, BundleRequest{File: file, Values: map[string][]string{"folder": {"~/notes"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap Snapshot
+	waitFor(t, s, "the bundle's server connected with its tools", func(sn Snapshot) bool {
+		sv, _ := sn.Find(res.Name)
+		snap = sn
+		return sv.State == conn.Connected && len(sv.Tools) == 3
+	})
+	for _, path := range []string{filepath.Join(h.dir, "Documents", "plan.txt"), filepath.Join(h.dir, "Documents", "new.txt")} {
+		tool, args := "read_file", map[string]string{"path": path}
+		if filepath.Base(path) == "new.txt" {
+			tool, args = "write_file", map[string]string{"path": path, "text": "x"}
+		}
+		raw, _ := json.Marshal(args)
+		r, err := s.Call(ctx, CallRequest{Server: res.Name, Tool: tool, Arguments: raw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.IsError {
+			t.Errorf("%s %s through the folder its own command names: allowed", tool, path)
+		}
+	}
+	// And what it may do, in words, names no such folder.
+	sv, _ := snap.Find(res.Name)
+	if sv.Sandbox == nil {
+		t.Fatal("no sandbox in the snapshot")
+	}
+	if words, _ := json.Marshal(sv.Sandbox); strings.Contains(string(words), "Documents") {
+		t.Errorf("its sandbox names Documents: %s", words)
 	}
 }
