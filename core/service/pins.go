@@ -61,8 +61,14 @@ type promptsLook struct {
 	gen   uint64
 }
 
-// promptsLookWait bounds one listing of a server's prompts at first sight.
-const promptsLookWait = 30 * time.Second
+// promptsLookWait bounds one listing of a server's prompts at first sight;
+// settleLookWait how long Settle waits for the listings under way: a
+// server that does not answer prompts/list must not hold up mcptray
+// status, which then says what it knows.
+const (
+	promptsLookWait = 30 * time.Second
+	settleLookWait  = 2 * time.Second
+)
 
 // newPolicy is the service's holding policy, on the pins in mcptray's
 // folder.
@@ -120,8 +126,11 @@ func (s *Service) lookAtPrompts(report conn.Report) {
 	}
 }
 
-// waitLooks waits for the prompts' listings under way, or ctx's end.
+// waitLooks waits for the prompts' listings under way, for
+// settleLookWait at most, or until ctx ends.
 func (s *Service) waitLooks(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, settleLookWait)
+	defer cancel()
 	done := make(chan struct{})
 	go func() { s.pins.looks.Wait(); close(done) }()
 	select {

@@ -651,3 +651,27 @@ func TestSnapshotOnlyReadsPins(t *testing.T) {
 		t.Errorf("a Snapshot wrote the pins' file again: %v", err)
 	}
 }
+
+// TestSettleDoesNotWaitForAHangingPromptsList: a server that never answers
+// prompts/list (hostile, or broken) does not hold up what waits for the
+// servers to settle, as mcptray status does: the listing at its start is
+// waited for a moment, not for as long as it may take.
+func TestSettleDoesNotWaitForAHangingPromptsList(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{
+		"stuck": map[string]any{"command": testServerBin, "args": []string{"-name", "stuck", "-hang-prompts"}},
+	}})
+	s := h.start(false)
+	// Well under the listing's own bound (promptsLookWait), which it
+	// would otherwise wait out.
+	ctx, cancel := context.WithTimeout(context.Background(), promptsLookWait/2)
+	defer cancel()
+	snap, err := s.Settle(ctx)
+	if err != nil || ctx.Err() != nil {
+		t.Fatalf("Settle waited out the hanging listing: %v %v", err, ctx.Err())
+	}
+	if sv, _ := snap.Find("stuck"); sv.State != conn.Connected {
+		t.Errorf("stuck is %s", sv.State)
+	}
+}

@@ -40,6 +40,17 @@ const (
 
 // misbehave switches on what opts asks for beyond the standard tools.
 func misbehave(s *server.MCPServer, hooks *server.Hooks, opts Options) {
+	if opts.HangPrompts {
+		// prompts/list is served by mcp-go itself: held here, before it
+		// is dispatched, until the client gives up.
+		hooks.AddOnRequestInitialization(func(ctx context.Context, _ any, message any) error {
+			if methodOf(message) != mcp.MethodPromptsList {
+				return nil
+			}
+			<-ctx.Done()
+			return ctx.Err()
+		})
+	}
 	if opts.InitDelay > 0 || opts.HangInit {
 		// This hook runs inside HandleMessage before the request is
 		// dispatched, so blocking here really holds back the answer, on
@@ -101,17 +112,23 @@ func misbehave(s *server.MCPServer, hooks *server.Hooks, opts Options) {
 // isHandshake reports whether a raw request opens a connection: initialize,
 // or server/discover for clients on protocol 2026-07-28.
 func isHandshake(message any) bool {
+	m := methodOf(message)
+	return m == mcp.MethodInitialize || m == mcp.MethodServerDiscover
+}
+
+// methodOf is the method of a message as a hook gets it, or "".
+func methodOf(message any) mcp.MCPMethod {
 	raw, ok := message.(json.RawMessage)
 	if !ok {
-		return false
+		return ""
 	}
 	var req struct {
 		Method mcp.MCPMethod `json:"method"`
 	}
 	if json.Unmarshal(raw, &req) != nil {
-		return false
+		return ""
 	}
-	return req.Method == mcp.MethodInitialize || req.Method == mcp.MethodServerDiscover
+	return req.Method
 }
 
 // stall holds back a handshake answer: for InitDelay, or until ctx ends when

@@ -35,6 +35,9 @@ type Options struct {
 	// HangInit never answers the handshake; the request is only released
 	// when the client cancels it or the server stops.
 	HangInit bool
+	// HangPrompts never answers prompts/list; the request is only
+	// released when the client cancels it or the server stops.
+	HangPrompts bool
 	// HangTool names a tool whose calls never answer until cancelled. If no
 	// standard tool has that name, a tool of that name is added.
 	HangTool string

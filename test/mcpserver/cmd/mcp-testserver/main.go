@@ -31,6 +31,7 @@ func main() {
 	flag.IntVar(&opts.Tools, "tools", 0, "add n trivial tools t0…t<n-1>")
 	flag.DurationVar(&opts.InitDelay, "init-delay", 0, "hold back the initialize answer this long")
 	flag.BoolVar(&opts.HangInit, "hang-init", false, "never answer initialize")
+	flag.BoolVar(&opts.HangPrompts, "hang-prompts", false, "never answer prompts/list")
 	flag.StringVar(&opts.HangTool, "hang-tool", "", "name of a tool whose calls never answer (added if missing)")
 	flag.BoolVar(&opts.GarbageStdout, "garbage-stdout", false, "stdio: write non-JSON-RPC lines to stdout among the messages")
 	flag.IntVar(&opts.StderrFlood, "stderr-flood", 0, "write this many bytes of junk to stderr before serving")
