@@ -121,6 +121,12 @@ var trustRoutes = []struct{ method, path, body string }{
 	{"POST", "/v1/answer", `{"id":"1","result":{"action":"accept"}}`},
 	{"POST", "/v1/gateway/permission", `{"tool":"mcp__probe__x","permission":"allow"}`},
 	{"POST", "/v1/quit", `{}`},
+	// A hostile server switching the flow guard off, installing a bundle
+	// it wrote, or putting its install dialog in front of the person.
+	{"POST", "/v1/gateway/guard/mode", `{"mode":"off"}`},
+	{"POST", "/v1/gateway/guard/labels", `{"tool":"mcp__probe__x","reset":true}`},
+	{"POST", "/v1/install-bundle", `{"file":"/tmp/hostile.mcpb"}`},
+	{"POST", "/v1/window", `{"bundle":"/tmp/hostile.mcpb"}`},
 }
 
 // TestGuard: without the control key, or with a wrong one, every trust
