@@ -322,6 +322,7 @@ click 479 561 # the catalogue's Close
 # the running mcptray's window opens its install dialog.
 bundle_src=$(mktemp -d)
 cp -r app/window/testdata/notes-bundle/. "$bundle_src"
+cp -r core/bundle/testdata/node/server "$bundle_src/server"
 mkdir -p "$home/Downloads" "$home/Notes"
 PATH=$PWD/test/peers/node_modules/.bin:$PATH mcpb pack "$bundle_src" "$home/Downloads/notes.mcpb" >/dev/null
 PATH=$PWD/test/peers/node_modules/.bin:$PATH mcpb sign --self-signed "$home/Downloads/notes.mcpb" >/dev/null

@@ -46,12 +46,16 @@ func mcpbRun(t *testing.T, dir string, args ...string) {
 	}
 }
 
-// packNotes packs testdata/notes-bundle with mcpb, signed with a
-// certificate of its own making when selfSigned.
+// packNotes packs testdata/notes-bundle's manifest, with core/bundle's
+// test server as its server, with mcpb, signed with a certificate of its
+// own making when selfSigned.
 func packNotes(t *testing.T, selfSigned bool) string {
 	t.Helper()
 	src := t.TempDir()
 	if err := os.CopyFS(src, os.DirFS(filepath.Join("testdata", "notes-bundle"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(filepath.Join(src, "server"), os.DirFS(filepath.Join("..", "..", "core", "bundle", "testdata", "node", "server"))); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "notes.mcpb")
