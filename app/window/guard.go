@@ -28,13 +28,7 @@ func (v *window) newGuardForm(q control.Question) *questionForm {
 		wrapped("What it read may have told it to send your data away. Allow this only if you asked for it."),
 		caption("Apps see this tool as "+sanitize.Line(gq.Tool)+"."))
 	if gq.Arguments != "" {
-		body.Add(widget.NewLabelWithStyle("It would send:", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
-		args := widget.NewLabelWithStyle(sanitize.String(gq.Arguments), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-		args.Wrapping = fyne.TextWrapBreak
-		body.Add(args)
-		if gq.Truncated {
-			body.Add(caption("(The arguments are longer; this is their beginning.)"))
-		}
+		addArguments(body, "It would send:", gq.Arguments, gq.Truncated)
 	}
 	note := wrapped("Allow for this session: " + app + " may use this tool without asking until it ends its session.")
 	note.Importance = widget.LowImportance

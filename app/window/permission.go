@@ -35,13 +35,7 @@ func (v *window) newPermissionForm(q control.Question) *questionForm {
 		body.Add(wrapped(server + " says this tool only reads and changes nothing. mcptray cannot check that."))
 	}
 	if pq.Arguments != "" {
-		body.Add(widget.NewLabelWithStyle("With these arguments:", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
-		args := widget.NewLabelWithStyle(sanitize.String(pq.Arguments), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-		args.Wrapping = fyne.TextWrapBreak
-		body.Add(args)
-		if pq.Truncated {
-			body.Add(caption("(The arguments are longer; this is their beginning.)"))
-		}
+		addArguments(body, "With these arguments:", pq.Arguments, pq.Truncated)
 	} else {
 		body.Add(wrapped("It passes no arguments."))
 	}
@@ -80,4 +74,17 @@ func (v *window) answerPermission(f *questionForm, allow, always bool) {
 	id, res := f.q.ID, control.PermissionAnswer(allow, always)
 	v.act("Could not answer about "+sanitize.Line(f.q.Server), func(ctx context.Context) error { return v.b.Answer(ctx, id, res) })
 	v.nextQuestion()
+}
+
+// addArguments adds a call's arguments under title to a question's body:
+// as the app gave them, in monospace, and whether only their beginning
+// is shown.
+func addArguments(body *fyne.Container, title, arguments string, truncated bool) {
+	body.Add(widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+	args := widget.NewLabelWithStyle(sanitize.String(arguments), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	args.Wrapping = fyne.TextWrapBreak
+	body.Add(args)
+	if truncated {
+		body.Add(caption("(The arguments are longer; this is their beginning.)"))
+	}
 }
