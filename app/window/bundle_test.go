@@ -3,7 +3,6 @@ package window
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,38 +12,13 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"github.com/mcptray/mcptray/core/bundle/bundletest"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/registry/registrytest"
 	"github.com/mcptray/mcptray/core/secret"
 	"github.com/mcptray/mcptray/core/service"
 )
-
-// mcpbRun runs the official bundle CLI (make deps installs it into
-// test/peers) with args in dir; it skips only where npm is not there to
-// install it.
-func mcpbRun(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	peers, err := filepath.Abs(filepath.Join("..", "..", "test", "peers", "node_modules", ".bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(peers, "mcpb")
-	if _, err := os.Stat(bin); err != nil {
-		if _, npmErr := exec.LookPath("npm"); npmErr != nil {
-			t.Skip("npm is not installed, so the official bundle CLI (mcpb) cannot be had; install Node.js with npm and run make deps")
-		}
-		t.Fatalf("the official bundle CLI is not in test/peers (%v); run make deps", err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PATH="+peers+string(os.PathListSeparator)+os.Getenv("PATH"))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("mcpb %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-}
 
 // packNotes packs testdata/notes-bundle's manifest, with core/bundle's
 // test server as its server, with mcpb, signed with a certificate of its
@@ -55,13 +29,12 @@ func packNotes(t *testing.T, selfSigned bool) string {
 	if err := os.CopyFS(src, os.DirFS(filepath.Join("testdata", "notes-bundle"))); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.CopyFS(filepath.Join(src, "server"), os.DirFS(filepath.Join("..", "..", "core", "bundle", "testdata", "node", "server"))); err != nil {
+	if err := os.CopyFS(filepath.Join(src, "server"), os.DirFS(filepath.Join(bundletest.Testdata("node"), "server"))); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(t.TempDir(), "notes.mcpb")
-	mcpbRun(t, src, "pack", src, out)
+	out := bundletest.Pack(t, src, nil)
 	if selfSigned {
-		mcpbRun(t, filepath.Dir(out), "sign", "--self-signed", out)
+		bundletest.SignSelf(t, out)
 	}
 	return out
 }

@@ -7,56 +7,10 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
-
-// mcpb returns the official bundle CLI that make deps installs into
-// test/peers, with its own Node first on PATH. A test skips only where
-// npm is not there to install it.
-func mcpb(t *testing.T) (bin string, env []string) {
-	t.Helper()
-	peers, err := filepath.Abs(filepath.Join("..", "..", "test", "peers", "node_modules", ".bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin = filepath.Join(peers, "mcpb")
-	if _, err := os.Stat(bin); err != nil {
-		if _, npmErr := exec.LookPath("npm"); npmErr != nil {
-			t.Skip("npm is not installed, so the official bundle CLI (mcpb) cannot be had; install Node.js with npm and run make deps")
-		}
-		t.Fatalf("the official bundle CLI is not in test/peers (%v); run make deps", err)
-	}
-	return bin, append(os.Environ(), "PATH="+peers+string(os.PathListSeparator)+os.Getenv("PATH"))
-}
-
-// runMcpb runs mcpb with args in dir, and fails the test when it fails.
-func runMcpb(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	bin, env := mcpb(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir, cmd.Env = dir, env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("mcpb %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-}
-
-// pack copies testdata/name into a fresh folder and packs it with mcpb,
-// returning the bundle's path.
-func pack(t *testing.T, name string) string {
-	t.Helper()
-	src := t.TempDir()
-	if err := os.CopyFS(src, os.DirFS(filepath.Join("testdata", name))); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), name+".mcpb")
-	runMcpb(t, src, "pack", src, out)
-	return out
-}
 
 // handshake starts run's server, initializes it and lists its tools, as
 // an AI app would, and returns the server's instructions and tool names.

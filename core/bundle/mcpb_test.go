@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcptray/mcptray/core/bundle/bundletest"
 )
 
 // A node server packed by the official CLI opens, its manifest read as it
@@ -24,7 +26,7 @@ import (
 // person's settings in its command.
 func TestNodeBundlePackedByMcpb(t *testing.T) {
 	t.Parallel()
-	file := pack(t, "node")
+	file := bundletest.Pack(t, filepath.Join("testdata", "node"), nil)
 	b, err := Open(file, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +108,7 @@ func TestNodeBundlePackedByMcpb(t *testing.T) {
 // path) runs as unpacked.
 func TestPythonBundlePackedByMcpb(t *testing.T) {
 	t.Parallel()
-	b, err := Open(pack(t, "python"), Options{})
+	b, err := Open(bundletest.Pack(t, filepath.Join("testdata", "python"), nil), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,8 +138,8 @@ func TestPythonBundlePackedByMcpb(t *testing.T) {
 // the certificate vouches for itself.
 func TestSelfSignedByMcpb(t *testing.T) {
 	t.Parallel()
-	file := pack(t, "python")
-	runMcpb(t, filepath.Dir(file), "sign", "--self-signed", file)
+	file := bundletest.Pack(t, filepath.Join("testdata", "python"), nil)
+	bundletest.SignSelf(t, file)
 	b, err := Open(file, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +155,7 @@ func TestSelfSignedByMcpb(t *testing.T) {
 // is refused.
 func TestSignedByAuthority(t *testing.T) {
 	t.Parallel()
-	file := pack(t, "node")
+	file := bundletest.Pack(t, filepath.Join("testdata", "node"), nil)
 	dir := t.TempDir()
 	ca, caKey := certificate(t, nil, nil, "Test Root CA", true)
 	leaf, leafKey := certificate(t, ca, caKey, "Ann's Servers Ltd", false)
@@ -163,7 +165,7 @@ func TestSignedByAuthority(t *testing.T) {
 		t.Fatal(err)
 	}
 	writePEM(t, filepath.Join(dir, "key.pem"), "PRIVATE KEY", der)
-	runMcpb(t, dir, "sign", "--cert", "cert.pem", "--key", "key.pem", file)
+	bundletest.Run(t, dir, "sign", "--cert", "cert.pem", "--key", "key.pem", file)
 
 	roots := x509.NewCertPool()
 	roots.AddCert(ca)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcptray/mcptray/core/bundle/bundletest"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/sandbox"
 )
@@ -34,7 +35,7 @@ func TestBundleGetsItsFolder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	file := mcpbPack(t, filepath.Join("..", "bundle", "testdata", "node"))
+	file := bundletest.Pack(t, bundletest.Testdata("node"), nil)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -117,28 +118,10 @@ func TestBundleArgsGrantNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	src := t.TempDir()
-	if err := os.CopyFS(src, os.DirFS(filepath.Join("..", "bundle", "testdata", "node"))); err != nil {
-		t.Fatal(err)
-	}
-	mf := filepath.Join(src, "manifest.json")
-	b, err := os.ReadFile(mf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	mc := m["server"].(map[string]any)["mcp_config"].(map[string]any)
-	mc["args"] = append(mc["args"].([]any), "${HOME}/Documents", "--cache=${HOME}/Documents")
-	if b, err = json.Marshal(m); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(mf, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	file := mcpbPack(t, src)
+	file := bundletest.Pack(t, bundletest.Testdata("node"), func(m map[string]any) {
+		mc := m["server"].(map[string]any)["mcp_config"].(map[string]any)
+		mc["args"] = append(mc["args"].([]any), "${HOME}/Documents", "--cache=${HOME}/Documents")
+	})
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

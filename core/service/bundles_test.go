@@ -3,13 +3,12 @@ package service
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/mcptray/mcptray/core/bundle/bundletest"
 	"github.com/mcptray/mcptray/core/registry"
 	"github.com/mcptray/mcptray/core/registry/registrytest"
 )
@@ -20,7 +19,7 @@ import (
 func TestInstallBundlePreview(t *testing.T) {
 	t.Parallel()
 	h := newHome(t)
-	file := mcpbPack(t, filepath.Join("..", "bundle", "testdata", "node"))
+	file := bundletest.Pack(t, bundletest.Testdata("node"), nil)
 	s := h.start(false)
 	ctx := context.Background()
 
@@ -57,7 +56,7 @@ func TestInstallBundlePreview(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := mcpbPack(t, filepath.Join("..", "bundle", "testdata", "python"))
+	other := bundletest.Pack(t, bundletest.Testdata("python"), nil)
 	if err := os.Rename(other, file); err != nil {
 		t.Fatal(err)
 	}
@@ -73,37 +72,6 @@ func TestInstallBundlePreview(t *testing.T) {
 	}
 }
 
-// mcpbPack packs the bundle folder src with the official bundle CLI that
-// make deps installs into test/peers; it skips only where npm is not there
-// to install it.
-func mcpbPack(t *testing.T, src string) string {
-	t.Helper()
-	peers, err := filepath.Abs(filepath.Join("..", "..", "test", "peers", "node_modules", ".bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(peers, "mcpb")
-	if _, err := os.Stat(bin); err != nil {
-		if _, npmErr := exec.LookPath("npm"); npmErr != nil {
-			t.Skip("npm is not installed, so the official bundle CLI (mcpb) cannot be had; install Node.js with npm and run make deps")
-		}
-		t.Fatalf("the official bundle CLI is not in test/peers (%v); run make deps", err)
-	}
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), filepath.Base(src)+".mcpb")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "pack", dir, out)
-	cmd.Env = append(os.Environ(), "PATH="+peers+string(os.PathListSeparator)+os.Getenv("PATH"))
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("mcpb pack: %v\n%s", err, strings.TrimSpace(string(b)))
-	}
-	return out
-}
-
 // A registry entry whose package is an MCP Bundle: the service downloads
 // it over https (from a real TLS server, trusted through Options.HTTP),
 // checks it against the entry's fileSha256 and installs it as it installs
@@ -113,7 +81,7 @@ func mcpbPack(t *testing.T, src string) string {
 func TestInstallBundleFromRegistry(t *testing.T) {
 	t.Parallel()
 	h := newHome(t)
-	file := mcpbPack(t, filepath.Join("..", "bundle", "testdata", "node"))
+	file := bundletest.Pack(t, bundletest.Testdata("node"), nil)
 	files := registrytest.NewBundles(t)
 	url, sha := files.Serve(t, "notes-1.0.0.mcpb", file)
 	reg := registrytest.New(t)

@@ -3,14 +3,13 @@ package e2e
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
+	"github.com/mcptray/mcptray/core/bundle/bundletest"
 	"github.com/mcptray/mcptray/core/control"
 )
 
@@ -32,7 +31,7 @@ func TestBundleThroughGateway(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	file := packNodeBundle(t)
+	file := bundletest.Pack(t, bundletest.Testdata("node"), nil)
 
 	app := startStdio(t, h.mcptray, h.env)
 	init := app.request(t, 1, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"app","version":"1"}}`)
@@ -66,34 +65,4 @@ func TestBundleThroughGateway(t *testing.T) {
 	if err := syscall.Kill(h.servePID, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// packNodeBundle packs core/bundle's test node server with the official
-// bundle CLI that make deps installs into test/peers.
-func packNodeBundle(t *testing.T) string {
-	t.Helper()
-	peers, err := filepath.Abs(filepath.Join("..", "peers", "node_modules", ".bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(peers, "mcpb")
-	if _, err := os.Stat(bin); err != nil {
-		if _, npmErr := exec.LookPath("npm"); npmErr != nil {
-			t.Skip("npm is not installed, so the official bundle CLI (mcpb) cannot be had; install Node.js with npm and run make deps")
-		}
-		t.Fatalf("the official bundle CLI is not in test/peers (%v); run make deps", err)
-	}
-	src := t.TempDir()
-	if err := os.CopyFS(src, os.DirFS(filepath.Join("..", "..", "core", "bundle", "testdata", "node"))); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "node.mcpb")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "pack", src, out)
-	cmd.Env = append(os.Environ(), "PATH="+peers+string(os.PathListSeparator)+os.Getenv("PATH"))
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("mcpb pack: %v\n%s", err, b)
-	}
-	return out
 }
