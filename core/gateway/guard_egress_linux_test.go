@@ -127,41 +127,8 @@ func newProxyRig(t *testing.T, ask bool) *proxyRig {
 			t.Fatalf("%s's labels: %+v, want %s", name, tl, want)
 		}
 	}
-	pr.recordRig = startRecording(t, r, Options{})
+	pr.recordRig = startRecording(t, r, Options{}, activity.Settings{})
 	return pr
-}
-
-// startRecording starts a gateway over r's service that records into an
-// activity record of its own, with its HTTP face.
-func startRecording(t *testing.T, r *rig, opts Options) *recordRig {
-	t.Helper()
-	rr := &recordRig{rig: r, dir: t.TempDir()}
-	ctx, cancel := context.WithCancel(context.Background())
-	var err error
-	rr.log, err = activity.Open(ctx, activity.Options{Path: filepath.Join(rr.dir, "activity.db"), Secrets: r.svc.ActivitySecrets})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Recorder, opts.Home = rr.log, r.paths.Home
-	rr.g = New(r.svc, opts)
-	ran := make(chan error, 1)
-	go func() { ran <- rr.g.Run(ctx) }()
-	rr.face, err = rr.g.OpenHTTP(ctx, HTTPOptions{Paths: r.paths, Token: r.svc.GatewayToken, Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- rr.face.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		<-served
-		<-ran
-		rr.log.Close()
-	})
-	if err := rr.g.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return rr
 }
 
 func (pr *proxyRig) readNotes(c *client.Client) {

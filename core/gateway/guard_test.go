@@ -90,15 +90,7 @@ func newGuardRig(t *testing.T, ask bool) *guardRig {
 	for _, tool := range []string{"mcp__files__read_text_file", "mcp__web__fetch", "mcp__chat__post", "mcp__memory__read_graph"} {
 		r.waitTool(tool)
 	}
-	rr := &recordRig{rig: r, dir: t.TempDir()}
-	gr.recordRig, gr.tt = rr, t
-	ctx, cancel := context.WithCancel(context.Background())
-	var err error
-	rr.log, err = activity.Open(ctx, activity.Options{Path: filepath.Join(rr.dir, "activity.db"), Secrets: r.svc.ActivitySecrets})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := Options{Recorder: rr.log, AskTimeout: deadline, Home: r.paths.Home}
+	opts := Options{AskTimeout: deadline}
 	if ask {
 		opts.AskGuard = func(ctx context.Context, q GuardQuestion) (GuardAnswer, error) {
 			gr.questions <- q
@@ -110,24 +102,7 @@ func newGuardRig(t *testing.T, ask bool) *guardRig {
 			}
 		}
 	}
-	rr.g = New(r.svc, opts)
-	ran := make(chan error, 1)
-	go func() { ran <- rr.g.Run(ctx) }()
-	rr.face, err = rr.g.OpenHTTP(ctx, HTTPOptions{Paths: r.paths, Token: r.svc.GatewayToken, Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- rr.face.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		<-served
-		<-ran
-		rr.log.Close()
-	})
-	if err := rr.g.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
+	gr.recordRig, gr.tt = startRecording(t, r, opts, activity.Settings{}), t
 	return gr
 }
 

@@ -38,22 +38,33 @@ func newRecordRig(t *testing.T, keep bool) *recordRig {
 	}, map[string]any{"permissions": map[string]string{
 		"mcp__a__pid": "block", "mcp__a__add": "ask", "mcp__a__crash": "allow",
 	}})
-	rr := &recordRig{rig: r, dir: t.TempDir(), answers: make(chan bool, 1)}
-	ctx, cancel := context.WithCancel(context.Background())
-	var err error
-	rr.log, err = activity.Open(ctx, activity.Options{Path: filepath.Join(rr.dir, "activity.db"),
-		Settings: activity.Settings{KeepArguments: keep}, Secrets: r.svc.ActivitySecrets})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rr.g = New(r.svc, Options{Recorder: rr.log, AskTimeout: 5 * time.Second, Ask: func(ctx context.Context, q Question) (bool, error) {
+	answers := make(chan bool, 1)
+	rr := startRecording(t, r, Options{AskTimeout: 5 * time.Second, Ask: func(ctx context.Context, q Question) (bool, error) {
 		select {
-		case ok := <-rr.answers:
+		case ok := <-answers:
 			return ok, nil
 		case <-ctx.Done():
 			return false, ctx.Err()
 		}
-	}})
+	}}, activity.Settings{KeepArguments: keep})
+	rr.answers = answers
+	return rr
+}
+
+// startRecording starts a gateway over r's service, with opts, that
+// records into an activity record of its own (with settings), with its
+// HTTP face; all of it stops when the test ends.
+func startRecording(t *testing.T, r *rig, opts Options, settings activity.Settings) *recordRig {
+	t.Helper()
+	rr := &recordRig{rig: r, dir: t.TempDir()}
+	ctx, cancel := context.WithCancel(context.Background())
+	var err error
+	rr.log, err = activity.Open(ctx, activity.Options{Path: filepath.Join(rr.dir, "activity.db"), Settings: settings, Secrets: r.svc.ActivitySecrets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Recorder, opts.Home = rr.log, r.paths.Home
+	rr.g = New(r.svc, opts)
 	ran := make(chan error, 1)
 	go func() { ran <- rr.g.Run(ctx) }()
 	rr.face, err = rr.g.OpenHTTP(ctx, HTTPOptions{Paths: r.paths, Token: r.svc.GatewayToken, Addr: "127.0.0.1:0"})
