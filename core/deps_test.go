@@ -24,29 +24,11 @@ func forbidden(pkg string) bool {
 
 func TestCoreImportsNoFrontEnd(t *testing.T) {
 	t.Parallel()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("the go command is not on PATH")
-	}
-
 	// Each line: a package core depends on, then the packages it imports, so
 	// a failure can say who pulled the forbidden one in.
-	cmd := exec.Command(goBin, "list", "-deps", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./core/...")
-	cmd.Dir = moduleRoot(t)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list -deps ./core/...: %v\n%s", err, stderr.Bytes())
-	}
-
 	importers := map[string][]string{}
 	var bad []string
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		fields := strings.Fields(line)
-		if len(fields) == 0 {
-			continue
-		}
+	for _, fields := range goList(t, "-deps", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./core/...") {
 		pkg := fields[0]
 		if forbidden(pkg) {
 			bad = append(bad, pkg)
@@ -62,6 +44,32 @@ func TestCoreImportsNoFrontEnd(t *testing.T) {
 	if len(bad) > 0 {
 		t.Log("core must not import a front end; define an interface in core and implement it in app/window, app/cli, app/host, tray/ or keychain/")
 	}
+}
+
+// goList runs go list in the module's root with args (its -f prints a
+// package's path, then what it imports) and returns each package's line
+// as its fields; the test skips where there is no go command.
+func goList(t *testing.T, args ...string) [][]string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not on PATH")
+	}
+	cmd := exec.Command(goBin, append([]string{"list"}, args...)...)
+	cmd.Dir = moduleRoot(t)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
+	}
+	var lines [][]string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if fields := strings.Fields(line); len(fields) > 0 {
+			lines = append(lines, fields)
+		}
+	}
+	return lines
 }
 
 // moduleRoot walks up from the test's working directory (the package's own
@@ -99,26 +107,10 @@ var engine = []string{
 
 func TestFrontEndsSpeakTheServicesWords(t *testing.T) {
 	t.Parallel()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("the go command is not on PATH")
-	}
-	cmd := exec.Command(goBin, "list", "-f",
-		`{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`,
-		".", "./app/...", "./tray/...")
-	cmd.Dir = moduleRoot(t)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, stderr.Bytes())
-	}
 	n := 0
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		fields := strings.Fields(line)
-		if len(fields) == 0 {
-			continue
-		}
+	for _, fields := range goList(t, "-f",
+		`{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`,
+		".", "./app/...", "./tray/...") {
 		n++
 		for _, imp := range fields[1:] {
 			if slices.Contains(engine, imp) {
@@ -152,26 +144,10 @@ func abovePins(pkg string) bool {
 
 func TestPinsImportNoServiceNorFrontEnd(t *testing.T) {
 	t.Parallel()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("the go command is not on PATH")
-	}
-	cmd := exec.Command(goBin, "list", "-deps", "-test", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./core/pins")
-	cmd.Dir = moduleRoot(t)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list -deps ./core/pins: %v\n%s", err, stderr.Bytes())
-	}
 	importers := map[string][]string{}
 	var bad []string
 	seen := 0
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		fields := strings.Fields(line)
-		if len(fields) == 0 {
-			continue
-		}
+	for _, fields := range goList(t, "-deps", "-test", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./core/pins") {
 		seen++
 		pkg := fields[0]
 		if abovePins(pkg) {
@@ -212,29 +188,13 @@ var frontEndMay = map[string][]string{
 
 func TestFrontEndsImportOnlyTheService(t *testing.T) {
 	t.Parallel()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("the go command is not on PATH")
-	}
 	const mod = "github.com/mcptray/mcptray/"
-	args := []string{"list", "-f", `{{.ImportPath}} {{join .Imports " "}}`}
+	args := []string{"-f", `{{.ImportPath}} {{join .Imports " "}}`}
 	for fe := range frontEndMay {
 		args = append(args, "./"+fe)
 	}
-	cmd := exec.Command(goBin, args...)
-	cmd.Dir = moduleRoot(t)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, stderr.Bytes())
-	}
 	seen := 0
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		fields := strings.Fields(line)
-		if len(fields) == 0 {
-			continue
-		}
+	for _, fields := range goList(t, args...) {
 		fe := strings.TrimPrefix(fields[0], mod)
 		may, ok := frontEndMay[fe]
 		if !ok {
