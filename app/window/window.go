@@ -228,8 +228,10 @@ func (v *window) showSnapshot() {
 	var asked *service.Server
 	if v.want != "" {
 		if sv, ok := s.Find(v.want); ok {
-			v.sel, v.want, scroll = sv.Name, "", true
-			asked = &sv
+			v.sel, scroll = sv.Name, true
+			if sv.State != service.Pending { // settled: what it waits for is known
+				v.want, asked = "", &sv
+			}
 		}
 	}
 	v.selectRow(scroll)
@@ -255,12 +257,15 @@ func (v *window) showSnapshot() {
 
 // focus selects the server called name, now or once a Snapshot has it.
 func (v *window) focus(name string) {
-	if sv, ok := v.snap.Find(name); ok {
+	if sv, ok := v.snap.Find(name); ok && sv.State != service.Pending {
 		v.sel, v.want = sv.Name, ""
 		v.selectRow(true)
 		v.reviewIfWaiting(sv)
 		return
 	}
+	// Not in the list yet, or not settled (a server just added is
+	// pending before it is known to wait for approval): the next
+	// snapshots show it, and review it once it settles.
 	v.want = name
 }
 
