@@ -278,6 +278,9 @@ func serveHTTP(ctx context.Context, ln net.Listener, h fasthttp.RequestHandler, 
 				return
 			}
 			if errors.As(err, new(*fasthttp.ErrSmallBuffer)) {
+				// Read the rest, or the app's write of it meets a
+				// reset and it never reads the answer.
+				drain(ctx.Conn())
 				httpError(ctx, "Request Header Fields Too Large: a request's head may be 64 KiB at most", http.StatusRequestHeaderFieldsTooLarge)
 				return
 			}
