@@ -65,7 +65,7 @@ func (m *Manager) callTool(ctx context.Context, server, tool string, args json.R
 		done(nil, err)
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, m.opts.ToolCallTimeout)
+	ctx, cancel := m.callBound(ctx)
 	sess, err := c.live()
 	if err != nil {
 		cancel()
@@ -104,6 +104,17 @@ func (m *Manager) callTool(ctx context.Context, server, tool string, args json.R
 		return
 	}
 	answered(c.callTool(ctx, sess, tool, arguments, inflight.token))
+}
+
+// callBound is ctx bounded by ToolCallTimeout: ctx itself when it ends by
+// then anyway (the gateway gives each call such a context of its own, so
+// that a call makes one context and one timer, not two), else a context
+// that does, which the returned function ends.
+func (m *Manager) callBound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if end, ok := ctx.Deadline(); ok && time.Until(end) <= m.opts.ToolCallTimeout {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, m.opts.ToolCallTimeout)
 }
 
 // afterFailure is what follows a call that failed with err: once more on a

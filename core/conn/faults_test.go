@@ -72,6 +72,14 @@ func TestServerNeverAnswersACall(t *testing.T) {
 	if _, err := m.CallTool(ctx, "stuck", "stuck", nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("with the caller's deadline: %v", err)
 	}
+	// A caller's deadline later than the Manager's bound (the gateway's
+	// calls end after DefaultToolCallTimeout) does not replace it.
+	late, cancelLate := context.WithTimeout(context.Background(), DefaultToolCallTimeout)
+	defer cancelLate()
+	start = time.Now()
+	if _, err := m.CallTool(late, "stuck", "stuck", nil); !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
+		t.Errorf("with a later deadline of the caller's: %v after %v", err, time.Since(start))
+	}
 	if _, err := m.CallTool(context.Background(), "stuck", "echo", json.RawMessage(`{"text":"still here"}`)); err != nil {
 		t.Errorf("the server is unusable after a timed-out call: %v", err)
 	}

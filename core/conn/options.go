@@ -23,6 +23,8 @@ const (
 	DefaultRequestTimeout = 60 * time.Second
 	// DefaultToolCallTimeout bounds a tools/call: about 27.8 hours, since
 	// legitimate tools run long; the caller's context usually ends sooner.
+	// A caller whose context ends by then saves the Manager a context and
+	// a timer of its own on each call (the gateway's do).
 	DefaultToolCallTimeout = 100_000_000 * time.Millisecond
 )
 

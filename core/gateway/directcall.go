@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/jsonwire"
 )
 
@@ -105,7 +106,7 @@ func (g *Gateway) directCall(ctx context.Context, body []byte, answer func(out [
 // directCallIn is directCall in ctx, which cancel ends: the call's own
 // context, which the caller made for it and ends once it is answered
 // (the HTTP face's request). With cancel nil, the call gets a context of
-// its own.
+// its own (callContext).
 func (g *Gateway) directCallIn(ctx context.Context, cancel context.CancelFunc, body []byte, answer func(out []byte, isResult bool)) bool {
 	s, _ := server.ClientSessionFromContext(ctx).(legacySession)
 	if s == nil || !s.Initialized() || !s.legacy() || !bytes.Contains(body, []byte(`"tools/call"`)) {
@@ -128,7 +129,7 @@ func (g *Gateway) directCallIn(ctx context.Context, cancel context.CancelFunc, b
 	g.apps.seen(s.SessionID()) // what mcp-go's hooks would have recorded
 
 	if cancel == nil {
-		ctx, cancel = context.WithCancel(ctx)
+		ctx, cancel = callContext(ctx)
 	}
 	key := callKey(s.SessionID(), req.ID)
 	inFlight := &cancel // its own pointer: the key may be the app's next call's once answered
@@ -148,6 +149,14 @@ func (g *Gateway) directCallIn(ctx context.Context, cancel context.CancelFunc, b
 		cancel()
 	})
 	return true
+}
+
+// callContext is a call's own context: it ends with parent, when the call
+// is cancelled or answered, and after conn.DefaultToolCallTimeout, the
+// longest a call may take, which is what spares the connection manager a
+// context and a timer of its own on each call (conn.Manager.callBound).
+func callContext(parent context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(parent, conn.DefaultToolCallTimeout)
 }
 
 // encodeAnswer is the JSON-RPC answer with id to a call whose handler

@@ -209,7 +209,7 @@ func (f *httpFace) post(ctx *fasthttp.RequestCtx) {
 // goes away. With directOnly only a direct call is made: false says that
 // body is not one, and nothing was done.
 func (f *httpFace) request(ctx *fasthttp.RequestCtx, s *httpSession, body []byte, directOnly bool) bool {
-	cctx, cancel := context.WithCancel(s.ctx)
+	cctx, cancel := callContext(s.ctx)
 	p := newPostStream(cancel)
 	mctx := f.g.mcp.WithContext(cctx, postSession{s, p})
 	if !f.g.directCallIn(mctx, cancel, body, p.finish) { // which keeps nothing of body
