@@ -104,7 +104,7 @@ type question struct {
 // Options.Flow's words for it, or "". It returns why not, in words that
 // follow "mcptray did not let SERVER reach DEST: ".
 func (p *Proxy) decide(ctx context.Context, s *session, d dest, chain string) (bool, string) {
-	if d.local && d.port == p.Port() && p.machine.localName(d.host) {
+	if d.port == p.Port() && ownHost(d.host) {
 		return false, "that is mcptray's own proxy"
 	}
 	if p.opts.Hosts != nil && allows(p.opts.Hosts(s.server), d) {

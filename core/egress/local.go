@@ -57,3 +57,24 @@ func (m machine) localAddr(a netip.Addr) bool {
 	return a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
 		a.IsUnspecified() || a.IsInterfaceLocalMulticast() || sharedSpace.Contains(a) || m.addrs[a]
 }
+
+// listenAddr is the one address the proxy listens on.
+var listenAddr = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+
+// ownAddr says whether a connection to a, at the proxy's port, reaches the
+// proxy: a is the address it listens on, or the unspecified address, which
+// the system connects to this computer. Another address of this computer
+// at that port is another program's (ports are per address).
+func ownAddr(a netip.Addr) bool {
+	a = a.Unmap().WithZone("")
+	return a == listenAddr || a.IsUnspecified()
+}
+
+// ownHost is ownAddr for a destination's host as written: an address, or
+// localhost. Another name is known only once it is resolved.
+func ownHost(host string) bool {
+	if a, err := netip.ParseAddr(host); err == nil {
+		return ownAddr(a)
+	}
+	return host == "localhost" || strings.HasSuffix(host, ".localhost")
+}

@@ -135,7 +135,7 @@ func (p *Proxy) Start(ctx context.Context) error {
 		return errors.New("egress: the proxy was started before")
 	}
 	p.machine = thisMachine()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", netip.AddrPortFrom(listenAddr, 0).String())
 	if err != nil {
 		return fmt.Errorf("starting the network proxy: %w", err)
 	}
@@ -245,7 +245,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	for _, a := range addrs {
-		if d.port == p.Port() && (a.IsLoopback() || a.IsUnspecified()) {
+		if d.port == p.Port() && ownAddr(a) {
 			p.refuse(w, s.server, d, "that is mcptray's own proxy", "")
 			return
 		}

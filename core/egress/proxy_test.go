@@ -332,6 +332,36 @@ func TestLocalIsAsked(t *testing.T) {
 	a.none(t)
 }
 
+// TestOwnPortElsewhere: another program listening at the proxy's port
+// on another address of this computer is that program, not the proxy: a
+// server allowed to reach it reaches it. (Ports are per address: a test
+// server on 192.0.2.2 was once given the proxy's port and refused as
+// "mcptray's own proxy".)
+func TestOwnPortElsewhere(t *testing.T) {
+	t.Parallel()
+	l := &lists{hosts: map[string][]string{}}
+	p := startProxy(t, Options{Hosts: l.Hosts, Ask: newAsker().Ask})
+	other := net.JoinHostPort("127.0.0.2", strconv.Itoa(p.Port()))
+	l.Remember("weather", other, "") // a local destination is let through by its exact entry
+	ln, err := net.Listen("tcp", other)
+	if err != nil {
+		t.Skipf("no listener at %s: %v", other, err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	if r := within(t, connect(p.Env("weather")["HTTPS_PROXY"], other), "CONNECT"); r.status != http.StatusOK {
+		t.Errorf("%s, allowed, with the proxy's port: %+v", other, r)
+	}
+}
+
 // TestNamePointingHere: a name the system's resolver answers with this
 // computer's address is asked about again as local, though the name was
 // allowed; an exact host:port entry lets it through.
