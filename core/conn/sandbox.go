@@ -32,8 +32,10 @@ func (o *Options) SandboxInput(s *config.Server, program string, env []string) s
 		DataDir:    filepath.Join(o.ServersDir, sandbox.FolderName(s.Name)),
 		ProjectDir: s.Origin.Folder, Dir: s.Cwd, Settings: s.Sandbox,
 		Namespaces: sandbox.Isolation(o.Launcher),
-		// A bundle's command is its manifest's, not the person's.
-		ArgsGrantNothing: s.Bundle != nil,
+		// A bundle's command is its manifest's, not the person's; a
+		// registry install's is its publisher's (its settings say so,
+		// and give what the person typed).
+		ArgsGrantNothing: s.Bundle != nil || s.Sandbox.ArgsGrantNothing,
 	}
 	if o.Egress != nil {
 		in.EgressPort, in.EgressEnv = o.Egress(s.Name)

@@ -85,6 +85,19 @@ type Plan struct {
 	SecretNames []string `json:"secretNames,omitempty"`
 	// Fields are every value the entry may ask for.
 	Fields []Field `json:"fields"`
+	// Given are the values the person gave that went into the command's
+	// arguments: a value typed for an argument, or typed for a variable in
+	// an argument's fixed value (the variable's value alone, not the rest
+	// of the argument, which the publisher wrote). Fixed values, defaults
+	// and a value the same as its default (a form shows the default
+	// filled in) are not among them, nor secrets. A local server installed
+	// from the registry is given the folders and files these name, and
+	// nothing else its command line names (sandbox.ArgGrants).
+	Given []string `json:"given,omitempty"`
+	// Defaults are the defaults that went into the command's arguments,
+	// by the field's key: the publisher's values, which the person did
+	// not change.
+	Defaults map[string]string `json:"defaults,omitempty"`
 
 	// Secrets are the secrets' values by name. Never shown, logged or
 	// marshalled.
@@ -247,6 +260,9 @@ type builder struct {
 	plan    *Plan
 	missing []Field
 	err     error
+	// inArgs is set while command-line arguments are resolved: the values
+	// given then are recorded (Plan.Given, Plan.Defaults).
+	inArgs bool
 }
 
 func (b *builder) fail(format string, a ...any) {
@@ -348,6 +364,8 @@ func (b *builder) keyValues(list []KeyValueInput, where string) [][2]string {
 // arguments resolves command-line arguments; optional ones without a value
 // are left out.
 func (b *builder) arguments(list []Argument) []string {
+	b.inArgs = true
+	defer func() { b.inArgs = false }()
 	var out []string
 	for i, a := range list {
 		key := a.ValueHint
@@ -472,7 +490,27 @@ func (b *builder) value(f Field) (string, bool) {
 		b.fail("%s", err)
 		return "", false
 	}
+	if b.inArgs && !f.Secret {
+		b.record(f, v)
+	}
 	return v, true
+}
+
+// record notes whose value v, of an argument or of a variable in one, is:
+// the person's (Plan.Given), or the publisher's default (Plan.Defaults). A
+// value the same as the default is the default: a form shows it filled in,
+// and the person may never have looked at it.
+func (b *builder) record(f Field, v string) {
+	if v == f.Default {
+		if b.plan.Defaults == nil {
+			b.plan.Defaults = map[string]string{}
+		}
+		b.plan.Defaults[f.Key] = v
+		return
+	}
+	if !slices.Contains(b.plan.Given, v) {
+		b.plan.Given = append(b.plan.Given, v)
+	}
 }
 
 // CheckValue says why v cannot be f's value, or returns nil. Secret values

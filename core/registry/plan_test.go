@@ -3,6 +3,8 @@ package registry_test
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -179,5 +181,99 @@ func TestSummarize(t *testing.T) {
 	}
 	if got := registry.Summarize(example(t, registrytest.MCPB)); got.Local || !strings.Contains(got.Unusable, "mcpb") {
 		t.Errorf("the bundle: %+v", got)
+	}
+}
+
+// hostile is registrytest.Hostile's details.
+func hostile(t *testing.T) *registry.ServerDetail {
+	t.Helper()
+	var r registry.Response
+	if err := json.Unmarshal([]byte(registrytest.Hostile), &r); err != nil {
+		t.Fatal(err)
+	}
+	return &r.Server
+}
+
+// TestPlanGiven: the plan tells the values the person typed from the
+// publisher's: a fixed value (~/.ssh, ${HOME}/.ssh), a default left as
+// it is, and a value typed the same as its default (a form shows it
+// filled in) are not given; a typed value is, and so is a variable typed
+// into a fixed template, alone, without the publisher's part around it.
+func TestPlanGiven(t *testing.T) {
+	t.Parallel()
+	d := hostile(t)
+	p, err := registry.MakePlan(d, registry.PreferAny, map[string]string{"notes": "/home/ann/notes", "dir": "/home/ann/keep"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"-y", "hostile-notes@1.0.0", "~/.ssh", "--keys", "${HOME}/.ssh", "--docs", "~/Documents", "/home/ann/notes", "--root", "/home/ann/keep/"}
+	if !slices.Equal(p.Args, want) {
+		t.Errorf("args %q\nwant %q", p.Args, want)
+	}
+	if !slices.Equal(p.Given, []string{"/home/ann/notes", "/home/ann/keep"}) || p.Defaults["docs"] != "~/Documents" || len(p.Defaults) != 1 {
+		t.Errorf("given %q, defaults %v", p.Given, p.Defaults)
+	}
+
+	// The default typed again, as the window's form sends it, is still
+	// the publisher's.
+	p, err = registry.MakePlan(d, registry.PreferAny, map[string]string{"notes": "/home/ann/notes", "docs": "~/Documents"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(p.Given, []string{"/home/ann/notes"}) || p.Defaults["docs"] != "~/Documents" {
+		t.Errorf("with the default sent: given %q, defaults %v", p.Given, p.Defaults)
+	}
+	// Changed, it is the person's.
+	p, _ = registry.MakePlan(d, registry.PreferAny, map[string]string{"notes": "/home/ann/notes", "docs": "~/Papers"})
+	if !slices.Equal(p.Given, []string{"~/Papers", "/home/ann/notes"}) || len(p.Defaults) != 0 {
+		t.Errorf("with docs changed: given %q, defaults %v", p.Given, p.Defaults)
+	}
+
+	// Values that go elsewhere (the environment, a secret) are not
+	// among them: only what the command line holds.
+	p, e := plan(t, registrytest.NPM, registry.PreferAny, map[string]string{"WEATHER_API_KEY": "k", "units": "imperial"})
+	if !slices.Equal(p.Given, []string{"imperial"}) || !slices.Contains(e.Args, "imperial") {
+		t.Errorf("npm: given %q", p.Given)
+	}
+	p, _ = plan(t, registrytest.PyPI, registry.PreferAny, nil)
+	if len(p.Given) != 0 || p.Defaults["local-timezone"] != "UTC" {
+		t.Errorf("pypi with its default: given %q, defaults %v", p.Given, p.Defaults)
+	}
+	if got := registry.GivenPaths([]string{"a", "--x=/p/q"}, []string{"/p/q", "/elsewhere", ""}); !slices.Equal(got, []string{"/p/q"}) {
+		t.Errorf("GivenPaths = %q", got)
+	}
+}
+
+// TestPlanReach: the words before an install say what the server may
+// reach of the home (the folder the person typed), and name each folder
+// of the home the publisher's command or a default names as not given,
+// with the command that gives it.
+func TestPlanReach(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	for _, d := range []string{".ssh", "Documents", "notes"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := registry.MakePlan(hostile(t), registry.PreferAny, map[string]string{"notes": filepath.Join(home, "notes")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(p.Reach(home, "my notes"), "\n")
+	want := "In its sandbox it may read and change ~/notes (as you gave), its own data folder, and nothing else in your home.\n" +
+		"The publisher's command names ~/.ssh: it is not given to the server. To give it: mcptray sandbox allow 'my notes' --write ~/.ssh\n" +
+		"The default value of docs, which you left as it is, names ~/Documents: it is not given to the server. To give it: mcptray sandbox allow 'my notes' --write ~/Documents"
+	if got != want {
+		t.Errorf("reach:\n%s\nwant\n%s", got, want)
+	}
+	// Nothing typed: nothing of the home.
+	p, _ = plan(t, registrytest.NPM, registry.PreferAny, map[string]string{"WEATHER_API_KEY": "k"})
+	if got := p.Reach(home, "weather"); !slices.Equal(got, []string{"In its sandbox it may use its own data folder, and nothing else in your home."}) {
+		t.Errorf("npm: %q", got)
+	}
+	p, _ = plan(t, registrytest.Remote, registry.PreferAny, map[string]string{"tenant": "acme", "X-API-Key": "k"})
+	if got := p.Reach(home, "analytics"); got != nil {
+		t.Errorf("remote: %q", got)
 	}
 }

@@ -80,22 +80,31 @@ type Settings struct {
 	// (the session bus and the keyring behind it, ssh-agent, Docker's):
 	// given only by the person, in words that say what it means.
 	Sockets bool `json:"sockets,omitempty"`
+	// ArgsGrantNothing says that the folders and files the server's
+	// command line names are given nothing (Input.ArgsGrantNothing): a
+	// server installed from the MCP Registry, whose command the publisher
+	// wrote, gets only what Read and Write say, the paths the person typed
+	// when installing it among them (ArgGrants). It takes nothing away
+	// from what else the settings give, so either side may set it.
+	ArgsGrantNothing bool `json:"argsGrantNothing,omitempty"`
 }
 
-// Empty reports whether s adds nothing.
+// Empty reports whether s adds nothing (and takes nothing away).
 func (s Settings) Empty() bool {
-	return !s.Off && !s.Sockets && len(s.Read) == 0 && len(s.Write) == 0 && len(s.Hosts) == 0 && len(s.Ports) == 0
+	return !s.Off && !s.Sockets && !s.ArgsGrantNothing && len(s.Read) == 0 && len(s.Write) == 0 && len(s.Hosts) == 0 && len(s.Ports) == 0
 }
 
-// Merge returns s with o's additions; Off in either is Off.
+// Merge returns s with o's additions; Off in either is Off, and so is
+// ArgsGrantNothing.
 func (s Settings) Merge(o Settings) Settings {
 	return Settings{
-		Off:     s.Off || o.Off,
-		Sockets: s.Sockets || o.Sockets,
-		Read:    union(s.Read, o.Read),
-		Write:   union(s.Write, o.Write),
-		Hosts:   union(s.Hosts, o.Hosts),
-		Ports:   union(s.Ports, o.Ports),
+		Off:              s.Off || o.Off,
+		Sockets:          s.Sockets || o.Sockets,
+		ArgsGrantNothing: s.ArgsGrantNothing || o.ArgsGrantNothing,
+		Read:             union(s.Read, o.Read),
+		Write:            union(s.Write, o.Write),
+		Hosts:            union(s.Hosts, o.Hosts),
+		Ports:            union(s.Ports, o.Ports),
 	}
 }
 
@@ -395,6 +404,26 @@ func (b *builder) commandArgs(in Input) {
 		b.arg(a)
 	}
 }
+
+// ArgGrants is what the command-line rule (arg) gives for args in the
+// home home: each existing folder to write, each existing file's project
+// or folder to read (the file alone when that would be the home), never
+// the home itself or a folder above it. A server whose command line
+// grants nothing (Settings.ArgsGrantNothing) is given these for the
+// values the person typed, as settings.
+func ArgGrants(home string, args []string) (read, write []string) {
+	if home == "" || !filepath.IsAbs(home) {
+		return nil, nil
+	}
+	b := &builder{home: filepath.Clean(home)}
+	for _, a := range args {
+		b.arg(a)
+	}
+	return b.r, b.w
+}
+
+// QuoteArg quotes a path for a shell when it needs it.
+func QuoteArg(s string) string { return quoteArg(s) }
 
 // arg adds what one command-line argument names: an existing folder to
 // write, an existing file's project to read. An option's value

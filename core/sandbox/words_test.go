@@ -296,3 +296,55 @@ func TestArgFolderReadOnly(t *testing.T) {
 		t.Errorf("with a write setting too: write %v", p.Write)
 	}
 }
+
+// TestArgGrants: ArgGrants gives what the command-line rule gives (a
+// folder to write, a file's folder to read, never the home or above it),
+// and a server whose settings say its command line grants nothing gets
+// none of the folders it names, in any spelling, while its settings'
+// folders stay; the flag survives a merge and keeps the settings from
+// being empty.
+func TestArgGrants(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	for _, d := range []string{".ssh", "notes", "papers"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(home, "papers", "a.txt"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, w := ArgGrants(home, []string{"~/notes", "--in=" + filepath.Join(home, "papers", "a.txt"), home, "~", "/", dir, "relative", filepath.Join(home, "gone")})
+	if !slices.Equal(w, []string{filepath.Join(home, "notes")}) || !slices.Equal(r, []string{filepath.Join(home, "papers")}) {
+		t.Errorf("ArgGrants: read %q, write %q", r, w)
+	}
+	if r, w := ArgGrants("", []string{"/tmp"}); r != nil || w != nil {
+		t.Errorf("without a home: %q %q", r, w)
+	}
+
+	ssh := filepath.Join(home, ".ssh")
+	in := Input{Program: "/usr/bin/npx", Args: []string{"-y", "hostile", "~/.ssh", "--keys=" + ssh, ssh + "/"}, Home: home, DataDir: filepath.Join(dir, "data"),
+		Settings: Settings{ArgsGrantNothing: true, Write: []string{"~/notes"}}}
+	in.ArgsGrantNothing = in.Settings.ArgsGrantNothing // as conn gives it
+	p, err := Default(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range slices.Concat(p.Read, p.Write) {
+		if strings.HasPrefix(q, ssh) {
+			t.Errorf("%s is given: read %v, write %v", q, p.Read, p.Write)
+		}
+	}
+	if !slices.Contains(p.Write, filepath.Join(home, "notes")) {
+		t.Errorf("the setting's folder is not given: %v", p.Write)
+	}
+	for _, g := range Grants(in) {
+		if strings.Contains(g.What, ".ssh") {
+			t.Errorf("said: %+v", g)
+		}
+	}
+	s := Settings{ArgsGrantNothing: true}
+	if s.Empty() || !(Settings{}).Merge(s).ArgsGrantNothing || !s.Merge(Settings{Read: []string{"/x"}}).ArgsGrantNothing {
+		t.Error("ArgsGrantNothing is lost: empty, or not merged")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -151,6 +152,13 @@ type AddRequest struct {
 	// the hosts it declares there (its remotes, its packages' registries)
 	// are what a local server's sandbox lets it reach from the start.
 	Registry *registry.ServerDetail `json:"registry,omitempty"`
+	// Given are, with Registry, the values the person typed that went
+	// into the command's arguments (registry.Plan.Given). A local
+	// server's command line then gives it nothing (its publisher wrote
+	// it): it may reach the folders and files these name, as a command
+	// the person wrote would (sandbox.ArgGrants), and nothing else of it.
+	// A value its command line does not hold gives nothing.
+	Given []string `json:"given,omitempty"`
 }
 
 // AddResult is what Add did.
@@ -204,6 +212,8 @@ func (s *Service) Add(ctx context.Context, req AddRequest) (AddResult, error) {
 			*st = sandbox.Settings{}
 			if sv.Transport == config.Stdio && req.Registry != nil {
 				st.Hosts = egress.Declared("", nil, req.Registry)
+				st.ArgsGrantNothing = true
+				st.Read, st.Write = givenGrants(s.opts.Paths.Home, sv.Args, req.Given)
 			}
 		})
 	})
@@ -231,6 +241,31 @@ func (s *Service) Add(ctx context.Context, req AddRequest) (AddResult, error) {
 	}
 	res.Server, _ = s.server(ctx, fallback.Name, fallback)
 	return res, nil
+}
+
+// givenGrants are the folders and files the values given name, among
+// args, as the person's settings keep them (sandbox.GrantPath, with ~ for
+// the home): what the command-line rule would have given for them
+// (sandbox.ArgGrants). A value no argument holds gives nothing.
+func givenGrants(home string, args, given []string) (read, write []string) {
+	if home == "" {
+		return nil, nil
+	}
+	r, w := sandbox.ArgGrants(home, registry.GivenPaths(args, given))
+	spell := func(list []string) []string {
+		var out []string
+		for _, p := range list {
+			full, err := sandbox.GrantPath(home, p)
+			if err != nil {
+				continue
+			}
+			if t := sandbox.Tilde(filepath.Clean(home), full); !slices.Contains(out, t) {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
+	return spell(r), spell(w)
 }
 
 // RemoveResult is what Remove did.

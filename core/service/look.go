@@ -117,7 +117,10 @@ func (s *Service) LookAtTools(ctx context.Context, name string) (Look, error) {
 		return Look{}, newError(NotAllowed, "%s's sandbox is off: %s", n, errNoSandboxLook)
 	}
 	entry := *e
-	entry.Sandbox = sandbox.Settings{} // its default policy: none of what its entry asks for
+	// Its default policy: none of what its entry asks for, and the folders
+	// its command line names still not given when they are not the
+	// person's.
+	entry.Sandbox = sandbox.Settings{ArgsGrantNothing: e.Sandbox.ArgsGrantNothing}
 	entry.Approval = config.Approved
 	key := lookPrefix + e.Name
 
