@@ -133,7 +133,7 @@ func runInstall(ctx context.Context, c *cmdContext, args []string) error {
 		return err
 	}
 	defer done()
-	res, err := b.Add(ctx, service.AddRequest{Name: name, Entry: plan.Entry(), Secrets: plan.Secrets, Registry: d})
+	res, err := b.Add(ctx, service.AddRequest{Name: name, Entry: plan.Entry(), Secrets: plan.Secrets, Registry: d, Given: plan.Given})
 	if err != nil {
 		return err
 	}
@@ -258,7 +258,8 @@ func describeField(f registry.Field) string {
 
 // showPlan prints what installing will add, before it is added: what runs
 // or where it connects, and the names of its variables, headers and
-// secrets, never their values.
+// secrets, never their values; for a local server, what it may reach of
+// the home, and what its command names that it is not given.
 func (c *cmdContext) showPlan(p *registry.Plan, name string) {
 	w := c.Stdout
 	title := ""
@@ -279,5 +280,8 @@ func (c *cmdContext) showPlan(p *registry.Plan, name string) {
 	}
 	if len(p.SecretNames) > 0 {
 		fmt.Fprintf(w, "  in your keychain: %s\n", sanitize.Line(strings.Join(p.SecretNames, ", ")))
+	}
+	for _, line := range p.Reach(c.paths.Home, name) {
+		fmt.Fprintf(w, "%s\n", sanitize.Line(line))
 	}
 }

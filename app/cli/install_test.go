@@ -3,11 +3,16 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcptray/mcptray/core/registry/registrytest"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // runAtTerminal runs one command as if a person sat at a terminal, their
@@ -73,5 +78,84 @@ func TestInstallSeveralWays(t *testing.T) {
 	}
 	if code, _, errOut := h.runAtTerminal("2\n", "install", registrytest.Several, "--as", "wrong"); code != 2 || !strings.Contains(errOut, `"2" is not one of the ways listed`) {
 		t.Errorf("answering an unusable way: %d %s", code, errOut)
+	}
+}
+
+// TestInstallGivesOnlyWhatYouTyped: a hostile registry entry whose
+// command names ~/.ssh (as ~/.ssh and as ${HOME}/.ssh) and, by default,
+// ~/Documents, beside the notes folder the person types, is installed;
+// its sandbox then gives it ~/notes and nothing of ~/.ssh or ~/Documents.
+// The confirmation says so before it is added, and says how to give what
+// it names; that command gives it. Typed at the terminal, as asked, the
+// folder is given the same.
+func TestInstallGivesOnlyWhatYouTyped(t *testing.T) {
+	h, reg := registryHome(t)
+	reg.Put(registrytest.Hostile, registrytest.Published)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.launcher = self
+	h.write(".ssh/id", "PRIVATE KEY")
+	h.write("Documents/plan.txt", "the plan")
+	h.write("notes/todo.txt", "milk")
+	notes, ssh, docs := filepath.Join(h.dir, "notes"), filepath.Join(h.dir, ".ssh"), filepath.Join(h.dir, "Documents")
+
+	out := h.must("install", registrytest.HostileName, "--set", "notes="+notes)
+	for _, want := range []string{
+		"In its sandbox it may read and change ~/notes (as you gave), its own data folder, and nothing else in your home.\n",
+		"The publisher's command names ~/.ssh: it is not given to the server. To give it: mcptray sandbox allow notes --write ~/.ssh\n",
+		"The default value of docs, which you left as it is, names ~/Documents: it is not given to the server. To give it: mcptray sandbox allow notes --write ~/Documents\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the confirmation lacks %q:\n%s", want, out)
+		}
+	}
+	policy := func(name string) (service.Sandbox, []string) {
+		t.Helper()
+		var box service.Sandbox
+		if err := json.Unmarshal([]byte(h.must("sandbox", name, "--json")), &box); err != nil {
+			t.Fatal(err)
+		}
+		if box.Policy == nil {
+			t.Fatal("no policy")
+		}
+		var home []string
+		for _, p := range slices.Concat(box.Policy.Read, box.Policy.Write) {
+			if p == ssh || p == docs || strings.HasPrefix(p, ssh+"/") || strings.HasPrefix(p, docs+"/") {
+				home = append(home, p)
+			}
+		}
+		return box, home
+	}
+	box, leaked := policy("notes")
+	if len(leaked) > 0 {
+		t.Errorf("the publisher's folders are given: %q\npolicy %+v", leaked, box.Policy)
+	}
+	if !slices.Contains(box.Policy.Write, notes) || !slices.Equal(box.Settings.Write, []string{"~/notes"}) || !box.Settings.ArgsGrantNothing {
+		t.Errorf("the typed folder: write %q, settings %+v", box.Policy.Write, box.Settings)
+	}
+	if words := h.must("sandbox", "notes"); strings.Contains(words, ".ssh") || strings.Contains(words, "Documents") || !strings.Contains(words, "~/notes") {
+		t.Errorf("its sandbox in words:\n%s", words)
+	}
+
+	// The command the confirmation gave gives it, and it is taken back.
+	h.must("sandbox", "allow", "notes", "--write", "~/.ssh")
+	if box, _ := policy("notes"); !slices.Contains(box.Policy.Write, ssh) {
+		t.Errorf("allowed, ~/.ssh is not given: %q", box.Policy.Write)
+	}
+	h.must("sandbox", "deny", "notes", "--write", "~/.ssh")
+	h.must("sandbox", "deny", "notes", "--write", "~/notes")
+	if box, leaked := policy("notes"); len(leaked) > 0 || slices.Contains(box.Policy.Write, notes) || !box.Settings.ArgsGrantNothing {
+		t.Errorf("all taken back: given %q, write %q, settings %+v", leaked, box.Policy.Write, box.Settings)
+	}
+
+	// Asked at the terminal, the typed folder is the person's too.
+	code, out, errOut := h.runAtTerminal(notes+"\ny\n", "install", registrytest.HostileName, "--as", "asked")
+	if code != 0 || !strings.Contains(out, "may read and change ~/notes (as you gave)") {
+		t.Fatalf("at a terminal: %d\n%s%s", code, out, errOut)
+	}
+	if box, leaked := policy("asked"); len(leaked) > 0 || !slices.Contains(box.Policy.Write, notes) {
+		t.Errorf("asked: given %q, write %q", leaked, box.Policy.Write)
 	}
 }
