@@ -90,6 +90,9 @@ type Options struct {
 	// Activity view to say whether it proves itself; nil: it says the
 	// record is chained, not sealed.
 	ActivityKeys activity.Keys
+	// Home is the person's home folder, of which the install form says
+	// what a server may reach; "" is the system's.
+	Home string
 }
 
 // Run opens the window and returns when the person closes it, ctx

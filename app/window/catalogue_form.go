@@ -3,6 +3,7 @@ package window
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -33,6 +34,8 @@ type installForm struct {
 	body    *fyne.Container
 	form    *fyne.Container // holds the form of the way chosen
 	runs    *widget.Label
+	reach   *widget.Label // what it may reach of the home, as the values stand
+	home    string
 	missing *fyne.Container // the runtime warning, if any
 	problem *widget.Label
 	install *widget.Button
@@ -48,6 +51,8 @@ type installField struct {
 	entry  *widget.Entry  // text, or a password entry for a secret
 	choice *widget.Select // for a value with choices
 	err    *widget.Label
+	// changed, when set, is called when its value changes.
+	changed func()
 }
 
 func (fl *installField) value() string {
@@ -83,7 +88,10 @@ func (fl *installField) check() string {
 // showInstall opens the install form for e.
 func (v *window) showInstall(c *catalogueView, e catalogueEntry) {
 	f := &installForm{e: e, name: widget.NewEntry(), nameErr: wrapped(""), form: container.NewVBox(),
-		runs: mono(""), missing: container.NewVBox(), problem: wrapped("")}
+		runs: mono(""), reach: wrapped(""), home: v.opts.Home, missing: container.NewVBox(), problem: wrapped("")}
+	if f.home == "" {
+		f.home, _ = os.UserHomeDir()
+	}
 	f.nameErr.Importance = widget.DangerImportance
 	f.nameErr.Hide()
 	f.problem.Importance = widget.DangerImportance
@@ -94,7 +102,7 @@ func (v *window) showInstall(c *catalogueView, e catalogueEntry) {
 			break
 		}
 	}
-	f.name.OnChanged = func(string) { f.nameErr.Hide() }
+	f.name.OnChanged = func(string) { f.nameErr.Hide(); f.showReach() }
 
 	body := container.NewVBox(wrapped(installHelp))
 	f.body = body
@@ -117,6 +125,7 @@ func (v *window) showInstall(c *catalogueView, e catalogueEntry) {
 	}
 	body.Add(f.form)
 	body.Add(f.runs)
+	body.Add(f.reach)
 	body.Add(f.missing)
 	body.Add(f.problem)
 	f.choose(0)
@@ -161,6 +170,8 @@ func (f *installForm) choose(i int) {
 		f.form.Objects = []fyne.CanvasObject{wrapped(bundleWays(o))}
 		f.form.Refresh()
 		f.runs.SetText("")
+		f.reach.SetText("")
+		f.reach.Hide()
 		f.missing.Objects = nil
 		f.missing.Refresh()
 		f.problem.Hide()
@@ -177,6 +188,7 @@ func (f *installForm) choose(i int) {
 		if v, ok := f.typed[fd.Key]; ok {
 			fl.set(v)
 		}
+		fl.changed = f.showReach
 		f.fields = append(f.fields, fl)
 		label := sanitize.Line(fd.Key)
 		if fd.Required {
@@ -189,6 +201,7 @@ func (f *installForm) choose(i int) {
 	f.form.Objects = []fyne.CanvasObject{form, caption("* needed")}
 	f.form.Refresh()
 	f.runs.SetText("It " + runsLine(o.plan))
+	f.showReach()
 	f.missing.Objects = nil
 	if o.missingRuntime != "" {
 		f.missing.Objects = []fyne.CanvasObject{runtimeWarning(o.missingRuntime)}
@@ -198,6 +211,40 @@ func (f *installForm) choose(i int) {
 	if f.body != nil {
 		f.relayout()
 	}
+}
+
+// showReach says what the server, installed with the values as they
+// stand, may reach of the home, and what its command names that it is not
+// given (registry.Plan.Reach).
+func (f *installForm) showReach() {
+	if f.reach == nil || f.opt >= len(f.e.options) || f.e.options[f.opt].bundle {
+		return
+	}
+	o := f.e.options[f.opt]
+	plan, _ := registry.MakePlan(&o.detail, o.prefer, f.values())
+	var lines []string
+	if plan != nil {
+		for _, l := range plan.Reach(f.home, f.name.Text) {
+			lines = append(lines, sanitize.Line(l))
+		}
+	}
+	f.reach.SetText(strings.Join(lines, "\n"))
+	if len(lines) == 0 {
+		f.reach.Hide()
+	} else {
+		f.reach.Show()
+	}
+}
+
+// values are the fields' values by key, those left empty left out.
+func (f *installForm) values() map[string]string {
+	values := map[string]string{}
+	for _, fl := range f.fields {
+		if val := fl.value(); val != "" {
+			values[fl.f.Key] = val
+		}
+	}
+	return values
 }
 
 // relayout gives the messages just shown or hidden their room.
@@ -229,7 +276,7 @@ func newInstallField(fd registry.Field) *installField {
 	}
 	switch {
 	case len(choices) > 0:
-		fl.choice = widget.NewSelect(choices, func(string) { fl.err.Hide() })
+		fl.choice = widget.NewSelect(choices, func(string) { fl.err.Hide(); fl.change() })
 		fl.choice.PlaceHolder = "(choose one)"
 		if fd.Default != "" {
 			fl.choice.SetSelected(fd.Default)
@@ -244,9 +291,15 @@ func newInstallField(fd registry.Field) *installField {
 		if fd.Placeholder != "" {
 			fl.entry.SetPlaceHolder(sanitize.Line(fd.Placeholder))
 		}
-		fl.entry.OnChanged = func(string) { fl.err.Hide() }
+		fl.entry.OnChanged = func(string) { fl.err.Hide(); fl.change() }
 	}
 	return fl
+}
+
+func (fl *installField) change() {
+	if fl.changed != nil {
+		fl.changed()
+	}
 }
 
 func (fl *installField) widget() fyne.CanvasObject {
@@ -306,13 +359,7 @@ func (v *window) installChosen(c *catalogueView, f *installForm) {
 		return
 	}
 	o := f.e.options[f.opt]
-	values := map[string]string{}
-	for _, fl := range f.fields {
-		if val := fl.value(); val != "" {
-			values[fl.f.Key] = val
-		}
-	}
-	plan, err := registry.MakePlan(&o.detail, o.prefer, values)
+	plan, err := registry.MakePlan(&o.detail, o.prefer, f.values())
 	if err != nil {
 		var me *registry.MissingError
 		if errors.As(err, &me) {
@@ -326,7 +373,7 @@ func (v *window) installChosen(c *catalogueView, f *installForm) {
 	f.problem.Hide()
 	f.relayout()
 	f.install.Disable()
-	req := service.AddRequest{Name: f.name.Text, Entry: plan.Entry(), Secrets: plan.Secrets, Registry: &o.detail}
+	req := service.AddRequest{Name: f.name.Text, Entry: plan.Entry(), Secrets: plan.Secrets, Registry: &o.detail, Given: plan.Given}
 	go func() {
 		res, err := v.b.Add(v.ctx, req)
 		if v.ctx.Err() != nil {

@@ -509,3 +509,54 @@ func TestCatalogueFromTheWelcome(t *testing.T) {
 	}
 	h.waitFor("the whole catalogue", func() bool { return len(c.entries) > 0 })
 }
+
+// TestCatalogueInstallSaysWhatItReaches: the form for a hostile entry,
+// whose command names ~/.ssh and by default ~/Documents, says, as the
+// person types the notes folder, that the server may reach that folder
+// and that ~/.ssh and ~/Documents, which its publisher named, are not
+// given, with the command that gives each; the request carries the folder
+// typed as the person's, and the default the form showed filled in is
+// not among it.
+func TestCatalogueInstallSaysWhatItReaches(t *testing.T) {
+	reg := registrytest.New(t)
+	reg.Put(registrytest.Hostile, registrytest.Published)
+	home := t.TempDir()
+	for _, d := range []string{".ssh", "Documents", "notes"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notes := filepath.Join(home, "notes")
+	h := newHarness(t, sampleSnapshot(), Options{Home: home})
+	useRegistry(t, h.v, reg.URL, filepath.Join(t.TempDir(), "registry.json"), &testClock{now: time.Now()}, "npx")
+	h.v.do(h.v.showCatalogue)
+	c := h.v.catalogue
+	h.waitFor("the catalogue", func() bool { return len(c.entries) > 0 })
+	var f *installForm
+	h.do(func() {
+		pick(t, c, registrytest.HostileName)
+		test.Tap(c.install)
+		f = c.form
+		if docs := installFieldOf(t, f, "docs"); docs.entry.Text != "~/Documents" {
+			t.Errorf("the default is not shown filled in: %q", docs.entry.Text)
+		}
+		test.Type(installFieldOf(t, f, "notes").entry, notes)
+		for _, want := range []string{
+			"In its sandbox it may read and change ~/notes (as you gave), its own data folder, and nothing else in your home.",
+			"The publisher's command names ~/.ssh: it is not given to the server. To give it: mcptray sandbox allow notes --write ~/.ssh",
+			"The default value of docs, which you left as it is, names ~/Documents: it is not given to the server. To give it: mcptray sandbox allow notes --write ~/Documents",
+		} {
+			if !f.reach.Visible() || !strings.Contains(f.reach.Text, want) {
+				t.Errorf("the form lacks %q (shown %v):\n%s", want, f.reach.Visible(), f.reach.Text)
+			}
+		}
+		test.Tap(f.install)
+	})
+	h.waitFor("the install", func() bool { return f.closed })
+	h.b.mu.Lock()
+	added := slices.Clone(h.b.added)
+	h.b.mu.Unlock()
+	if len(added) != 1 || !slices.Equal(added[0].Given, []string{notes}) || added[0].Registry == nil {
+		t.Fatalf("the requests: %+v", added)
+	}
+}
