@@ -88,7 +88,12 @@
 //     allowed folders, a --directory): the person configured them, so the
 //     server may use them; but one that the person's settings give it to
 //     read and not to write (an MCP Bundle's folder setting the person did
-//     not let it change) it may only read;
+//     not let it change) it may only read. A command the person did not
+//     write grants nothing this way (Input.ArgsGrantNothing): an MCP
+//     Bundle's, and one installed from the MCP Registry, whose settings
+//     say so (Settings.ArgsGrantNothing) and give, as the person's
+//     grants, what this rule gives for the values they typed
+//     (ArgGrants);
 //   - what the person allowed it (mcptray sandbox allow; a folder in the
 //     home that is not there yet is made, as the server would have made
 //     it), and what its project's .mcp.json asks for once the person
