@@ -27,6 +27,12 @@ const BundleType = "mcpb"
 // downloadTimeout bounds one download, on top of the caller's ctx.
 const downloadTimeout = 10 * time.Minute
 
+// DownloadKept is how long a downloaded bundle stays in the downloads
+// folder after it was last fetched or used again, when no install removed
+// it (one only previewed): FetchBundle removes older ones whenever it
+// downloads a new one.
+const DownloadKept = 24 * time.Hour
+
 // bundleProblem says why mcptray cannot install the MCP Bundle package p,
 // or "".
 func bundleProblem(p *Package) string {
@@ -69,8 +75,10 @@ func BundlePackage(d *ServerDetail) (*Package, error) {
 // FetchBundle downloads the MCP Bundle package p into dir over https,
 // with hc (nil: http.DefaultClient), refusing one larger than maxBytes or
 // whose SHA-256 is not p's fileSha256, and returns the file's path. A file
-// downloaded before with the same digest is used again: the name is the
-// digest.
+// downloaded before with the same digest is used again (the name is the
+// digest; a preview's download serves the install that follows it), and
+// counts as fetched now. Downloading a new one removes the downloads in
+// dir not fetched nor used for DownloadKept (PruneDownloads).
 func FetchBundle(ctx context.Context, hc *http.Client, p *Package, dir string, maxBytes int64) (string, error) {
 	if why := bundleProblem(p); why != "" {
 		return "", errors.New(why)
@@ -78,6 +86,8 @@ func FetchBundle(ctx context.Context, hc *http.Client, p *Package, dir string, m
 	want := strings.ToLower(p.FileSHA256)
 	path := filepath.Join(dir, want+".mcpb")
 	if got, err := fileSHA256(path); err == nil && got == want {
+		now := time.Now()
+		_ = os.Chtimes(path, now, now) // its age is the time since it was last used
 		return path, nil
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -140,7 +150,61 @@ func FetchBundle(ctx context.Context, hc *http.Client, p *Package, dir string, m
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return "", err
 	}
+	PruneDownloads(dir, time.Now().Add(-DownloadKept))
 	return path, nil
+}
+
+// downloadName reports whether name is one FetchBundle gives a download:
+// a SHA-256 in lower-case hex, then .mcpb.
+func downloadName(name string) bool {
+	sum, ok := strings.CutSuffix(name, ".mcpb")
+	return ok && isSHA256(sum) && sum == strings.ToLower(sum)
+}
+
+// PruneDownloads removes from dir the downloaded bundles last fetched or
+// used before cutoff (their files' modification time), and returns how
+// many it removed. Only plain files named as FetchBundle names them are
+// downloads: anything else in dir (another name, a folder, a link, a
+// download under way) is left alone, and nothing outside dir is touched.
+// A file it cannot remove stays, for the next time.
+func PruneDownloads(dir string, cutoff time.Time) int {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !downloadName(e.Name()) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || !info.ModTime().Before(cutoff) {
+			continue
+		}
+		if os.Remove(filepath.Join(dir, e.Name())) == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// RemoveDownload removes p's file from dir, where FetchBundle downloaded
+// it, once the bundle is installed (unpacked elsewhere, so the file is
+// not needed again). A file that is not there is no error; nothing else
+// is ever removed.
+func RemoveDownload(dir string, p *Package) error {
+	if !isSHA256(p.FileSHA256) {
+		return nil
+	}
+	path := filepath.Join(dir, strings.ToLower(p.FileSHA256)+".mcpb")
+	st, err := os.Lstat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // fileSHA256 is the hex SHA-256 of the file at path.

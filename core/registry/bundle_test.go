@@ -11,8 +11,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcptray/mcptray/core/registry"
+	"github.com/mcptray/mcptray/core/registry/registrytest"
 )
 
 // An MCP Bundle package is a way of its own: usable when it is at an
@@ -126,5 +128,118 @@ func TestFetchBundle(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(other); len(left) != 0 {
 		t.Errorf("refused downloads left files: %v", left)
+	}
+}
+
+// The downloads folder keeps a download for a day after it was last
+// fetched or used again: fetching a new one removes older ones, and
+// nothing that is not a download (another name, a folder, a link, a
+// download under way) nor anything outside the folder; using one again
+// makes it new; RemoveDownload removes one package's file and nothing
+// else.
+func TestPruneDownloads(t *testing.T) {
+	t.Parallel()
+	files := registrytest.NewBundles(t)
+	dir := filepath.Join(t.TempDir(), "downloads")
+	outside := t.TempDir()
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-registry.DownloadKept - time.Hour)
+	write := func(d, name string, data []byte, when time.Time) string {
+		t.Helper()
+		p := filepath.Join(d, name)
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, when, when); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	digest := func(data []byte) string {
+		sum := sha256.Sum256(data)
+		return hex.EncodeToString(sum[:])
+	}
+	pkg := func(url, sha string) *registry.Package {
+		return &registry.Package{RegistryType: "mcpb", Identifier: url, FileSHA256: sha}
+	}
+
+	// Downloads: one only previewed two days ago, one an hour ago, and
+	// one two days ago that is about to be used again.
+	previewed := write(dir, digest([]byte("previewed"))+".mcpb", []byte("previewed"), old)
+	recent := write(dir, digest([]byte("recent"))+".mcpb", []byte("recent"), time.Now().Add(-time.Hour))
+	reusedData := []byte("PK\x03\x04 used again")
+	reusedURL, reusedSHA := files.Serve(t, "reused.mcpb", write(outside, "reused.mcpb", reusedData, old))
+	reused := write(dir, reusedSHA+".mcpb", reusedData, old)
+	// Not downloads, all old.
+	var kept []string
+	kept = append(kept,
+		write(dir, "notes.mcpb", []byte("mine"), old),
+		write(dir, digest([]byte("no suffix")), []byte("no suffix"), old),
+		write(dir, strings.ToUpper(digest([]byte("upper")))+".mcpb", []byte("upper"), old),
+		write(dir, ".download-123", []byte("under way"), old))
+	folder := filepath.Join(dir, digest([]byte("folder"))+".mcpb")
+	if err := os.Mkdir(folder, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	kept = append(kept, write(folder, "inside", []byte("inside"), old))
+	if err := os.Chtimes(folder, old, old); err != nil {
+		t.Fatal(err)
+	}
+	target := write(outside, "precious", []byte("precious"), old)
+	link := filepath.Join(dir, digest([]byte("precious"))+".mcpb")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	kept = append(kept, folder, link, target, recent)
+
+	ctx := context.Background()
+	// Used again: not downloaded, and new from now on.
+	if got, err := registry.FetchBundle(ctx, files.Client(), pkg(reusedURL, reusedSHA), dir, 1<<20); err != nil || got != reused || files.Gets("/reused.mcpb") != 0 {
+		t.Fatalf("using a download again: %s, %v, asked %d times", got, err, files.Gets("/reused.mcpb"))
+	}
+	if st, err := os.Stat(reused); err != nil || time.Since(st.ModTime()) > time.Minute {
+		t.Errorf("a download used again is not new: %v, %v", st, err)
+	}
+	// A new download removes the one only previewed two days ago.
+	newData := []byte("PK\x03\x04 a new one")
+	newURL, newSHA := files.Serve(t, "new.mcpb", write(outside, "new.mcpb", newData, time.Now()))
+	got, err := registry.FetchBundle(ctx, files.Client(), pkg(newURL, newSHA), dir, 1<<20)
+	if err != nil || got != filepath.Join(dir, newSHA+".mcpb") {
+		t.Fatalf("a new download: %s, %v", got, err)
+	}
+	if _, err := os.Stat(previewed); !os.IsNotExist(err) {
+		t.Errorf("a download only previewed two days ago is still there: %v", err)
+	}
+	for _, p := range append(kept, reused, got) {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s is gone: %v", p, err)
+		}
+	}
+	if n := registry.PruneDownloads(dir, old.Add(-time.Hour)); n != 0 {
+		t.Errorf("PruneDownloads removed %d files, none older than the cutoff", n)
+	}
+
+	// Installed: its file goes, and only it.
+	if err := registry.RemoveDownload(dir, pkg(newURL, strings.ToUpper(newSHA))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(got); !os.IsNotExist(err) {
+		t.Errorf("an installed bundle's download is still there: %v", err)
+	}
+	if err := registry.RemoveDownload(dir, pkg(newURL, newSHA)); err != nil {
+		t.Errorf("removing a download that is gone: %v", err)
+	}
+	if err := registry.RemoveDownload(dir, pkg(newURL, digest([]byte("precious")))); err != nil {
+		t.Errorf("RemoveDownload of a link: %v", err)
+	}
+	if err := registry.RemoveDownload(dir, pkg(newURL, digest([]byte("folder")))); err != nil {
+		t.Errorf("RemoveDownload of a folder: %v", err)
+	}
+	for _, p := range append(kept, reused) {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s is gone: %v", p, err)
+		}
 	}
 }
