@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcptray/mcptray/core/bundle"
 	"github.com/mcptray/mcptray/core/config"
@@ -89,7 +90,10 @@ type BundleResult struct {
 	Prompts          []Declared `json:"prompts,omitempty"`
 	ToolsGenerated   bool       `json:"toolsGenerated,omitempty"`
 	PromptsGenerated bool       `json:"promptsGenerated,omitempty"`
-	// Needs says what it needs that this computer lacks, in words.
+	// Needs says what it needs that this computer lacks, and what else a
+	// person should know before installing it (a registry entry that
+	// lists another version than the bundle says it is), each in words
+	// that begin "it ".
 	Needs []string `json:"needs,omitempty"`
 	// Update, when it replaces an installed version, says from which and
 	// what changed in what it declares.
@@ -142,7 +146,7 @@ func (s *Service) InstallBundle(ctx context.Context, req BundleRequest) (BundleR
 	if err := s.checkOpen(); err != nil {
 		return BundleResult{}, err
 	}
-	file, source, from, err := s.bundleFile(ctx, req)
+	file, source, from, pkg, err := s.bundleFile(ctx, req)
 	if err != nil {
 		return BundleResult{}, err
 	}
@@ -204,6 +208,11 @@ func (s *Service) InstallBundle(ctx context.Context, req BundleRequest) (BundleR
 	toolDefs, promptDefs := declaredDefs(m)
 	res.Tools, res.Prompts = declaredOf(toolDefs), declaredOf(promptDefs)
 	res.Needs = m.Needs(ctx, bundle.ThisComputer())
+	if pkg != nil {
+		if n := versionNote(pkg.Version, m.ServerVersion); n != "" {
+			res.Needs = append(res.Needs, n)
+		}
+	}
 	if old != nil {
 		res.Update = &BundleUpdate{From: old.Bundle.Version}
 		if prev, err := bundle.ReadManifest(dir); err == nil {
@@ -249,31 +258,66 @@ func (s *Service) InstallBundle(ctx context.Context, req BundleRequest) (BundleR
 	if req.Preview {
 		return res, nil
 	}
-	return s.installBundle(ctx, b, req, res, run, old, toolDefs, promptDefs)
+	res, err = s.installBundle(ctx, b, req, res, run, old, toolDefs, promptDefs)
+	if err == nil && pkg != nil {
+		// Unpacked into its folder: the download is not needed again.
+		_ = registry.RemoveDownload(s.opts.Paths.DownloadsDir(), pkg)
+	}
+	return res, err
+}
+
+// versionNote says, in a Needs's words, that the registry lists a version
+// (listed) of a bundle whose manifest says another (own); "" when they
+// agree or the registry lists none. Not a refusal: the file's SHA-256,
+// not its version, is what the registry pins.
+func versionNote(listed, own string) string {
+	norm := func(v string) string { return strings.TrimPrefix(strings.TrimSpace(v), "v") }
+	if norm(listed) == "" || norm(listed) == norm(own) {
+		return ""
+	}
+	if strings.TrimSpace(own) == "" {
+		return fmt.Sprintf("it says no version of its own; the registry lists version %s (the file is the one the registry lists: its SHA-256 matches)", shortWords(listed))
+	}
+	return fmt.Sprintf("it says it is version %s; the registry lists version %s (the file is the one the registry lists: its SHA-256 matches)", shortWords(own), shortWords(listed))
+}
+
+// shortWords is s on one line, cut after 64 bytes.
+func shortWords(s string) string {
+	s = sanitize.Line(s)
+	if len(s) <= 64 {
+		return s
+	}
+	cut := 64
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // bundleFile is the bundle file req names, where it came from ("file" or
-// "registry") and that file's path or the registry's name for it: an
-// entry's MCP Bundle is downloaded over https into DownloadsDir, and
-// refused in words unless its bytes are what the registry says.
-func (s *Service) bundleFile(ctx context.Context, req BundleRequest) (file, source, from string, err error) {
+// "registry") and that file's path or the registry's name for it, and
+// the registry's package when it came from there: an entry's MCP Bundle
+// is downloaded over https into DownloadsDir (or the download a preview
+// left there used again), and refused in words unless its bytes are what
+// the registry says.
+func (s *Service) bundleFile(ctx context.Context, req BundleRequest) (file, source, from string, pkg *registry.Package, err error) {
 	switch {
 	case req.Registry != nil && req.File != "":
-		return "", "", "", newError(Invalid, "give a bundle's file or its registry entry, not both")
+		return "", "", "", nil, newError(Invalid, "give a bundle's file or its registry entry, not both")
 	case req.Registry == nil && req.File == "":
-		return "", "", "", newError(Invalid, "name the bundle's file, or its registry entry")
+		return "", "", "", nil, newError(Invalid, "name the bundle's file, or its registry entry")
 	case req.Registry == nil:
-		return req.File, "file", absPath(req.File), nil
+		return req.File, "file", absPath(req.File), nil, nil
 	}
 	p, err := registry.BundlePackage(req.Registry)
 	if err != nil {
-		return "", "", "", newError(Invalid, "%s", sanitize.Line(err.Error()))
+		return "", "", "", nil, newError(Invalid, "%s", sanitize.Line(err.Error()))
 	}
 	file, err = registry.FetchBundle(ctx, s.opts.HTTP, p, s.opts.Paths.DownloadsDir(), bundle.DefaultLimits.FileSize)
 	if err != nil {
-		return "", "", "", newError(Other, "%s", sanitize.Line(err.Error()))
+		return "", "", "", nil, newError(Other, "%s", sanitize.Line(err.Error()))
 	}
-	return file, "registry", req.Registry.Name, nil
+	return file, "registry", req.Registry.Name, p, nil
 }
 
 // installBundle does what InstallBundle said it would: the files, the

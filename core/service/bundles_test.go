@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcptray/mcptray/core/bundle/bundletest"
 	"github.com/mcptray/mcptray/core/registry"
@@ -108,6 +109,13 @@ func TestInstallBundleFromRegistry(t *testing.T) {
 	if res.Bundle.Source != "registry" || res.Bundle.From != "io.github.example/bundled-notes" || res.Bundle.SHA256 != sha || res.Command != "node" || res.Name != "bundle-node" {
 		t.Errorf("preview = %+v", res)
 	}
+	if len(res.Needs) > 0 {
+		t.Errorf("the registry lists the version the bundle says, yet the preview notes %q", res.Needs)
+	}
+	download := filepath.Join(h.paths.DownloadsDir(), sha+".mcpb")
+	if _, err := os.Stat(download); err != nil {
+		t.Errorf("the preview's download is not kept for the install: %v", err)
+	}
 	req.Preview, req.SHA256 = false, res.Bundle.SHA256
 	if res, err = s.InstallBundle(ctx, req); err != nil {
 		t.Fatal(err)
@@ -117,6 +125,13 @@ func TestInstallBundleFromRegistry(t *testing.T) {
 	}
 	if n := files.Gets("/notes-1.0.0.mcpb"); n != 1 {
 		t.Errorf("the bundle was downloaded %d times for a preview and an install; want once", n)
+	}
+	// Installed: unpacked into its folder, and its download gone.
+	if _, err := os.Stat(filepath.Join(h.paths.BundlesDir(), "bundle-node", "server", "index.js")); err != nil {
+		t.Errorf("the installed bundle is not unpacked: %v", err)
+	}
+	if _, err := os.Stat(download); !os.IsNotExist(err) {
+		t.Errorf("an installed bundle's download is still there: %v", err)
 	}
 
 	// The publisher's file changes after the registry listed it.
@@ -139,5 +154,144 @@ func TestInstallBundleFromRegistry(t *testing.T) {
 	}
 	if _, ok := snap.Find("changed"); ok {
 		t.Error("a refused bundle was installed")
+	}
+}
+
+// A registry entry that lists another version than the bundle's manifest
+// says: the preview and the install say so among the bundle's notes, and
+// install it all the same (its SHA-256 is what pins it); an entry that
+// lists no version, or the same one, says nothing.
+func TestInstallBundleFromRegistryVersion(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	file := bundletest.Pack(t, bundletest.Testdata("node"), func(m map[string]any) { m["version"] = "1.1.0" })
+	files := registrytest.NewBundles(t)
+	url, sha := files.Serve(t, "notes.mcpb", file)
+	reg := registrytest.New(t)
+	reg.Put(registrytest.BundleEntry("io.github.example/listed-notes", "1.2.0", url, sha), registrytest.Published)
+	reg.Put(registrytest.BundleEntry("io.github.example/unlisted-notes", "", url, sha), registrytest.Published)
+	reg.Put(registrytest.BundleEntry("io.github.example/same-notes", "v1.1.0", url, sha), registrytest.Published)
+	cl, err := registry.NewClient(reg.URL, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s := h.start(false, func(o *Options) { o.HTTP = files.Client() })
+	if err := os.Mkdir(filepath.Join(h.dir, "notes"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const note = "it says it is version 1.1.0; the registry lists version 1.2.0"
+
+	entry, err := cl.Latest(ctx, "io.github.example/listed-notes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := entry.Server.Packages[0].Version; v != "1.2.0" {
+		t.Fatalf("the entry's package lists version %q", v)
+	}
+	// Without its settings, and with them.
+	res, err := s.InstallBundle(ctx, BundleRequest{Registry: &entry.Server, Preview: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Missing) == 0 || len(res.Needs) != 1 || !strings.HasPrefix(res.Needs[0], note) {
+		t.Errorf("preview without settings: missing %q, notes %q; want %q", res.Missing, res.Needs, note)
+	}
+	req := BundleRequest{Registry: &entry.Server, Values: map[string][]string{"folder": {"~/notes"}}, Preview: true}
+	if res, err = s.InstallBundle(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if res.Bundle.Version != "1.1.0" || len(res.Needs) != 1 || !strings.HasPrefix(res.Needs[0], note) {
+		t.Errorf("preview: version %q, notes %q; want %q", res.Bundle.Version, res.Needs, note)
+	}
+	req.Preview, req.SHA256 = false, res.Bundle.SHA256
+	if res, err = s.InstallBundle(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if res.Server == nil || len(res.Needs) != 1 || !strings.HasPrefix(res.Needs[0], note) {
+		t.Errorf("installed: %+v, notes %q; want %q", res.Server, res.Needs, note)
+	}
+
+	for _, name := range []string{"io.github.example/unlisted-notes", "io.github.example/same-notes"} {
+		entry, err := cl.Latest(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.InstallBundle(ctx, BundleRequest{Registry: &entry.Server, Name: "other", Values: map[string][]string{"folder": {"~/notes"}}, Preview: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Needs) > 0 {
+			t.Errorf("%s, listing version %q: notes %q", name, entry.Server.Packages[0].Version, res.Needs)
+		}
+	}
+	if got := versionNote("2.0.0", ""); got != "it says no version of its own; the registry lists version 2.0.0 (the file is the one the registry lists: its SHA-256 matches)" {
+		t.Errorf("versionNote of a bundle without a version = %q", got)
+	}
+	if got := versionNote(strings.Repeat("9", 100)+"\n", "1.0.0"); !strings.HasSuffix(got, strings.Repeat("9", 64)+"… (the file is the one the registry lists: its SHA-256 matches)") {
+		t.Errorf("versionNote of a long version = %q", got)
+	}
+}
+
+// Downloads only previewed go a day later, when another is downloaded;
+// what is not a download in the downloads folder, and anything outside
+// it, stays.
+func TestRegistryDownloadsPruned(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	files := registrytest.NewBundles(t)
+	oldURL, oldSHA := files.Serve(t, "old.mcpb", bundletest.Pack(t, bundletest.Testdata("node"), nil))
+	newURL, newSHA := files.Serve(t, "new.mcpb", bundletest.Pack(t, bundletest.Testdata("node"), func(m map[string]any) { m["version"] = "1.1.0" }))
+	reg := registrytest.New(t)
+	reg.Put(registrytest.BundleEntry("io.github.example/old-notes", "1.0.0", oldURL, oldSHA), registrytest.Published)
+	reg.Put(registrytest.BundleEntry("io.github.example/new-notes", "1.1.0", newURL, newSHA), registrytest.Published)
+	cl, err := registry.NewClient(reg.URL, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s := h.start(false, func(o *Options) { o.HTTP = files.Client() })
+	preview := func(name string) {
+		t.Helper()
+		entry, err := cl.Latest(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.InstallBundle(ctx, BundleRequest{Registry: &entry.Server, Preview: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	preview("io.github.example/old-notes")
+	downloads := h.paths.DownloadsDir()
+	previewed := filepath.Join(downloads, oldSHA+".mcpb")
+	// Beside it, old too: a file and a folder that are not downloads, and
+	// a download's name outside the downloads folder.
+	mine := filepath.Join(downloads, "notes.txt")
+	folder := filepath.Join(downloads, strings.Repeat("a", 64)+".mcpb")
+	outside := filepath.Join(filepath.Dir(downloads), strings.Repeat("b", 64)+".mcpb")
+	if err := os.WriteFile(mine, []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(folder, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(outside, []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	twoDaysAgo := time.Now().Add(-48 * time.Hour)
+	for _, p := range []string{previewed, mine, folder, outside} {
+		if err := os.Chtimes(p, twoDaysAgo, twoDaysAgo); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	preview("io.github.example/new-notes")
+	if _, err := os.Stat(previewed); !os.IsNotExist(err) {
+		t.Errorf("a download only previewed two days ago is still there: %v", err)
+	}
+	for _, p := range []string{filepath.Join(downloads, newSHA+".mcpb"), mine, folder, outside} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s is gone: %v", p, err)
+		}
 	}
 }
