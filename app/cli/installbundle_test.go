@@ -159,9 +159,32 @@ func TestInstallBundleFromRegistry(t *testing.T) {
 			t.Errorf("install said:\n%s\nwant it to say %q", out, want)
 		}
 	}
+	if strings.Contains(out, "Note:") {
+		t.Errorf("install noted something of a bundle whose version is the one the registry lists:\n%s", out)
+	}
 	b := h.userEntries()["bundle-node"]["mcptray"].(map[string]any)["bundle"].(map[string]any)
 	if b["source"] != "registry" || b["from"] != "io.github.example/bundled-notes" || b["sha256"] != sha {
 		t.Errorf("bundle = %v", b)
+	}
+	if _, err := os.Stat(filepath.Join(h.paths.DownloadsDir(), sha+".mcpb")); !os.IsNotExist(err) {
+		t.Errorf("the installed bundle's download is still there: %v", err)
+	}
+
+	// An entry that lists another version than its bundle says: noted,
+	// and installed all the same.
+	url, sha = files.Serve(t, "bundle-node-1.1.0.mcpb", bundletest.Pack(t, bundletest.Testdata("node"), func(m map[string]any) { m["version"] = "1.1.0" }))
+	reg.Put(registrytest.BundleEntry("io.github.example/listed-notes", "1.2.0", url, sha), registrytest.Published)
+	code, out, errOut = h.runIn("", "install", "io.github.example/listed-notes", "--as", "listed", "--set", "folder=~/notes")
+	if code != 0 {
+		t.Fatalf("install: %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"Note: it says it is version 1.1.0; the registry lists version 1.2.0 (the file is the one the registry lists: its SHA-256 matches)\n",
+		"Added listed to ~/.config/mcptray/config.json.\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("install said:\n%s\nwant it to say %q", out, want)
+		}
 	}
 
 	// Another entry lists a digest its file does not have.
