@@ -278,7 +278,8 @@ func TestRealBundleFromCatalogue(t *testing.T) {
 	url, sha := files.Serve(t, "notes-2.1.0.mcpb", packNotes(t, false))
 	reg := registrytest.New(t)
 	reg.Put(registrytest.BundleEntry("io.github.example/bundled-notes", "2.1.0", url, sha), registrytest.Published)
-	two := registrytest.BundleEntry("io.github.example/two-ways", "2.1.0", url, sha)
+	// It lists another version than its bundle (2.1.0) says.
+	two := registrytest.BundleEntry("io.github.example/two-ways", "3.0.0", url, sha)
 	two = strings.Replace(two, `"packages":[`, `"packages":[{"registryType":"npm","identifier":"notes-mcp","version":"2.1.0","transport":{"type":"stdio"}},`, 1)
 	reg.Put(two, registrytest.Published)
 	r := newReal(t, nil, func(_ *real, o *service.Options) { o.HTTP = files.Client() })
@@ -303,7 +304,8 @@ func TestRealBundleFromCatalogue(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.v.do(func() {
-		if text := b.texts(); !strings.Contains(text, "from the MCP Registry (io.github.example/bundled-notes), checked against the SHA-256 it lists") {
+		if text := b.texts(); !strings.Contains(text, "from the MCP Registry (io.github.example/bundled-notes), checked against the SHA-256 it lists") ||
+			strings.Contains(text, "the registry lists version") {
 			t.Errorf("the dialog says:\n%s", text)
 		}
 		b.field(t, "folder").entry.SetText(notes)
@@ -342,6 +344,11 @@ func TestRealBundleFromCatalogue(t *testing.T) {
 	r.v.do(func() {
 		if r.v.bundle.req.Registry == nil || r.v.bundle.req.Registry.Name != "io.github.example/two-ways" || len(r.v.bundle.req.Registry.Packages) != 1 {
 			t.Errorf("the dialog's bundle: %+v", r.v.bundle.req)
+		}
+		// Among the bundle's notes: the versions that differ.
+		const note = "It says it is version 2.1.0; the registry lists version 3.0.0 (the file is the one the registry lists: its SHA-256 matches)."
+		if text := r.v.bundle.texts(); !strings.Contains(text, note) {
+			t.Errorf("the dialog says:\n%s\nwant %q", text, note)
 		}
 	})
 }
