@@ -135,7 +135,13 @@ func TestInstallGivesOnlyWhatYouTyped(t *testing.T) {
 	if !slices.Contains(box.Policy.Write, notes) || !slices.Equal(box.Settings.Write, []string{"~/notes"}) || !box.Settings.ArgsGrantNothing {
 		t.Errorf("the typed folder: write %q, settings %+v", box.Policy.Write, box.Settings)
 	}
-	if words := h.must("sandbox", "notes"); strings.Contains(words, ".ssh") || strings.Contains(words, "Documents") || !strings.Contains(words, "~/notes") {
+	// Its sandbox in words: what it may reach, then what its command
+	// names that it is not given, each with the command that gives it.
+	words := h.must("sandbox", "notes")
+	given, withheld, _ := strings.Cut(words, "Named in its command, and not given (its publisher wrote the command, not you):\n")
+	if strings.Contains(given, ".ssh") || strings.Contains(given, "Documents") || !strings.Contains(given, "~/notes") ||
+		!strings.Contains(withheld, "  ~/.ssh: mcptray sandbox allow notes --write ~/.ssh\n") ||
+		!strings.Contains(withheld, "  ~/Documents: mcptray sandbox allow notes --write ~/Documents\n") || strings.Contains(withheld, "~/notes") {
 		t.Errorf("its sandbox in words:\n%s", words)
 	}
 

@@ -92,6 +92,12 @@ func printSandbox(c *cmdContext, server string, box service.Sandbox) {
 			fmt.Fprintf(c.Stdout, "  %s (%s): %s\n", sanitize.Line(r.Dest), sanitize.Line(r.Reason), r.Command())
 		}
 	}
+	if len(box.Withheld) > 0 {
+		fmt.Fprintln(c.Stdout, "Named in its command, and not given (its publisher wrote the command, not you):")
+		for _, w := range box.Withheld {
+			fmt.Fprintf(c.Stdout, "  %s: mcptray sandbox allow %s %s\n", sanitize.Line(w.What), name, sanitize.Line(w.Allow))
+		}
+	}
 	if box.Off {
 		fmt.Fprintf(c.Stdout, "mcptray sandbox on %s puts it back in its sandbox.\n", name)
 	}
@@ -152,7 +158,7 @@ func changeSandbox(ctx context.Context, c *cmdContext, allow bool, args []string
 		return usagef("mcptray sandbox %s SERVER --read PATH | --write PATH | --host HOST | --port N | --sockets", verb)
 	}
 	return withSandbox(ctx, c, func(b backend) error { return b.ChangeSandbox(ctx, ch) }, func() {
-		item := strings.TrimPrefix(what, "--") + " " + sanitize.Line(ch.Read+ch.Write+ch.Host)
+		item := strings.TrimPrefix(what, "--") + " " + sanitize.Line(c.home(ch.Read+ch.Write)+ch.Host)
 		if ch.Port != 0 {
 			item = "connect to port " + strconv.Itoa(ch.Port)
 		}

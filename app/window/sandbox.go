@@ -86,6 +86,17 @@ func (d *detail) showSandbox(v *window, sv service.Server) {
 			}), l))
 		}
 	}
+	if len(box.Withheld) > 0 {
+		d.sandbox.Add(wrapped("Named in its command, and not given (its publisher wrote the command, not you):"))
+		for _, w := range box.Withheld {
+			change := w.Change
+			l := wrapped(sanitize.Line(w.What))
+			l.TextStyle = fyne.TextStyle{Monospace: true}
+			d.sandbox.Add(container.NewBorder(nil, nil, nil, widget.NewButton(sanitize.Line(w.Label)+"…", func() {
+				v.act("Could not change "+sanitize.Line(name)+"'s sandbox", func(ctx context.Context) error { return v.b.ChangeSandbox(ctx, change) })
+			}), l))
+		}
+	}
 	if box.Off {
 		d.sandbox.Add(container.NewHBox(widget.NewButton("Run in its sandbox", func() {
 			v.act("Could not change "+sanitize.Line(name)+"'s sandbox", func(ctx context.Context) error { return v.b.SetSandbox(ctx, name, true) })

@@ -120,3 +120,43 @@ func TestRealSandboxRefusal(t *testing.T) {
 		return sv.Sandbox != nil && slices.Contains(sv.Sandbox.Settings.Read, "~/notes/today.md") && len(sv.Sandbox.Refusals) == 0 && sv.State == service.Connected
 	})
 }
+
+// TestRealSandboxWithheld: a folder named in the command of a server
+// whose command its publisher wrote (its settings say its command line
+// grants nothing) shows in its detail as not given, with a button that
+// gives it; tapped, the server restarts with it.
+func TestRealSandboxWithheld(t *testing.T) {
+	if sandbox.ABI() < 1 {
+		t.Skip("this kernel has no Landlock")
+	}
+	srv := testServer("reader")
+	notes := func(r *real, _ *service.Options) {
+		if err := os.MkdirAll(filepath.Join(r.dir, "notes"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv["args"] = []string{"-name", "reader", "--", "~/notes"}
+	r := newReal(t, map[string]any{
+		"mcpServers": map[string]any{"reader": srv},
+		"sandbox":    map[string]any{"reader": map[string]any{"argsGrantNothing": true}},
+	}, following, sandboxed, notes)
+	r.until("the withheld folder", func() bool {
+		sv, _ := r.v.snap.Find("reader")
+		return sv.Sandbox != nil && len(sv.Sandbox.Withheld) == 1 && sv.State == service.Connected
+	})
+	r.v.do(func() { r.v.focus("reader") })
+	var text string
+	r.v.do(func() { text = strings.Join(labels(r.v.detail.body), "\n") })
+	if !strings.Contains(text, "Named in its command, and not given") || strings.Contains(text, "read and change ~/notes, named in its command") {
+		t.Errorf("the detail says:\n%s", text)
+	}
+	b := findButton(r.v.detail.body, "Let it read and change ~/notes…")
+	if b == nil {
+		t.Fatalf("no button gives the folder:\n%s", text)
+	}
+	r.tap(b)
+	r.until("the folder given", func() bool {
+		sv, _ := r.v.snap.Find("reader")
+		return sv.Sandbox != nil && slices.Contains(sv.Sandbox.Settings.Write, "~/notes") && len(sv.Sandbox.Withheld) == 0 && sv.State == service.Connected
+	})
+}

@@ -348,3 +348,39 @@ func TestArgGrants(t *testing.T) {
 		t.Error("ArgsGrantNothing is lost: empty, or not merged")
 	}
 }
+
+// TestWithheldArgs: for a server whose command the person did not write,
+// the folders and files its command names and its policy does not give
+// are said, each with the flag that gives it; what its settings give, and
+// what lies outside the home and is readable anyway, are not; a command
+// the person wrote withholds nothing.
+func TestWithheldArgs(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	for _, d := range []string{".ssh", "notes", "papers"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(home, "papers", "a.txt"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in := Input{Program: "/usr/bin/npx", Home: home, DataDir: filepath.Join(dir, "data"), ArgsGrantNothing: true,
+		Args:     []string{"-y", "hostile", "~/.ssh", "--notes=" + filepath.Join(home, "notes"), filepath.Join(home, "papers", "a.txt"), "/usr/share"},
+		Settings: Settings{ArgsGrantNothing: true, Write: []string{"~/notes"}}}
+	want := []Withheld{
+		{What: "~/.ssh", Write: true, Allow: "--write ~/.ssh", Label: "Let it read and change ~/.ssh"},
+		{What: "~/papers", Allow: "--read ~/papers", Label: "Let it read ~/papers"},
+	}
+	if got := WithheldArgs(in); !slices.Equal(got, want) {
+		t.Errorf("withheld:\n got %+v\nwant %+v", got, want)
+	}
+	in.Settings.Read = []string{"~/papers"}
+	if got := WithheldArgs(in); !slices.Equal(got, want[:1]) {
+		t.Errorf("with ~/papers allowed: %+v", got)
+	}
+	in.ArgsGrantNothing = false
+	if got := WithheldArgs(in); got != nil {
+		t.Errorf("a command the person wrote: %+v", got)
+	}
+}

@@ -68,6 +68,11 @@ func TestBundleGetsItsFolder(t *testing.T) {
 	write := func(path string) (string, bool) {
 		return call("write_file", map[string]string{"path": path, "text": "x"})
 	}
+	if snap, err := s.Snapshot(ctx); err != nil {
+		t.Fatal(err)
+	} else if b, _ := snap.Find(res.Name); b.Sandbox == nil || len(b.Sandbox.Withheld) > 0 {
+		t.Errorf("a bundle whose command names only its own files and its folder setting: %+v", b.Sandbox)
+	}
 	if text, failed := read(filepath.Join(h.dir, "notes", "todo.txt")); failed || text != "milk" {
 		t.Errorf("reading in its folder: %q (error %v)", text, failed)
 	}
@@ -152,12 +157,20 @@ func TestBundleArgsGrantNothing(t *testing.T) {
 			t.Errorf("%s %s through the folder its own command names: allowed", tool, path)
 		}
 	}
-	// And what it may do, in words, names no such folder.
+	// And what it may do, in words, names no such folder; the folder is
+	// said as named in its command and not given, with what gives it.
 	sv, _ := snap.Find(res.Name)
 	if sv.Sandbox == nil {
 		t.Fatal("no sandbox in the snapshot")
 	}
-	if words, _ := json.Marshal(sv.Sandbox); strings.Contains(string(words), "Documents") {
+	withheld := sv.Sandbox.Withheld
+	box := *sv.Sandbox
+	box.Withheld = nil
+	if words, _ := json.Marshal(box); strings.Contains(string(words), "Documents") {
 		t.Errorf("its sandbox names Documents: %s", words)
+	}
+	if len(withheld) != 1 || withheld[0].What != "~/Documents" || withheld[0].Allow != "--write ~/Documents" ||
+		withheld[0].Change != (SandboxChange{Server: res.Name, Allow: true, Write: "~/Documents"}) {
+		t.Errorf("withheld: %+v", withheld)
 	}
 }

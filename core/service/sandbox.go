@@ -51,6 +51,18 @@ type Sandbox struct {
 	// Network are the connections mcptray's proxy refused it lately, each
 	// with its words and the command that allows it.
 	Network []egress.Refusal `json:"network,omitempty"`
+	// Withheld are the folders and files its command names that it is
+	// not given, its command being its publisher's (a bundle's, a
+	// registry package's), each with the change that gives it.
+	Withheld []Withheld `json:"withheld,omitempty"`
+}
+
+// Withheld is a folder or file a server's command names and the server
+// is not given (sandbox.WithheldArgs), with the change that gives it, as
+// a front end sends it to ChangeSandbox.
+type Withheld struct {
+	sandbox.Withheld
+	Change SandboxChange `json:"change"`
 }
 
 // Grant is one thing a local server may do, in words, with the change
@@ -186,6 +198,13 @@ func (s *Service) sandboxView(e *config.Entry, stderr string, full bool) *Sandbo
 		v.Refusals = append(v.Refusals, Refusal{Refusal: r, Change: c, Allow: r.Allow(in.Home), Label: r.Words(in.Home)})
 	}
 	v.Network = s.egressRefusals(e.Name)
+	for _, w := range sandbox.WithheldArgs(in) {
+		c := SandboxChange{Server: e.Name, Allow: true, Read: w.What}
+		if w.Write {
+			c.Read, c.Write = "", w.What
+		}
+		v.Withheld = append(v.Withheld, Withheld{Withheld: w, Change: c})
+	}
 	return v
 }
 

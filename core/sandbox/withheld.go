@@ -1,0 +1,67 @@
+package sandbox
+
+import "path/filepath"
+
+// Withheld is a folder or file that a server's command line names and
+// that the server is not given, because the person did not write its
+// command (Input.ArgsGrantNothing: an MCP Bundle's manifest, a registry
+// publisher's package), with what gives it.
+type Withheld struct {
+	// What is the folder or file, with ~ for the home.
+	What string `json:"what"`
+	// Write says the command-line rule would have given it to change (a
+	// folder), not only to read.
+	Write bool `json:"write,omitempty"`
+	// Allow is the flag of mcptray sandbox allow that gives it
+	// ("--write ~/notes"); Label the button's words ("Let it read and
+	// change ~/notes").
+	Allow string `json:"allow"`
+	Label string `json:"label"`
+}
+
+// WithheldArgs are what in's command line names and in's policy does not
+// let it reach at all: nothing unless in.ArgsGrantNothing. What the
+// policy gives anyway (a folder the person typed when installing it, one
+// allowed since, the server's own files, the system's folders) is not
+// among them.
+func WithheldArgs(in Input) []Withheld {
+	if !in.ArgsGrantNothing || in.Home == "" {
+		return nil
+	}
+	p, err := Default(in)
+	if err != nil {
+		return nil
+	}
+	home := filepath.Clean(in.Home)
+	named := &builder{home: home}
+	for _, a := range in.Args {
+		named.arg(a)
+	}
+	given := func(d string, lists ...[]string) bool {
+		for _, list := range lists {
+			for _, g := range list {
+				if g == d || within(g, d) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	var out []Withheld
+	// A folder it may read is not said, though the rule would have given
+	// it to change: a system folder (/usr/share), or one the person
+	// chose to give it to read only.
+	for _, d := range named.w {
+		if !given(d, p.Read, p.Write) {
+			short := Tilde(home, d)
+			out = append(out, Withheld{What: short, Write: true, Allow: "--write " + quoteArg(short), Label: "Let it read and change " + short})
+		}
+	}
+	for _, d := range named.r {
+		if !given(d, p.Read, p.Write) {
+			short := Tilde(home, d)
+			out = append(out, Withheld{What: short, Allow: "--read " + quoteArg(short), Label: "Let it read " + short})
+		}
+	}
+	return out
+}
