@@ -162,7 +162,7 @@ func (p Paths) BundlesDir() string {
 }
 
 // DownloadsDir holds the MCP Bundles downloaded from the registry, each
-// named by its SHA-256, in DataDir.
+// named by its SHA-256, in DataDir, until installed or a day unused.
 func (p Paths) DownloadsDir() string {
 	dir := p.DataDir
 	if dir == "" {

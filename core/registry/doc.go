@@ -8,9 +8,10 @@
 // as it opens any bundle file.
 //
 // It only reads, and keeps what it read (the catalogue's copy, a bundle's
-// file). It must never send the person's secrets anywhere (the
-// registry is asked for public entries and nothing else: no value a person
-// typed is ever part of a request), and it must never run anything: a plan
+// file until it is installed or a day unused; it removes nothing else).
+// It must never send the person's secrets anywhere (the registry is asked
+// for public entries and nothing else: no value a person typed is ever
+// part of a request), and it must never run anything: a plan
 // is data that the person sees and the service writes; starting the server
 // is core/conn's business, after the person has seen what will run.
 package registry
