@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcptray/mcptray/core/registry"
+	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -281,7 +282,10 @@ func (c *cmdContext) showPlan(p *registry.Plan, name string) {
 	if len(p.SecretNames) > 0 {
 		fmt.Fprintf(w, "  in your keychain: %s\n", sanitize.Line(strings.Join(p.SecretNames, ", ")))
 	}
-	for _, line := range p.Reach(c.paths.Home, name) {
+	give := func(allow string) string {
+		return "To give it: mcptray sandbox allow " + sandbox.QuoteArg(name) + " " + allow
+	}
+	for _, line := range p.Reach(c.paths.Home, give) {
 		fmt.Fprintf(w, "%s\n", sanitize.Line(line))
 	}
 }

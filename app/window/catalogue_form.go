@@ -224,8 +224,11 @@ func (f *installForm) showReach() {
 	plan, _ := registry.MakePlan(&o.detail, o.prefer, f.values())
 	var lines []string
 	if plan != nil {
-		for _, l := range plan.Reach(f.home, f.name.Text) {
+		for _, l := range plan.Reach(f.home, nil) {
 			lines = append(lines, sanitize.Line(l))
+		}
+		if len(lines) > 1 { // folders its command names that it is not given
+			lines = append(lines, "Once it is installed, its detail has a button that gives each of them.")
 		}
 	}
 	f.reach.SetText(strings.Join(lines, "\n"))

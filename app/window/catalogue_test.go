@@ -543,8 +543,9 @@ func TestCatalogueInstallSaysWhatItReaches(t *testing.T) {
 		test.Type(installFieldOf(t, f, "notes").entry, notes)
 		for _, want := range []string{
 			"In its sandbox it may read and change ~/notes (as you gave), its own data folder, and nothing else in your home.",
-			"The publisher's command names ~/.ssh: it is not given to the server. To give it: mcptray sandbox allow notes --write ~/.ssh",
-			"The default value of docs, which you left as it is, names ~/Documents: it is not given to the server. To give it: mcptray sandbox allow notes --write ~/Documents",
+			"The publisher's command names ~/.ssh: it is not given to the server.\n",
+			"The default value of docs, which you left as it is, names ~/Documents: it is not given to the server.\n",
+			"Once it is installed, its detail has a button that gives each of them.",
 		} {
 			if !f.reach.Visible() || !strings.Contains(f.reach.Text, want) {
 				t.Errorf("the form lacks %q (shown %v):\n%s", want, f.reach.Visible(), f.reach.Text)

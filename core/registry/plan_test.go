@@ -260,7 +260,8 @@ func TestPlanReach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Join(p.Reach(home, "my notes"), "\n")
+	give := func(allow string) string { return "To give it: mcptray sandbox allow 'my notes' " + allow }
+	got := strings.Join(p.Reach(home, give), "\n")
 	want := "In its sandbox it may read and change ~/notes (as you gave), its own data folder, and nothing else in your home.\n" +
 		"The publisher's command names ~/.ssh: it is not given to the server. To give it: mcptray sandbox allow 'my notes' --write ~/.ssh\n" +
 		"The default value of docs, which you left as it is, names ~/Documents: it is not given to the server. To give it: mcptray sandbox allow 'my notes' --write ~/Documents"
@@ -269,11 +270,11 @@ func TestPlanReach(t *testing.T) {
 	}
 	// Nothing typed: nothing of the home.
 	p, _ = plan(t, registrytest.NPM, registry.PreferAny, map[string]string{"WEATHER_API_KEY": "k"})
-	if got := p.Reach(home, "weather"); !slices.Equal(got, []string{"In its sandbox it may use its own data folder, and nothing else in your home."}) {
+	if got := p.Reach(home, give); !slices.Equal(got, []string{"In its sandbox it may use its own data folder, and nothing else in your home."}) {
 		t.Errorf("npm: %q", got)
 	}
 	p, _ = plan(t, registrytest.Remote, registry.PreferAny, map[string]string{"tenant": "acme", "X-API-Key": "k"})
-	if got := p.Reach(home, "analytics"); got != nil {
+	if got := p.Reach(home, give); got != nil {
 		t.Errorf("remote: %q", got)
 	}
 }

@@ -27,9 +27,11 @@ func GivenPaths(args, given []string) []string {
 // reach of the person's files in its sandbox (home is the home folder,
 // name the server's name in mcptray): the folders and files the values
 // the person gave name, and for each folder or file of the home that the
-// publisher's command or a default names, that it is not given, with the
-// command that gives it. A remote server's plan says nothing.
-func (p *Plan) Reach(home, name string) []string {
+// publisher's command or a default names, that it is not given, followed
+// by give's words for what gives it (give gets the flag of mcptray
+// sandbox allow: "--write ~/.ssh"; nil says nothing more). A remote
+// server's plan says nothing.
+func (p *Plan) Reach(home string, give func(allow string) string) []string {
 	if p.Remote || home == "" || !filepath.IsAbs(home) {
 		return nil
 	}
@@ -81,7 +83,11 @@ func (p *Plan) Reach(home, name string) []string {
 		if write {
 			flag = "--write "
 		}
-		out = append(out, who+": it is not given to the server. To give it: mcptray sandbox allow "+sandbox.QuoteArg(name)+" "+flag+sandbox.QuoteArg(short(d)))
+		line := who + ": it is not given to the server."
+		if give != nil {
+			line += " " + give(flag+sandbox.QuoteArg(short(d)))
+		}
+		out = append(out, line)
 	}
 	for _, d := range aw {
 		say(d, true)
