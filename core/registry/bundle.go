@@ -124,7 +124,7 @@ func FetchBundle(ctx context.Context, hc *http.Client, p *Package, dir string, m
 	if resp.ContentLength > maxBytes {
 		return "", fmt.Errorf("the bundle at %s is %d MB, more than the %d MB mcptray takes", where, resp.ContentLength>>20, maxBytes>>20)
 	}
-	tmp, err := os.CreateTemp(dir, ".download-*")
+	tmp, err := os.CreateTemp(dir, partialPrefix+"*")
 	if err != nil {
 		return "", err
 	}
@@ -154,6 +154,10 @@ func FetchBundle(ctx context.Context, hc *http.Client, p *Package, dir string, m
 	return path, nil
 }
 
+// partialPrefix starts the name of a download under way, renamed to its
+// digest once whole.
+const partialPrefix = ".download-"
+
 // downloadName reports whether name is one FetchBundle gives a download:
 // a SHA-256 in lower-case hex, then .mcpb.
 func downloadName(name string) bool {
@@ -162,11 +166,13 @@ func downloadName(name string) bool {
 }
 
 // PruneDownloads removes from dir the downloaded bundles last fetched or
-// used before cutoff (their files' modification time), and returns how
-// many it removed. Only plain files named as FetchBundle names them are
-// downloads: anything else in dir (another name, a folder, a link, a
-// download under way) is left alone, and nothing outside dir is touched.
-// A file it cannot remove stays, for the next time.
+// used before cutoff (their files' modification time), and the partial
+// files of downloads that never finished (a download lasts
+// downloadTimeout at most, so one older than cutoff was cut short by a
+// crash), and returns how many it removed. Only plain files named as
+// FetchBundle names them are touched: anything else in dir (another name,
+// a folder, a link) is left alone, and nothing outside dir is touched. A
+// file it cannot remove stays, for the next time.
 func PruneDownloads(dir string, cutoff time.Time) int {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -174,7 +180,7 @@ func PruneDownloads(dir string, cutoff time.Time) int {
 	}
 	n := 0
 	for _, e := range entries {
-		if !e.Type().IsRegular() || !downloadName(e.Name()) {
+		if !e.Type().IsRegular() || !downloadName(e.Name()) && !strings.HasPrefix(e.Name(), partialPrefix) {
 			continue
 		}
 		info, err := e.Info()

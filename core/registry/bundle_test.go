@@ -132,9 +132,10 @@ func TestFetchBundle(t *testing.T) {
 }
 
 // The downloads folder keeps a download for a day after it was last
-// fetched or used again: fetching a new one removes older ones, and
-// nothing that is not a download (another name, a folder, a link, a
-// download under way) nor anything outside the folder; using one again
+// fetched or used again: fetching a new one removes older ones and the
+// partial file of a download a crash cut short, and nothing that is not
+// a download (another name, a folder, a link, a download under way) nor
+// anything outside the folder; using one again
 // makes it new; RemoveDownload removes one package's file and nothing
 // else.
 func TestPruneDownloads(t *testing.T) {
@@ -178,7 +179,9 @@ func TestPruneDownloads(t *testing.T) {
 		write(dir, "notes.mcpb", []byte("mine"), old),
 		write(dir, digest([]byte("no suffix")), []byte("no suffix"), old),
 		write(dir, strings.ToUpper(digest([]byte("upper")))+".mcpb", []byte("upper"), old),
-		write(dir, ".download-123", []byte("under way"), old))
+		write(dir, ".download-456", []byte("under way"), time.Now()))
+	// A download a crash cut short two days ago.
+	partial := write(dir, ".download-123", []byte("cut short"), old)
 	folder := filepath.Join(dir, digest([]byte("folder"))+".mcpb")
 	if err := os.Mkdir(folder, 0o700); err != nil {
 		t.Fatal(err)
@@ -211,6 +214,9 @@ func TestPruneDownloads(t *testing.T) {
 	}
 	if _, err := os.Stat(previewed); !os.IsNotExist(err) {
 		t.Errorf("a download only previewed two days ago is still there: %v", err)
+	}
+	if _, err := os.Stat(partial); !os.IsNotExist(err) {
+		t.Errorf("a download cut short two days ago is still there: %v", err)
 	}
 	for _, p := range append(kept, reused, got) {
 		if _, err := os.Lstat(p); err != nil {
