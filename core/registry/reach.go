@@ -24,13 +24,14 @@ func GivenPaths(args, given []string) []string {
 }
 
 // Reach says, in plain sentences, what the local server p installs may
-// reach of the person's files in its sandbox (home is the home folder,
-// name the server's name in mcptray): the folders and files the values
-// the person gave name, and for each folder or file of the home that the
-// publisher's command or a default names, that it is not given, followed
-// by give's words for what gives it (give gets the flag of mcptray
-// sandbox allow: "--write ~/.ssh"; nil says nothing more). A remote
-// server's plan says nothing.
+// reach of the person's files in its sandbox (home is the home folder):
+// the folders and files the values the person gave name, and for each
+// folder or file the publisher's command or a default names and its
+// sandbox will not let it reach (sandbox.WithheldArgs, as the installed
+// server's words say it), that it is not given, followed by give's words
+// for what gives it (give gets the flag of mcptray sandbox allow:
+// "--write ~/.ssh"; nil says nothing more). A remote server's plan says
+// nothing.
 func (p *Plan) Reach(home string, give func(allow string) string) []string {
 	if p.Remote || home == "" || !filepath.IsAbs(home) {
 		return nil
@@ -51,49 +52,27 @@ func (p *Plan) Reach(home string, give func(allow string) string) []string {
 	} else {
 		out = append(out, "In its sandbox it may "+strings.Join(may, ", ")+" (as you gave), its own data folder, and nothing else in your home.")
 	}
-	covered := func(d string, write bool) bool {
-		for _, g := range gw {
-			if within(g, d) {
-				return true
-			}
-		}
-		if !write {
-			for _, g := range gr {
-				if within(g, d) {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	ar, aw := sandbox.ArgGrants(home, expandHome(home, p.Args))
-	say := func(d string, write bool) {
-		if !within(home, d) || d == home || covered(d, write) {
-			return
-		}
-		who := "The publisher's command names " + short(d)
+	// What the command names and the server is not given, as the
+	// installed server's sandbox will say it (sandbox.WithheldArgs), with
+	// who chose it: a default the person left, or the publisher.
+	in := sandbox.Input{Program: p.Command, Args: expandHome(home, p.Args), Home: home,
+		DataDir:          filepath.Join(home, ".local", "share", "mcptray", "servers", "new"),
+		Settings:         sandbox.Settings{Read: gr, Write: gw, ArgsGrantNothing: true},
+		ArgsGrantNothing: true}
+	for _, w := range sandbox.WithheldArgs(in) {
+		who := "The publisher's command names " + w.What
 		for _, k := range sortedKeys(p.Defaults) {
-			r, w := sandbox.ArgGrants(home, expandHome(home, []string{p.Defaults[k]}))
-			if slices.Contains(r, d) || slices.Contains(w, d) {
-				who = "The default value of " + k + ", which you left as it is, names " + short(d)
+			r, wr := sandbox.ArgGrants(home, expandHome(home, []string{p.Defaults[k]}))
+			if slices.ContainsFunc(slices.Concat(r, wr), func(d string) bool { return short(d) == w.What }) {
+				who = "The default value of " + k + ", which you left as it is, names " + w.What
 				break
 			}
 		}
-		flag := "--read "
-		if write {
-			flag = "--write "
-		}
 		line := who + ": it is not given to the server."
 		if give != nil {
-			line += " " + give(flag+sandbox.QuoteArg(short(d)))
+			line += " " + give(w.Allow)
 		}
 		out = append(out, line)
-	}
-	for _, d := range aw {
-		say(d, true)
-	}
-	for _, d := range ar {
-		say(d, false)
 	}
 	return out
 }
@@ -115,10 +94,4 @@ func expandHome(home string, args []string) []string {
 		out[i] = a
 	}
 	return out
-}
-
-// within reports whether p is dir or inside it.
-func within(dir, p string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
