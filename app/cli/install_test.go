@@ -104,8 +104,8 @@ func TestInstallGivesOnlyWhatYouTyped(t *testing.T) {
 	out := h.must("install", registrytest.HostileName, "--set", "notes="+notes)
 	for _, want := range []string{
 		"In its sandbox it may read and change ~/notes (as you gave), its own data folder, and nothing else in your home.\n",
-		"The publisher's command names ~/.ssh: it is not given to the server. To give it: mcptray sandbox allow notes --write ~/.ssh\n",
-		"The default value of docs, which you left as it is, names ~/Documents: it is not given to the server. To give it: mcptray sandbox allow notes --write ~/Documents\n",
+		"The publisher's command names ~/.ssh: it is not given to the server. To give it: mcptray sandbox allow notes --read ~/.ssh\n",
+		"The default value of docs, which you left as it is, names ~/Documents: it is not given to the server. To give it: mcptray sandbox allow notes --read ~/Documents\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the confirmation lacks %q:\n%s", want, out)
@@ -140,17 +140,17 @@ func TestInstallGivesOnlyWhatYouTyped(t *testing.T) {
 	words := h.must("sandbox", "notes")
 	given, withheld, _ := strings.Cut(words, "Named in its command, and not given (its publisher wrote the command, not you):\n")
 	if strings.Contains(given, ".ssh") || strings.Contains(given, "Documents") || !strings.Contains(given, "~/notes") ||
-		!strings.Contains(withheld, "  ~/.ssh: mcptray sandbox allow notes --write ~/.ssh\n") ||
-		!strings.Contains(withheld, "  ~/Documents: mcptray sandbox allow notes --write ~/Documents\n") || strings.Contains(withheld, "~/notes") {
+		!strings.Contains(withheld, "  ~/.ssh: mcptray sandbox allow notes --read ~/.ssh\n") ||
+		!strings.Contains(withheld, "  ~/Documents: mcptray sandbox allow notes --read ~/Documents\n") || strings.Contains(withheld, "~/notes") {
 		t.Errorf("its sandbox in words:\n%s", words)
 	}
 
 	// The command the confirmation gave gives it, and it is taken back.
-	h.must("sandbox", "allow", "notes", "--write", "~/.ssh")
-	if box, _ := policy("notes"); !slices.Contains(box.Policy.Write, ssh) {
-		t.Errorf("allowed, ~/.ssh is not given: %q", box.Policy.Write)
+	h.must("sandbox", "allow", "notes", "--read", "~/.ssh")
+	if box, _ := policy("notes"); !slices.Contains(box.Policy.Read, ssh) {
+		t.Errorf("allowed, ~/.ssh is not given: %q", box.Policy.Read)
 	}
-	h.must("sandbox", "deny", "notes", "--write", "~/.ssh")
+	h.must("sandbox", "deny", "notes", "--read", "~/.ssh")
 	h.must("sandbox", "deny", "notes", "--write", "~/notes")
 	if box, leaked := policy("notes"); len(leaked) > 0 || slices.Contains(box.Policy.Write, notes) || !box.Settings.ArgsGrantNothing {
 		t.Errorf("all taken back: given %q, write %q, settings %+v", leaked, box.Policy.Write, box.Settings)

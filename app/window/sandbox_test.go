@@ -150,13 +150,13 @@ func TestRealSandboxWithheld(t *testing.T) {
 	if !strings.Contains(text, "Named in its command, and not given") || strings.Contains(text, "read and change ~/notes, named in its command") {
 		t.Errorf("the detail says:\n%s", text)
 	}
-	b := findButton(r.v.detail.body, "Let it read and change ~/notes…")
+	b := findButton(r.v.detail.body, "Let it read ~/notes…")
 	if b == nil {
 		t.Fatalf("no button gives the folder:\n%s", text)
 	}
 	r.tap(b)
 	r.until("the folder given", func() bool {
 		sv, _ := r.v.snap.Find("reader")
-		return sv.Sandbox != nil && slices.Contains(sv.Sandbox.Settings.Write, "~/notes") && len(sv.Sandbox.Withheld) == 0 && sv.State == service.Connected
+		return sv.Sandbox != nil && slices.Contains(sv.Sandbox.Settings.Read, "~/notes") && len(sv.Sandbox.Withheld) == 0 && sv.State == service.Connected
 	})
 }

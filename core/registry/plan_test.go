@@ -263,8 +263,8 @@ func TestPlanReach(t *testing.T) {
 	give := func(allow string) string { return "To give it: mcptray sandbox allow 'my notes' " + allow }
 	got := strings.Join(p.Reach(home, give), "\n")
 	want := "In its sandbox it may read and change ~/notes (as you gave), its own data folder, and nothing else in your home.\n" +
-		"The publisher's command names ~/.ssh: it is not given to the server. To give it: mcptray sandbox allow 'my notes' --write ~/.ssh\n" +
-		"The default value of docs, which you left as it is, names ~/Documents: it is not given to the server. To give it: mcptray sandbox allow 'my notes' --write ~/Documents"
+		"The publisher's command names ~/.ssh: it is not given to the server. To give it: mcptray sandbox allow 'my notes' --read ~/.ssh\n" +
+		"The default value of docs, which you left as it is, names ~/Documents: it is not given to the server. To give it: mcptray sandbox allow 'my notes' --read ~/Documents"
 	if got != want {
 		t.Errorf("reach:\n%s\nwant\n%s", got, want)
 	}

@@ -30,7 +30,7 @@ func GivenPaths(args, given []string) []string {
 // sandbox will not let it reach (sandbox.WithheldArgs, as the installed
 // server's words say it), that it is not given, followed by give's words
 // for what gives it (give gets the flag of mcptray sandbox allow:
-// "--write ~/.ssh"; nil says nothing more). A remote server's plan says
+// "--read ~/.ssh"; nil says nothing more). A remote server's plan says
 // nothing.
 func (p *Plan) Reach(home string, give func(allow string) string) []string {
 	if p.Remote || home == "" || !filepath.IsAbs(home) {

@@ -1,20 +1,23 @@
 package sandbox
 
-import "path/filepath"
+import (
+	"path/filepath"
+	"slices"
+)
 
 // Withheld is a folder or file that a server's command line names and
 // that the server is not given, because the person did not write its
 // command (Input.ArgsGrantNothing: an MCP Bundle's manifest, a registry
-// publisher's package), with what gives it.
+// publisher's package), with what gives it to read: the least that may
+// make it work (a server that then writes there is refused, and its
+// refusals offer the folder to change).
 type Withheld struct {
-	// What is the folder or file, with ~ for the home.
+	// What is the folder, with ~ for the home: the one named, or a named
+	// file's project or folder, as the command-line rule gives them.
 	What string `json:"what"`
-	// Write says the command-line rule would have given it to change (a
-	// folder), not only to read.
-	Write bool `json:"write,omitempty"`
 	// Allow is the flag of mcptray sandbox allow that gives it
-	// ("--write ~/notes"); Label the button's words ("Let it read and
-	// change ~/notes").
+	// ("--read ~/notes"); Label the button's words ("Let it read
+	// ~/notes").
 	Allow string `json:"allow"`
 	Label string `json:"label"`
 }
@@ -51,13 +54,7 @@ func WithheldArgs(in Input) []Withheld {
 	// A folder it may read is not said, though the rule would have given
 	// it to change: a system folder (/usr/share), or one the person
 	// chose to give it to read only.
-	for _, d := range named.w {
-		if !given(d, p.Read, p.Write) {
-			short := Tilde(home, d)
-			out = append(out, Withheld{What: short, Write: true, Allow: "--write " + quoteArg(short), Label: "Let it read and change " + short})
-		}
-	}
-	for _, d := range named.r {
+	for _, d := range slices.Concat(named.w, named.r) {
 		if !given(d, p.Read, p.Write) {
 			short := Tilde(home, d)
 			out = append(out, Withheld{What: short, Allow: "--read " + quoteArg(short), Label: "Let it read " + short})

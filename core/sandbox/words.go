@@ -19,7 +19,8 @@ type Grant struct {
 	// Words says it: "read and change this project folder (~/code/app)".
 	Words string `json:"words"`
 	// Deny is what takes it back in mcptray sandbox deny SERVER …
-	// ("--read ~/Documents"); "" for what comes with the server's own
+	// ("--read ~/Documents", in its one spelling, whichever the setting
+	// keeps: any spelling takes it back); "" for what comes with the server's own
 	// configuration (its project, the folders it names, what its entry
 	// asks for), which changes there.
 	Deny string `json:"deny,omitempty"`
@@ -42,29 +43,37 @@ func MarkAsked(grants []Grant, asked Settings, file string) []Grant {
 	if asked.Empty() {
 		return grants
 	}
-	var flags []string
-	for _, d := range asked.Read {
-		flags = append(flags, "--read "+quoteArg(d))
-	}
-	for _, d := range asked.Write {
-		flags = append(flags, "--write "+quoteArg(d))
-	}
-	for _, h := range asked.Hosts {
-		flags = append(flags, "--host "+h)
-	}
-	for _, p := range asked.Ports {
-		flags = append(flags, "--port "+strconv.Itoa(p))
-	}
-	if asked.Sockets {
-		flags = append(flags, "--sockets")
+	asks := func(g Grant) bool {
+		switch g.Kind {
+		case "read":
+			return slices.Contains(asked.Read, g.Setting)
+		case "write":
+			return slices.Contains(asked.Write, g.Setting)
+		case "host":
+			return slices.Contains(asked.Hosts, g.Setting)
+		case "port":
+			return slices.Contains(asked.Ports, atoi(g.Setting))
+		case "sockets":
+			return asked.Sockets
+		}
+		return false
 	}
 	out := slices.Clone(grants)
 	for i, g := range out {
-		if g.Deny != "" && slices.Contains(flags, g.Deny) {
+		if g.Deny != "" && asks(g) {
 			out[i].Deny, out[i].Setting, out[i].AskedBy = "", "", file
 		}
 	}
 	return out
+}
+
+// atoi is s as a number, or -1.
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 // Grants lists what in gives a server beyond its program, its runtime and
@@ -101,12 +110,12 @@ func Grants(in Input) []Grant {
 	}
 	for _, d := range in.Settings.Write {
 		if p, ok := one("w", d); ok {
-			out = append(out, Grant{Kind: "write", What: p, Words: "read and change " + p, Deny: "--write " + quoteArg(d), Setting: d})
+			out = append(out, Grant{Kind: "write", What: p, Words: "read and change " + p, Deny: "--write " + quoteArg(p), Setting: d})
 		}
 	}
 	for _, d := range in.Settings.Read {
 		if p, ok := one("r", d); ok {
-			out = append(out, Grant{Kind: "read", What: p, Words: "read " + p, Deny: "--read " + quoteArg(d), Setting: d})
+			out = append(out, Grant{Kind: "read", What: p, Words: "read " + p, Deny: "--read " + quoteArg(p), Setting: d})
 		}
 	}
 	for _, h := range in.Settings.Hosts {

@@ -351,9 +351,9 @@ func TestArgGrants(t *testing.T) {
 
 // TestWithheldArgs: for a server whose command the person did not write,
 // the folders and files its command names and its policy does not give
-// are said, each with the flag that gives it; what its settings give, and
-// what lies outside the home and is readable anyway, are not; a command
-// the person wrote withholds nothing.
+// are said, each with the flag that gives it to read (the least); what
+// its settings give, and what lies outside the home and is readable
+// anyway, are not; a command the person wrote withholds nothing.
 func TestWithheldArgs(t *testing.T) {
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
@@ -369,7 +369,7 @@ func TestWithheldArgs(t *testing.T) {
 		Args:     []string{"-y", "hostile", "~/.ssh", "--notes=" + filepath.Join(home, "notes"), filepath.Join(home, "papers", "a.txt"), "/usr/share"},
 		Settings: Settings{ArgsGrantNothing: true, Write: []string{"~/notes"}}}
 	want := []Withheld{
-		{What: "~/.ssh", Write: true, Allow: "--write ~/.ssh", Label: "Let it read and change ~/.ssh"},
+		{What: "~/.ssh", Allow: "--read ~/.ssh", Label: "Let it read ~/.ssh"},
 		{What: "~/papers", Allow: "--read ~/papers", Label: "Let it read ~/papers"},
 	}
 	if got := WithheldArgs(in); !slices.Equal(got, want) {

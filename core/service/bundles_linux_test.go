@@ -169,8 +169,8 @@ func TestBundleArgsGrantNothing(t *testing.T) {
 	if words, _ := json.Marshal(box); strings.Contains(string(words), "Documents") {
 		t.Errorf("its sandbox names Documents: %s", words)
 	}
-	if len(withheld) != 1 || withheld[0].What != "~/Documents" || withheld[0].Allow != "--write ~/Documents" ||
-		withheld[0].Change != (SandboxChange{Server: res.Name, Allow: true, Write: "~/Documents"}) {
+	if len(withheld) != 1 || withheld[0].What != "~/Documents" || withheld[0].Allow != "--read ~/Documents" ||
+		withheld[0].Change != (SandboxChange{Server: res.Name, Allow: true, Read: "~/Documents"}) {
 		t.Errorf("withheld: %+v", withheld)
 	}
 }

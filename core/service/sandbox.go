@@ -199,11 +199,7 @@ func (s *Service) sandboxView(e *config.Entry, stderr string, full bool) *Sandbo
 	}
 	v.Network = s.egressRefusals(e.Name)
 	for _, w := range sandbox.WithheldArgs(in) {
-		c := SandboxChange{Server: e.Name, Allow: true, Read: w.What}
-		if w.Write {
-			c.Read, c.Write = "", w.What
-		}
-		v.Withheld = append(v.Withheld, Withheld{Withheld: w, Change: c})
+		v.Withheld = append(v.Withheld, Withheld{Withheld: w, Change: SandboxChange{Server: e.Name, Allow: true, Read: w.What}})
 	}
 	return v
 }
