@@ -54,11 +54,7 @@ func (d *detail) showSandbox(v *window, sv service.Server) {
 		if g.TakeBack == nil {
 			continue
 		}
-		change := *g.TakeBack
-		label := sanitize.Line(capitalise(g.Words))
-		d.sandbox.Add(container.NewBorder(nil, nil, nil, widget.NewButton("Take back", func() {
-			v.act("Could not change "+sanitize.Line(name)+"'s sandbox", func(ctx context.Context) error { return v.b.ChangeSandbox(ctx, change) })
-		}), wrapped(label)))
+		d.sandbox.Add(v.changeRow(wrapped(sanitize.Line(capitalise(g.Words))), "Take back", *g.TakeBack))
 	}
 	if box.AskedChange != "" {
 		how := wrapped(sanitize.Line(box.AskedChange))
@@ -68,33 +64,20 @@ func (d *detail) showSandbox(v *window, sv service.Server) {
 	if len(box.Refusals) > 0 {
 		d.sandbox.Add(wrapped("Refused lately:"))
 		for _, r := range box.Refusals {
-			change := r.Change
-			l := wrapped(sanitize.Line(r.Path))
-			l.TextStyle = fyne.TextStyle{Monospace: true}
-			d.sandbox.Add(container.NewBorder(nil, nil, nil, widget.NewButton(sanitize.Line(r.Label)+"…", func() {
-				v.act("Could not change "+sanitize.Line(name)+"'s sandbox", func(ctx context.Context) error { return v.b.ChangeSandbox(ctx, change) })
-			}), l))
+			d.sandbox.Add(v.changeRow(mono(sanitize.Line(r.Path)), sanitize.Line(r.Label)+"…", r.Change))
 		}
 	}
 	if len(box.Network) > 0 {
 		d.sandbox.Add(wrapped("Kept from the network lately:"))
 		for _, r := range box.Network {
 			change := service.SandboxChange{Server: name, Allow: true, Host: r.Dest}
-			l := wrapped(sanitize.Line(r.Dest) + ": " + sanitize.Line(r.Reason))
-			d.sandbox.Add(container.NewBorder(nil, nil, nil, widget.NewButton("Let it reach "+sanitize.Line(r.Dest), func() {
-				v.act("Could not change "+sanitize.Line(name)+"'s sandbox", func(ctx context.Context) error { return v.b.ChangeSandbox(ctx, change) })
-			}), l))
+			d.sandbox.Add(v.changeRow(wrapped(sanitize.Line(r.Dest)+": "+sanitize.Line(r.Reason)), "Let it reach "+sanitize.Line(r.Dest), change))
 		}
 	}
 	if len(box.Withheld) > 0 {
 		d.sandbox.Add(wrapped("Named in its command, and not given (its publisher wrote the command, not you):"))
 		for _, w := range box.Withheld {
-			change := w.Change
-			l := wrapped(sanitize.Line(w.What))
-			l.TextStyle = fyne.TextStyle{Monospace: true}
-			d.sandbox.Add(container.NewBorder(nil, nil, nil, widget.NewButton(sanitize.Line(w.Label)+"…", func() {
-				v.act("Could not change "+sanitize.Line(name)+"'s sandbox", func(ctx context.Context) error { return v.b.ChangeSandbox(ctx, change) })
-			}), l))
+			d.sandbox.Add(v.changeRow(mono(sanitize.Line(w.What)), sanitize.Line(w.Label)+"…", w.Change))
 		}
 	}
 	if box.Off {
@@ -106,6 +89,14 @@ func (d *detail) showSandbox(v *window, sv service.Server) {
 		d.sandboxOff.Importance = widget.DangerImportance
 		d.sandbox.Add(container.NewHBox(d.sandboxOff))
 	}
+}
+
+// changeRow is a row of the detail's sandbox section: what, and a button
+// that makes change.
+func (v *window) changeRow(what *widget.Label, button string, change service.SandboxChange) fyne.CanvasObject {
+	return container.NewBorder(nil, nil, nil, widget.NewButton(button, func() {
+		v.act("Could not change "+sanitize.Line(change.Server)+"'s sandbox", func(ctx context.Context) error { return v.b.ChangeSandbox(ctx, change) })
+	}), what)
 }
 
 // confirmNoSandbox warns before a server runs with every right the person
