@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,21 +25,9 @@ func TestBundleGetsItsFolder(t *testing.T) {
 		t.Skip("this kernel has no Landlock")
 	}
 	h := newHome(t)
-	for rel, text := range map[string]string{"notes/todo.txt": "milk", "Documents/plan.txt": "the plan"} {
-		p := filepath.Join(h.dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	h.writeFiles(map[string]string{"notes/todo.txt": "milk", "Documents/plan.txt": "the plan"})
 	file := bundletest.Pack(t, bundletest.Testdata("node"), nil)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := h.start(true, func(o *Options) { o.Launcher = self; o.Conn.BaseEnv = append(os.Environ(), "HOME="+h.dir) })
+	s := h.startSandboxed()
 	ctx := context.Background()
 	res, err := s.InstallBundle(ctx, BundleRequest{File: file, Values: map[string][]string{"folder": {"~/notes"}}})
 	if err != nil {
@@ -114,24 +101,12 @@ func TestBundleArgsGrantNothing(t *testing.T) {
 		t.Skip("this kernel has no Landlock")
 	}
 	h := newHome(t)
-	for rel, text := range map[string]string{"notes/todo.txt": "milk", "Documents/plan.txt": "the plan"} {
-		p := filepath.Join(h.dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	h.writeFiles(map[string]string{"notes/todo.txt": "milk", "Documents/plan.txt": "the plan"})
 	file := bundletest.Pack(t, bundletest.Testdata("node"), func(m map[string]any) {
 		mc := m["server"].(map[string]any)["mcp_config"].(map[string]any)
 		mc["args"] = append(mc["args"].([]any), "${HOME}/Documents", "--cache=${HOME}/Documents")
 	})
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := h.start(true, func(o *Options) { o.Launcher = self; o.Conn.BaseEnv = append(os.Environ(), "HOME="+h.dir) })
+	s := h.startSandboxed()
 	ctx := context.Background()
 	res, err := s.InstallBundle(ctx, BundleRequest{File: file, Values: map[string][]string{"folder": {"~/notes"}}})
 	if err != nil {

@@ -31,15 +31,7 @@ func TestRegistryInstallGivesOnlyWhatYouTyped(t *testing.T) {
 		t.Skip("this kernel has no Landlock")
 	}
 	h := newHome(t)
-	for rel, text := range map[string]string{".ssh/id": "PRIVATE KEY", "notes/todo.txt": "milk", "Documents/plan.txt": "the plan"} {
-		p := filepath.Join(h.dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	h.writeFiles(map[string]string{".ssh/id": "PRIVATE KEY", "notes/todo.txt": "milk", "Documents/plan.txt": "the plan"})
 	ssh, docs, notes := filepath.Join(h.dir, ".ssh"), filepath.Join(h.dir, "Documents"), filepath.Join(h.dir, "notes")
 
 	// npx, outside the home: the test server beside a script that runs
@@ -62,12 +54,8 @@ func TestRegistryInstallGivesOnlyWhatYouTyped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := append(os.Environ(), "HOME="+h.dir, "PATH="+bin+":"+os.Getenv("PATH"))
-	s := h.start(true, func(o *Options) { o.Launcher = self; o.Conn.BaseEnv = env })
+	path := "PATH=" + bin + ":" + os.Getenv("PATH")
+	s := h.startSandboxed(path)
 	ctx := context.Background()
 	if _, err := s.Add(ctx, AddRequest{Name: "notes", Entry: plan.Entry(), Secrets: plan.Secrets, Registry: &r.Server, Given: plan.Given}); err != nil {
 		t.Fatal(err)
@@ -82,7 +70,7 @@ func TestRegistryInstallGivesOnlyWhatYouTyped(t *testing.T) {
 		t.Fatalf("the command does not name %s: %q", ssh, e.Args) // ${HOME}/.ssh, expanded
 	}
 	o := s.sandboxOpts()
-	p, err := sandbox.Default(o.SandboxInput(&e.Server, npx, env))
+	p, err := sandbox.Default(o.SandboxInput(&e.Server, npx, append(os.Environ(), "HOME="+h.dir, path)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,21 +24,12 @@ func TestSandboxRefusalAllowed(t *testing.T) {
 		t.Skip("this kernel has no Landlock")
 	}
 	h := newHome(t)
+	h.writeFiles(map[string]string{"Documents/plan.txt": "the plan"})
 	secret := filepath.Join(h.dir, "Documents", "plan.txt")
-	if err := os.MkdirAll(filepath.Dir(secret), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(secret, []byte("the plan"), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	srv := testServer("reader")
 	srv["args"] = []string{"-name", "reader", "-read-home-file", "Documents/plan.txt"}
 	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{"reader": srv}})
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := h.start(true, func(o *Options) { o.Launcher = self; o.Conn.BaseEnv = append(os.Environ(), "HOME="+h.dir) })
+	s := h.startSandboxed()
 	snap := waitFor(t, s, "a refusal", func(snap Snapshot) bool {
 		sv, _ := snap.Find("reader")
 		return sv.State == conn.Connected && sv.Sandbox != nil && len(sv.Sandbox.Refusals) > 0
@@ -100,11 +91,7 @@ func TestDataFolderGoesWithServer(t *testing.T) {
 	h := newHome(t)
 	notes, scratch := testServer("notes"), testServer("scratch")
 	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{"notes": notes, "scratch": scratch}})
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := h.start(true, func(o *Options) { o.Launcher = self; o.Conn.BaseEnv = append(os.Environ(), "HOME="+h.dir) })
+	s := h.startSandboxed()
 	waitFor(t, s, "both connected", func(snap Snapshot) bool {
 		return state(snap, "notes") == conn.Connected && state(snap, "scratch") == conn.Connected
 	})

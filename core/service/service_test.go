@@ -79,6 +79,33 @@ func (h *home) writeJSON(path string, v any) {
 	}
 }
 
+// writeFiles writes each file, a path under the home, with its text.
+func (h *home) writeFiles(files map[string]string) {
+	h.t.Helper()
+	for rel, text := range files {
+		p := filepath.Join(h.dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			h.t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+}
+
+// startSandboxed is start with the servers started in their sandbox,
+// through this test program as the launcher, with the home as theirs and
+// env added to their environment.
+func (h *home) startSandboxed(env ...string) *Service {
+	h.t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	base := append(append(os.Environ(), "HOME="+h.dir), env...)
+	return h.start(true, func(o *Options) { o.Launcher = self; o.Conn.BaseEnv = base })
+}
+
 // start runs a Service for the home until the test ends.
 func (h *home) start(follow bool, mutate ...func(*Options)) *Service {
 	h.t.Helper()
