@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"strings"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -187,6 +186,12 @@ func compact(id json.RawMessage) bool {
 	return len(id) > 0 && (id[0] == '"' || bytes.IndexAny(id, " \t\r\n") < 0)
 }
 
+// The members of a tools/call and of its params that readCall reads.
+var (
+	envelopeKeys = []string{"jsonrpc", "id", "method", "params"}
+	paramsKeys   = []string{"name", "arguments", "_meta", "task", "inputResponses", "requestState"}
+)
+
 // readCall reads body as encoding/json reads a callRequest, without its
 // reflection (jsonwire), when body is a plain message: no _meta, no key
 // written twice or in another case. False leaves it to encoding/json.
@@ -194,29 +199,11 @@ func readCall(body []byte) (req callRequest, ok bool) {
 	if !json.Valid(body) {
 		return callRequest{}, false
 	}
-	var version, id, method, params []byte
-	if !jsonwire.Members(body, func(k, v []byte) bool {
-		var dst *[]byte
-		switch string(k) {
-		case "jsonrpc":
-			dst = &version
-		case "id":
-			dst = &id
-		case "method":
-			dst = &method
-		case "params":
-			dst = &params
-		default:
-			return !foldsTo(k, "jsonrpc", "id", "method", "params")
-		}
-		if *dst != nil {
-			return false
-		}
-		*dst = v
-		return true
-	}) {
+	var env [4][]byte
+	if !jsonwire.Pick(body, envelopeKeys, env[:]) {
 		return callRequest{}, false
 	}
+	version, id, method, params := env[0], env[1], env[2], env[3]
 	if version != nil && !jsonwire.IsString(version, mcp.JSONRPC_VERSION) ||
 		method != nil && !jsonwire.IsString(method, string(mcp.MethodToolsCall)) {
 		return callRequest{}, true // not a plain call: read enough to say so
@@ -233,32 +220,14 @@ func readCall(body []byte) (req callRequest, ok bool) {
 	if params == nil || string(params) == "null" {
 		return req, true
 	}
-	var name, args []byte
-	var other bool
-	if !jsonwire.Members(params, func(k, v []byte) bool {
-		var dst *[]byte
-		switch string(k) {
-		case "name":
-			dst = &name
-		case "arguments":
-			dst = &args
-		case "_meta", "task", "inputResponses", "requestState":
-			other = true
-			return false
-		default:
-			return !foldsTo(k, "name", "arguments", "_meta", "task", "inputResponses", "requestState")
-		}
-		if *dst != nil {
-			return false
-		}
-		*dst = v
-		return true
-	}) {
+	var p [6][]byte
+	if !jsonwire.Pick(params, paramsKeys, p[:]) {
 		return callRequest{}, false // encoding/json reads it, and says
 	}
-	if other {
-		return callRequest{}, false
+	if p[2] != nil || p[3] != nil || p[4] != nil || p[5] != nil {
+		return callRequest{}, false // _meta, a task, the multi round-trip's fields: not plain
 	}
+	name, args := p[0], p[1]
 	req.Params = &callParams{}
 	if name != nil && string(name) != "null" {
 		if req.Params.Name, ok = jsonwire.String(name); !ok {
@@ -269,17 +238,6 @@ func readCall(body []byte) (req callRequest, ok bool) {
 		req.Params.Arguments = bytes.Clone(args)
 	}
 	return req, true
-}
-
-// foldsTo says whether k is one of names in another case, which
-// encoding/json would take for it.
-func foldsTo(k []byte, names ...string) bool {
-	for _, n := range names {
-		if strings.EqualFold(string(k), n) {
-			return true
-		}
-	}
-	return false
 }
 
 // encodeResult encodes res as mcp-go does. mcp-go's encoding goes through

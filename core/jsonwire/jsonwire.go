@@ -13,6 +13,7 @@ package jsonwire
 
 import (
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -60,6 +61,31 @@ func Members(b []byte, fn func(key, value []byte) bool) bool {
 		}
 	}
 	return false
+}
+
+// Pick reads the members of the object b that keys name into vals
+// (vals[i] for keys[i], nil when absent) as encoding/json decodes them
+// into a struct with those fields, skipping the others. It returns false
+// when b is not an object Members reads, one of them is written twice, or
+// a member's key is one of them in another case (encoding/json matches
+// keys whatever their case): encoding/json is then to read b.
+func Pick(b []byte, keys []string, vals [][]byte) bool {
+	clear(vals)
+	return Members(b, func(k, v []byte) bool {
+		for i, key := range keys {
+			switch {
+			case string(k) == key:
+				if vals[i] != nil {
+					return false
+				}
+				vals[i] = v
+				return true
+			case strings.EqualFold(string(k), key):
+				return false
+			}
+		}
+		return true
+	})
 }
 
 // Elements calls fn with each element of the array b, as written. It

@@ -6,13 +6,13 @@ import (
 	"testing"
 )
 
-var strings = []string{
+var texts = []string{
 	"", "hi", `say "hi"`, `back\slash`, "tab\there", "line\nbreak\r\n", "\b\f\x00\x01\x1f",
 	"<script>&amp;</script>", "é ü 中文 🙂", "\u2028\u2029", "bad \xff\xfe utf-8", "\xed\xa0\x80", "end\x7f",
 }
 
 func TestAppendStringIsEncodingJSONs(t *testing.T) {
-	for _, s := range strings {
+	for _, s := range texts {
 		want, _ := json.Marshal(s)
 		if got := AppendString(nil, s); !bytes.Equal(got, want) {
 			t.Errorf("AppendString(%q) = %s, encoding/json: %s", s, got, want)
@@ -21,7 +21,7 @@ func TestAppendStringIsEncodingJSONs(t *testing.T) {
 }
 
 func FuzzAppendString(f *testing.F) {
-	for _, s := range strings {
+	for _, s := range texts {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -33,7 +33,7 @@ func FuzzAppendString(f *testing.F) {
 }
 
 func TestString(t *testing.T) {
-	for _, s := range strings {
+	for _, s := range texts {
 		raw, _ := json.Marshal(s)
 		var want string
 		json.Unmarshal(raw, &want)
@@ -118,6 +118,36 @@ func TestAppendCompactIsJSONCompact(t *testing.T) {
 		}
 		if got := AppendCompact([]byte("x"), []byte(o)); string(got) != "x"+want.String() {
 			t.Errorf("AppendCompact(%q) = %q, json.Compact: %q", o, got[1:], want.Bytes())
+		}
+	}
+}
+
+// TestPick: the members named are read, the others skipped, an absent
+// one nil; a member twice, or one of them in another case (which
+// encoding/json would take for it), leaves the object to encoding/json.
+func TestPick(t *testing.T) {
+	keys := []string{"id", "result"}
+	for _, tt := range []struct {
+		in   string
+		ok   bool
+		want [2]string
+	}{
+		{`{"id":"a","other":[1,{"id":2}],"result":{"x":1}}`, true, [2]string{`"a"`, `{"x":1}`}},
+		{` { "result" : null } `, true, [2]string{"", "null"}},
+		{`{}`, true, [2]string{}},
+		{`{"id":"a","id":"b"}`, false, [2]string{}},
+		{`{"id":"a","ID":"b"}`, false, [2]string{}},
+		{`{"Result":{}}`, false, [2]string{}},
+		{`[{"id":"a"}]`, false, [2]string{}},
+	} {
+		vals := [][]byte{[]byte("stale"), nil}
+		ok := Pick([]byte(tt.in), keys, vals)
+		if ok != tt.ok {
+			t.Errorf("Pick(%s): %v, want %v", tt.in, ok, tt.ok)
+			continue
+		}
+		if ok && (string(vals[0]) != tt.want[0] || string(vals[1]) != tt.want[1]) {
+			t.Errorf("Pick(%s) = %q, want %q", tt.in, vals, tt.want)
 		}
 	}
 }

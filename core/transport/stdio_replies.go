@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
@@ -130,42 +129,18 @@ func (r *replies) take(line []byte) bool {
 // reflection (jsonwire), and returns it with its waiter's key; false for
 // anything else (another kind of id, a key twice or in another case, not
 // JSON), which take decodes with encoding/json as before.
+// replyKeys are the members of a reply that readReply reads.
+var replyKeys = []string{"jsonrpc", "id", "result", "error", "method"}
+
 func readReply(line []byte) (msg reply, key string, ok bool) {
 	if !json.Valid(line) {
 		return reply{}, "", false
 	}
-	var id, result, errDetails, version []byte
-	if !jsonwire.Members(line, func(k, v []byte) bool {
-		var dst *[]byte
-		switch string(k) {
-		case "jsonrpc":
-			dst = &version
-		case "id":
-			dst = &id
-		case "result":
-			dst = &result
-		case "error":
-			dst = &errDetails
-		case "method":
-			return false // a request or notification, or what is not plain
-		default:
-			// A key encoding/json would take for one of these (it
-			// matches any case) is left to it.
-			for _, known := range [...]string{"jsonrpc", "id", "result", "error", "method"} {
-				if strings.EqualFold(string(k), known) {
-					return false
-				}
-			}
-			return true
-		}
-		if *dst != nil {
-			return false
-		}
-		*dst = v
-		return true
-	}) {
+	var v [5][]byte
+	if !jsonwire.Pick(line, replyKeys, v[:]) || v[4] != nil { // a method: a request or notification
 		return reply{}, "", false
 	}
+	version, id, result, errDetails := v[0], v[1], v[2], v[3]
 	value, isString := jsonwire.String(id)
 	if !isString || version != nil && !jsonwire.IsString(version, mcp.JSONRPC_VERSION) {
 		return reply{}, "", false
