@@ -362,6 +362,29 @@ func TestOwnPortElsewhere(t *testing.T) {
 	}
 }
 
+// TestOwnPortInAnySpelling: a server that tries to reach the proxy
+// through itself, in any spelling of its address that the system connects
+// to it (the mapped IPv6 form, the unspecified addresses, localhost in
+// another case, a name that resolves to it), is refused as the proxy, even
+// with each spelling on its list, and nobody is asked. (Only another
+// address of this computer at the proxy's port is another program.)
+func TestOwnPortInAnySpelling(t *testing.T) {
+	t.Parallel()
+	a := newAsker()
+	l := &lists{hosts: map[string][]string{}}
+	p := startProxy(t, Options{Hosts: l.Hosts, Ask: a.Ask})
+	port := strconv.Itoa(p.Port())
+	for _, target := range []string{"127.0.0.1:" + port, "[::ffff:127.0.0.1]:" + port, "0.0.0.0:" + port, "[::]:" + port,
+		"LocalHost.:" + port, "api.test.example:" + port} {
+		l.Remember("weather", target, "")
+		r := within(t, connect(p.Env("weather")["HTTPS_PROXY"], target), target)
+		if r.status != http.StatusForbidden || !strings.Contains(r.body, "mcptray's own proxy") {
+			t.Errorf("%s: %+v", target, r)
+		}
+	}
+	a.none(t)
+}
+
 // TestNamePointingHere: a name the system's resolver answers with this
 // computer's address is asked about again as local, though the name was
 // allowed; an exact host:port entry lets it through.
