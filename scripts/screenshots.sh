@@ -7,7 +7,9 @@
 # and its install form (from a small registry served here), the install
 # dialog of an MCP Bundle opened from the file manager (packed and signed
 # with the official mcpb CLI from test/peers), a server's question (the
-# demo's pick_colour tool) and the review of a server whose tool changed.
+# demo's pick_colour tool), the review of a server whose tool changed, and
+# the detail of a server whose publisher's command names a folder it is
+# not given.
 # It runs
 # mcptray under Xvfb with a private D-Bus session, an unlocked throwaway
 # keyring and a StatusNotifier watcher, so the tray exists, and finds the
@@ -412,4 +414,26 @@ sleep 0.5
 shot look 1
 kill "$pid"; wait "$pid" 2>/dev/null || true
 
-rm -rf "$empty" "$home" "$rev"
+# A server whose command its publisher wrote (installed from the MCP
+# Registry or a bundle): the folder its command names is not given, and its
+# detail says so, with the button that gives it.
+pub=$(mktemp -d)
+mkdir -p "$pub/run" "$pub/.config/mcptray" "$pub/Notes" && chmod 700 "$pub/run"
+cat >"$pub/.config/mcptray/config.json" <<JSON
+{"mcpServers": {"notes": {"command": "$PWD/bin/mcp-testserver", "args": ["-name", "notes", "--", "$pub/Notes"]}},
+ "sandbox": {"notes": {"argsGrantNothing": true}}}
+JSON
+touch "$pub/.config/mcptray/launched"
+pid=$(run_home "$pub")
+pids+=("$pid")
+HOME=$pub XDG_CONFIG_HOME=$pub/.config XDG_RUNTIME_DIR=$pub/run bin/mcptray status >/dev/null || true
+HOME=$pub XDG_CONFIG_HOME=$pub/.config XDG_RUNTIME_DIR=$pub/run bin/mcptray >/dev/null
+sleep 2
+click 180 110 # notes
+id=$(xdotool search --onlyvisible --name '^mcptray$' | head -1)
+xdotool mousemove --window "$id" 660 400 click --repeat 8 5 # down to its sandbox
+sleep 0.5
+shot detail-withheld 1
+kill "$pid"; wait "$pid" 2>/dev/null || true
+
+rm -rf "$empty" "$home" "$rev" "$pub"
