@@ -59,7 +59,8 @@ func (p *Plan) Reach(home string, give func(allow string) string) []string {
 		DataDir:          filepath.Join(home, ".local", "share", "mcptray", "servers", "new"),
 		Settings:         sandbox.Settings{Read: gr, Write: gw, ArgsGrantNothing: true},
 		ArgsGrantNothing: true}
-	for _, w := range sandbox.WithheldArgs(in) {
+	policy, _ := sandbox.Default(in) // the home and the data folder are set: it does not fail
+	for _, w := range sandbox.WithheldArgs(in, policy) {
 		who := "The publisher's command names " + w.What
 		for _, k := range sortedKeys(p.Defaults) {
 			r, wr := sandbox.ArgGrants(home, expandHome(home, []string{p.Defaults[k]}))

@@ -22,17 +22,13 @@ type Withheld struct {
 	Label string `json:"label"`
 }
 
-// WithheldArgs are what in's command line names and in's policy does not
-// let it reach at all: nothing unless in.ArgsGrantNothing. What the
+// WithheldArgs are what in's command line names and p, in's policy
+// (Default), does not let it reach at all: nothing unless in.ArgsGrantNothing. What the
 // policy gives anyway (a folder the person typed when installing it, one
 // allowed since, the server's own files, the system's folders) is not
 // among them.
-func WithheldArgs(in Input) []Withheld {
+func WithheldArgs(in Input, p Policy) []Withheld {
 	if !in.ArgsGrantNothing || in.Home == "" {
-		return nil
-	}
-	p, err := Default(in)
-	if err != nil {
 		return nil
 	}
 	home := filepath.Clean(in.Home)

@@ -355,6 +355,14 @@ func TestArgGrants(t *testing.T) {
 // its settings give, and what lies outside the home and is readable
 // anyway, are not; a command the person wrote withholds nothing.
 func TestWithheldArgs(t *testing.T) {
+	withheld := func(in Input) []Withheld {
+		t.Helper()
+		p, err := Default(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return WithheldArgs(in, p)
+	}
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
 	for _, d := range []string{".ssh", "notes", "papers"} {
@@ -372,15 +380,15 @@ func TestWithheldArgs(t *testing.T) {
 		{What: "~/.ssh", Allow: "--read ~/.ssh", Label: "Let it read ~/.ssh"},
 		{What: "~/papers", Allow: "--read ~/papers", Label: "Let it read ~/papers"},
 	}
-	if got := WithheldArgs(in); !slices.Equal(got, want) {
+	if got := withheld(in); !slices.Equal(got, want) {
 		t.Errorf("withheld:\n got %+v\nwant %+v", got, want)
 	}
 	in.Settings.Read = []string{"~/papers"}
-	if got := WithheldArgs(in); !slices.Equal(got, want[:1]) {
+	if got := withheld(in); !slices.Equal(got, want[:1]) {
 		t.Errorf("with ~/papers allowed: %+v", got)
 	}
 	in.ArgsGrantNothing = false
-	if got := WithheldArgs(in); got != nil {
+	if got := withheld(in); got != nil {
 		t.Errorf("a command the person wrote: %+v", got)
 	}
 }

@@ -160,7 +160,7 @@ func (s *Service) sandboxView(e *config.Entry, stderr string, full bool) *Sandbo
 		env = os.Environ()
 	}
 	in := o.SandboxInput(&e.Server, e.Command, env)
-	p, _ := sandbox.Default(in) // only a missing home or data folder fails, and then the words still hold
+	p, perr := sandbox.Default(in) // only a missing home or data folder fails, and then the words still hold
 	grants := sandbox.MarkAsked(sandbox.Grants(in), e.SandboxAsk, e.Origin.File)
 	if o.Egress != nil { // what it declares, which the proxy lets it reach
 		for _, h := range egress.Declared(e.Command, e.Args, nil) {
@@ -198,8 +198,10 @@ func (s *Service) sandboxView(e *config.Entry, stderr string, full bool) *Sandbo
 		v.Refusals = append(v.Refusals, Refusal{Refusal: r, Change: c, Allow: r.Allow(in.Home), Label: r.Words(in.Home)})
 	}
 	v.Network = s.egressRefusals(e.Name)
-	for _, w := range sandbox.WithheldArgs(in) {
-		v.Withheld = append(v.Withheld, Withheld{Withheld: w, Change: SandboxChange{Server: e.Name, Allow: true, Read: w.What}})
+	if perr == nil { // else there is no policy to tell what it is given
+		for _, w := range sandbox.WithheldArgs(in, p) {
+			v.Withheld = append(v.Withheld, Withheld{Withheld: w, Change: SandboxChange{Server: e.Name, Allow: true, Read: w.What}})
+		}
 	}
 	return v
 }
