@@ -263,19 +263,6 @@ func (l *Log) create(ctx context.Context) error {
 	return err
 }
 
-// meta reads an integer of the meta table; a missing one is 0.
-func (l *Log) meta(ctx context.Context, key string) (int64, error) {
-	var v int64
-	err := l.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("reading the activity record: %w", err)
-	}
-	return v, nil
-}
-
 // Settings are the Log's settings now.
 func (l *Log) Settings() Settings { return *l.settings.Load() }
 

@@ -150,11 +150,11 @@ func (p *oidcPeer) browse(ctx context.Context, authURL string) error {
 		if m == nil {
 			return fmt.Errorf("no form on %s (HTTP %d): %.300s", resp.Request.URL, resp.StatusCode, page)
 		}
-		action, err := resp.Request.URL.Parse(html.UnescapeString(string(m[1])))
-		if err != nil {
-			return err
+		action, perr := resp.Request.URL.Parse(html.UnescapeString(string(m[1])))
+		if perr != nil {
+			return perr
 		}
-		resp, err = hc.PostForm(action.String(), form)
+		resp, err = hc.PostForm(action.String(), form) // the outer err: the next round, or after the loop, reads it
 	}
 	if err != nil {
 		return err

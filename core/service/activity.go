@@ -51,12 +51,6 @@ func decidedBy(ctx context.Context) string {
 	return who
 }
 
-// recordTrust records a trust decision, when there is a record, without
-// saying who made it (the record then says "you").
-func (s *Service) recordTrust(action activity.TrustAction, target, detail string) {
-	s.recordTrustBy(context.Background(), action, target, detail)
-}
-
 // recordTrustBy records a trust decision made by who ctx names
 // (DecidedBy), when there is a record.
 func (s *Service) recordTrustBy(ctx context.Context, action activity.TrustAction, target, detail string) {

@@ -105,7 +105,7 @@ func renameBinary(prof []byte, from, to string) ([]byte, error) {
 		if n <= 0 {
 			return nil, errors.New("not a profile")
 		}
-		field := msg[:n]
+		var field []byte
 		rest := msg[n:]
 		switch key & 7 {
 		case 0: // varint
