@@ -64,10 +64,9 @@ func runServe(ctx context.Context, c *cmdContext, args []string) error {
 		fmt.Fprintln(c.Stderr, "mcptray serve: WARNING: every program on this computer can call every tool of your servers.")
 	}
 	svc := inst.Service
-	snap, _ := svc.Snapshot(ctx)
+	snap, notices := lookAndFollow(ctx, inst.Context(), svc)
 	fmt.Fprintf(c.Stdout, "mcptray is running %d servers; press Ctrl-C to stop.\n", len(configured(snap)))
 	printGateway(c, inst.Gateway.Status())
-	notices, _ := svc.Subscribe(inst.Context())
 	last := states(snap)
 	c.printSettled(last)
 	for {
@@ -92,6 +91,22 @@ func runServe(ctx context.Context, c *cmdContext, args []string) error {
 			last = next
 		}
 	}
+}
+
+// stateSource is what serve follows: *service.Service.
+type stateSource interface {
+	Snapshot(context.Context) (service.Snapshot, error)
+	Subscribe(context.Context) (<-chan struct{}, error)
+}
+
+// lookAndFollow takes serve's first look at the servers and follows their
+// changes until follow ends. It subscribes before it looks: a server that
+// connected between a look and a later subscription had no notice left
+// to come, and serve never said it was connected.
+func lookAndFollow(ctx, follow context.Context, src stateSource) (service.Snapshot, <-chan struct{}) {
+	notices, _ := src.Subscribe(follow)
+	snap, _ := src.Snapshot(ctx)
+	return snap, notices
 }
 
 // stopServe stops every server and says so.
