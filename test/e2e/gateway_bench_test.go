@@ -229,6 +229,11 @@ func benchServe(b *testing.B, mcptray string, env []string) (string, int) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	stderr, err := os.CreateTemp(b.TempDir(), "stderr")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
@@ -258,7 +263,11 @@ func benchServe(b *testing.B, mcptray string, env []string) (string, int) {
 			}
 			connected = connected || l == "a: connected"
 		case <-timer.C:
-			b.Fatalf("mcptray serve did not get ready; it said:\n%s", strings.Join(said, "\n"))
+			// Its goroutines, for what it waits on.
+			cmd.Process.Signal(syscall.SIGQUIT)
+			cmd.Wait()
+			dump, _ := os.ReadFile(stderr.Name())
+			b.Fatalf("mcptray serve did not get ready; it said:\n%s\nits log:\n%s\nits goroutines:\n%s", strings.Join(said, "\n"), serveLog(env), dump)
 		}
 	}
 	go func() {
@@ -266,6 +275,26 @@ func benchServe(b *testing.B, mcptray string, env []string) (string, int) {
 		}
 	}()
 	return url, cmd.Process.Pid
+}
+
+// serveLog is the end of the log of the mcptray serve run with env (its
+// HOME), for a benchmark that failed on it.
+func serveLog(env []string) string {
+	var home string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = v
+		}
+	}
+	var log []byte
+	filepath.WalkDir(home, func(path string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == "mcptray.log" {
+			log, _ = os.ReadFile(path)
+		}
+		return nil
+	})
+	lines := strings.Split(strings.TrimSpace(string(log)), "\n")
+	return strings.Join(lines[max(0, len(lines)-40):], "\n")
 }
 
 // lines is an MCP client over a child's stdin and stdout, one JSON-RPC
