@@ -34,7 +34,7 @@ func shapeOf(raw json.RawMessage, m *masker) string {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return ""
 	}
-	if json.Valid(raw) {
+	if jsonwire.Valid(raw) {
 		if b, ok := appendShape(nil, bytes.TrimSpace(raw), m, 0); ok {
 			return string(b)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/jsonwire"
 	"github.com/mcptray/mcptray/core/tools"
 	"github.com/mcptray/mcptray/core/transport"
 )
@@ -173,7 +174,7 @@ func objectArguments(args json.RawMessage) (json.RawMessage, error) {
 	switch {
 	case len(args) == 0 || string(args) == "null":
 		return json.RawMessage(`{}`), nil
-	case !json.Valid(args):
+	case !jsonwire.Valid(args):
 		return nil, errors.New("the arguments must be a JSON object: they are not valid JSON")
 	case args[0] != '{':
 		return nil, errors.New("the arguments must be a JSON object, not a list or a single value")

@@ -196,7 +196,7 @@ var (
 // reflection (jsonwire), when body is a plain message: no _meta, no key
 // written twice or in another case. False leaves it to encoding/json.
 func readCall(body []byte) (req callRequest, ok bool) {
-	if !json.Valid(body) {
+	if !jsonwire.Valid(body) {
 		return callRequest{}, false
 	}
 	var env [4][]byte

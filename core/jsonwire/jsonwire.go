@@ -1,11 +1,11 @@
 // Package jsonwire reads and writes the few JSON shapes on a tool call's
-// way through mcptray without encoding/json's reflection: the members of
-// an object, a string. The gateway decodes an app's tools/call, the stdio
+// way through mcptray without encoding/json's reflection: whether a message
+// is JSON at all, the members of an object, a string. The gateway decodes an app's tools/call, the stdio
 // transport the server's answer and the connection manager its result,
 // once each, with it; encoding/json did each through reflection and
 // allocations that cost a call more than its own work (bench/README.md).
 //
-// The input must be valid JSON (json.Valid): the scanner checks its
+// The input must be valid JSON (Valid): the scanner checks its
 // structure, not every byte of it. Whatever it does not read plainly (a
 // key with escapes), it reports, and the caller decodes that message with
 // encoding/json as before.

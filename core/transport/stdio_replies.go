@@ -133,7 +133,7 @@ func (r *replies) take(line []byte) bool {
 var replyKeys = []string{"jsonrpc", "id", "result", "error", "method"}
 
 func readReply(line []byte) (msg reply, key string, ok bool) {
-	if !json.Valid(line) {
+	if !jsonwire.Valid(line) {
 		return reply{}, "", false
 	}
 	var v [5][]byte
@@ -254,7 +254,7 @@ func (r *replies) start(ctx context.Context, req mcptransport.JSONRPCRequest, w 
 // encoding/json would write the params as they are: valid, on one line,
 // with nothing in them it escapes for HTML.
 func encodeRequest(req mcptransport.JSONRPCRequest) ([]byte, error) {
-	if params, ok := req.Params.(json.RawMessage); ok && len(params) > 0 && !htmlEscaped(params) && json.Valid(params) {
+	if params, ok := req.Params.(json.RawMessage); ok && len(params) > 0 && !htmlEscaped(params) && jsonwire.Valid(params) {
 		if id, ok := req.ID.Value().(string); ok {
 			b := make([]byte, 0, len(params)+len(id)+len(req.Method)+48)
 			b = append(b, `{"jsonrpc":`...)
