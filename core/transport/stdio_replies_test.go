@@ -220,9 +220,13 @@ func TestSendAsyncAnswersOnce(t *testing.T) {
 		err error
 	}
 	answers := make(chan answer, 10)
+	var sendTo func(ctx context.Context, id int64, w io.Writer) error
 	send := func(ctx context.Context, id int64) error {
+		return sendTo(ctx, id, io.Discard)
+	}
+	sendTo = func(ctx context.Context, id int64, w io.Writer) error {
 		req := mcptransport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: "tools/call"}
-		return r.sendAsync(ctx, req, io.Discard, func(resp *mcptransport.JSONRPCResponse, err error) {
+		return r.sendAsync(ctx, req, w, func(resp *mcptransport.JSONRPCResponse, err error) {
 			a := answer{id: fmt.Sprint(id), err: err}
 			if resp != nil {
 				a.res = string(resp.Result)
@@ -266,6 +270,17 @@ func TestSendAsyncAnswersOnce(t *testing.T) {
 
 	if err := send(cctx, 3); !errors.Is(err, context.Canceled) {
 		t.Errorf("a request with its context ended: %v, want it not sent", err)
+	}
+
+	// Its context ends while it is written, before it is watched: it
+	// ends all the same.
+	wctx, wcancel := context.WithCancel(ctx)
+	endsAsWritten := writerFunc(func(p []byte) (int, error) { wcancel(); return len(p), nil })
+	if err := sendTo(wctx, 6, endsAsWritten); err != nil {
+		t.Fatal(err)
+	}
+	if a := next(); a.id != "6" || !errors.Is(a.err, context.Canceled) {
+		t.Errorf("the request cancelled as it was written got %+v", a)
 	}
 
 	if err := send(ctx, 4); err != nil {
@@ -392,3 +407,8 @@ func TestSendAsyncWriteFails(t *testing.T) {
 type brokenWriter struct{}
 
 func (brokenWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
+
+// writerFunc is an io.Writer that is a function.
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
