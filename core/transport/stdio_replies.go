@@ -119,7 +119,7 @@ func (r *replies) take(line []byte) bool {
 	if w == nil {
 		return false
 	}
-	w.unwatch()
+	w.stop()
 	w.done(&mcptransport.JSONRPCResponse{JSONRPC: msg.JSONRPC, ID: *msg.ID, Result: msg.Result, Error: msg.Error}, nil)
 	return true
 }
@@ -165,17 +165,7 @@ func readReply(line []byte) (msg reply, key string, ok bool) {
 // A waiter is a request written to the server, waiting for its answer.
 type waiter struct {
 	done func(*mcptransport.JSONRPCResponse, error)
-	// stop stops watching the request's context; nil until it is watched
-	// (watch), and set while the waiter is on the list, under replies.mu,
-	// so that whoever takes it off the list reads it after.
-	stop func() bool
-}
-
-// unwatch stops watching the request's context, if it was.
-func (w *waiter) unwatch() {
-	if w.stop != nil {
-		w.stop()
-	}
+	stop func() bool // stops watching the request's context
 }
 
 // remove takes the waiter for key off the list and returns it, or nil when
@@ -222,13 +212,16 @@ func (r *replies) start(ctx context.Context, req mcptransport.JSONRPCRequest, w 
 	}
 	key := req.ID.String()
 	wt := &waiter{done: done}
+	wt.stop = context.AfterFunc(ctx, func() { r.fail(key, wt, ctx.Err()) })
 	r.mu.Lock()
 	if r.ended {
 		r.mu.Unlock()
+		wt.stop()
 		return mcptransport.ErrTransportClosed
 	}
 	if r.waiting[key] != nil {
 		r.mu.Unlock()
+		wt.stop()
 		return fmt.Errorf("failed to send request: a request with id %s is waiting already", key)
 	}
 	// The caller is often the goroutine that reads an app's messages:
@@ -240,12 +233,11 @@ func (r *replies) start(ctx context.Context, req mcptransport.JSONRPCRequest, w 
 	wait := len(r.waiting) > 0 || len(b) > maxWriteAtOnce
 	r.waiting[key] = wt
 	r.mu.Unlock()
-	if ctx.Err() != nil { // ended meanwhile: not sent
+	if ctx.Err() != nil { // ended before it was on the list, where AfterFunc looked
 		r.fail(key, wt, ctx.Err())
 		return nil
 	}
 	if wait && !inline {
-		r.watch(ctx, key, wt) // while it waits to be written too
 		go func() {
 			if err := r.write(key, wt, w, b); err != nil {
 				wt.done(nil, err) // start has returned: done is how it fails
@@ -253,27 +245,7 @@ func (r *replies) start(ctx context.Context, req mcptransport.JSONRPCRequest, w 
 		}()
 		return nil
 	}
-	if err := r.write(key, wt, w, b); err != nil {
-		return err
-	}
-	// Watched once written, not before: the server has the request the
-	// sooner, and a context that ended meanwhile ends it at once.
-	r.watch(ctx, key, wt)
-	return nil
-}
-
-// watch ends request key with ctx's error when ctx ends before its
-// answer comes.
-func (r *replies) watch(ctx context.Context, key string, wt *waiter) {
-	stop := context.AfterFunc(ctx, func() { r.fail(key, wt, ctx.Err()) })
-	r.mu.Lock()
-	if r.waiting[key] == wt {
-		wt.stop = stop // whoever takes wt off the list stops it
-		r.mu.Unlock()
-		return
-	}
-	r.mu.Unlock()
-	stop() // answered, or ended, already
+	return r.write(key, wt, w, b)
 }
 
 // encodeRequest is req as one line, as encoding/json writes it. A request
@@ -330,7 +302,7 @@ func (r *replies) write(key string, wt *waiter, w io.Writer, b []byte) error {
 		if r.remove(key, wt) == nil {
 			return nil // done has its answer already (the context ended)
 		}
-		wt.unwatch()
+		wt.stop()
 		return fmt.Errorf("failed to write request: %w", err)
 	}
 	return nil
@@ -339,7 +311,7 @@ func (r *replies) write(key string, wt *waiter, w io.Writer, b []byte) error {
 // fail ends the request key with err, if wt still waits for it.
 func (r *replies) fail(key string, wt *waiter, err error) {
 	if r.remove(key, wt) != nil {
-		wt.unwatch()
+		wt.stop()
 		wt.done(nil, err)
 	}
 }
@@ -368,7 +340,7 @@ func (r *replies) close() {
 	r.waiting = map[string]*waiter{}
 	r.mu.Unlock()
 	for _, w := range waiting {
-		w.unwatch()
+		w.stop()
 		w.done(nil, mcptransport.ErrTransportClosed)
 	}
 }
