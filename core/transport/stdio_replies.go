@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"unicode/utf8"
 
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -108,47 +109,47 @@ func (r *replies) take(line []byte) bool {
 	if none {
 		return false
 	}
-	msg, key, ok := readReply(line)
-	if !ok {
+	var w *waiter
+	msg, id, ok := readReply(line)
+	if ok {
+		w = r.removeString(id)
+	} else {
 		if json.Unmarshal(line, &msg) != nil || msg.Method != "" || msg.ID == nil {
 			return false
 		}
-		key = msg.ID.String()
+		w = r.remove(msg.ID.String(), nil)
 	}
-	w := r.remove(key, nil)
 	if w == nil {
 		return false
 	}
 	w.stop()
-	w.done(&mcptransport.JSONRPCResponse{JSONRPC: msg.JSONRPC, ID: *msg.ID, Result: msg.Result, Error: msg.Error}, nil)
+	w.done(&mcptransport.JSONRPCResponse{JSONRPC: msg.JSONRPC, ID: w.id, Result: msg.Result, Error: msg.Error}, nil)
 	return true
 }
 
-// readReply reads line as encoding/json would into a reply whose id is a
-// string, the usual answer to a request of mcptray's, in one pass without
-// reflection (jsonwire), and returns it with its waiter's key; false for
-// anything else (another kind of id, a key twice or in another case, not
-// JSON), which take decodes with encoding/json as before.
 // replyKeys are the members of a reply that readReply reads.
 var replyKeys = []string{"jsonrpc", "id", "result", "error", "method"}
 
-func readReply(line []byte) (msg reply, key string, ok bool) {
+// readReply reads line as encoding/json would into a reply, in one pass
+// without reflection (jsonwire), when its id is a string written plainly
+// (no escapes), the usual answer to a request of mcptray's: it returns the
+// reply without its ID, and the id's text. False for anything else
+// (another kind of id, a key twice or in another case, not JSON), which
+// take decodes with encoding/json as before.
+func readReply(line []byte) (msg reply, id []byte, ok bool) {
 	if !jsonwire.Valid(line) {
-		return reply{}, "", false
+		return reply{}, nil, false
 	}
 	var v [5][]byte
 	if !jsonwire.Pick(line, replyKeys, v[:]) || v[4] != nil { // a method: a request or notification
-		return reply{}, "", false
+		return reply{}, nil, false
 	}
-	version, id, result, errDetails := v[0], v[1], v[2], v[3]
-	value, isString := jsonwire.String(id)
-	if !isString || version != nil && !jsonwire.IsString(version, mcp.JSONRPC_VERSION) {
-		return reply{}, "", false
+	version, rawID, result, errDetails := v[0], v[1], v[2], v[3]
+	if !plainString(rawID) || version != nil && !jsonwire.IsString(version, mcp.JSONRPC_VERSION) {
+		return reply{}, nil, false
 	}
-	rid := mcp.NewRequestId(value)
-	msg = reply{JSONRPC: mcp.JSONRPC_VERSION, ID: &rid}
-	if version == nil {
-		msg.JSONRPC = ""
+	if version != nil {
+		msg.JSONRPC = mcp.JSONRPC_VERSION
 	}
 	if result != nil {
 		msg.Result = bytes.Clone(result) // line is the reader's buffer
@@ -156,14 +157,26 @@ func readReply(line []byte) (msg reply, key string, ok bool) {
 	if errDetails != nil && string(errDetails) != "null" {
 		msg.Error = new(mcp.JSONRPCErrorDetails)
 		if json.Unmarshal(errDetails, msg.Error) != nil {
-			return reply{}, "", false
+			return reply{}, nil, false
 		}
 	}
-	return msg, rid.String(), true
+	return msg, rawID[1 : len(rawID)-1], true
+}
+
+// plainString says whether raw is a JSON string that means what is
+// written between its quotes: no escape, and UTF-8.
+func plainString(raw []byte) bool {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return false
+	}
+	inner := raw[1 : len(raw)-1]
+	return bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner)
 }
 
 // A waiter is a request written to the server, waiting for its answer.
 type waiter struct {
+	id   mcp.RequestId // the request's, for its answer
+	key  string        // its place on the list: id.String()
 	done func(*mcptransport.JSONRPCResponse, error)
 	stop func() bool // stops watching the request's context
 }
@@ -179,6 +192,21 @@ func (r *replies) remove(key string, only *waiter) *waiter {
 		return nil
 	}
 	delete(r.waiting, key)
+	return w
+}
+
+// removeString is remove(key, nil) for the request whose id is the string
+// id, without making its key a string of its own (a map is looked up by a
+// []byte's string without a copy).
+func (r *replies) removeString(id []byte) *waiter {
+	var buf [64]byte
+	key := append(append(buf[:0], "string:"...), id...) // as mcp.RequestId.String writes it
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w := r.waiting[string(key)]
+	if w != nil {
+		delete(r.waiting, w.key)
+	}
 	return w
 }
 
@@ -211,7 +239,7 @@ func (r *replies) start(ctx context.Context, req mcptransport.JSONRPCRequest, w 
 		return fmt.Errorf("failed to marshal request: %w", err)
 	}
 	key := req.ID.String()
-	wt := &waiter{done: done}
+	wt := &waiter{id: req.ID, key: key, done: done}
 	wt.stop = context.AfterFunc(ctx, func() { r.fail(key, wt, ctx.Err()) })
 	r.mu.Lock()
 	if r.ended {

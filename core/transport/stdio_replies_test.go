@@ -188,6 +188,7 @@ func TestRepliesLongLines(t *testing.T) {
 func waitFor(r *replies, id mcp.RequestId) chan *mcptransport.JSONRPCResponse {
 	ch := make(chan *mcptransport.JSONRPCResponse, 1)
 	r.waiting[id.String()] = &waiter{
+		id: id, key: id.String(),
 		done: func(resp *mcptransport.JSONRPCResponse, _ error) { ch <- resp },
 		stop: func() bool { return true },
 	}

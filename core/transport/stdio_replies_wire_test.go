@@ -18,11 +18,12 @@ func TestReadReplyAsEncodingJSON(t *testing.T) {
 		`{"jsonrpc":"2.0","id":"mcptray-1","result":{"content":[{"type":"text","text":"hi"}]}}` + "\n",
 		` { "result" : { "a" : [ 1 , "}" ] } , "id" : "x" } `,
 		`{"jsonrpc":"2.0","id":"mcptray-2","error":{"code":-32602,"message":"no such tool","data":{"k":1}}}`,
-		`{"jsonrpc":"2.0","id":"a\u0062","result":null}`,
 		`{"jsonrpc":"2.0","id":"mcptray-3","result":{},"later":[1,2]}`,
 		`{"jsonrpc":"2.0","id":"mcptray-4","result":{},"error":null}`,
 	}
 	slow := []string{
+		`{"jsonrpc":"2.0","id":"a\u0062","result":null}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":\"a\xffb\",\"result\":null}",
 		`{"jsonrpc":"2.0","id":1,"result":{}}`,
 		`{"jsonrpc":"2.0","id":null,"result":{}}`,
 		`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`,
@@ -37,7 +38,7 @@ func TestReadReplyAsEncodingJSON(t *testing.T) {
 		``,
 	}
 	for _, line := range quick {
-		got, key, ok := readReply([]byte(line))
+		got, id, ok := readReply([]byte(line))
 		if !ok {
 			t.Errorf("readReply(%s) did not read it", line)
 			continue
@@ -46,8 +47,10 @@ func TestReadReplyAsEncodingJSON(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &want); err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(got, want) || key != want.ID.String() {
-			t.Errorf("readReply(%s) = %+v (key %s); encoding/json reads %+v (key %s)", line, got, key, want, want.ID.String())
+		rid := mcp.NewRequestId(string(id))
+		got.ID = &rid
+		if !reflect.DeepEqual(got, want) || "string:"+string(id) != want.ID.String() {
+			t.Errorf("readReply(%s) = %+v (id %s); encoding/json reads %+v (key %s)", line, got, id, want, want.ID.String())
 		}
 	}
 	for _, line := range slow {
