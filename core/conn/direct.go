@@ -97,10 +97,16 @@ func directRequest(tool string, arguments json.RawMessage, token string) mcptran
 	params = append(params, '}')
 	return mcptransport.JSONRPCRequest{
 		JSONRPC: mcp.JSONRPC_VERSION,
-		ID:      mcp.NewRequestId("mcptray-" + strconv.FormatInt(directIDs.Add(1), 10)),
+		ID:      mcp.NewRequestId(directID()),
 		Method:  string(mcp.MethodToolsCall),
 		Params:  json.RawMessage(params),
 	}
+}
+
+// directID is a direct call's id of its own: "mcptray-N".
+func directID() string {
+	var buf [32]byte
+	return string(strconv.AppendInt(append(buf[:0], "mcptray-"...), directIDs.Add(1), 10))
 }
 
 // directAnswer reads the answer to the direct call id, or says why there

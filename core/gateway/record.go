@@ -54,8 +54,6 @@ type flowNote struct {
 // server tried.
 const HiddenInResult = "its result held invisible or direction-changing characters, removed before the app read it"
 
-type recordKey struct{}
-
 // startRecord starts the record of a call of r with args, and returns ctx
 // carrying it and done wrapped to finish it; with no Recorder, it returns
 // them as they are.
@@ -69,9 +67,9 @@ func (g *Gateway) startRecord(ctx context.Context, r route, args json.RawMessage
 		cr.decision = activity.Allowed
 	}
 	// check (asking, blocking) and send (a server unavailable) note what
-	// they find in it: recordOf.
-	ctx = context.WithValue(ctx, recordKey{}, cr)
-	ctx = tools.WithHiddenNote(ctx, func() { cr.hid.Store(true) })
+	// they find in it (recordOf), and where the call is made, whether
+	// its result hid text (NoteHidden): one value in ctx for both.
+	ctx = tools.WithHiddenNote(ctx, cr)
 	return ctx, func(res *mcp.CallToolResult, err error) {
 		cr.finish(ctx, res, err)
 		done(res, err)
@@ -80,9 +78,13 @@ func (g *Gateway) startRecord(ctx context.Context, r route, args json.RawMessage
 
 // recordOf is the record of the call ctx is for, or nil.
 func recordOf(ctx context.Context) *callRecord {
-	cr, _ := ctx.Value(recordKey{}).(*callRecord)
+	cr, _ := tools.HiddenNoteOf(ctx).(*callRecord)
 	return cr
 }
+
+// NoteHidden notes that the call's result held hidden text, removed
+// before the app read it (tools.HiddenNote).
+func (cr *callRecord) NoteHidden() { cr.hid.Store(true) }
 
 // asked notes the person's answer to the question about the call.
 func (cr *callRecord) asked(allowed bool, err error) {

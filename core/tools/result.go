@@ -97,16 +97,25 @@ func sanitizeEmbedded(e mcp.EmbeddedResource, hid *bool) mcp.EmbeddedResource {
 
 type hiddenNoteKey struct{}
 
-// WithHiddenNote returns ctx carrying note, which NoteHidden calls: whoever
-// hands a call's result on (the gateway, for its record) learns that
-// SanitizeResult removed hidden text from it where the call was made.
-func WithHiddenNote(ctx context.Context, note func()) context.Context {
+// A HiddenNote learns that SanitizeResult removed hidden text from a
+// call's result where the call was made: whoever hands the result on (the
+// gateway, for the call's record) puts one in the call's context.
+type HiddenNote interface{ NoteHidden() }
+
+// WithHiddenNote returns ctx carrying note, which NoteHidden tells.
+func WithHiddenNote(ctx context.Context, note HiddenNote) context.Context {
 	return context.WithValue(ctx, hiddenNoteKey{}, note)
+}
+
+// HiddenNoteOf is the note ctx carries, or nil.
+func HiddenNoteOf(ctx context.Context) HiddenNote {
+	note, _ := ctx.Value(hiddenNoteKey{}).(HiddenNote)
+	return note
 }
 
 // NoteHidden tells the note ctx carries, if any, that a result hid text.
 func NoteHidden(ctx context.Context) {
-	if note, ok := ctx.Value(hiddenNoteKey{}).(func()); ok {
-		note()
+	if note := HiddenNoteOf(ctx); note != nil {
+		note.NoteHidden()
 	}
 }
