@@ -209,7 +209,9 @@ func (s *Service) InstallBundle(ctx context.Context, req BundleRequest) (BundleR
 	res.Tools, res.Prompts = declaredOf(toolDefs), declaredOf(promptDefs)
 	res.Needs = m.Needs(ctx, bundle.ThisComputer())
 	if pkg != nil {
-		if n := versionNote(pkg.Version, m.ServerVersion); n != "" {
+		// The package's version, or when it lists none (a bundle's may
+		// not), the entry's own.
+		if n := versionNote(cmp.Or(pkg.Version, req.Registry.Version), m.ServerVersion); n != "" {
 			res.Needs = append(res.Needs, n)
 		}
 	}

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -171,6 +172,7 @@ func TestInstallBundleFromRegistryVersion(t *testing.T) {
 	reg.Put(registrytest.BundleEntry("io.github.example/listed-notes", "1.2.0", url, sha), registrytest.Published)
 	reg.Put(registrytest.BundleEntry("io.github.example/unlisted-notes", "", url, sha), registrytest.Published)
 	reg.Put(registrytest.BundleEntry("io.github.example/same-notes", "v1.1.0", url, sha), registrytest.Published)
+	reg.Put(withoutPackageVersion(t, registrytest.BundleEntry("io.github.example/entry-notes", "1.2.0", url, sha)), registrytest.Published)
 	cl, err := registry.NewClient(reg.URL, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +184,19 @@ func TestInstallBundleFromRegistryVersion(t *testing.T) {
 	}
 	const note = "it says it is version 1.1.0; the registry lists version 1.2.0"
 
-	entry, err := cl.Latest(ctx, "io.github.example/listed-notes")
+	// An entry whose package lists no version is compared by its own.
+	entry, err := cl.Latest(ctx, "io.github.example/entry-notes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := entry.Server.Packages[0].Version; v != "" || entry.Server.Version != "1.2.0" {
+		t.Fatalf("the entry lists version %q, its package %q", entry.Server.Version, v)
+	}
+	if res, err := s.InstallBundle(ctx, BundleRequest{Registry: &entry.Server, Name: "other", Preview: true}); err != nil || len(res.Needs) != 1 || !strings.HasPrefix(res.Needs[0], note) {
+		t.Errorf("an entry whose package lists no version: %v, notes %q; want %q", err, res.Needs, note)
+	}
+
+	entry, err = cl.Latest(ctx, "io.github.example/listed-notes")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,4 +308,22 @@ func TestRegistryDownloadsPruned(t *testing.T) {
 			t.Errorf("%s is gone: %v", p, err)
 		}
 	}
+}
+
+// withoutPackageVersion is a registry entry (JSON) whose packages list no
+// version of their own, as a bundle's package may not.
+func withoutPackageVersion(t *testing.T, entry string) string {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal([]byte(entry), &v); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range v["server"].(map[string]any)["packages"].([]any) {
+		delete(p.(map[string]any), "version")
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
 }
