@@ -55,9 +55,9 @@ func (a *appSessions) seenModern(ctx context.Context) bool {
 	if key == "" {
 		return false
 	}
-	now := a.now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	now := a.now()
 	m, ok := a.modern[key]
 	switch {
 	case !ok:

@@ -45,13 +45,19 @@ const maxEnded = 16
 // number of tools it was last given, for the window's Apps view. It
 // records no arguments and no results.
 type appSessions struct {
-	now func() time.Time
-
 	mu      sync.Mutex
+	now     func() time.Time // time.Now; read with mu held (a test sets it while requests run: setNow)
 	byID    map[string]*service.AppSession
 	ended   []service.AppSession  // newest last
 	modern  map[string]*modernApp // sessionless apps, by face and client (modern.go)
 	changed func()                // tells the service; nil until FollowApps
+}
+
+// setNow sets the clock the record reads.
+func (a *appSessions) setNow(now func() time.Time) {
+	a.mu.Lock()
+	a.now = now
+	a.mu.Unlock()
 }
 
 func newAppSessions() *appSessions {
@@ -74,13 +80,14 @@ func (a *appSessions) addHooks(h *server.Hooks) {
 		if id == "" || req == nil {
 			return
 		}
-		now := a.now()
 		s := &service.AppSession{Client: req.Params.ClientInfo.Name, ClientVersion: req.Params.ClientInfo.Version,
-			Face: faceOf(ctx), Started: now, LastSeen: now}
+			Face: faceOf(ctx)}
 		if c, ok := ClientOf(s.Client); ok {
 			s.App, s.ToolLimit = c.App, c.ToolLimit
 		}
 		a.mu.Lock()
+		s.Started = a.now()
+		s.LastSeen = s.Started
 		a.byID[id] = s
 		a.mu.Unlock()
 		a.tell()
@@ -169,10 +176,9 @@ func (a *appSessions) tell() {
 
 // list returns the live sessions, then the ended ones, newest first.
 func (a *appSessions) list() []service.AppSession {
-	now := a.now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	live, idle := a.modernSessions(now)
+	live, idle := a.modernSessions(a.now())
 	out := make([]service.AppSession, 0, len(a.byID)+len(a.ended)+len(a.modern))
 	for _, s := range a.byID {
 		out = append(out, *s)
