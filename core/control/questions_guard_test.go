@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcptray/mcptray/core/control"
@@ -73,20 +72,7 @@ func TestGuardQuestions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := client.NewStreamableHttpClient(inst.Gateway.Status().URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer app.Close()
-	if err := app.Start(waitCtx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = "2025-11-25"
-	init.Params.ClientInfo = mcp.Implementation{Name: "claude-code", Version: "1"}
-	if _, err := app.Initialize(waitCtx, init); err != nil {
-		t.Fatal(err)
-	}
+	app := claudeCodeWith(t, waitCtx, inst.Gateway.Status().URL, "mcp__a__post")
 	call := func(tool string, args map[string]any) <-chan string {
 		out := make(chan string, 1)
 		go func() {

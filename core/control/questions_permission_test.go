@@ -63,46 +63,7 @@ func TestPermissionQuestions(t *testing.T) {
 
 	waitCtx, waitCancel := context.WithTimeout(ctx, 20*time.Second)
 	defer waitCancel()
-	app, err := client.NewStreamableHttpClient(inst.Gateway.Status().URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer app.Close()
-	changed := make(chan struct{}, 1)
-	app.OnNotification(func(n mcp.JSONRPCNotification) {
-		if n.Method == mcp.MethodNotificationToolsListChanged {
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
-		}
-	})
-	if err := app.Start(waitCtx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = "2025-11-25"
-	init.Params.ClientInfo = mcp.Implementation{Name: "claude-code", Version: "1"} // known to mcptray as Claude Code
-	if _, err := app.Initialize(waitCtx, init); err != nil {
-		t.Fatal(err)
-	}
-	for offered := false; !offered; {
-		list, err := app.ListTools(waitCtx, mcp.ListToolsRequest{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, tool := range list.Tools {
-			offered = offered || tool.Name == "mcp__a__echo"
-		}
-		if offered {
-			break
-		}
-		select {
-		case <-changed:
-		case <-waitCtx.Done():
-			t.Fatal("the gateway does not list mcp__a__echo")
-		}
-	}
+	app := claudeCodeWith(t, waitCtx, inst.Gateway.Status().URL, "mcp__a__echo")
 	type result struct {
 		text  string
 		isErr bool
@@ -214,5 +175,52 @@ func TestPermissionWithoutWindow(t *testing.T) {
 	_, err := srv.AskPermission(context.Background(), gateway.Question{Tool: "mcp__a__echo", Server: "a"})
 	if err != gateway.ErrNoWindow {
 		t.Errorf("AskPermission with no window = %v, want ErrNoWindow", err)
+	}
+}
+
+// claudeCodeWith is an app (Claude Code, by its name) connected to the
+// gateway at url, once the gateway lists tool: a server connected is not
+// yet a tool the gateway offers, which it learns from the service's next
+// notice, and tells its apps with notifications/tools/list_changed.
+func claudeCodeWith(t *testing.T, ctx context.Context, url, tool string) *client.Client {
+	t.Helper()
+	app, err := client.NewStreamableHttpClient(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { app.Close() })
+	changed := make(chan struct{}, 1)
+	app.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == mcp.MethodNotificationToolsListChanged {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}
+	})
+	if err := app.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = "2025-11-25"
+	init.Params.ClientInfo = mcp.Implementation{Name: "claude-code", Version: "1"} // known to mcptray as Claude Code
+	if _, err := app.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		list, err := app.ListTools(ctx, mcp.ListToolsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tl := range list.Tools {
+			if tl.Name == tool {
+				return app
+			}
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("the gateway does not list %s", tool)
+		}
 	}
 }
