@@ -199,11 +199,13 @@ func newHarness(t *testing.T, s service.Snapshot, opts Options) *harness {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	h := &harness{t: t, b: newFakeBackend(s), win: w, events: make(chan string, 16), quits: make(chan struct{}, 4)}
+	uiMu.Lock() // an earlier test's window may still be finishing its background work
 	h.v = newWindow(ctx, slog.New(slog.NewTextHandler(io.Discard, nil)), a, w, h.b, opts)
 	h.v.do = serialDo()
 	h.v.settled = func(what string) { h.events <- what }
 	h.v.quit = func() { h.quits <- struct{}{} }
 	w.Resize(fyne.NewSize(900, 640))
+	uiMu.Unlock()
 	go h.v.follow(ctx, h.b.notices)
 	go h.v.followFocus(ctx, h.b.focus)
 	go h.v.followQuestions(ctx, h.b.questions)
@@ -212,14 +214,19 @@ func newHarness(t *testing.T, s service.Snapshot, opts Options) *harness {
 	return h
 }
 
+// uiMu is the one UI thread of every window the tests make: Fyne's test
+// driver shares its caches (of fonts, of renderers) among them, and a
+// test's window may still finish background work (a setting read, a
+// refresh) while the next test builds its own.
+var uiMu sync.Mutex
+
 // serialDo returns a do for the window that runs one UI update at a time,
 // as Fyne's real event loop does; its test driver would run updates from
 // two goroutines at once.
 func serialDo() func(func()) {
-	var mu sync.Mutex
 	return func(f func()) {
-		mu.Lock()
-		defer mu.Unlock()
+		uiMu.Lock()
+		defer uiMu.Unlock()
 		f()
 	}
 }
