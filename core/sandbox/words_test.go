@@ -304,16 +304,7 @@ func TestArgFolderReadOnly(t *testing.T) {
 // folders stay; the flag survives a merge and keeps the settings from
 // being empty.
 func TestArgGrants(t *testing.T) {
-	dir := t.TempDir()
-	home := filepath.Join(dir, "home")
-	for _, d := range []string{".ssh", "notes", "papers"} {
-		if err := os.MkdirAll(filepath.Join(home, d), 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(home, "papers", "a.txt"), nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir, home := argsHome(t)
 	r, w := ArgGrants(home, []string{"~/notes", "--in=" + filepath.Join(home, "papers", "a.txt"), home, "~", "/", dir, "relative", filepath.Join(home, "gone")})
 	if !slices.Equal(w, []string{filepath.Join(home, "notes")}) || !slices.Equal(r, []string{filepath.Join(home, "papers")}) {
 		t.Errorf("ArgGrants: read %q, write %q", r, w)
@@ -363,16 +354,7 @@ func TestWithheldArgs(t *testing.T) {
 		}
 		return WithheldArgs(in, p)
 	}
-	dir := t.TempDir()
-	home := filepath.Join(dir, "home")
-	for _, d := range []string{".ssh", "notes", "papers"} {
-		if err := os.MkdirAll(filepath.Join(home, d), 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(home, "papers", "a.txt"), nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir, home := argsHome(t)
 	in := Input{Program: "/usr/bin/npx", Home: home, DataDir: filepath.Join(dir, "data"), ArgsGrantNothing: true,
 		Args:     []string{"-y", "hostile", "~/.ssh", "--notes=" + filepath.Join(home, "notes"), filepath.Join(home, "papers", "a.txt"), "/usr/share"},
 		Settings: Settings{ArgsGrantNothing: true, Write: []string{"~/notes"}}}
@@ -391,4 +373,21 @@ func TestWithheldArgs(t *testing.T) {
 	if got := withheld(in); got != nil {
 		t.Errorf("a command the person wrote: %+v", got)
 	}
+}
+
+// argsHome is a folder holding a home with ~/.ssh, ~/notes and
+// ~/papers/a.txt, the places the command-line tests name.
+func argsHome(t *testing.T) (dir, home string) {
+	t.Helper()
+	dir = t.TempDir()
+	home = filepath.Join(dir, "home")
+	for _, d := range []string{".ssh", "notes", "papers"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(home, "papers", "a.txt"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir, home
 }
