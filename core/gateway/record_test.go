@@ -380,3 +380,44 @@ func TestRecordSessionless(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordHiddenInResult: a tool whose result hides text (bidi
+// controls, invisible characters) reaches the app without it, through
+// either face, and the call's record says the server tried.
+func TestRecordHiddenInResult(t *testing.T) {
+	t.Parallel()
+	r := newRigWith(t, map[string]any{
+		"b": map[string]any{"command": testServerBin, "args": []string{"-name", "b", "-bidi"}},
+	}, map[string]any{"permissions": map[string]string{"mcp__b__bidi__exe_txt____": "allow"}})
+	rr := startRecording(t, r, Options{}, activity.Settings{})
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	for _, c := range []*client.Client{rr.httpClient("claude-code"), rr.stdioClient("cursor-vscode")} {
+		list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var bidi string
+		for _, tool := range list.Tools {
+			if strings.HasPrefix(tool.Name, "mcp__b__bidi") {
+				bidi = tool.Name
+			}
+		}
+		if bidi == "" {
+			t.Fatalf("no bidi tool among %d", len(list.Tools))
+		}
+		got, isErr := callText(t, c, bidi, nil)
+		if isErr || strings.ContainsAny(got, "\u202E\u2066\u2069\u200B\uFEFF") || !strings.Contains(got, "report") {
+			t.Errorf("the app read %q (an error: %v)", got, isErr)
+		}
+	}
+	rows := rr.rows()
+	if len(rows) != 2 {
+		t.Fatalf("%d rows, want 2: %+v", len(rows), rows)
+	}
+	for _, e := range rows {
+		if e.Outcome != activity.Answered || e.Reason != HiddenInResult {
+			t.Errorf("row %d (%s): %s, %q; want answered, %q", e.ID, e.Face, e.Outcome, e.Reason, HiddenInResult)
+		}
+	}
+}
