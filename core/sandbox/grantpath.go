@@ -16,6 +16,22 @@ import (
 // under home as given. A relative path is an error: it would depend on
 // the folder mcptray was started in.
 func GrantPath(home, p string) (string, error) {
+	p, err := expandGrant(home, p)
+	if err != nil {
+		return "", err
+	}
+	home = filepath.Clean(home)
+	p = resolve(p)
+	if rh := resolve(home); rh != home && within(rh, p) {
+		rel, _ := filepath.Rel(rh, p)
+		p = filepath.Join(home, rel)
+	}
+	return p, nil
+}
+
+// expandGrant is p with the home's prefixes expanded, cleaned; a relative
+// path is an error.
+func expandGrant(home, p string) (string, error) {
 	p = strings.TrimSpace(p)
 	home = filepath.Clean(home)
 	for _, prefix := range []string{"~", "$HOME", "${HOME}"} {
@@ -27,12 +43,23 @@ func GrantPath(home, p string) (string, error) {
 	if !filepath.IsAbs(p) {
 		return "", fmt.Errorf("%q is not a full path: give it from / or ~/ (~/Documents, say)", p)
 	}
-	p = resolve(p)
-	if rh := resolve(home); rh != home && within(rh, p) {
-		rel, _ := filepath.Rel(rh, p)
-		p = filepath.Join(home, rel)
+	return filepath.Clean(p), nil
+}
+
+// grantIn is GrantPath's spelling of the grant p for a server that may
+// write writable, except that a grant in one of those folders is not
+// resolved through it: a link there may be the server's, leading the
+// grant where it chose (~/.ssh). The launcher opens it beneath that
+// folder, through no link (openRule).
+func grantIn(home, p string, writable []string) (string, error) {
+	d, err := GrantPath(home, p)
+	if err != nil {
+		return "", err
 	}
-	return p, nil
+	if plain, _ := expandGrant(home, p); inWritable(writable, plain) {
+		return plain, nil
+	}
+	return d, nil
 }
 
 // resolve is p with its symlinks resolved as far as it exists, cleaned.

@@ -92,12 +92,12 @@ func restrict(p Policy) (int, error) {
 	}
 	defer unix.Close(int(fd))
 	for _, path := range p.Read {
-		if err := addPath(int(fd), path, fsRead&attr.Handled_access_fs); err != nil {
+		if err := addPath(int(fd), path, fsRead&attr.Handled_access_fs, p.Write); err != nil {
 			return abi, err
 		}
 	}
 	for _, path := range p.Write {
-		if err := addPath(int(fd), path, attr.Handled_access_fs); err != nil {
+		if err := addPath(int(fd), path, attr.Handled_access_fs, p.Write); err != nil {
 			return abi, err
 		}
 	}
@@ -119,9 +119,11 @@ func restrict(p Policy) (int, error) {
 }
 
 // addPath allows rights beneath path; a path that does not exist (or
-// cannot be opened) is left out, since nothing there can be reached.
-func addPath(rulesetFD int, path string, rights uint64) error {
-	fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+// cannot be opened) is left out, since nothing there can be reached. A
+// path in a folder the server may write (writable) is opened through no
+// link (openRule).
+func addPath(rulesetFD int, path string, rights uint64, writable []string) error {
+	fd, err := openRule(path, writable)
 	if err != nil {
 		return nil
 	}
@@ -141,6 +143,27 @@ func addPath(rulesetFD int, path string, rights uint64) error {
 		return fmt.Errorf("allowing %s: %w", path, errno)
 	}
 	return nil
+}
+
+// openRule opens a rule's path. One in a folder the server may write (its
+// tmp, a cache, a folder in its project) may be a link it planted there,
+// to ~/.ssh say: it is opened beneath the outermost such folder that
+// holds it, through no symlink and no /proc magic link, and a link is
+// left out (ELOOP). Its rule would give nothing anyway: what lies in that
+// folder the server may write already. The twin of open_rule in
+// cmd/mcptray-sandbox's launch_linux.c.
+func openRule(path string, writable []string) (int, error) {
+	root, rel := anchorIn(writable, path)
+	if root == "" {
+		return unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	}
+	dir, err := unix.Open(root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	defer unix.Close(dir)
+	return unix.Openat2(dir, rel, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
 }
 
 // Command returns what runs program (with argv and env) inside p: the

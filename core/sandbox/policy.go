@@ -58,7 +58,9 @@ type Policy struct {
 // server's own folder must be made.
 func (p Policy) Prepare() error {
 	for i, d := range p.Make {
-		if err := os.MkdirAll(d, 0o700); err != nil && i < 2 {
+		// Beneath what the server may write, through no link that leads
+		// out: its cache may be a link to the person's.
+		if err := mkdirBeneath(p.Write, d); err != nil && i < 2 {
 			return fmt.Errorf("making its data folder: %w", err)
 		}
 	}
@@ -213,9 +215,6 @@ func Default(in Input) (Policy, error) {
 	// home (a program in /tmp/x beside a home in /tmp/x/home) is not
 	// given, but the program still runs.
 	b.read(b.installFolder(in.Program), in.Program)
-	if real, err := filepath.EvalSymlinks(in.Program); err == nil && real != in.Program {
-		b.read(b.installFolder(real), real)
-	}
 	b.commandArgs(in)
 	if in.Dir != "" && filepath.Clean(in.Dir) != b.home {
 		b.read(in.Dir)
@@ -225,14 +224,21 @@ func Default(in Input) (Policy, error) {
 	}
 	b.write(in.DataDir)
 	// What the person allowed, in its one spelling however it was kept
-	// (GrantPath); a relative path, which names nothing, is left out.
+	// (GrantPath), but not resolved through a link in what the server may
+	// write (grantIn); a relative path, which names nothing, is left out.
+	writable := slices.Clone(b.w)
+	for _, p := range in.Settings.Write {
+		if d, err := expandGrant(b.home, p); err == nil {
+			writable = append(writable, d)
+		}
+	}
 	for _, p := range in.Settings.Read {
-		if d, err := GrantPath(b.home, p); err == nil {
+		if d, err := grantIn(b.home, p, writable); err == nil {
 			b.read(d)
 		}
 	}
 	for _, p := range in.Settings.Write {
-		d, err := GrantPath(b.home, p)
+		d, err := grantIn(b.home, p, writable)
 		if err != nil {
 			continue
 		}
@@ -249,6 +255,14 @@ func Default(in Input) (Policy, error) {
 	for _, d := range readOnlyArgs(b, in.Settings) {
 		b.w = slices.DeleteFunc(b.w, func(w string) bool { return w == d })
 		b.read(d)
+	}
+	// Where the program's links lead, unless it lies in what the server
+	// may write: a link there (a project's .venv/bin/python) is the
+	// server's to point at ~/.aws. Such a program's own folder is given
+	// already, and the runtimes its links lead to are read as any
+	// server's (homeRead, sharedRead, the system).
+	if real, err := filepath.EvalSymlinks(in.Program); err == nil && real != in.Program && !inWritable(b.w, in.Program) {
+		b.read(b.installFolder(real), real)
 	}
 	if program == "docker" {
 		for _, s := range dockerSockets(in.Env) {

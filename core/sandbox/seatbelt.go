@@ -61,11 +61,11 @@ func Profile(p Policy) string {
 		fmt.Fprintf(&b, "  (global-name %s)\n", quote(s))
 	}
 	b.WriteString(")\n(allow file-read* file-map-executable\n")
-	for _, d := range seatbeltPaths(append(slices.Clone(macRead), p.Read...)) {
+	for _, d := range seatbeltPaths(append(slices.Clone(macRead), p.Read...), p.Write) {
 		fmt.Fprintf(&b, "  (subpath %s)\n", quote(d))
 	}
 	b.WriteString(")\n(allow file-read* file-write* file-map-executable\n")
-	for _, d := range seatbeltPaths(p.Write) {
+	for _, d := range seatbeltPaths(p.Write, p.Write) {
 		fmt.Fprintf(&b, "  (subpath %s)\n", quote(d))
 	}
 	b.WriteString(")\n(allow file-ioctl (literal \"/dev/null\") (literal \"/dev/zero\") (literal \"/dev/random\") (literal \"/dev/urandom\"))\n")
@@ -94,11 +94,15 @@ func Profile(p Policy) string {
 }
 
 // seatbeltPaths are paths with, after each, where its symlinks lead when
-// that is elsewhere.
-func seatbeltPaths(paths []string) []string {
+// that is elsewhere; not for a path in a folder the server may write
+// (writable), where a link may be the server's, leading where it chose.
+func seatbeltPaths(paths, writable []string) []string {
 	var out []string
 	for _, p := range paths {
 		out = append(out, p)
+		if inWritable(writable, p) {
+			continue
+		}
 		if r, err := filepath.EvalSymlinks(p); err == nil && r != p && !slices.Contains(paths, r) {
 			out = append(out, r)
 		}

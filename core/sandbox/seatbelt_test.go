@@ -108,3 +108,25 @@ func TestProfileResolvesSymlinks(t *testing.T) {
 		}
 	}
 }
+
+// TestProfileFollowsNoPlantedLink: a folder the server's rule names in
+// what it may write (its project's out) is a link it planted to ~/.ssh:
+// the profile names the link, which Seatbelt matches by its real path,
+// and not where it leads.
+func TestProfileFollowsNoPlantedLink(t *testing.T) {
+	dir := t.TempDir()
+	project, ssh := filepath.Join(dir, "home", "code", "app"), filepath.Join(dir, "home", ".ssh")
+	for _, d := range []string{project, ssh} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(project, "out")
+	if err := os.Symlink(ssh, out); err != nil {
+		t.Fatal(err)
+	}
+	got := Profile(Policy{Read: []string{out}, Write: []string{project, out}})
+	if strings.Contains(got, `"`+ssh+`"`) {
+		t.Errorf("the profile follows the server's link to %s:\n%s", ssh, got)
+	}
+}

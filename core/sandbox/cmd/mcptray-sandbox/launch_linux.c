@@ -98,10 +98,54 @@ static void fail(int code, const char *what, const char *detail) {
 	_exit(code);
 }
 
+// The kernel's openat2 (linux/openat2.h), written out too.
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+struct open_how_ {
+	uint64_t flags;
+	uint64_t mode;
+	uint64_t resolve;
+};
+#define RESOLVE_NO_MAGICLINKS_ 0x02
+#define RESOLVE_NO_SYMLINKS_ 0x04
+#define RESOLVE_BENEATH_ 0x08
+
+// open_rule opens a rule's path: one in a folder the server may write
+// (the "w" lines, writes) beneath the outermost such folder that holds
+// it, through no symlink, a link the server planted being left out
+// (openRule in landlock_linux.go).
+static int open_rule(const char *path, char **writes, size_t nwrites) {
+	const char *root = NULL;
+	size_t root_len = 0, path_len = strlen(path);
+	for (size_t k = 0; k < nwrites; k++) {
+		size_t l = strlen(writes[k]);
+		while (l > 1 && writes[k][l - 1] == '/') l--;
+		if (l >= path_len || strncmp(path, writes[k], l) != 0) continue;
+		if (path[l] != '/' && !(l == 1 && writes[k][0] == '/')) continue;
+		if (root == NULL || l < root_len) {
+			root = writes[k];
+			root_len = l;
+		}
+	}
+	if (root == NULL) return open(path, O_PATH | O_CLOEXEC);
+	char *dir_path = strndup(root, root_len);
+	if (dir_path == NULL) return -1;
+	int dir = open(dir_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	free(dir_path);
+	if (dir < 0) return -1;
+	const char *rel = path + root_len;
+	while (*rel == '/') rel++;
+	struct open_how_ how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_BENEATH_ | RESOLVE_NO_SYMLINKS_ | RESOLVE_NO_MAGICLINKS_};
+	int fd = (int)syscall(SYS_openat2, dir, rel, &how, sizeof how);
+	close(dir);
+	return fd;
+}
+
 // add_path allows rights beneath path; a path that cannot be opened is
 // left out, since nothing there can be reached.
-static void add_path(int ruleset, const char *path, uint64_t rights) {
-	int fd = open(path, O_PATH | O_CLOEXEC);
+static void add_path(int ruleset, const char *path, uint64_t rights, char **writes, size_t nwrites) {
+	int fd = open_rule(path, writes, nwrites);
 	if (fd < 0) return;
 	struct stat st;
 	if (fstat(fd, &st) == 0) {
@@ -257,13 +301,26 @@ static void sandbox_and_exec(char *policy, size_t n, int restrict_tcp, int any_s
 		if (abi >= 6) attr.scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL;
 		int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
 		if (ruleset < 0) fail(126, "could not put the server in its sandbox: making its rules", "");
+		// The folders it may write, each as its own string: a rule in one
+		// of them is opened through no link (open_rule).
+		size_t nwrites = 0;
+		for (char *l = policy + n + 1; *l != '\0'; l = strchr(l, '\n') + 1)
+			if (l[0] == 'w') nwrites++;
+		char **writes = calloc(nwrites + 1, sizeof *writes);
+		if (writes == NULL) fail(126, "could not put the server in its sandbox: making its rules", "");
+		nwrites = 0;
+		for (char *l = policy + n + 1; *l != '\0'; l = strchr(l, '\n') + 1) {
+			if (l[0] != 'w') continue;
+			if ((writes[nwrites++] = strndup(l + 2, (size_t)(strchr(l, '\n') - l - 2))) == NULL)
+				fail(126, "could not put the server in its sandbox: making its rules", "");
+		}
 		for (char *l = policy + n + 1; *l != '\0';) {
 			char *end = strchr(l, '\n');
 			*end = '\0';
 			if (l[0] == 'r') {
-				add_path(ruleset, l + 2, FS_READ & attr.handled_access_fs);
+				add_path(ruleset, l + 2, FS_READ & attr.handled_access_fs, writes, nwrites);
 			} else if (l[0] == 'w') {
-				add_path(ruleset, l + 2, attr.handled_access_fs);
+				add_path(ruleset, l + 2, attr.handled_access_fs, writes, nwrites);
 			} else if (l[0] == 'p' && attr.handled_access_net != 0) {
 				char *rest;
 				unsigned long port = strtoul(l + 2, &rest, 10);
