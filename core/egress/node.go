@@ -3,7 +3,6 @@ package egress
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,13 +18,20 @@ var nodeRunners = map[string]bool{"node": true, "npx": true, "npm": true, "pnpm"
 // change: the words of every snapshot ask.
 var nodeVersions sync.Map // string -> string
 
+// RunVersion runs program --version and returns what it printed. mcptray
+// never runs a server's runtime itself: the one it gives runs it in the
+// server's own sandbox (sandbox.Look), since the runtime may lie in a
+// folder the server may change.
+type RunVersion func(ctx context.Context, program string) (string, error)
+
 // NodeIgnoresProxy reports whether command, run with env, starts a
-// Node.js that ignores the proxy variables, and its version ("v20.20.2").
-// Node's own http, https and fetch honour them only from Node 22.21 and
-// 24.5 (NODE_USE_ENV_PROXY): on an older Node a sandboxed server's own
-// requests go straight out, and the sandbox refuses them. npm reads the
-// variables itself, so npx's installs work on any Node.
-func NodeIgnoresProxy(command string, env []string) (version string, ignores bool) {
+// Node.js that ignores the proxy variables, and its version ("v20.20.2"),
+// which run finds out. Node's own http, https and fetch honour them only
+// from Node 22.21 and 24.5 (NODE_USE_ENV_PROXY): on an older Node a
+// sandboxed server's own requests go straight out, and the sandbox
+// refuses them. npm reads the variables itself, so npx's installs work on
+// any Node.
+func NodeIgnoresProxy(command string, env []string, run RunVersion) (version string, ignores bool) {
 	name := strings.ToLower(filepath.Base(command))
 	if !nodeRunners[name] {
 		return "", false
@@ -37,7 +43,7 @@ func NodeIgnoresProxy(command string, env []string) (version string, ignores boo
 	if node == "" {
 		return "", false
 	}
-	version = nodeVersion(node)
+	version = nodeVersion(node, run)
 	return version, version != "" && !nodeHonoursProxy(version)
 }
 
@@ -58,9 +64,9 @@ func lookNode(env []string) string {
 	return ""
 }
 
-// nodeVersion is what node --version prints, "" when it cannot say within
-// two seconds.
-func nodeVersion(node string) string {
+// nodeVersion is what node --version prints, run by run, "" when it
+// cannot say within two seconds.
+func nodeVersion(node string, run RunVersion) string {
 	fi, err := os.Stat(node)
 	if err != nil {
 		return ""
@@ -71,11 +77,11 @@ func nodeVersion(node string) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, node, "--version").Output()
+	out, err := run(ctx, node)
 	if err != nil {
 		return ""
 	}
-	v := strings.TrimSpace(string(out))
+	v := strings.TrimSpace(out)
 	nodeVersions.Store(key, v)
 	return v
 }

@@ -184,7 +184,7 @@ func (s *Service) sandboxView(e *config.Entry, stderr string, full bool) *Sandbo
 		v.Words = "It runs without a sandbox (" + v.Protection.Words + "): it may do anything you may."
 	default:
 		v.Words = sandbox.Describe(grants, v.Protection)
-		if version, ignores := egress.NodeIgnoresProxy(e.Command, env); v.Protection.Network && ignores {
+		if version, ignores := egress.NodeIgnoresProxy(e.Command, env, s.versionInSandbox(o, &e.Server, env)); v.Protection.Network && ignores {
 			v.Words += " But its runtime, Node " + version + ", does not send the server's own web requests through mcptray, so they are refused: Node 22.21 or later does."
 		}
 	}
@@ -204,6 +204,19 @@ func (s *Service) sandboxView(e *config.Entry, stderr string, full bool) *Sandbo
 		}
 	}
 	return v
+}
+
+// versionInSandbox runs a runtime's --version for the server sv as sv
+// would run it: in sv's own sandbox (sandbox.Look), with the runtime as
+// its program. The runtime may lie in a folder sv may change.
+func (s *Service) versionInSandbox(o conn.Options, sv *config.Server, env []string) egress.RunVersion {
+	return func(ctx context.Context, program string) (string, error) {
+		p, err := sandbox.Default(o.SandboxInput(sv, program, env))
+		if err != nil {
+			return "", err
+		}
+		return sandbox.Look(ctx, o.Launcher, p, program, []string{"--version"}, env)
+	}
 }
 
 // SandboxOf says what the named local server may do, with its full
