@@ -50,7 +50,7 @@ func TestNodeBundlePackedByMcpb(t *testing.T) {
 	if !slices.Equal(m.UserConfigOrder, []string{"folder", "greeting", "api_key"}) {
 		t.Errorf("user_config in order = %v", m.UserConfigOrder)
 	}
-	if needs := m.Needs(t.Context(), ThisComputer()); len(needs) > 0 {
+	if needs := m.Needs(t.Context(), ThisComputer(runVersion)); len(needs) > 0 {
 		t.Fatalf("this computer runs the tests' node; needs = %v", needs)
 	}
 
@@ -115,7 +115,7 @@ func TestPythonBundlePackedByMcpb(t *testing.T) {
 	if b.Manifest.Version != "0.2" || b.Manifest.Server.Type != "python" {
 		t.Fatalf("manifest = %+v", b.Manifest)
 	}
-	if needs := b.Manifest.Needs(t.Context(), ThisComputer()); len(needs) > 0 {
+	if needs := b.Manifest.Needs(t.Context(), ThisComputer(runVersion)); len(needs) > 0 {
 		t.Skipf("this computer lacks what the python bundle needs: %v", needs)
 	}
 	dir := filepath.Join(t.TempDir(), "py")

@@ -24,16 +24,16 @@ type Computer struct {
 	Version func(ctx context.Context, program string) (string, error)
 }
 
-// ThisComputer is the computer mcptray runs on.
-func ThisComputer() Computer {
-	return Computer{OS: runtime.GOOS, LookPath: exec.LookPath, Version: programVersion}
-}
-
-func programVersion(ctx context.Context, program string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, program, "--version").CombinedOutput()
-	return string(out), err
+// ThisComputer is the computer mcptray runs on, whose programs' versions
+// version asks. mcptray runs no runtime in its own process: the program
+// found may lie in a folder a server may change, and its version says
+// run it in a sandbox (sandbox.Look, core/service).
+func ThisComputer(version func(ctx context.Context, program string) (string, error)) Computer {
+	return Computer{OS: runtime.GOOS, LookPath: exec.LookPath, Version: func(ctx context.Context, program string) (string, error) {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		return version(ctx, program)
+	}}
 }
 
 // platformNames are the bundle format's platforms in words.

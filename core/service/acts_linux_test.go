@@ -1,11 +1,14 @@
 package service
 
 import (
+	"archive/zip"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/mcptray/mcptray/core/bundle/bundletest"
 	"github.com/mcptray/mcptray/core/sandbox"
 )
 
@@ -47,4 +50,59 @@ func TestRuntimeVersionLookSandboxed(t *testing.T) {
 	if _, err := os.Stat(looked); err != nil {
 		t.Errorf("the look did not run the server's node in its sandbox: %v", err)
 	}
+}
+
+// TestBundleRuntimeLookSandboxed: a bundle's preview asks the node on
+// the PATH its version, and that node is a program that writes in the
+// home (the folder it lies in could be one a server may change). It runs
+// in a sandbox, which lets it say its version and write nothing.
+func TestBundleRuntimeLookSandboxed(t *testing.T) {
+	if sandbox.ABI() < 1 {
+		t.Skip("this kernel has no Landlock")
+	}
+	h := newHome(t)
+	marker := filepath.Join(h.dir, "written-outside-the-sandbox")
+	bin := filepath.Join(h.dir, "bin")
+	if err := os.MkdirAll(bin, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\necho pwned > " + marker + "\necho v20.0.0\n"
+	if err := os.WriteFile(filepath.Join(bin, "node"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := h.start(false, func(o *Options) { o.Launcher = self })
+	res, err := s.InstallBundle(context.Background(), BundleRequest{File: zipBundle(t, bundletest.Testdata("node")), Preview: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("mcptray ran the node on its PATH outside a sandbox: it wrote in the home")
+	}
+	if len(res.Needs) > 0 {
+		t.Errorf("the node in its sandbox did not say its version: %q", res.Needs)
+	}
+}
+
+// zipBundle packs the bundle folder src as a zip, as the bundle CLI does
+// (this test needs no signature, and no Node to run the CLI).
+func zipBundle(t *testing.T, src string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), filepath.Base(src)+".mcpb")
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := zip.NewWriter(f)
+	if err := w.AddFS(os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(w.Close(), f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

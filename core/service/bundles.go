@@ -207,7 +207,7 @@ func (s *Service) InstallBundle(ctx context.Context, req BundleRequest) (BundleR
 	// shows it while the person fills them in.
 	toolDefs, promptDefs := declaredDefs(m)
 	res.Tools, res.Prompts = declaredOf(toolDefs), declaredOf(promptDefs)
-	res.Needs = m.Needs(ctx, bundle.ThisComputer())
+	res.Needs = m.Needs(ctx, bundle.ThisComputer(s.runtimeVersion))
 	if pkg != nil {
 		// The package's version, or when it lists none (a bundle's may
 		// not), the entry's own.

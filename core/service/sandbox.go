@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -217,6 +218,26 @@ func (s *Service) versionInSandbox(o conn.Options, sv *config.Server, env []stri
 		}
 		return sandbox.Look(ctx, o.Launcher, p, program, []string{"--version"}, env)
 	}
+}
+
+// runtimeVersion runs a runtime's --version for a server not configured
+// yet (a bundle's, before it is installed): in a sandbox as a server with
+// nothing of its own would get, which may write nothing of the home.
+func (s *Service) runtimeVersion(ctx context.Context, program string) (string, error) {
+	o := s.sandboxOpts()
+	if o.ServersDir == "" {
+		return "", errors.New("servers have no sandbox here")
+	}
+	env := s.opts.Conn.BaseEnv
+	if env == nil {
+		env = os.Environ()
+	}
+	p, err := sandbox.Default(sandbox.Input{Program: program, Env: env, Home: o.Home,
+		DataDir: filepath.Join(o.ServersDir, ".runtime-look"), Namespaces: sandbox.Isolation(o.Launcher)})
+	if err != nil {
+		return "", err
+	}
+	return sandbox.Look(ctx, o.Launcher, p, program, []string{"--version"}, env)
 }
 
 // SandboxOf says what the named local server may do, with its full
