@@ -54,7 +54,7 @@ func (m *Manager) dial(ctx context.Context, s *config.Server, gate func(context.
 }
 
 func (m *Manager) dialStdio(ctx context.Context, s *config.Server, gate func(context.Context) error) (*session, error) {
-	env, err := serverEnv(s)
+	env, err := m.opts.serverEnv(s)
 	if err != nil {
 		return nil, err
 	}

@@ -6,12 +6,12 @@ import (
 	"io"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 
 	"github.com/joho/godotenv"
 
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/sandbox"
 )
 
 // maxEnvFile is the largest env file mcptray reads: real ones are a few
@@ -29,20 +29,39 @@ const maxEnvFile = 1 << 20
 // to its cwd. A file that is missing, unreadable or not in dotenv form fails
 // the server: starting it without its variables would fail later and less
 // clearly.
-func serverEnv(s *config.Server) (map[string]string, error) {
+func (o *Options) serverEnv(s *config.Server) (map[string]string, error) {
 	if s.EnvFile == "" {
 		return s.Env, nil
 	}
-	path, err := envFilePath(s)
-	if err != nil {
-		return nil, err
-	}
-	vars, err := readEnvFile(path)
+	vars, err := o.EnvFileVars(s)
 	if err != nil {
 		return nil, err
 	}
 	maps.Copy(vars, s.Env)
 	return vars, nil
+}
+
+// EnvFileVars reads the variables of s's env file as its start does. The
+// file may lie in a folder s may change (its project's .env): for a
+// sandboxed server it is read beneath that folder, through no link that
+// leads out of it (sandbox.Policy.Open), so that s cannot make it a link
+// to another file of the person's and be given what that holds; and only
+// a regular file is read, never a pipe that would keep mcptray waiting.
+func (o *Options) EnvFileVars(s *config.Server) (map[string]string, error) {
+	path, err := envFilePath(s)
+	if err != nil {
+		return nil, err
+	}
+	var p sandbox.Policy
+	if o.Sandboxed(s) {
+		// Only what it may write counts here, which neither its program,
+		// its environment nor the proxy changes (and asking the proxy
+		// would mint the server a new credential).
+		oo := *o
+		oo.Egress = nil
+		p, _ = sandbox.Default(oo.SandboxInput(s, s.Command, nil))
+	}
+	return readEnvFile(p, path)
 }
 
 // envFilePath makes s.EnvFile absolute.
@@ -61,8 +80,8 @@ func envFilePath(s *config.Server) (string, error) {
 // readEnvFile reads a dotenv file: KEY=value lines, # comments, quoted
 // values and an optional "export " before each name. Its error never quotes
 // the file's content, which holds secrets.
-func readEnvFile(path string) (map[string]string, error) {
-	f, err := os.Open(path)
+func readEnvFile(p sandbox.Policy, path string) (map[string]string, error) {
+	f, err := p.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("its env file %s cannot be read: %s", path, envFileIOError(err))
 	}

@@ -17,6 +17,10 @@ import (
 // beneath the outermost of those folders that holds it, through no link
 // that leads out of it (the package doc lists each).
 
+// ErrLinkOut is why mcptray does not follow a path: a link in a folder the
+// server may change leads it out of that folder.
+var ErrLinkOut = errors.New("a link in a folder the server may change leads out of it")
+
 // anchorIn is the outermost folder of writable that holds path and is
 // not path itself, and path relative to it; "", "" when none does:
 // nothing above path is the server's to change, and path is used as it
@@ -64,6 +68,9 @@ func (p Policy) Open(path string) (*os.File, error) {
 		}
 		defer r.Close()
 		f, err = r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
+			err = &fs.PathError{Op: "open", Path: path, Err: ErrLinkOut}
+		}
 	} else {
 		f, err = os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	}

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/joho/godotenv"
-
 	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/config"
 )
@@ -127,6 +125,7 @@ func (s *Service) ActivityKeys() activity.Keys { return s.opts.Store }
 func (s *Service) ActivitySecrets(ctx context.Context) []string {
 	var out []string
 	set := s.current()
+	opts := s.sandboxOpts()
 	for _, e := range slices.Concat(set.Servers, set.Suppressed) {
 		for _, v := range e.Env {
 			out = append(out, v)
@@ -138,7 +137,9 @@ func (s *Service) ActivitySecrets(ctx context.Context) []string {
 			}
 		}
 		if e.EnvFile != "" {
-			if vars, err := godotenv.Read(e.EnvFile); err == nil {
+			// As its start reads it: not through a link, nor from a pipe,
+			// that the server may have put there.
+			if vars, err := opts.EnvFileVars(&e.Server); err == nil {
 				for _, v := range vars {
 					out = append(out, v)
 				}

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcptray/mcptray/core/bundle/bundletest"
 	"github.com/mcptray/mcptray/core/sandbox"
@@ -105,4 +107,31 @@ func zipBundle(t *testing.T, src string) string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestActivitySecretsWaitOnNoPipe: the env file a server's entry names,
+// in a folder the server may change, is a named pipe it made. Collecting
+// the secrets to hide from the activity record does not wait on it.
+func TestActivitySecretsWaitOnNoPipe(t *testing.T) {
+	h := newHome(t)
+	tools := filepath.Join(h.dir, "tools")
+	if err := os.MkdirAll(tools, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	pipe := filepath.Join(tools, "server.env")
+	if err := syscall.Mkfifo(pipe, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := testServer("weather")
+	srv["args"] = []string{tools}
+	srv["envFile"] = pipe
+	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{"weather": srv}})
+	s := h.start(false)
+	done := make(chan []string, 1)
+	go func() { done <- s.ActivitySecrets(context.Background()) }()
+	select {
+	case <-done:
+	case <-time.After(deadline):
+		t.Fatal("collecting the activity's secrets waits on the server's named pipe")
+	}
 }
