@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/tailscale/hujson"
 
@@ -50,10 +51,16 @@ type document struct {
 	pos  *positions // over orig
 }
 
+// openNoWait opens path to read without waiting: opening a named pipe
+// waits for a writer, and a file in a project may be one its server made.
+func openNoWait(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+}
+
 // readSource reads and parses src.File. A file that does not exist is no
 // problem: most people have only some of the apps mcptray looks at.
 func readSource(src Source) (*document, *Problem) {
-	f, err := os.Open(src.File)
+	f, err := openNoWait(src.File)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -64,7 +71,11 @@ func readSource(src Source) (*document, *Problem) {
 	tooBig := &Problem{File: src.File, Message: fmt.Sprintf("is larger than %d MiB; mcptray skipped it", MaxFileSize>>20)}
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		return nil, &Problem{File: src.File, Message: "is a folder, not a config file"}
-	} else if err == nil && st.Mode().IsRegular() && st.Size() > MaxFileSize {
+	} else if err == nil && !st.Mode().IsRegular() {
+		// A project's server may change its project: a named pipe there
+		// would keep every reload waiting.
+		return nil, &Problem{File: src.File, Message: "is not a file (a named pipe or a device); mcptray skipped it"}
+	} else if err == nil && st.Size() > MaxFileSize {
 		return nil, tooBig // without reading it: a watcher reloads often
 	}
 	// Stat can be wrong (pipes, /proc), so the limit is enforced on the read.

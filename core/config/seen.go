@@ -2,6 +2,7 @@ package config
 
 import (
 	"crypto/sha256"
+	"io"
 	"os"
 	"sync"
 )
@@ -39,10 +40,21 @@ func stateOf(path string) fileState {
 		return fileState{}
 	}
 	st := fileState{exists: true, size: fi.Size(), mod: fi.ModTime().UnixNano()}
-	if fi.Mode().IsRegular() && fi.Size() <= maxHashed {
-		if b, err := os.ReadFile(path); err == nil {
-			st.size, st.sum = int64(len(b)), sha256.Sum256(b)
-		}
+	if !fi.Mode().IsRegular() || fi.Size() > maxHashed {
+		return st
+	}
+	// What is read is what was opened, a regular file: not a named pipe
+	// put in its place since the Stat, which would keep it waiting.
+	f, err := openNoWait(path)
+	if err != nil {
+		return st
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return st
+	}
+	if b, err := io.ReadAll(io.LimitReader(f, maxHashed+1)); err == nil && len(b) <= maxHashed {
+		st.size, st.sum = int64(len(b)), sha256.Sum256(b)
 	}
 	return st
 }
