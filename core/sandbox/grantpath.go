@@ -46,11 +46,13 @@ func expandGrant(home, p string) (string, error) {
 	return filepath.Clean(p), nil
 }
 
-// grantIn is GrantPath's spelling of the grant p for a server that may
-// write writable, except that a grant in one of those folders is not
-// resolved through it: a link there may be the server's, leading the
-// grant where it chose (~/.ssh). The launcher opens it beneath that
-// folder, through no link (openRule).
+// GrantPathIn is GrantPath's spelling of the grant p for a server that
+// may write writable (its policy's Write), except that a grant in one of
+// those folders is not resolved through it: a link there may be the
+// server's, leading the grant where it chose (~/.ssh). The launcher opens
+// it beneath that folder, through no link (openRule).
+func GrantPathIn(home, p string, writable []string) (string, error) { return grantIn(home, p, writable) }
+
 func grantIn(home, p string, writable []string) (string, error) {
 	d, err := GrantPath(home, p)
 	if err != nil {

@@ -97,8 +97,16 @@ func Grants(in Input) []Grant {
 	// A folder kept in two spellings (an old config's $HOME/x beside
 	// ~/x) is one grant, said once, in its one spelling.
 	seen := map[string]bool{}
+	// Said as Default gives it: not resolved through a link in what the
+	// server may write (grantIn).
+	writable := append(slices.Clone(b.w), in.ProjectDir, in.DataDir)
+	for _, d := range in.Settings.Write {
+		if e, err := expandGrant(home, d); err == nil {
+			writable = append(writable, e)
+		}
+	}
 	one := func(kind, d string) (string, bool) {
-		full, err := GrantPath(home, d)
+		full, err := grantIn(home, d, writable)
 		if err != nil {
 			full = b.expand(d)
 		}

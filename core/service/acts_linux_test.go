@@ -6,11 +6,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcptray/mcptray/core/bundle/bundletest"
+	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/sandbox"
 )
 
@@ -134,4 +137,95 @@ func TestActivitySecretsWaitOnNoPipe(t *testing.T) {
 	case <-time.After(deadline):
 		t.Fatal("collecting the activity's secrets waits on the server's named pipe")
 	}
+}
+
+// TestRemovedDataFolderFollowsNoLink: a server left links in its data
+// folder to a file and a folder of the person's outside it. Removing the
+// server removes its folder and the links, and nothing they lead to.
+func TestRemovedDataFolderFollowsNoLink(t *testing.T) {
+	if sandbox.ABI() < 1 {
+		t.Skip("this kernel has no Landlock")
+	}
+	h := newHome(t)
+	h.writeFiles(map[string]string{"Documents/plan.txt": "the plan", "Documents/old/letter.txt": "a letter"})
+	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{"notes": testServer("notes")}})
+	s := h.startSandboxed()
+	waitFor(t, s, "notes connected", func(snap Snapshot) bool { return state(snap, "notes") == conn.Connected })
+	data := filepath.Join(h.paths.ServersDir(), sandbox.FolderName("notes"))
+	for link, target := range map[string]string{
+		filepath.Join(data, "plan.txt"):         filepath.Join(h.dir, "Documents", "plan.txt"),
+		filepath.Join(data, "old"):              filepath.Join(h.dir, "Documents", "old"),
+		filepath.Join(data, "tmp", "documents"): filepath.Join(h.dir, "Documents"),
+	} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Remove(context.Background(), "notes"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(data); !os.IsNotExist(err) {
+		t.Errorf("its data folder is still there: %v", err)
+	}
+	for _, f := range []string{"Documents/plan.txt", "Documents/old/letter.txt"} {
+		if _, err := os.Stat(filepath.Join(h.dir, f)); err != nil {
+			t.Errorf("removing the server's data folder removed ~/%s through its link: %v", f, err)
+		}
+	}
+}
+
+// TestGrantThroughPlantedLink: a server may change a folder on its
+// command line, and made out in it a link to ~/.ssh. The person allows it
+// to write that folder's out: the grant is out, as the person read it,
+// not ~/.ssh, where the link leads.
+func TestGrantThroughPlantedLink(t *testing.T) {
+	h := newHome(t)
+	h.writeFiles(map[string]string{".ssh/id_ed25519": "a key", "code/app/README": "the app"})
+	app := filepath.Join(h.dir, "code", "app")
+	if err := os.Symlink(filepath.Join(h.dir, ".ssh"), filepath.Join(app, "out")); err != nil {
+		t.Fatal(err)
+	}
+	srv := testServer("weather")
+	srv["args"] = []string{app}
+	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{"weather": srv}})
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := h.start(false, func(o *Options) { o.Launcher = self })
+	ctx := context.Background()
+	if err := s.ChangeSandbox(ctx, SandboxChange{Server: "weather", Allow: true, Write: "~/code/app/out"}); err != nil {
+		t.Fatal(err)
+	}
+	box := waitSandbox(t, s, "weather", func(b Sandbox) bool { return len(b.Settings.Write) > 0 })
+	if !slices.Equal(box.Settings.Write, []string{"~/code/app/out"}) {
+		t.Errorf("the person allowed ~/code/app/out; kept: %q", box.Settings.Write)
+	}
+	for _, w := range box.Policy.Write {
+		if strings.HasPrefix(w, filepath.Join(h.dir, ".ssh")) {
+			t.Errorf("its policy writes %s", w)
+		}
+	}
+	for _, g := range box.Grants {
+		if strings.Contains(g.Words, ".ssh") {
+			t.Errorf("its grant is said as %q", g.Words)
+		}
+	}
+	// Taken back as it was given.
+	if err := s.ChangeSandbox(ctx, SandboxChange{Server: "weather", Write: "~/code/app/out"}); err != nil {
+		t.Errorf("taking it back: %v", err)
+	}
+}
+
+// waitSandbox waits until the named server's sandbox, with its policy,
+// is as ok says, and returns it.
+func waitSandbox(t *testing.T, s *Service, name string, ok func(Sandbox) bool) Sandbox {
+	t.Helper()
+	var box Sandbox
+	waitFor(t, s, name+"'s sandbox", func(Snapshot) bool {
+		var err error
+		box, err = s.SandboxOf(context.Background(), name)
+		return err == nil && ok(box)
+	})
+	return box
 }

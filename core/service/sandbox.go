@@ -240,6 +240,21 @@ func (s *Service) runtimeVersion(ctx context.Context, program string) (string, e
 	return sandbox.Look(ctx, o.Launcher, p, program, []string{"--version"}, env)
 }
 
+// writableOf are the folders e's server may write, as its sandbox would
+// give them now.
+func (s *Service) writableOf(e *config.Entry) []string {
+	o := s.sandboxOpts()
+	if o.Egress != nil {
+		o.Egress = s.egressPort // no credential minted
+	}
+	env := s.opts.Conn.BaseEnv
+	if env == nil {
+		env = os.Environ()
+	}
+	p, _ := sandbox.Default(o.SandboxInput(&e.Server, e.Command, env))
+	return p.Write
+}
+
 // SandboxOf says what the named local server may do, with its full
 // policy (mcptray sandbox SERVER --json).
 func (s *Service) SandboxOf(ctx context.Context, name string) (Sandbox, error) {
@@ -306,7 +321,9 @@ func (s *Service) ChangeSandbox(ctx context.Context, c SandboxChange) error {
 	home := s.opts.Paths.Home
 	var path string
 	if c.Read+c.Write != "" {
-		full, err := sandbox.GrantPath(home, c.Read+c.Write)
+		// Not resolved through a link in what the server may write: the
+		// link may be its own, leading where the person did not say.
+		full, err := sandbox.GrantPathIn(home, c.Read+c.Write, s.writableOf(e))
 		if err != nil {
 			return newError(Invalid, "%s", sanitize.Line(err.Error()))
 		}
