@@ -51,7 +51,9 @@ func expandGrant(home, p string) (string, error) {
 // those folders is not resolved through it: a link there may be the
 // server's, leading the grant where it chose (~/.ssh). The launcher opens
 // it beneath that folder, through no link (openRule).
-func GrantPathIn(home, p string, writable []string) (string, error) { return grantIn(home, p, writable) }
+func GrantPathIn(home, p string, writable []string) (string, error) {
+	return grantIn(home, p, writable)
+}
 
 func grantIn(home, p string, writable []string) (string, error) {
 	d, err := GrantPath(home, p)
