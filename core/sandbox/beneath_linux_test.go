@@ -190,3 +190,33 @@ func TestOpenRefusesLinksOut(t *testing.T) {
 	}
 	f.Close()
 }
+
+// TestProjectStopsAtWhatItWrites: a file named on a server's command line
+// lies in a folder it may change (a folder also on its command line),
+// whose package.json it deleted, so that the nearest project above is the
+// whole repository around it. It is given no more than it was.
+func TestProjectStopsAtWhatItWrites(t *testing.T) {
+	w := newWorld(t, false)
+	mono := filepath.Join(w.home, "src", "mono")
+	app := filepath.Join(mono, "packages", "app")
+	if err := os.MkdirAll(filepath.Join(app, "dist"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(mono, ".git"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	entry := filepath.Join(app, "dist", "index.js")
+	if err := os.WriteFile(entry, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Default(Input{Program: "/usr/bin/node", Args: []string{entry, "--root", app}, Home: w.home, DataDir: w.data, Env: []string{"PATH=/usr/bin:/bin"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(p.Read, mono) {
+		t.Errorf("its policy reads the whole repository %s: %v", mono, p.Read)
+	}
+	if !slices.Contains(p.Write, app) {
+		t.Errorf("its folder %s is not given: %v", app, p.Write)
+	}
+}

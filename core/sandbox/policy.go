@@ -215,6 +215,21 @@ func Default(in Input) (Policy, error) {
 	// home (a program in /tmp/x beside a home in /tmp/x/home) is not
 	// given, but the program still runs.
 	b.read(b.installFolder(in.Program), in.Program)
+	// The folders it will be given to write, for the files its command
+	// line names (arg): one in them is read through them.
+	b.writes = append(b.writes, in.ProjectDir, in.DataDir)
+	for _, p := range in.Settings.Write {
+		if d, err := expandGrant(b.home, p); err == nil {
+			b.writes = append(b.writes, d)
+		}
+	}
+	if !in.ArgsGrantNothing {
+		for _, a := range in.Args {
+			if d, ok := b.argFolder(a); ok {
+				b.writes = append(b.writes, d)
+			}
+		}
+	}
 	b.commandArgs(in)
 	if in.Dir != "" && filepath.Clean(in.Dir) != b.home {
 		b.read(in.Dir)
@@ -311,6 +326,9 @@ type builder struct {
 	r, w, make []string
 	// args are the folders named on the command line, given to write.
 	args []string
+	// writes are the folders it is to be given to write, known before
+	// the command line is read (arg).
+	writes []string
 }
 
 // readOnlyArgs are the folders b's command line names (as b keeps them)
@@ -443,24 +461,20 @@ func QuoteArg(s string) string { return quoteArg(s) }
 // write, an existing file's project to read. An option's value
 // (--dir=/x) counts too.
 func (b *builder) arg(a string) {
-	if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {
-		a = v
-	}
-	a = b.expand(a)
-	if !filepath.IsAbs(a) {
+	a, fi, ok := b.argPath(a)
+	if !ok {
 		return
-	}
-	a = filepath.Clean(a)
-	fi, err := os.Stat(a)
-	if err != nil {
-		return
-	}
-	if a == b.home || within(a, b.home) || a == "/" {
-		return // the whole home, or more, is never given by an argument
 	}
 	if fi.IsDir() {
 		b.write(a)
 		b.args = append(b.args, a)
+		return
+	}
+	if inWritable(b.writes, a) {
+		// In a folder it may write, which gives it already; and the
+		// project above it, found by what that folder holds, would be
+		// the server's to choose: without its package.json, the whole
+		// repository around it.
 		return
 	}
 	if d := projectOf(a); d != b.home && !within(d, b.home) {
@@ -470,6 +484,31 @@ func (b *builder) arg(a string) {
 	} else {
 		b.read(a)
 	}
+}
+
+// argPath is the existing folder or file a command-line argument names
+// (an option's value, --dir=/x, too), cleaned; not ok for none, and for
+// the home or a folder above it, which an argument never gives.
+func (b *builder) argPath(a string) (string, os.FileInfo, bool) {
+	if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {
+		a = v
+	}
+	a = b.expand(a)
+	if !filepath.IsAbs(a) {
+		return "", nil, false
+	}
+	a = filepath.Clean(a)
+	fi, err := os.Stat(a)
+	if err != nil || a == b.home || within(a, b.home) || a == "/" {
+		return "", nil, false
+	}
+	return a, fi, true
+}
+
+// argFolder is the folder argument a names, which arg gives to write.
+func (b *builder) argFolder(a string) (string, bool) {
+	d, fi, ok := b.argPath(a)
+	return d, ok && fi.IsDir()
 }
 
 // projectOf is the folder a file named on the command line belongs to:
