@@ -164,6 +164,73 @@
 // opens apps, outside any sandbox. There are no namespaces nor seccomp
 // filter there, and the profile is untried on a Mac.
 //
+// # What mcptray itself does around a server
+//
+// mcptray and the launcher (before Landlock holds) run outside any
+// sandbox, with everything the person has. What a server may write (its
+// data folder, its project, the folders on its command line and those the
+// person let it write: Policy.Write) is the server's to fill with a
+// program, a link to ~/.ssh where a folder was, or a named pipe where a
+// file was. Each place where mcptray runs, reads, follows, makes or
+// removes something there, and the test that attacks it:
+//
+//   - a runtime's version: mcptray asks a Node server's node its version
+//     (for the words about the proxy), and a bundle's node or python
+//     before it is installed. The runtime may lie in a folder the server
+//     may change: it runs in the server's own sandbox, through the
+//     launcher, as the server would run (Look), with no network; a
+//     bundle's in the sandbox of a server with nothing of its own.
+//     TestRuntimeVersionLookSandboxed, TestBundleRuntimeLookSandboxed
+//     (core/service);
+//   - its rules: each launcher opens a rule's path that lies in a folder
+//     it may write beneath the outermost such folder, with openat2 and
+//     RESOLVE_BENEATH, RESOLVE_NO_SYMLINKS and RESOLVE_NO_MAGICLINKS
+//     (openRule, and open_rule in the C launcher): a link there is left
+//     out, and its rule would give nothing the folder does not.
+//     TestPlantedLinksGiveNothing, through both launchers;
+//   - its policy: Default follows no link in a folder it may write: not
+//     for the person's grants (GrantPathIn), nor for its program (a
+//     project's .venv/bin/python pointed at ~/.aws), nor in the Seatbelt
+//     profile; and a file named on its command line in such a folder
+//     gives nothing above it (its project, found by what that folder
+//     holds, would be the server's to choose). TestPlantedLinksGiveNothing,
+//     TestProgramLinkGivesNothing, TestProfileFollowsNoPlantedLink,
+//     TestProjectStopsAtWhatItWrites;
+//   - a folder the person allows it (mcptray sandbox allow, a refusal's
+//     button) is kept as the person read it, not where a link in it leads.
+//     TestGrantThroughPlantedLink (core/service);
+//   - the folders mcptray makes for it (Prepare: its data folder, tmp,
+//     caches, an allowed folder not there yet) are made with os.Root
+//     beneath the outermost folder it may write that holds them: a link
+//     that leads out is not followed. TestPrepareMakesNothingOutside;
+//   - its env file (a project's .env): read beneath that folder with
+//     os.Root (Policy.Open), only a regular file, opened without waiting,
+//     when it starts and when the activity record masks its values.
+//     TestOpenRefusesLinksOut, TestEnvFileNoLinkOut (core/conn),
+//     TestActivitySecretsWaitOnNoPipe (core/service);
+//   - its project's config files (.mcp.json, .vscode/mcp.json,
+//     .cursor/mcp.json): opened without waiting, only a regular file.
+//     TestProjectFileAPipe (core/config). A link to another file is
+//     followed (a person's .mcp.json may live in a dotfiles repository):
+//     what it holds changes nothing until the person approves it;
+//   - removing its data folder (when the server is removed) and a look's
+//     folder: os.RemoveAll, which works beneath the folder with unlinkat
+//     and opens no link. TestRemovedDataFolderFollowsNoLink (core/service).
+//     A renamed server's folder moves within servers/, which is mcptray's;
+//   - shown safe: its program is looked up on its PATH with stat alone
+//     and runs only through the launcher; its error output comes through
+//     a pipe into memory, never a file of its folders; its processes are
+//     counted from /proc/PID/stat read from the last ")", so a name it
+//     gives itself cannot shift the fields; the namespaces' probe
+//     (Isolation) runs mcptray's own launcher; the demo's files are
+//     written by renaming over them (config.ReplaceFile), which replaces
+//     a link rather than following it.
+//
+// Limits: a folder two servers may write is as safe as the less careful
+// of them (a rule of one, in a folder the other may change, is opened as
+// it stands); a refusal read from a server's error output is the server's
+// own words, and only a suggestion the person confirms.
+//
 // # Container runtimes
 //
 // A server run with docker gets docker's socket and ~/.docker to start its
