@@ -77,11 +77,16 @@ func nodeVersion(node string, run RunVersion) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
+	// A look that failed is not tried again at every snapshot, until node
+	// changes; one that ran out of time is.
 	out, err := run(ctx, node)
-	if err != nil {
+	if ctx.Err() != nil {
 		return ""
 	}
 	v := strings.TrimSpace(out)
+	if err != nil {
+		v = ""
+	}
 	nodeVersions.Store(key, v)
 	return v
 }

@@ -179,7 +179,8 @@
 //     before it is installed. The runtime may lie in a folder the server
 //     may change: it runs in the server's own sandbox, through the
 //     launcher, as the server would run (Look), with no network; a
-//     bundle's in the sandbox of a server with nothing of its own.
+//     bundle's in the sandbox of a server with nothing of its own (where
+//     servers run with none, mcptray given no launcher, as they would).
 //     TestRuntimeVersionLookSandboxed, TestBundleRuntimeLookSandboxed
 //     (core/service);
 //   - its rules: each launcher opens a rule's path that lies in a folder

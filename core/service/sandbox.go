@@ -2,9 +2,9 @@ package service
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -223,10 +223,13 @@ func (s *Service) versionInSandbox(o conn.Options, sv *config.Server, env []stri
 // runtimeVersion runs a runtime's --version for a server not configured
 // yet (a bundle's, before it is installed): in a sandbox as a server with
 // nothing of its own would get, which may write nothing of the home.
+// Where servers run without a sandbox (no launcher was given, as in
+// tests), it runs as they would: as it is.
 func (s *Service) runtimeVersion(ctx context.Context, program string) (string, error) {
 	o := s.sandboxOpts()
-	if o.ServersDir == "" {
-		return "", errors.New("servers have no sandbox here")
+	if o.Launcher == "" || o.ServersDir == "" {
+		out, err := exec.CommandContext(ctx, program, "--version").CombinedOutput()
+		return string(out), err
 	}
 	env := s.opts.Conn.BaseEnv
 	if env == nil {
