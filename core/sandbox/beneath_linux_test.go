@@ -32,8 +32,8 @@ func plant(t *testing.T, path, target string) {
 // what it may write (a folder named on its command line, the folder it
 // starts in, the folder of its program, a folder the person allowed it
 // inside its project) are links it planted, to ~/.ssh and to a folder
-// outside the home. Its next start, through either launcher, reaches
-// neither.
+// outside the home. Its next start, through either launcher, in
+// namespaces of its own and without, reaches neither.
 func TestPlantedLinksGiveNothing(t *testing.T) {
 	w := newWorld(t, false)
 	ssh := filepath.Join(w.home, ".ssh")
@@ -80,14 +80,17 @@ func TestPlantedLinksGiveNothing(t *testing.T) {
 		"write:" + filepath.Join(w.project, "result"): "ok",
 	}
 	for name, launcher := range launchers(t) {
-		t.Run(name, func(t *testing.T) {
-			// The launcher is given the rules as they are, the links
-			// among them: it must not follow them.
-			p := p
-			p.Read = append(slices.Clone(p.Read), filepath.Dir(mustExe(t)), data, docs, tools)
-			p.Write = append(slices.Clone(p.Write), data, out)
-			expectProbe(t, launcher, p, want)
-		})
+		for mode, namespaces := range modes(t) {
+			t.Run(name+"/"+mode, func(t *testing.T) {
+				// The launcher is given the rules as they are, the links
+				// among them: it must not follow them.
+				p := p
+				p.Namespaces = namespaces
+				p.Read = append(slices.Clone(p.Read), filepath.Dir(mustExe(t)), data, docs, tools)
+				p.Write = append(slices.Clone(p.Write), data, out)
+				expectProbe(t, launcher, p, want)
+			})
+		}
 	}
 }
 
