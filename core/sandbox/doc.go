@@ -225,7 +225,10 @@
 //     gives itself cannot shift the fields; the namespaces' probe
 //     (Isolation) runs mcptray's own launcher; the demo's files are
 //     written by renaming over them (config.ReplaceFile), which replaces
-//     a link rather than following it.
+//     a link rather than following it; a bundle's own folder, which mcptray
+//     unpacks, replaces and removes, its server may only read; the
+//     registry's downloads, which mcptray prunes, lie in mcptray's own
+//     folder, and only plain files are removed there.
 //
 // Limits: a folder two servers may write is as safe as the less careful
 // of them (a rule of one, in a folder the other may change, is opened as
