@@ -105,6 +105,19 @@
 // /dev/tty either: a server speaks over pipes, and the terminal is the
 // person's. SSH_AUTH_SOCK is taken out of its environment.
 //
+// # Environment
+//
+// Of the person's login environment a server gets what runs programs (env.go
+// lists it, with why: the path, the locale, the home, the runtimes' and
+// version managers' settings, a company's certificates and proxy), and
+// anything else only when its config names it: a token ~/.profile exports
+// is kept from it as ~/.aws is. The same rule holds for a server run
+// without a sandbox. In a sandbox that refuses other programs' sockets, the
+// desktop's addresses (DISPLAY, WAYLAND_DISPLAY, DBUS_SESSION_BUS_ADDRESS,
+// XDG_RUNTIME_DIR) are taken out too: they name what it cannot reach. The
+// approval dialog, the detail and mcptray sandbox SERVER name what it gets
+// and count what it does not (DescribeEnv), never saying a value.
+//
 // # Network
 //
 // When mcptray's egress proxy runs, a server's environment gets the

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/mcptray/mcptray/core/egress"
 	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/transport"
 )
 
 // Sandbox is what a local server may do, for the approval dialog, the
@@ -55,6 +57,10 @@ type Sandbox struct {
 	// not given, its command being its publisher's (a bundle's, a
 	// registry package's), each with the change that gives it.
 	Withheld []Withheld `json:"withheld,omitempty"`
+	// Environment names the variables it gets (of the person's, those
+	// that run programs; the rest only when its config names them) and
+	// how many of the person's it does not, never a value.
+	Environment sandbox.Environment `json:"environment"`
 }
 
 // Withheld is a folder or file a server's command names and the server
@@ -198,12 +204,30 @@ func (s *Service) sandboxView(e *config.Entry, stderr string, full bool) *Sandbo
 		v.Refusals = append(v.Refusals, Refusal{Refusal: r, Change: c, Allow: r.Allow(in.Home), Label: r.Words(in.Home)})
 	}
 	v.Network = s.egressRefusals(e.Name)
+	var boxed *sandbox.Policy // nil: it runs without one, and gets the desktop's addresses
+	if v.Protection.Files && !e.Sandbox.Off {
+		boxed = &p
+	}
+	v.Environment = sandbox.DescribeEnv(s.personEnv(), slices.Sorted(maps.Keys(e.Env)), e.EnvFile, boxed)
 	if perr == nil { // else there is no policy to tell what it is given
 		for _, w := range sandbox.WithheldArgs(in, p) {
 			v.Withheld = append(v.Withheld, Withheld{Withheld: w, Change: SandboxChange{Server: e.Name, Allow: true, Read: w.What}})
 		}
 	}
 	return v
+}
+
+// personEnv is the person's environment that servers start from: the
+// one the service was given, else the login shell's once it was read,
+// else mcptray's own.
+func (s *Service) personEnv() []string {
+	if env := s.opts.Conn.BaseEnv; env != nil {
+		return env
+	}
+	if env, ok := transport.KnownLoginEnv(); ok {
+		return env
+	}
+	return os.Environ()
 }
 
 // SandboxOf says what the named local server may do, with its full
