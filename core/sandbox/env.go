@@ -39,7 +39,8 @@ import (
 //     and every fnm, asdf and mise setting (loginPrefixes);
 //   - the certificates of a company's network (SSL_CERT_FILE,
 //     SSL_CERT_DIR, NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE,
-//     CURL_CA_BUNDLE), and its web proxy (HTTP_PROXY, HTTPS_PROXY,
+//     CURL_CA_BUNDLE, PIP_CERT, GIT_SSL_CAINFO, NIX_SSL_CERT_FILE: a file
+//     outside the folders a sandbox reads is not read), and its web proxy (HTTP_PROXY, HTTPS_PROXY,
 //     ALL_PROXY, NO_PROXY, in either case), without which nothing is
 //     reached; where mcptray's egress proxy runs, its own replace them;
 //   - Docker's and Podman's client settings (DOCKER_HOST, DOCKER_CONTEXT,
@@ -67,6 +68,7 @@ var loginVars = []string{
 	"HOMEBREW_PREFIX", "HOMEBREW_CELLAR", "HOMEBREW_REPOSITORY",
 	"VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_EXE", "CONDA_PYTHON_EXE", "CONDA_DEFAULT_ENV", "CONDA_SHLVL",
 	"SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
+	"PIP_CERT", "GIT_SSL_CAINFO", "NIX_SSL_CERT_FILE",
 	"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy",
 	"DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG", "CONTAINER_HOST",
 }
