@@ -155,8 +155,9 @@ type Environment struct {
 	EnvFile string   `json:"envFile,omitempty"`
 	// Withheld are the person's variables it does not get, sorted.
 	Withheld []string `json:"withheld,omitempty"`
-	// Words say it: "Environment: HOME, LANG, PATH of yours, and API_KEY
-	// from its config; not passed: 14 other variables of yours."
+	// Words say it: "Environment: HOME, LANG, PATH of yours, API_KEY from
+	// its config, and its own TMPDIR and caches; not passed: 14 other
+	// variables of yours."
 	Words string `json:"words"`
 }
 
@@ -191,26 +192,28 @@ func DescribeEnv(login []string, config []string, envFile string, p *Policy) Env
 	slices.Sort(e.Login)
 	slices.Sort(e.Withheld)
 	e.Withheld = slices.Compact(e.Withheld)
-	var b strings.Builder
-	b.WriteString("Environment: ")
-	switch {
-	case len(e.Login) > 0:
-		b.WriteString(strings.Join(e.Login, ", ") + " of yours")
-	default:
-		b.WriteString("nothing of yours")
+	var parts []string
+	if len(e.Login) > 0 {
+		parts = append(parts, strings.Join(e.Login, ", ")+" of yours")
 	}
-	var own []string
 	if len(e.Config) > 0 {
-		own = append(own, strings.Join(e.Config, ", ")+" from its config")
+		parts = append(parts, strings.Join(e.Config, ", ")+" from its config")
 	}
 	if e.EnvFile != "" {
-		own = append(own, "what its env file "+e.EnvFile+" sets")
+		parts = append(parts, "what its env file "+e.EnvFile+" sets")
 	}
 	if p != nil {
-		own = append(own, "its own temporary folder and caches")
+		parts = append(parts, "its own TMPDIR and caches")
 	}
-	if len(own) > 0 {
-		b.WriteString(", and " + strings.Join(own, ", "))
+	var b strings.Builder
+	b.WriteString("Environment: ")
+	switch n := len(parts); n {
+	case 0:
+		b.WriteString("nothing of yours")
+	case 1, 2:
+		b.WriteString(strings.Join(parts, " and "))
+	default:
+		b.WriteString(strings.Join(parts[:n-1], ", ") + ", and " + parts[n-1])
 	}
 	switch n := len(e.Withheld); n {
 	case 0:

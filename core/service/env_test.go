@@ -32,9 +32,9 @@ func TestSandboxSaysEnvironment(t *testing.T) {
 	}
 	env := box.Environment
 	withheld := []string{"AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN"}
-	want := "Environment: HOME, LANG, PATH of yours, and WEATHER_API_KEY from its config, its own temporary folder and caches; not passed: 3 other variables of yours."
+	want := "Environment: HOME, LANG, PATH of yours, WEATHER_API_KEY from its config, and its own TMPDIR and caches; not passed: 3 other variables of yours."
 	if !box.Protection.Files { // no sandbox here: it gets the desktop's address
-		want = "Environment: DISPLAY, HOME, LANG, PATH of yours, and WEATHER_API_KEY from its config; not passed: 2 other variables of yours."
+		want = "Environment: DISPLAY, HOME, LANG, PATH of yours and WEATHER_API_KEY from its config; not passed: 2 other variables of yours."
 	} else {
 		withheld = []string{"AWS_SECRET_ACCESS_KEY", "DISPLAY", "GITHUB_TOKEN"}
 	}
