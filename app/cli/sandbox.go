@@ -67,6 +67,9 @@ func printSandbox(c *cmdContext, server string, box service.Sandbox) {
 	name := sanitize.Line(server)
 	fmt.Fprintf(c.Stdout, "%s: %s\n", name, sanitize.Line(box.Protection.Words))
 	fmt.Fprintln(c.Stdout, sanitize.Line(box.Words))
+	if env := box.Environment.Words; env != "" {
+		fmt.Fprintln(c.Stdout, sanitize.Line(env))
+	}
 	for _, g := range box.Grants {
 		switch {
 		case g.Deny != "":

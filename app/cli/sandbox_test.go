@@ -34,7 +34,8 @@ func TestSandboxCommand(t *testing.T) {
 	if sandbox.ABI() < 1 { // a kernel without Landlock (a CI runner's, say)
 		level, words = "notes: not protected: this system's kernel has no Landlock", "It runs without a sandbox"
 	}
-	for _, want := range []string{level, words} {
+	// What environment it gets, by name.
+	for _, want := range []string{level, words, "\nEnvironment: ", "PATH", " of yours"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("mcptray sandbox notes lacks %q:\n%s", want, out)
 		}

@@ -14,7 +14,8 @@ import (
 )
 
 // sandboxText is what a local server may do, for the approval dialog and
-// the detail: the words, then how well this system enforces them.
+// the detail: the words, then how well this system enforces them, then
+// the names of the variables it gets.
 func sandboxText(box *service.Sandbox) string {
 	if box == nil {
 		return ""
@@ -22,6 +23,9 @@ func sandboxText(box *service.Sandbox) string {
 	text := sanitize.String(box.Words)
 	if box.Protection.Files && box.Protection.Words != "" {
 		text += "\n(" + capitalise(sanitize.Line(box.Protection.Words)) + ".)"
+	}
+	if env := box.Environment.Words; env != "" {
+		text += "\n" + sanitize.Line(env)
 	}
 	return text
 }

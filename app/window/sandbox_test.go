@@ -41,7 +41,7 @@ func TestRealSandboxApprovalAndDetail(t *testing.T) {
 	r.tap(r.v.detail.fix)
 	var dialogText string
 	r.v.do(func() { dialogText = strings.Join(labels(r.win.Canvas().Overlays().Top()), "\n") })
-	for _, want := range []string{"Its file asks for more", "read and change this project folder (~/proj)", "read ~/Documents", "Nothing else in your home."} {
+	for _, want := range []string{"Its file asks for more", "read and change this project folder (~/proj)", "read ~/Documents", "Nothing else in your home.", "Environment: ", "PATH"} {
 		if !strings.Contains(dialogText, want) {
 			t.Errorf("the approval dialog lacks %q:\n%s", want, dialogText)
 		}

@@ -105,6 +105,19 @@
 // /dev/tty either: a server speaks over pipes, and the terminal is the
 // person's. SSH_AUTH_SOCK is taken out of its environment.
 //
+// # Environment
+//
+// Of the person's login environment a server gets what runs programs (env.go
+// lists it, with why: the path, the locale, the home, the runtimes' and
+// version managers' settings, a company's certificates and proxy), and
+// anything else only when its config names it: a token ~/.profile exports
+// is kept from it as ~/.aws is. The same rule holds for a server run
+// without a sandbox. In a sandbox that refuses other programs' sockets, the
+// desktop's addresses (DISPLAY, WAYLAND_DISPLAY, DBUS_SESSION_BUS_ADDRESS,
+// XDG_RUNTIME_DIR) are taken out too: they name what it cannot reach. The
+// approval dialog, the detail and mcptray sandbox SERVER name what it gets
+// and count what it does not (DescribeEnv), never saying a value.
+//
 // # Network
 //
 // When mcptray's egress proxy runs, a server's environment gets the
@@ -128,11 +141,19 @@
 //
 // # Sockets, signals, processes
 //
-// The seccomp filter refuses socket(AF_UNIX) (socketpair stays: runtimes
-// make their children's pipes with it) and io_uring: no named socket of
-// the person's session is in reach (the session bus and the Secret Service
-// behind it, ssh-agent, X11, mcptray's own control socket), whatever
-// Landlock's ABI. From ABI 9 Landlock handles named sockets too
+// The seccomp filter refuses socket(AF_UNIX), datagram socketpairs and
+// io_uring: no named socket of the person's session is in reach (the
+// session bus and the Secret Service behind it, ssh-agent, X11, journald's
+// and systemd's, mcptray's own control socket), whatever Landlock's ABI.
+// A socketpair of stream or seqpacket sockets stays (node and python make
+// their children's pipes with stream pairs, Chromium talks to its own
+// processes over seqpacket ones): its two ends are connected to each other
+// for good, where a datagram socket could send to any named socket given
+// as the address of sendto or sendmsg, or be connected again to one. The
+// server starts holding its three pipes and nothing else: the launcher
+// marks every other file descriptor close-on-exec, so no socket mcptray
+// held (nor whatever its other end would hand over in SCM_RIGHTS) reaches
+// it. From ABI 9 Landlock handles named sockets too
 // (RESOLVE_UNIX): a server that may use sockets because its command is
 // docker's client reaches only those beneath what it may write (docker's
 // own socket), and only the person's grant (Settings.Sockets) opens them

@@ -3,7 +3,10 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"math"
+	"os"
 	"runtime"
+	"strconv"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -184,6 +187,9 @@ func Command(launcher string, p Policy, program string, argv, env []string) (str
 // only when one of the two failed.
 func execLaunched(p Policy, plan launchPlan, program string, argv, env []string) error {
 	runtime.LockOSThread() // never unlocked: the thread is about to become the server
+	if err := keepOnlyStdio(); err != nil {
+		return fmt.Errorf("could not put the server in its sandbox: %w", err)
+	}
 	if _, err := restrict(p); err != nil {
 		return fmt.Errorf("could not put the server in its sandbox: %w", err)
 	}
@@ -197,6 +203,29 @@ func execLaunched(p Policy, plan launchPlan, program string, argv, env []string)
 		return fmt.Errorf("its sandbox does not let it run %s: %w", program, err)
 	}
 	return fmt.Errorf("running %s: %w", program, err)
+}
+
+// keepOnlyStdio marks close-on-exec every file descriptor above stderr,
+// so that the server starts with its three pipes alone: a socket mcptray
+// holds without the mark (one it was itself handed when it started, say)
+// would reach the server, and through it anything its other end sends.
+func keepOnlyStdio() error {
+	if err := unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC); err == nil {
+		return nil
+	}
+	entries, err := os.ReadDir("/proc/self/fd") // a kernel older than 5.11
+	if err != nil {
+		return fmt.Errorf("reading its file descriptors: %w", err)
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			// ReadDir's own descriptor is closed by now: EBADF.
+			if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC); err != nil && !errors.Is(err, unix.EBADF) {
+				return fmt.Errorf("closing what it need not hold: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 // installFilter installs the seccomp filter hex (seccomp.go) on this

@@ -143,6 +143,8 @@ func probe(a string) error {
 	case "wait":
 		_, err := io.Copy(io.Discard, os.Stdin)
 		return err
+	case "pairsend", "pairmsg", "pairconnect", "pairstream", "pairseqpacket", "pair", "fds":
+		return socketProbe(op, arg)
 	}
 	return fmt.Errorf("no such probe %q", op)
 }

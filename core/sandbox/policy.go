@@ -294,6 +294,9 @@ func Default(in Input) (Policy, error) {
 	// isolation.
 	p.Sockets = program == "docker" || program == "podman" || in.Settings.Sockets
 	p.AnySocket = in.Settings.Sockets
+	if !p.Sockets { // the desktop's addresses name what it cannot reach
+		p.Unset = append(p.Unset, desktopVars...)
+	}
 	p.Namespaces = in.Namespaces && !p.None
 	if in.EgressPort > 0 {
 		if p.Namespaces {

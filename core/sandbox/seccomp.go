@@ -15,9 +15,20 @@ import (
 //   - socket(AF_UNIX, …) is refused unless the server may use sockets
 //     (Policy.Sockets): every named socket of the person's session (the
 //     session bus and through it the Secret Service, ssh-agent, X11,
-//     mcptray's own control socket, a database's) is then out of reach.
-//     socketpair stays allowed: runtimes make their children's pipes with
-//     it, and its two ends are connected to each other and nothing else;
+//     mcptray's own control socket, journald's and systemd's, a
+//     database's) is then out of reach;
+//   - socketpair is allowed for Unix stream and seqpacket pairs alone
+//     (the type masked of SOCK_NONBLOCK and SOCK_CLOEXEC): node's libuv
+//     and python make their children's pipes with stream pairs, and
+//     Chromium talks to its own processes over seqpacket pairs. Those two
+//     ends are connected to each other for good: connect() on one fails
+//     (EISCONN, EPROTOTYPE), and an address given to sendto or sendmsg
+//     is refused (stream) or ignored (seqpacket). A datagram pair is
+//     refused: a datagram socket sends to any named socket given as the
+//     address of sendto or sendmsg, and may be connect()ed again to one
+//     (journald's /run/systemd/journal/socket, systemd's notify socket),
+//     which Landlock does not govern before ABI 9. With Policy.Sockets,
+//     any socketpair;
 //   - socket(AF_INET or AF_INET6, …) is allowed for TCP only when TCP goes
 //     through the proxy (Policy.RestrictTCP): UDP (DNS included) and raw
 //     sockets are refused, since Landlock's rule is for TCP alone;
@@ -33,6 +44,15 @@ import (
 //     int 0x80, the x32 ABI) is refused: the numbers above would not mean
 //     the same there.
 //
+// No other call makes a socket the server could point elsewhere: accept
+// needs a listening socket, and the launcher marks close-on-exec every
+// file descriptor above stderr before it executes the server (a socket
+// mcptray was itself handed, and not marked so, would reach it and with
+// it whatever that socket's other end hands over in SCM_RIGHTS), so the
+// server starts with its three pipes alone. (sendto, sendmsg and connect
+// are left free: with no datagram socket to send from, they reach only
+// what TCP's rules allow.)
+//
 // The filter is built here, in Go, with x/net/bpf's assembler, and handed
 // to the launcher inside the policy ("f HEX"), so that the launcher's C
 // (cmd/mcptray-sandbox) and Go (Launch) install the same program.
@@ -42,7 +62,7 @@ import (
 type seccompArch struct {
 	audit                  uint32
 	x32                    bool // x86-64: numbers with bit 30 set are the x32 ABI
-	socket                 uint32
+	socket, socketpair     uint32
 	uringSetup, uringEnter uint32
 	uringRegister          uint32
 	addKey, requestKey     uint32
@@ -50,9 +70,9 @@ type seccompArch struct {
 }
 
 var seccompArches = map[string]seccompArch{
-	"amd64": {audit: 0xc000003e, x32: true, socket: 41, uringSetup: 425, uringEnter: 426, uringRegister: 427,
+	"amd64": {audit: 0xc000003e, x32: true, socket: 41, socketpair: 53, uringSetup: 425, uringEnter: 426, uringRegister: 427,
 		addKey: 248, requestKey: 249, keyctl: 250},
-	"arm64": {audit: 0xc00000b7, socket: 198, uringSetup: 425, uringEnter: 426, uringRegister: 427,
+	"arm64": {audit: 0xc00000b7, socket: 198, socketpair: 199, uringSetup: 425, uringEnter: 426, uringRegister: 427,
 		addKey: 217, requestKey: 218, keyctl: 219},
 }
 
@@ -74,8 +94,9 @@ const (
 	afInet6   = 10
 	afNetlink = 16
 
-	sockStream = 1
-	sockType   = 0xf // SOCK_TYPE_MASK: the type without SOCK_NONBLOCK and SOCK_CLOEXEC
+	sockStream    = 1
+	sockSeqpacket = 5
+	sockType      = 0xf // SOCK_TYPE_MASK: the type without SOCK_NONBLOCK and SOCK_CLOEXEC
 
 	// offsets in struct seccomp_data; an argument's low 32 bits come first
 	// on the little-endian architectures above.
@@ -87,7 +108,7 @@ const (
 
 // filterRules says what the filter lets through.
 type filterRules struct {
-	sockets bool // socket(AF_UNIX)
+	sockets bool // socket(AF_UNIX), and socketpair of any kind
 	udp     bool // UDP and raw sockets: only when TCP is not restricted either
 }
 
@@ -107,6 +128,17 @@ func seccompFilter(a seccompArch, r filterRules) ([]bpf.RawInstruction, error) {
 	}
 	for _, nr := range []uint32{a.uringSetup, a.uringEnter, a.uringRegister, a.addKey, a.requestKey, a.keyctl} {
 		prog.jump(bpf.JumpEqual, nr, deny, "")
+	}
+	if !r.sockets {
+		// socketpair: Unix stream and seqpacket pairs only.
+		prog.jump(bpf.JumpEqual, a.socketpair, "", "notpair")
+		prog.ins(bpf.LoadAbsolute{Off: offArg0, Size: 4})
+		prog.jump(bpf.JumpEqual, afUnix, "", deny)
+		prog.ins(bpf.LoadAbsolute{Off: offArg1, Size: 4})
+		prog.ins(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: sockType})
+		prog.jump(bpf.JumpEqual, sockStream, allow, "")
+		prog.jump(bpf.JumpEqual, sockSeqpacket, allow, deny)
+		prog.label("notpair")
 	}
 	prog.jump(bpf.JumpEqual, a.socket, "", allow)
 	prog.ins(bpf.LoadAbsolute{Off: offArg0, Size: 4})

@@ -35,6 +35,12 @@ func TestSeccompFilter(t *testing.T) {
 	}{
 		{"read", filterRules{}, call(amd64.audit, 0), allow},
 		{"socketpair", filterRules{}, call(amd64.audit, 53, afUnix, sockStream), allow},
+		{"socketpair, non-blocking", filterRules{}, call(amd64.audit, 53, afUnix, sockStream|cloexecNonblock), allow},
+		{"a seqpacket socketpair", filterRules{}, call(amd64.audit, 53, afUnix, sockSeqpacket|cloexecNonblock), allow},
+		{"a datagram socketpair", filterRules{}, call(amd64.audit, 53, afUnix, 2|cloexecNonblock), deny},
+		{"a raw socketpair", filterRules{}, call(amd64.audit, 53, afUnix, 3), deny},
+		{"a socketpair of another family", filterRules{}, call(amd64.audit, 53, 30, sockStream), deny},
+		{"a datagram socketpair, sockets granted", filterRules{sockets: true}, call(amd64.audit, 53, afUnix, 2), allow},
 		{"a named socket", filterRules{}, call(amd64.audit, amd64.socket, afUnix, sockStream|cloexecNonblock), deny},
 		{"a named socket, granted", filterRules{sockets: true}, call(amd64.audit, amd64.socket, afUnix, sockStream), allow},
 		{"TCP", filterRules{}, call(amd64.audit, amd64.socket, afInet, sockStream|cloexecNonblock), allow},

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/mcptray/mcptray/core/egress"
 	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/transport"
 )
 
 // Sandbox is what a local server may do, for the approval dialog, the
@@ -56,6 +58,10 @@ type Sandbox struct {
 	// not given, its command being its publisher's (a bundle's, a
 	// registry package's), each with the change that gives it.
 	Withheld []Withheld `json:"withheld,omitempty"`
+	// Environment names the variables it gets (of the person's, those
+	// that run programs; the rest only when its config names them) and
+	// how many of the person's it does not, never a value.
+	Environment sandbox.Environment `json:"environment"`
 }
 
 // Withheld is a folder or file a server's command names and the server
@@ -156,10 +162,7 @@ func (s *Service) sandboxView(e *config.Entry, stderr string, full bool) *Sandbo
 	if o.Egress != nil {
 		o.Egress = s.egressPort
 	}
-	env := s.opts.Conn.BaseEnv
-	if env == nil {
-		env = os.Environ()
-	}
+	env := s.personEnv()
 	in := o.SandboxInput(&e.Server, e.Command, env)
 	p, perr := sandbox.Default(in) // only a missing home or data folder fails, and then the words still hold
 	grants := sandbox.MarkAsked(sandbox.Grants(in), e.SandboxAsk, e.Origin.File)
@@ -199,6 +202,11 @@ func (s *Service) sandboxView(e *config.Entry, stderr string, full bool) *Sandbo
 		v.Refusals = append(v.Refusals, Refusal{Refusal: r, Change: c, Allow: r.Allow(in.Home), Label: r.Words(in.Home)})
 	}
 	v.Network = s.egressRefusals(e.Name)
+	var boxed *sandbox.Policy // nil: it runs without one, and gets the desktop's addresses
+	if v.Protection.Files && !e.Sandbox.Off {
+		boxed = &p
+	}
+	v.Environment = sandbox.DescribeEnv(s.personEnv(), slices.Sorted(maps.Keys(e.Env)), e.EnvFile, boxed)
 	if perr == nil { // else there is no policy to tell what it is given
 		for _, w := range sandbox.WithheldArgs(in, p) {
 			v.Withheld = append(v.Withheld, Withheld{Withheld: w, Change: SandboxChange{Server: e.Name, Allow: true, Read: w.What}})
@@ -231,10 +239,7 @@ func (s *Service) runtimeVersion(ctx context.Context, program string) (string, e
 		out, err := exec.CommandContext(ctx, program, "--version").CombinedOutput()
 		return string(out), err
 	}
-	env := s.opts.Conn.BaseEnv
-	if env == nil {
-		env = os.Environ()
-	}
+	env := s.personEnv()
 	p, err := sandbox.Default(sandbox.Input{Program: program, Env: env, Home: o.Home,
 		DataDir: filepath.Join(o.ServersDir, ".runtime-look"), Namespaces: sandbox.Isolation(o.Launcher)})
 	if err != nil {
@@ -250,12 +255,22 @@ func (s *Service) writableOf(e *config.Entry) []string {
 	if o.Egress != nil {
 		o.Egress = s.egressPort // no credential minted
 	}
-	env := s.opts.Conn.BaseEnv
-	if env == nil {
-		env = os.Environ()
-	}
+	env := s.personEnv()
 	p, _ := sandbox.Default(o.SandboxInput(&e.Server, e.Command, env))
 	return p.Write
+}
+
+// personEnv is the person's environment that servers start from: the
+// one the service was given, else the login shell's once it was read,
+// else mcptray's own.
+func (s *Service) personEnv() []string {
+	if env := s.opts.Conn.BaseEnv; env != nil {
+		return env
+	}
+	if env, ok := transport.KnownLoginEnv(); ok {
+		return env
+	}
+	return os.Environ()
 }
 
 // SandboxOf says what the named local server may do, with its full

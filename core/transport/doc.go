@@ -9,9 +9,11 @@
 //
 // # Programs (Stdio)
 //
-// NewStdio runs a server's program with the person's login-shell
-// environment (LoginEnv: a GUI app's own PATH lacks what the shell profile
-// adds), looks the program up on that PATH, and starts it in a process group
+// NewStdio runs a server's program with what runs programs of the
+// person's login-shell environment (LoginEnv: a GUI app's own PATH lacks
+// what the shell profile adds; sandbox.FromLogin: its PATH, locale, home
+// and runtimes' settings, not the tokens a profile exports) and the
+// variables its config names, looks the program up on that PATH, and starts it in a process group
 // of its own (a job object on Windows). On Linux the child is also tied to
 // mcptray's life: if mcptray is killed, the kernel kills it (start_linux.go).
 // mcptray learns that the child exited as soon as it does, without reaping

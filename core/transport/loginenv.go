@@ -38,6 +38,19 @@ func LoginEnv(ctx context.Context, logger *slog.Logger) []string {
 	return loginEnvCache.get(ctx, logger)
 }
 
+// KnownLoginEnv returns LoginEnv's answer when it has one already (a
+// server has started), without running the shell: for words about what a
+// server gets, which must not wait for the shell.
+func KnownLoginEnv() ([]string, bool) {
+	c := loginEnvCache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.ok {
+		return nil, false
+	}
+	return slices.Clone(c.env), true
+}
+
 // envCache runs load once for all callers, however many ask at once, and
 // keeps its answer, or the fallback when it fails.
 type envCache struct {

@@ -47,7 +47,10 @@ type StdioConfig struct {
 	Env map[string]string
 	// Dir is the working folder; "" means the person's home.
 	Dir string
-	// BaseEnv is the environment to start from; nil means LoginEnv's.
+	// BaseEnv is the person's environment; nil means LoginEnv's. The
+	// server gets of it only what sandbox.LoginVar passes (what runs
+	// programs), with or without a sandbox: the rest reaches it only
+	// through Env.
 	BaseEnv []string
 	// StderrBytes is how much of the newest stderr to keep; 0 means 64 KiB.
 	StderrBytes int
@@ -82,8 +85,9 @@ type Sandbox struct {
 // JSON-RPC over its stdin and stdout. It is mcp-go's stdio transport over
 // streams (NewIO) with mcptray's own process handling:
 //
-//   - the program is found on the PATH of the child's environment, which is
-//     by default the person's login-shell environment (LoginEnv);
+//   - the program is found on the PATH of the child's environment: of the
+//     person's login-shell environment (LoginEnv), what runs programs
+//     (sandbox.FromLogin), and the server's own variables;
 //   - the child leads a process group of its own (a job object on Windows),
 //     and stopping it (Close, or the end of Start's context) reaches the whole
 //     group: close stdin, SIGTERM, Grace, SIGKILL;
@@ -314,6 +318,7 @@ func (s *Stdio) command(ctx context.Context) (*exec.Cmd, error) {
 			return nil, fmt.Errorf("its working folder %s does not exist", dir)
 		}
 	}
+	base, _ = sandbox.FromLogin(base) // not the person's tokens: its config names what it needs
 	env := childEnv(base, s.cfg.Env, dir)
 	path, err := lookPath(name, env, dir)
 	if err != nil {

@@ -292,6 +292,29 @@ static void end_leftovers(const sigset_t *chld) {
 	}
 }
 
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+// keep_only_stdio marks close-on-exec every file descriptor above stderr
+// (keepOnlyStdio): the server starts with its three pipes alone, and no
+// socket mcptray held reaches it.
+static void keep_only_stdio(void) {
+	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0) return;
+	DIR *d = opendir("/proc/self/fd");
+	if (d == NULL) fail(126, "could not put the server in its sandbox: reading its file descriptors", "");
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		int fd = atoi(e->d_name);
+		if (fd > 2 && fd != dirfd(d) && fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 && errno != EBADF)
+			fail(126, "could not put the server in its sandbox: closing what it need not hold", "");
+	}
+	closedir(d);
+}
+
 // sandbox_and_exec restricts this process and executes the server.
 static void sandbox_and_exec(char *policy, size_t n, int restrict_tcp, int any_socket, const char *filter, char **argv) {
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, CREATE_RULESET_VERSION);
@@ -336,6 +359,7 @@ static void sandbox_and_exec(char *policy, size_t n, int restrict_tcp, int any_s
 			fail(126, "could not put the server in its sandbox: restricting itself", "");
 		close(ruleset);
 	}
+	keep_only_stdio();
 	if (filter != NULL) install_filter(filter);
 	execve(argv[0], argv + 1, environ);
 	if (errno == EACCES) fail(126, "its sandbox does not let it run ", argv[0]);
