@@ -216,8 +216,16 @@ type stdioApp struct {
 
 func startStdio(t *testing.T, mcptray string, env []string) *stdioApp {
 	t.Helper()
-	a := &stdioApp{cmd: exec.Command(mcptray, "stdio"), lines: make(chan []byte, 100), stderr: &bytes.Buffer{}, done: make(chan error, 1)}
-	a.cmd.Env = env
+	cmd := exec.Command(mcptray, "stdio")
+	cmd.Env = env
+	return startAppCmd(t, cmd)
+}
+
+// startAppCmd starts cmd, an mcptray stdio as an app starts it, with its
+// stdin and stdout the app's.
+func startAppCmd(t *testing.T, cmd *exec.Cmd) *stdioApp {
+	t.Helper()
+	a := &stdioApp{cmd: cmd, lines: make(chan []byte, 100), stderr: &bytes.Buffer{}, done: make(chan error, 1)}
 	a.cmd.Stderr = a.stderr
 	var err error
 	if a.stdin, err = a.cmd.StdinPipe(); err != nil {
