@@ -14,3 +14,17 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(Main(m))
 }
+
+// runtimeDir is a runtime folder for t's mcptray, removed when t ends, so
+// that its control folder does not stay behind in the system's temporary
+// folder. Its path is short: a socket's has at most 107 bytes, and
+// t.TempDir's holds the test's name.
+func runtimeDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
