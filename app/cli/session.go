@@ -79,21 +79,24 @@ func (p startPlan) describe() string {
 //   - DBUS_SESSION_BUS_ADDRESS: the session bus at its usual place, the
 //     socket "bus" in the runtime folder;
 //   - the desktop (desktopVars): the systemd user manager's environment,
-//     into which desktop sessions put theirs.
+//     into which desktop sessions put theirs, unless the app set DISPLAY
+//     or WAYLAND_DISPLAY (even empty, which says there is no desktop).
 //
 // Where a desktop is then there (Linux and the BSDs), the plan starts the
 // tray as the login entry does, without its window; otherwise mcptray
 // serve.
 func planStart(ctx context.Context, base []string, look sessionLook) startPlan {
 	env := slices.Clone(base)
-	get := func(k string) string {
+	lookup := func(k string) (string, bool) {
 		for i := len(env) - 1; i >= 0; i-- {
 			if v, ok := strings.CutPrefix(env[i], k+"="); ok {
-				return v
+				return v, true
 			}
 		}
-		return ""
+		return "", false
 	}
+	get := func(k string) string { v, _ := lookup(k); return v }
+	given := func(k string) bool { _, ok := lookup(k); return ok }
 	p := startPlan{args: []string{"serve"}}
 	set := func(k, v, from string) {
 		env = append(env, k+"="+v)
@@ -119,7 +122,9 @@ func planStart(ctx context.Context, base []string, look sessionLook) startPlan {
 			set("DBUS_SESSION_BUS_ADDRESS", "unix:path="+path, "the session bus in the runtime folder")
 		}
 	}
-	if get("DISPLAY") == "" && get("WAYLAND_DISPLAY") == "" && look.manager != nil {
+	// An app that sets DISPLAY or WAYLAND_DISPLAY, even empty, has said
+	// where its desktop is, or that there is none.
+	if !given("DISPLAY") && !given("WAYLAND_DISPLAY") && look.manager != nil {
 		var found []string
 		for _, kv := range look.manager(ctx, env) {
 			k, v, _ := strings.Cut(kv, "=")

@@ -125,10 +125,17 @@ func TestPlanStartNoSession(t *testing.T) {
 			t.Errorf("%s: started as %q with %q", name, p.args, p.env)
 		}
 	}
+	// An app that says there is no desktop (DISPLAY set empty) is not
+	// given the user manager's.
+	p := planStart(context.Background(), append(slices.Clone(sdkEnv), "DISPLAY="), sessionLook{goos: "linux",
+		manager: func(context.Context, []string) []string { return []string{"DISPLAY=:0"} }})
+	if envOf(p.env, "DISPLAY") != "" || !slices.Equal(p.args, []string{"serve"}) {
+		t.Errorf("with DISPLAY set empty: started as %q with %q", p.args, p.env)
+	}
 	// A bus address of "autolaunch:" is no bus: the one in the runtime
 	// folder is taken instead.
 	withBus := runtimeWithBus(t)
-	p := planStart(context.Background(), append(slices.Clone(sdkEnv), "XDG_RUNTIME_DIR="+withBus, "DBUS_SESSION_BUS_ADDRESS=autolaunch:"),
+	p = planStart(context.Background(), append(slices.Clone(sdkEnv), "XDG_RUNTIME_DIR="+withBus, "DBUS_SESSION_BUS_ADDRESS=autolaunch:"),
 		sessionLook{goos: "linux"})
 	if got := envOf(p.env, "DBUS_SESSION_BUS_ADDRESS"); got != "unix:path="+filepath.Join(withBus, "bus") {
 		t.Errorf("with autolaunch: the bus is %q", got)

@@ -163,7 +163,12 @@ func newStdioHome(t *testing.T) *stdioHome {
 	h.env = []string{"HOME=" + home, "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH"), "XDG_RUNTIME_DIR=" + run,
 		// The test suite's throwaway keyring (scripts/test.sh), if any,
 		// keeps the HTTP face's token.
-		"DBUS_SESSION_BUS_ADDRESS=" + os.Getenv("DBUS_SESSION_BUS_ADDRESS")}
+		"DBUS_SESSION_BUS_ADDRESS=" + os.Getenv("DBUS_SESSION_BUS_ADDRESS"),
+		// No desktop: the mcptray that stdio starts is mcptray serve,
+		// not a tray on the person's desktop that the user manager
+		// (on their session bus, when go test runs without
+		// scripts/test.sh) names.
+		"DISPLAY=", "WAYLAND_DISPLAY="}
 	h.logFile = filepath.Join(home, ".cache", "mcptray", "serve.log")
 	var err error
 	h.paths, err = config.NewPaths("linux", func(k string) (string, bool) {
