@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,7 +120,7 @@ func planStart(ctx context.Context, base []string, look sessionLook) startPlan {
 	if bus := get("DBUS_SESSION_BUS_ADDRESS"); (bus == "" || bus == "autolaunch:") && filepath.IsAbs(run) {
 		path := filepath.Join(run, "bus")
 		if fi, err := os.Stat(path); err == nil && fi.Mode()&os.ModeSocket != 0 {
-			set("DBUS_SESSION_BUS_ADDRESS", "unix:path="+path, "the session bus in the runtime folder")
+			set("DBUS_SESSION_BUS_ADDRESS", "unix:path="+busEscape(path), "the session bus in the runtime folder")
 		}
 	}
 	// An app that sets DISPLAY or WAYLAND_DISPLAY, even empty, has said
@@ -142,6 +143,21 @@ func planStart(ctx context.Context, base []string, look sessionLook) startPlan {
 	}
 	p.env = env
 	return p
+}
+
+// busEscape writes v as a D-Bus address's value: bytes other than
+// letters, digits and - _ / . \\ * as %XX, as the D-Bus specification says.
+func busEscape(v string) string {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_/.\\*", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02x", c)
+		}
+	}
+	return b.String()
 }
 
 // managerEnv is the systemd user manager's environment (systemctl --user

@@ -141,3 +141,15 @@ func TestPlanStartNoSession(t *testing.T) {
 		t.Errorf("with autolaunch: the bus is %q", got)
 	}
 }
+
+// TestBusEscape: a runtime folder with a space or a comma still makes one
+// bus address, not two.
+func TestBusEscape(t *testing.T) {
+	t.Parallel()
+	if got, want := busEscape("/run/user/1000/bus"), "/run/user/1000/bus"; got != want {
+		t.Errorf("busEscape = %q, want %q", got, want)
+	}
+	if got, want := busEscape("/tmp/my run,x=y;z/bus"), "/tmp/my%20run%2cx%3dy%3bz/bus"; got != want {
+		t.Errorf("busEscape = %q, want %q", got, want)
+	}
+}
