@@ -146,7 +146,7 @@ func planStart(ctx context.Context, base []string, look sessionLook) startPlan {
 }
 
 // busEscape writes v as a D-Bus address's value: bytes other than
-// letters, digits and - _ / . \\ * as %XX, as the D-Bus specification says.
+// letters, digits and - _ / . \ * as %XX, as the D-Bus specification says.
 func busEscape(v string) string {
 	var b strings.Builder
 	for i := 0; i < len(v); i++ {
