@@ -34,9 +34,22 @@ type home struct {
 func newHome(t *testing.T) *home {
 	t.Helper()
 	dir := t.TempDir()
+	// The control folder of the mcptray a test runs goes in a runtime
+	// folder of the test's, removed with it, not in the system's
+	// temporary folder, where the instance lock would stay behind. Not in
+	// dir: a socket's path has at most 107 bytes, and dir's holds the
+	// test's name.
+	run, err := os.MkdirTemp("", "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(run) })
 	lookup := func(k string) (string, bool) {
-		if k == "HOME" {
+		switch k {
+		case "HOME":
 			return dir, true
+		case "XDG_RUNTIME_DIR":
+			return run, true
 		}
 		return "", false
 	}

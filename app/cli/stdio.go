@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/mcptray/mcptray/core/control"
@@ -59,14 +60,28 @@ func runStdio(ctx context.Context, c *cmdContext, args []string) error {
 	return err
 }
 
-// reachRunning connects to the running mcptray, starting mcptray serve in
-// the background when none runs.
+// reachRunning connects to the running mcptray, starting one in the
+// background when none runs: as the person's session would (planStart),
+// whatever the app left out of this process's environment.
 func (c *cmdContext) reachRunning(ctx context.Context) (*control.Client, error) {
 	cl, err := control.Dial(ctx, c.paths)
 	if !errors.Is(err, control.ErrNotRunning) {
 		return cl, err
 	}
-	exited, logPath, err := c.startServe()
+	plan := planStart(ctx, os.Environ(), thisSession(runtime.GOOS))
+	cl, err = c.startAndDial(ctx, plan)
+	if err != nil && plan.args[0] != "serve" {
+		// The tray could not start on the desktop found (one gone, or
+		// not this person's): serve the app without it.
+		plan.args = []string{"serve"}
+		cl, err = c.startAndDial(ctx, plan)
+	}
+	return cl, err
+}
+
+// startAndDial starts mcptray as plan says and waits until it answers.
+func (c *cmdContext) startAndDial(ctx context.Context, plan startPlan) (*control.Client, error) {
+	exited, logPath, err := c.startServe(plan)
 	if err != nil {
 		return nil, err
 	}
@@ -96,9 +111,11 @@ func (c *cmdContext) reachRunning(ctx context.Context) (*control.Client, error) 
 	}
 }
 
-// startServe starts mcptray serve in a session of its own, so that it
-// outlives this app's connection, with its output in a log file.
-func (c *cmdContext) startServe() (exited <-chan struct{}, logPath string, err error) {
+// startServe starts mcptray as plan says, in a session of its own, so
+// that it outlives this app's connection, with its output in a log file
+// that first says what was started and with which environment (names, not
+// values: the environment may hold secrets).
+func (c *cmdContext) startServe(plan startPlan) (exited <-chan struct{}, logPath string, err error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, "", fmt.Errorf("finding mcptray's own program to start it: %w", err)
@@ -117,8 +134,9 @@ func (c *cmdContext) startServe() (exited <-chan struct{}, logPath string, err e
 		return nil, "", fmt.Errorf("opening mcptray's log: %w", err)
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "--- %s: started by mcptray stdio\n", time.Now().Format(time.RFC3339))
-	cmd := exec.Command(exe, "serve")
+	fmt.Fprintf(f, "--- %s: started by mcptray stdio: %s\n", time.Now().Format(time.RFC3339), plan.describe())
+	cmd := exec.Command(exe, plan.args...)
+	cmd.Env = plan.env
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.SysProcAttr = detached()
 	if err := cmd.Start(); err != nil {

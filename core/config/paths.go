@@ -21,8 +21,16 @@ type Paths struct {
 	// Enterprise is the file an administrator manages.
 	Enterprise string
 	// RuntimeDir is where a running mcptray puts its control socket: the
-	// per-user runtime folder ($XDG_RUNTIME_DIR on Linux, the per-user
-	// temporary folder on macOS, %LOCALAPPDATA% on Windows).
+	// per-user runtime folder. On Linux that is $XDG_RUNTIME_DIR, or
+	// without it /run/user/UID when that is the person's own private
+	// folder (RunUserDir), or else the system's temporary folder; on macOS
+	// the per-user temporary folder the system names
+	// (DARWIN_USER_TEMP_DIR), whatever $TMPDIR says; on Windows
+	// %LOCALAPPDATA%. An AI app may start mcptray stdio with little more
+	// than HOME and PATH (the MCP SDK's stdio client passes HOME, LOGNAME,
+	// PATH, SHELL, TERM and USER): the folder must be the same for it as
+	// for the mcptray the desktop session started, or it would start a
+	// second one.
 	RuntimeDir string
 	// LogDir holds the long-running processes' logs (see LogFile):
 	// $XDG_STATE_HOME/mcptray/logs (~/.local/state) on Linux,
@@ -41,9 +49,36 @@ type Paths struct {
 func DefaultPaths() (Paths, error) { return NewPaths(runtime.GOOS, os.LookupEnv) }
 
 // NewPaths computes the paths for goos from environment variables (HOME,
-// XDG_CONFIG_HOME, XDG_STATE_HOME, APPDATA, LOCALAPPDATA, USERPROFILE,
-// ProgramData), so that tests can run against a temporary home.
+// XDG_CONFIG_HOME, XDG_STATE_HOME, XDG_RUNTIME_DIR, APPDATA, LOCALAPPDATA,
+// USERPROFILE, ProgramData), so that tests can run against a temporary
+// home. For this computer's own system it also looks where a variable
+// left out would have pointed (RuntimeDir); a test that names
+// XDG_RUNTIME_DIR (Linux) keeps its own.
 func NewPaths(goos string, lookup func(string) (string, bool)) (Paths, error) {
+	var s sessionFolders
+	if goos == runtime.GOOS {
+		s = sessionFolders{runUser: RunUserDir, darwinTemp: darwinUserTempDir}
+	}
+	return newPaths(goos, lookup, s)
+}
+
+// sessionFolders finds the per-user folders that the system keeps whatever
+// a program's environment says. A nil func finds none.
+type sessionFolders struct {
+	// runUser is RunUserDir: /run/user/UID when it is the person's own.
+	runUser func() string
+	// darwinTemp is macOS's per-user temporary folder.
+	darwinTemp func() string
+}
+
+func (s sessionFolders) find(f func() string) string {
+	if f == nil {
+		return ""
+	}
+	return f()
+}
+
+func newPaths(goos string, lookup func(string) (string, bool), session sessionFolders) (Paths, error) {
 	env := func(k string) string {
 		v, _ := lookup(k)
 		return v
@@ -74,7 +109,13 @@ func NewPaths(goos string, lookup func(string) (string, bool)) (Paths, error) {
 		p.Home = env("HOME")
 		p.UserConfigDir = filepath.Join(p.Home, "Library", "Application Support")
 		p.Enterprise = "/Library/Application Support/mcptray/managed.json"
-		p.RuntimeDir = env("TMPDIR") // per user on macOS
+		// The per-user temporary folder, which launchd also gives as
+		// TMPDIR to what it starts; an app may leave TMPDIR out, or set
+		// its own.
+		p.RuntimeDir = session.find(session.darwinTemp)
+		if !filepath.IsAbs(p.RuntimeDir) {
+			p.RuntimeDir = env("TMPDIR")
+		}
 		if !filepath.IsAbs(p.RuntimeDir) {
 			p.RuntimeDir = "/tmp"
 		}
@@ -88,6 +129,9 @@ func NewPaths(goos string, lookup func(string) (string, bool)) (Paths, error) {
 		}
 		p.Enterprise = "/etc/mcptray/managed.json"
 		p.RuntimeDir = env("XDG_RUNTIME_DIR")
+		if !filepath.IsAbs(p.RuntimeDir) {
+			p.RuntimeDir = session.find(session.runUser)
+		}
 		if !filepath.IsAbs(p.RuntimeDir) {
 			p.RuntimeDir = os.TempDir()
 		}

@@ -45,7 +45,10 @@ func TestNewPaths(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := NewPaths(tt.goos, mapLookup(tt.env))
+			// Without the system's own folders (TestRuntimeDirWithout
+			// XDG_RUNTIME_DIR has them), so that this computer's
+			// /run/user or macOS's temporary folder do not matter.
+			got, err := newPaths(tt.goos, mapLookup(tt.env), sessionFolders{})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("NewPaths = %+v, %v; want an error containing %q", got, err, tt.wantErr)

@@ -3,7 +3,9 @@
 // that only the person who started mcptray can open.
 //
 // The socket lives in a folder of its own under the per-user runtime folder
-// (mode 0700), is itself mode 0600, and every connection's peer user id is
+// (config.Paths.RuntimeDir, found the same without the session's
+// variables, which an app may drop from mcptray stdio's environment; mode
+// 0700), is itself mode 0600, and every connection's peer user id is
 // checked before a byte is read. Next to it an instance lock (a file lock
 // the kernel drops when the process dies) marks the running instance, so a
 // socket left behind by a killed mcptray is recognised and replaced.
@@ -29,8 +31,9 @@
 //     (key.go): a 0600 file, written to a temporary file and renamed, and
 //     removed when it stops. The runtime folder is one a sandboxed server
 //     may not read (core/sandbox grants it neither mcptray's folders nor
-//     XDG_RUNTIME_DIR nor /tmp; on macOS the Seatbelt profile reads none
-//     of $TMPDIR), while the person's own programs can. Client reads it and
+//     XDG_RUNTIME_DIR, /run/user nor /tmp; on macOS the Seatbelt profile
+//     reads none of the per-user temporary folder), while the person's own
+//     programs can. Client reads it and
 //     sends it with every request (Authorization: Bearer KEY); the endpoint
 //     compares it in constant time. A new key each start means a key seen
 //     once is worth nothing after.

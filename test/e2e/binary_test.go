@@ -17,9 +17,10 @@ func TestBinary(t *testing.T) {
 	bin := Binary(t)
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
+	runtime := runtimeDir(t)
 	run := func(args ...string) (string, string, error) {
 		cmd := exec.Command(bin, args...)
-		cmd.Env = []string{"HOME=" + home, "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH")}
+		cmd.Env = []string{"HOME=" + home, "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH"), "XDG_RUNTIME_DIR=" + runtime}
 		var out, errOut bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errOut
 		err := cmd.Run()

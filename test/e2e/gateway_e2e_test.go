@@ -163,7 +163,12 @@ func newStdioHome(t *testing.T) *stdioHome {
 	h.env = []string{"HOME=" + home, "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH"), "XDG_RUNTIME_DIR=" + run,
 		// The test suite's throwaway keyring (scripts/test.sh), if any,
 		// keeps the HTTP face's token.
-		"DBUS_SESSION_BUS_ADDRESS=" + os.Getenv("DBUS_SESSION_BUS_ADDRESS")}
+		"DBUS_SESSION_BUS_ADDRESS=" + os.Getenv("DBUS_SESSION_BUS_ADDRESS"),
+		// No desktop: the mcptray that stdio starts is mcptray serve,
+		// not a tray on the person's desktop that the user manager
+		// (on their session bus, when go test runs without
+		// scripts/test.sh) names.
+		"DISPLAY=", "WAYLAND_DISPLAY="}
 	h.logFile = filepath.Join(home, ".cache", "mcptray", "serve.log")
 	var err error
 	h.paths, err = config.NewPaths("linux", func(k string) (string, bool) {
@@ -216,8 +221,16 @@ type stdioApp struct {
 
 func startStdio(t *testing.T, mcptray string, env []string) *stdioApp {
 	t.Helper()
-	a := &stdioApp{cmd: exec.Command(mcptray, "stdio"), lines: make(chan []byte, 100), stderr: &bytes.Buffer{}, done: make(chan error, 1)}
-	a.cmd.Env = env
+	cmd := exec.Command(mcptray, "stdio")
+	cmd.Env = env
+	return startAppCmd(t, cmd)
+}
+
+// startAppCmd starts cmd, an mcptray stdio as an app starts it, with its
+// stdin and stdout the app's.
+func startAppCmd(t *testing.T, cmd *exec.Cmd) *stdioApp {
+	t.Helper()
+	a := &stdioApp{cmd: cmd, lines: make(chan []byte, 100), stderr: &bytes.Buffer{}, done: make(chan error, 1)}
 	a.cmd.Stderr = a.stderr
 	var err error
 	if a.stdin, err = a.cmd.StdinPipe(); err != nil {

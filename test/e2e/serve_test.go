@@ -160,7 +160,7 @@ func startServe(t *testing.T, mcptray, testServer string, names ...string) *serv
 	home := filepath.Join(dir, "home")
 	s := &serve{
 		t: t, mcptray: mcptray, testServer: Own(t, testServer),
-		env:    []string{"HOME=" + home, "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH")},
+		env:    []string{"HOME=" + home, "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH"), "XDG_RUNTIME_DIR=" + runtimeDir(t)},
 		stderr: &bytes.Buffer{}, lines: make(chan string, 100), exited: make(chan struct{}),
 	}
 	for _, name := range names {
