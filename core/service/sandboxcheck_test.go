@@ -84,7 +84,9 @@ func TestSandboxCheckOnDemand(t *testing.T) {
 	defer sandbox.SetLastCheck(sandbox.LastCheck())
 	h := newHome(t)
 	self, _ := os.Executable()
-	s := h.start(false, func(o *Options) { o.Launcher, o.SandboxProbe, o.Only = self, []string{self, sandbox.ProbeArg}, []string{} })
+	s := h.start(false, func(o *Options) {
+		o.Launcher, o.SandboxProbe, o.Only = self, []string{self, sandbox.ProbeArg}, []string{}
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	l, err := activity.Open(ctx, activity.Options{Path: h.paths.ActivityFile()})
