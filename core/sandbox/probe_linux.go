@@ -105,15 +105,17 @@ func probeTry(a string, stdin io.Reader) error {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		return cmd.Start() // never waited for: it is left behind
 	case "caps":
-		// The capabilities it holds (root's, say), which would let it past
-		// the rules that bind everyone else.
+		// The capabilities it holds or may use (root's, say), which would
+		// let it past the rules that bind everyone else. The bounding set
+		// is not counted: every unprivileged process has it full, and
+		// no-new-privileges keeps it from ever being used.
 		b, err := os.ReadFile("/proc/self/status")
 		if err != nil {
 			return err
 		}
 		for _, l := range strings.Split(string(b), "\n") {
 			k, v, _ := strings.Cut(l, ":")
-			if (k == "CapEff" || k == "CapPrm" || k == "CapBnd") && strings.Trim(strings.TrimSpace(v), "0") != "" {
+			if (k == "CapEff" || k == "CapPrm" || k == "CapAmb") && strings.Trim(strings.TrimSpace(v), "0") != "" {
 				return nil
 			}
 		}
