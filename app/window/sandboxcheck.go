@@ -9,8 +9,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // sandboxCheck is Settings' Sandbox section: what the last check of the
@@ -31,7 +31,7 @@ func newSandboxCheck(v *window) *sandboxCheck {
 	s.check = widget.NewButtonWithIcon("Check the sandbox", theme.ViewRefreshIcon(), func() {
 		s.check.Disable()
 		s.result.SetText("Checking: a hostile server tries every way out, in each kind of server's sandbox…")
-		var r sandbox.Report
+		var r service.SandboxCheck
 		v.actThen("Could not check the sandbox", func(ctx context.Context) error {
 			var err error
 			r, err = b.CheckSandbox(ctx)
@@ -67,7 +67,7 @@ func newSandboxCheck(v *window) *sandboxCheck {
 
 // show says what r found: its summary, and each door that did not hold
 // with what to do; nil is no check yet.
-func (s *sandboxCheck) show(r *sandbox.Report) {
+func (s *sandboxCheck) show(r *service.SandboxCheck) {
 	if r == nil {
 		s.result.SetText("mcptray has not checked its sandbox on this computer yet.")
 		return

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcptray/mcptray/core/sandbox"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // TestSettingsSandboxCheck: Settings says that no check ran yet; its
@@ -22,9 +22,9 @@ func TestSettingsSandboxCheck(t *testing.T) {
 			t.Errorf("before any check: %q, button disabled %v", s.result.Text, s.check.Disabled())
 		}
 	})
-	r := sandbox.Report{Time: time.Date(2026, 12, 7, 4, 0, 0, 0, time.UTC), Kernel: "6.18.44", ABI: 7, Namespaces: true, Kinds: []sandbox.KindResult{{
-		Kind: sandbox.Kinds[0],
-		Doors: []sandbox.DoorResult{
+	r := service.SandboxCheck{Time: time.Date(2026, 12, 7, 4, 0, 0, 0, time.UTC), Kernel: "6.18.44", ABI: 7, Namespaces: true, Kinds: []service.SandboxKindResult{{
+		Kind: service.SandboxKinds[0],
+		Doors: []service.SandboxDoorResult{
 			{Door: "ssh-keys", Tries: "read your SSH keys (~/.ssh)", State: "held"},
 			{Door: "udp", Tries: "send a datagram (UDP) past mcptray's proxy", State: "open", Open: "a server could send datagrams anywhere",
 				Words: "a server could send datagrams anywhere. Until it holds, run only servers you trust"},

@@ -23,7 +23,6 @@ import (
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/gateway"
-	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/core/tools"
 )
@@ -43,7 +42,7 @@ type fakeBackend struct {
 	calls     chan string // "approve notes", "sign-in notion", "sign-in ended: …"
 	added     []service.AddRequest
 	// checked is the last sandbox check, and what CheckSandbox finds.
-	checked *sandbox.Report
+	checked *service.SandboxCheck
 }
 
 func newFakeBackend(s service.Snapshot) *fakeBackend {
@@ -150,17 +149,17 @@ func (f *fakeBackend) SetHidden(_ context.Context, target string, hidden bool) e
 func (f *fakeBackend) ActivitySettings(context.Context) (service.ActivitySettings, error) {
 	return service.ActivitySettings{}, nil
 }
-func (f *fakeBackend) LastSandboxCheck(context.Context) (*sandbox.Report, error) {
+func (f *fakeBackend) LastSandboxCheck(context.Context) (*service.SandboxCheck, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.checked, nil
 }
-func (f *fakeBackend) CheckSandbox(context.Context) (sandbox.Report, error) {
+func (f *fakeBackend) CheckSandbox(context.Context) (service.SandboxCheck, error) {
 	err := f.call("check the sandbox")
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.checked == nil {
-		return sandbox.Report{}, err
+		return service.SandboxCheck{}, err
 	}
 	return *f.checked, err
 }
