@@ -72,16 +72,6 @@ func (s *sandboxCheck) show(r *service.SandboxCheck) {
 		s.result.SetText("mcptray has not checked its sandbox on this computer yet.")
 		return
 	}
-	lines := []string{r.Summary()}
-	for _, k := range r.Kinds {
-		if k.Err != "" {
-			lines = append(lines, k.Kind.Words+": not tried: "+k.Err)
-		}
-		for _, d := range k.Doors {
-			if d.State == "open" || d.State == "broken" {
-				lines = append(lines, k.Kind.Words+": "+d.Words)
-			}
-		}
-	}
+	lines := r.Said()
 	s.result.SetText(sanitize.String(strings.Join(lines, "\n")))
 }

@@ -39,7 +39,7 @@ func TestSettingsSandboxCheck(t *testing.T) {
 	}
 	h.wait("action")
 	h.do(func() {
-		for _, want := range []string{"Not every door held on this computer", "Linux 6.18.44", "A local server, through mcptray's proxy: a server could send datagrams anywhere. Until it holds, run only servers you trust"} {
+		for _, want := range []string{"Not every door held on this computer", "Linux 6.18.44", "A server could send datagrams anywhere (a local server, through mcptray's proxy).", "Until it holds, run only servers you trust"} {
 			if !strings.Contains(s.result.Text, want) {
 				t.Errorf("after the check, Settings lacks %q:\n%s", want, s.result.Text)
 			}

@@ -77,7 +77,50 @@ func (r Report) Summary() string {
 	for _, d := range r.Open() {
 		names = append(names, d.Tries)
 	}
+	if len(names) == 0 {
+		return fmt.Sprintf("Not every door held on this computer (%s, Linux %s, Landlock %d, servers %s): not every kind of server could be tried.", when, r.Kernel, r.ABI, mode)
+	}
 	return fmt.Sprintf("Not every door held on this computer (%s, Linux %s, Landlock %d, servers %s): a server could %s.", when, r.Kernel, r.ABI, mode, list(names))
+}
+
+// Said is r as a few lines for a person: its summary, then each door
+// that did not hold (or kind of server not tried) once, with the kinds of
+// server it did not hold for, then what to do.
+func (r Report) Said() []string {
+	lines := []string{r.Summary()}
+	var order []string
+	kinds := map[string][]string{}
+	words := map[string]string{}
+	for _, k := range r.Kinds {
+		if k.Err != "" {
+			key := "not tried: " + k.Err
+			if _, ok := kinds[key]; !ok {
+				order = append(order, key)
+			}
+			kinds[key], words[key] = append(kinds[key], strings.ToLower(k.Kind.Words[:1])+k.Kind.Words[1:]), key
+		}
+		for _, d := range k.Doors {
+			if d.State != "open" && d.State != "broken" {
+				continue
+			}
+			if _, ok := kinds[d.Door]; !ok {
+				order = append(order, d.Door)
+			}
+			kinds[d.Door] = append(kinds[d.Door], strings.ToLower(k.Kind.Words[:1])+k.Kind.Words[1:])
+			words[d.Door] = d.Open
+			if d.State == "broken" {
+				words[d.Door] = d.Words
+			}
+		}
+	}
+	for _, key := range order {
+		w := words[key]
+		lines = append(lines, strings.ToUpper(w[:1])+w[1:]+" ("+strings.Join(kinds[key], "; ")+").")
+	}
+	if len(order) > 0 {
+		lines = append(lines, whatToDo+".")
+	}
+	return lines
 }
 
 // WriteText writes r as mcptray sandbox check prints it: the summary,

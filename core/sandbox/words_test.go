@@ -436,3 +436,35 @@ func TestWordsFromTheLastCheck(t *testing.T) {
 		t.Errorf("a door that did not hold still counts as protection: %+v", l)
 	}
 }
+
+// TestCheckSaid: a check is said as its summary, each door that did not
+// hold once with the kinds of server it did not hold for, and what to do
+// once; a check where every door held is its summary alone.
+func TestCheckSaid(t *testing.T) {
+	held := Report{Time: time.Date(2026, 12, 7, 4, 0, 0, 0, time.UTC), Kernel: "6.18", ABI: 7, Namespaces: true,
+		Kinds: []KindResult{{Kind: Kinds[0], Doors: []DoorResult{{Door: "ssh-keys", State: "held"}}}}}
+	if got := held.Said(); len(got) != 1 || !strings.HasPrefix(got[0], "Every door held on this computer") {
+		t.Errorf("every door held: %q", got)
+	}
+	open := held
+	open.Kinds = []KindResult{
+		{Kind: Kinds[0], Doors: []DoorResult{{Door: "environ", Tries: "read another program's environment", State: "open", Open: "a server could read other programs' environment"}}},
+		{Kind: Kinds[2], Doors: []DoorResult{{Door: "environ", Tries: "read another program's environment", State: "open", Open: "a server could read other programs' environment"}}},
+		{Kind: Kinds[1], Err: "making its sandbox: no home"},
+	}
+	got := open.Said()
+	want := []string{
+		"Not every door held on this computer",
+		"A server could read other programs' environment (a local server, through mcptray's proxy; a local server while mcptray's proxy is off).",
+		"Not tried: making its sandbox: no home (a project's server, through mcptray's proxy).",
+		whatToDo + ".",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("said %d lines, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("line %d: %q, want %q", i, got[i], want[i])
+		}
+	}
+}
