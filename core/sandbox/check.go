@@ -75,7 +75,11 @@ func (r Report) Summary() string {
 	}
 	var names []string
 	for _, d := range r.Open() {
-		names = append(names, d.Tries)
+		if d.State == "broken" { // what a server must be able to do
+			names = append(names, "not "+d.Tries)
+		} else {
+			names = append(names, d.Tries)
+		}
 	}
 	if len(names) == 0 {
 		return fmt.Sprintf("Not every door held on this computer (%s, Linux %s, Landlock %d, servers %s): not every kind of server could be tried.", when, r.Kernel, r.ABI, mode)
