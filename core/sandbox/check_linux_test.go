@@ -65,3 +65,23 @@ func TestCheckHolds(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckProbeThatProvesNothing: a probe that tries nothing (a program
+// that prints nothing) would seem to be refused everything; what a server
+// must be able to do then did not work, and the check does not say that
+// every door held.
+func TestCheckProbeThatProvesNothing(t *testing.T) {
+	if ABI() < 6 || !SeccompSupported() {
+		t.Skipf("the check needs Landlock 6 (this kernel has %d) and a system call filter for this processor", ABI())
+	}
+	t.Setenv(noNamespacesEnv, "1")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := Check(ctx, CheckOptions{Launcher: mustExe(t), Probe: []string{"/bin/true"}, Kinds: Kinds[:1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Held() || !strings.Contains(r.Summary(), "a server could not write in its own data folder") {
+		t.Errorf("a probe that tried nothing passed: %s", r.Summary())
+	}
+}
