@@ -27,6 +27,7 @@ import (
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/logfile"
+	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/keychain"
 )
@@ -59,7 +60,7 @@ func run(ctx context.Context) int {
 		return cli.Run(ctx, os.Args[1:], cli.Env{
 			Stdout: os.Stdout, Stderr: os.Stderr,
 			Stdin: os.Stdin, Interactive: isTerminal(os.Stdin),
-			Store: store, Launcher: launcher(),
+			Store: store, Launcher: launcher(), Probe: probe(),
 		})
 	}
 	paths, err := config.DefaultPaths()
@@ -94,7 +95,7 @@ func run(ctx context.Context) int {
 		return 1
 	}
 	so := service.FromEnvironment(os.LookupEnv)
-	so.Launcher = launcher()
+	so.Launcher, so.SandboxProbe = launcher(), probe()
 	return host.Run(ctx, host.Options{
 		Paths: paths, Store: store, Logger: logger, Service: so,
 		Window: []string{exe, "window"}, Stdout: os.Stdout, AtLogin: atLogin, Bundle: bundle,
@@ -159,6 +160,16 @@ func launcher() string {
 		return small
 	}
 	return exe
+}
+
+// probe is mcptray's hostile probe, which the sandbox's check runs in a
+// sandbox (mcptray sandbox-probe); nil when it cannot find itself.
+func probe() []string {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	return []string{exe, sandbox.ProbeArg}
 }
 
 // newLogger logs warnings to stderr, or everything with MCPTRAY_DEBUG=1,

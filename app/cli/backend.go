@@ -66,7 +66,7 @@ func (c *cmdContext) serviceOptions(only []string) (service.Options, error) {
 	opts := service.FromEnvironment(c.Lookup)
 	opts.Paths, opts.Lookup, opts.Store = c.paths, c.Lookup, c.Store
 	opts.Logger, opts.Elicit, opts.Now, opts.Only = c.logger(), c.elicit, c.Now, only
-	opts.Launcher, opts.HTTP = c.Launcher, c.HTTP
+	opts.Launcher, opts.HTTP, opts.SandboxProbe = c.Launcher, c.HTTP, c.Probe
 	browser := opts.Browser
 	if browser == nil {
 		browser = service.SystemBrowser()

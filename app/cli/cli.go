@@ -51,6 +51,10 @@ type Env struct {
 	// local server through to sandbox it; "" runs them without a sandbox.
 	// main.go gives it; tests give a built mcptray, or none.
 	Launcher string
+	// Probe is mcptray's hostile probe, which the sandbox's check runs
+	// (mcptray's program and sandbox.ProbeArg) when a command runs mcptray
+	// in-process; nil: the check says it has none. main.go gives it.
+	Probe []string
 	// HTTP downloads the MCP Bundles the registry lists when a command
 	// runs mcptray in-process; nil means http.DefaultClient. Tests give
 	// one that trusts their server.
@@ -105,6 +109,7 @@ func init() {
 		{"sandbox", "SERVER [--json]", "say what a local server may do in its sandbox, and the files it was refused lately", recording(runSandbox)},
 		{"sandbox", "allow|deny SERVER --read PATH | --write PATH | --host HOST | --port N | --sockets", "let a local server read or change a folder, reach a host (through mcptray's proxy) or a port, or use other programs' sockets, or take it back", nil},
 		{"sandbox", "on|off SERVER", "run a local server in its sandbox (the default) or without one", nil},
+		{"sandbox", "check [--json]", "check the sandbox on this computer: a hostile server tries every way out mcptray knows, in the sandbox each kind of server gets, and it says what held (MCPTRAY_SANDBOX_NO_NAMESPACES=1 checks the fallback without namespaces)", nil},
 		{"activity", "[--since 1h|DATE] [--app A] [--server S] [--tool T] [--outcome O] [-n N] [--json] [-f]", "show what your AI apps did through mcptray, and your trust decisions: the newest N rows (50), oldest first; -f keeps showing new ones", runActivity},
 		{"activity", "verify [--json]", "check that no row of the activity record was changed or removed since it was written", nil},
 		{"activity", "export --csv FILE [--since …] [--app A] [--server S] [--tool T] [--outcome O]", "write the activity record to a CSV file (- for the standard output)", nil},
@@ -160,6 +165,11 @@ func Run(ctx context.Context, args []string, env Env) int {
 		// Not listed: the launcher every local server starts through. It
 		// returns only when it could not execute the server.
 		return sandbox.Launch(args[1:], env.Stderr)
+	}
+	if args[0] == sandbox.ProbeArg {
+		// Not listed: the hostile server that mcptray sandbox check runs
+		// in a sandbox (core/sandbox's Check).
+		return sandbox.Probe(args[1:], env.Stdin, env.Stdout)
 	}
 	if args[0] == demo.Arg && len(args) == 1 {
 		// Not listed: the demo project's .mcp.json runs it (core/demo).

@@ -27,6 +27,9 @@ type home struct {
 	store *secrettest.Store
 	// launcher is given to the commands as mcptray's sandbox launcher.
 	launcher string
+	// probe is given to the commands as mcptray's hostile probe (mcptray
+	// sandbox check).
+	probe []string
 	// http downloads bundles, trusting the test's server.
 	http *http.Client
 }
@@ -66,7 +69,7 @@ func (h *home) run(args ...string) (int, string, string) {
 	h.t.Helper()
 	var out, errOut bytes.Buffer
 	code := Run(context.Background(), args, Env{
-		Stdout: &out, Stderr: &errOut, Paths: &h.paths, Store: h.store, Launcher: h.launcher, HTTP: h.http,
+		Stdout: &out, Stderr: &errOut, Paths: &h.paths, Store: h.store, Launcher: h.launcher, HTTP: h.http, Probe: h.probe,
 		Lookup: func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
 		Now:    func() time.Time { return time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC) },
 	})

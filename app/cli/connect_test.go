@@ -21,9 +21,10 @@ import (
 var testServerBin string
 
 // TestMain runs the tests or, run as "TEST-BINARY sandbox-exec …", is the
-// sandbox's launcher, as mcptray is (sandbox_test.go).
+// sandbox's launcher, as mcptray is (sandbox_test.go), and as
+// "TEST-BINARY sandbox-probe …" the sandbox check's probe.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "sandbox-exec" {
+	if len(os.Args) > 1 && (os.Args[1] == "sandbox-exec" || os.Args[1] == "sandbox-probe") {
 		os.Exit(Run(context.Background(), os.Args[1:], Env{Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin}))
 	}
 	os.Exit(mcpserver.RunTests(m, &testServerBin))

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -20,6 +21,8 @@ func runSandbox(ctx context.Context, c *cmdContext, args []string) error {
 		return usagef("name a server: mcptray sandbox SERVER")
 	}
 	switch args[0] {
+	case "check":
+		return checkSandbox(ctx, c, args[1:])
 	case "allow", "deny":
 		return changeSandbox(ctx, c, args[0] == "allow", args[1:])
 	case "on", "off":
@@ -194,5 +197,40 @@ func withSandbox(ctx context.Context, c *cmdContext, change func(backend) error,
 		return err
 	}
 	done()
+	return nil
+}
+
+// checkSandbox is mcptray sandbox check [--json]: the check runs in the
+// running mcptray (or in this process when none runs), which keeps it as
+// the last one; it fails when a door did not hold.
+func checkSandbox(ctx context.Context, c *cmdContext, args []string) error {
+	asJSON := false
+	for _, a := range args {
+		if a != "--json" {
+			return usagef("sandbox check takes only --json, not %s", sanitize.Line(a))
+		}
+		asJSON = true
+	}
+	b, done, err := c.backend(ctx, connectNone)
+	if err != nil {
+		return err
+	}
+	defer done()
+	r, err := b.CheckSandbox(ctx)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if err := writeJSON(c.Stdout, r, true); err != nil {
+			return err
+		}
+	} else {
+		var out strings.Builder
+		r.WriteText(&out)
+		fmt.Fprint(c.Stdout, sanitize.String(out.String()))
+	}
+	if !r.Held() {
+		return errors.New("not every door held on this computer (see above)")
+	}
 	return nil
 }

@@ -218,3 +218,36 @@ func TestSandboxWordsWithoutNamespaces(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxCheckCommand: mcptray sandbox check says, a line a door and
+// grouped by kind of server, that every door held, and --json says the
+// same; with no probe to run it fails and says why; it takes nothing but
+// --json.
+func TestSandboxCheckCommand(t *testing.T) {
+	if sandbox.ABI() < 6 || !sandbox.SeccompSupported() {
+		t.Skip("the check needs Landlock 6 and a system call filter here")
+	}
+	defer sandbox.SetLastCheck(sandbox.LastCheck())
+	h := newHome(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.launcher = self
+	if code, out, errOut := h.run("sandbox", "check"); code != 1 || !strings.Contains(out, "could not check its sandbox") || !strings.Contains(errOut, "not every door held") {
+		t.Errorf("with no probe: exit %d\n%s\n%s", code, out, errOut)
+	}
+	h.probe = []string{self, sandbox.ProbeArg}
+	out := h.must("sandbox", "check")
+	for _, want := range []string{"Every door held on this computer", "A local server, through mcptray's proxy (", "A project's server", "A local server while mcptray's proxy is off",
+		"\n  held:   read your SSH keys (~/.ssh)\n", "\n  works:  reach mcptray's proxy\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("mcptray sandbox check lacks %q:\n%s", want, out)
+		}
+	}
+	var r sandbox.Report
+	if err := json.Unmarshal([]byte(h.must("sandbox", "check", "--json")), &r); err != nil || !r.Held() || len(r.Kinds) != len(sandbox.Kinds) {
+		t.Errorf("--json: %v, %+v", err, r)
+	}
+	h.fails(2, "sandbox check takes only --json", "sandbox", "check", "--all")
+}

@@ -97,7 +97,7 @@ func TestWindowGuardLabels(t *testing.T) {
 func TestWindowGuardMode(t *testing.T) {
 	h := newHarness(t, guardSnapshot(), Options{})
 	h.do(h.v.showSettings)
-	h.wait("activity settings")
+	h.waitEach("activity settings", "sandbox check")
 	var g *guardMode
 	var shown string
 	h.do(func() {

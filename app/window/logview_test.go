@@ -42,7 +42,7 @@ func TestLogView(t *testing.T) {
 		}
 		test.Tap(show)
 	})
-	h.waitEach("activity settings", "log") // Settings reads its activity section
+	h.waitEach("activity settings", "sandbox check", "log") // Settings reads its activity section and the last check
 	h.do(func() {
 		top := h.win.Canvas().Overlays().Top()
 		if got := strings.Join(labels(top), "\n"); !strings.Contains(got, "INFO  mcptray starts in the tray pid=42") {

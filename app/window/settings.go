@@ -134,6 +134,7 @@ type settingsDialog struct {
 	login   *loginSwitch
 	record  *activitySettings
 	guard   *guardMode
+	sandbox *sandboxCheck
 }
 
 // showSettings opens the Settings dialog.
@@ -162,6 +163,10 @@ func (v *window) showSettings() {
 	body.Add(widget.NewSeparator())
 	body.Add(section("Guard"))
 	body.Add(s.guard.box)
+	s.sandbox = newSandboxCheck(v)
+	body.Add(widget.NewSeparator())
+	body.Add(section("Sandbox"))
+	body.Add(s.sandbox.box)
 	s.record = newActivitySettings(v)
 	body.Add(widget.NewSeparator())
 	body.Add(section("Activity"))

@@ -41,6 +41,8 @@ type fakeBackend struct {
 	questions chan control.Question
 	calls     chan string // "approve notes", "sign-in notion", "sign-in ended: …"
 	added     []service.AddRequest
+	// checked is the last sandbox check, and what CheckSandbox finds.
+	checked *service.SandboxCheck
 }
 
 func newFakeBackend(s service.Snapshot) *fakeBackend {
@@ -146,6 +148,20 @@ func (f *fakeBackend) SetHidden(_ context.Context, target string, hidden bool) e
 }
 func (f *fakeBackend) ActivitySettings(context.Context) (service.ActivitySettings, error) {
 	return service.ActivitySettings{}, nil
+}
+func (f *fakeBackend) LastSandboxCheck(context.Context) (*service.SandboxCheck, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.checked, nil
+}
+func (f *fakeBackend) CheckSandbox(context.Context) (service.SandboxCheck, error) {
+	err := f.call("check the sandbox")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.checked == nil {
+		return service.SandboxCheck{}, err
+	}
+	return *f.checked, err
 }
 func (f *fakeBackend) PauseAll(context.Context) error  { return f.call("pause") }
 func (f *fakeBackend) ResumeAll(context.Context) error { return f.call("resume") }

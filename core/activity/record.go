@@ -107,6 +107,9 @@ const (
 	SandboxAllowance TrustAction = "sandbox-allow"
 	// GuardSet: the flow guard's mode, or a tool's labels, changed.
 	GuardSet TrustAction = "guard"
+	// SandboxChecked: mcptray checked its sandbox on this computer
+	// (Target), and Detail says what held.
+	SandboxChecked TrustAction = "sandbox-check"
 )
 
 // Trust is one of the person's trust decisions: Action on Target (a

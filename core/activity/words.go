@@ -83,6 +83,8 @@ func (e Entry) TrustWords() string {
 		return fmt.Sprintf("%s let %s %s", who, e.Target, e.Detail)
 	case GuardSet:
 		return fmt.Sprintf("%s set the guard of %s: %s", who, e.Target, e.Detail)
+	case SandboxChecked:
+		return fmt.Sprintf("%s checked the sandbox on %s: %s", who, e.Target, e.Detail)
 	}
 	return fmt.Sprintf("%s %s %s %s", who, e.Action, e.Target, e.Detail)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/service"
 )
 
@@ -12,13 +13,19 @@ type sandboxSwitch struct {
 	On   bool   `json:"on"`
 }
 
-// sandboxRoutes serve POST /v1/sandbox/show, /v1/sandbox/change and
-// /v1/sandbox/switch.
+// sandboxRoutes serve POST /v1/sandbox/show, /v1/sandbox/change,
+// /v1/sandbox/switch, /v1/sandbox/check and /v1/sandbox/last-check.
 func (s *Endpoint) sandboxRoutes(mux *http.ServeMux) {
 	b := s.Backend
 	handle(mux, "sandbox/show", b.SandboxOf)
 	handleJSON(mux, "sandbox/change", func(ctx context.Context, c service.SandboxChange) (struct{}, error) {
 		return struct{}{}, b.ChangeSandbox(ctx, c)
+	})
+	handleJSON(mux, "sandbox/check", func(ctx context.Context, _ struct{}) (sandbox.Report, error) {
+		return b.CheckSandbox(ctx)
+	})
+	handleJSON(mux, "sandbox/last-check", func(ctx context.Context, _ struct{}) (*sandbox.Report, error) {
+		return b.LastSandboxCheck(ctx)
 	})
 	handleJSON(mux, "sandbox/switch", func(ctx context.Context, req sandboxSwitch) (struct{}, error) {
 		return struct{}{}, b.SetSandbox(ctx, req.Name, req.On)
@@ -40,4 +47,19 @@ func (c *Client) ChangeSandbox(ctx context.Context, ch service.SandboxChange) er
 // SetSandbox turns a server's sandbox on or off.
 func (c *Client) SetSandbox(ctx context.Context, name string, on bool) error {
 	return c.do(ctx, http.MethodPost, "sandbox/switch", sandboxSwitch{Name: name, On: on}, nil)
+}
+
+// CheckSandbox runs the sandbox's check on this computer, in the running
+// mcptray, and returns what held.
+func (c *Client) CheckSandbox(ctx context.Context) (sandbox.Report, error) {
+	var r sandbox.Report
+	err := c.do(ctx, http.MethodPost, "sandbox/check", struct{}{}, &r)
+	return r, err
+}
+
+// LastSandboxCheck is the last check on this computer, or nil.
+func (c *Client) LastSandboxCheck(ctx context.Context) (*sandbox.Report, error) {
+	var r *sandbox.Report
+	err := c.do(ctx, http.MethodPost, "sandbox/last-check", struct{}{}, &r)
+	return r, err
 }

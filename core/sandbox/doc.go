@@ -170,6 +170,35 @@
 // does that much even when the launcher is killed; without one, the
 // launcher is their child subreaper.
 //
+// # The check: a sandbox that proves itself on this computer
+//
+// Check (mcptray sandbox check) runs mcptray's hostile probe (mcptray
+// sandbox-probe, Probe) in a real sandbox made as each kind of local
+// server gets it (Kinds: a local server through the egress proxy, a
+// project's server, a local server while the proxy is off), through the
+// launcher servers start through, in namespaces where this computer
+// allows them (MCPTRAY_SANDBOX_NO_NAMESPACES=1 checks the fallback). The
+// probe lives in a scene of its own: a home with an SSH key, mcptray's
+// config, another server's data, the control key, shared caches, a named
+// and an abstract socket, listeners at other ports and at the proxy's port
+// on another address. It tries every door of Doors (doors.go), one case a
+// door: what it tries (a verb of the probe, probeTry), what "held" means,
+// and in plain words what a server could do when it did not hold. A new
+// door is one new case there, and make test runs it (TestCheckHolds,
+// through both launchers, in both modes). Some cases are what a server
+// must be able to do (its own folder, the proxy): a probe that did not
+// run proves nothing. A known limit (the proxy's port at another address
+// without a network of its own) is reported as such, not as a failure.
+//
+// The running mcptray runs the check at its first start and whenever the
+// kernel or mcptray changed, keeps the last in its folder (CheckFile),
+// and records each in the activity record; Settings has a button for it.
+// What mcptray says of a sandbox (Protection) comes from the last check
+// (SetLastCheck): a door that did not hold for that kind of server is said
+// plainly, with what to do, and takes back what the words said held; no
+// check yet is said too. What it printed on the machine mcptray is
+// developed on is in bench/README.md.
+//
 // # macOS
 //
 // The Seatbelt profile (Profile) gives the same files, the server's own

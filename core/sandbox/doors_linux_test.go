@@ -157,27 +157,6 @@ func TestSocketsGranted(t *testing.T) {
 	}
 }
 
-// livingWith reports the living processes that run /bin/sleep marker.
-func livingWith(marker string) []int {
-	var out []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !bytes.Equal(b, []byte("/bin/sleep\x00"+marker+"\x00")) {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err == nil && !bytes.Contains(stat[bytes.LastIndexByte(stat, ')'):], []byte(") Z")) {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
 // TestDetachedEnds: a grandchild in a session of its own, left behind by
 // the server (door 6), ends with it, whether the server ends by itself or
 // mcptray stops it (SIGTERM to its group, as transport's stop does).
@@ -197,7 +176,7 @@ func TestDetachedEnds(t *testing.T) {
 							tries = append(tries, "wait:")
 						}
 						self := mustExe(t)
-						path, argv, env, err := Command(launcher, w.policy, self, append([]string{"probe", "probe"}, tries...), os.Environ())
+						path, argv, env, err := Command(launcher, w.policy, self, append([]string{"probe", ProbeArg}, tries...), os.Environ())
 						if err != nil {
 							t.Fatal(err)
 						}

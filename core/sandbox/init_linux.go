@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -32,6 +33,12 @@ const leftGrace = time.Second
 // runInit is the init's work: p and plan come from the policy raw; args
 // are the program and its argv; env is the server's environment.
 func runInit(raw string, plan launchPlan, args, env []string) (int, error) {
+	// Capabilities and no-new-privileges belong to a thread, not to the
+	// process: the thread that gives them up must be the one that forks
+	// the server, or the server starts with the capabilities mcptray was
+	// started with (all of root's, as root). Never unlocked: the launcher
+	// ends with the server.
+	runtime.LockOSThread()
 	if plan.bridge > 0 {
 		if err := bridge(plan.bridge); err != nil {
 			return 126, err

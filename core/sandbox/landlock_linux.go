@@ -70,8 +70,10 @@ func ABI() int {
 	return int(v)
 }
 
-// Protection says how well p protects a server on this system.
-func Protection(p Policy) Level { return levelFor(p, ABI()) }
+// Protection says how well p protects a server on this system, as the
+// last check on this computer found it (SetLastCheck): a door that did
+// not hold is said, with what to do, and so is a check not yet run.
+func Protection(p Policy) Level { return withCheck(levelFor(p, ABI()), p) }
 
 // restrict applies p to the calling thread, which must be locked to its
 // goroutine and must execute the server next. It does as much as the

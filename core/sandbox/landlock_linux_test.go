@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -13,24 +12,19 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"unsafe"
 )
 
 // TestMain makes the test binary two programs besides the tests: the
-// launcher (as mcptray sandbox-exec is) and a probe that tries what a
-// hostile server would, one try per argument, and prints each outcome.
+// launcher (as mcptray sandbox-exec is) and the probe that tries what a
+// hostile server would (as mcptray sandbox-probe is, Probe).
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
 		case LauncherArg:
 			os.Exit(Launch(os.Args[2:], os.Stderr))
-		case "probe":
-			for _, a := range os.Args[2:] {
-				fmt.Printf("%s %s\n", a, outcome(probe(a)))
-			}
-			os.Exit(0)
+		case ProbeArg:
+			os.Exit(Probe(os.Args[2:], os.Stdin, os.Stdout))
 		}
 	}
 	code := m.Run()
@@ -69,92 +63,12 @@ func launchers(t *testing.T) map[string]string {
 	return map[string]string{"go": mustExe(t), "c": built.path}
 }
 
-func outcome(err error) string {
-	switch {
-	case err == nil:
-		return "ok"
-	case errors.Is(err, os.ErrPermission), errors.Is(err, exec.ErrNotFound):
-		return "refused"
-	}
-	return "failed: " + err.Error()
-}
-
-// probe does one thing: read:PATH, write:PATH, connect:PORT (on
-// 127.0.0.1), run:PATH.
-func probe(a string) error {
-	op, arg, _ := strings.Cut(a, ":")
-	switch op {
-	case "read":
-		_, err := os.ReadFile(arg)
-		return err
-	case "write":
-		return os.WriteFile(arg, []byte("x"), 0o600)
-	case "connect":
-		c, err := net.Dial("tcp", "127.0.0.1:"+arg)
-		if err == nil {
-			c.Close()
-		}
-		return err
-	case "run":
-		return exec.Command(arg).Run()
-	case "unix", "abstract":
-		if op == "abstract" {
-			arg = "@" + arg
-		}
-		c, err := net.Dial("unix", arg)
-		if err == nil {
-			c.Close()
-		}
-		return err
-	case "udp":
-		c, err := net.Dial("udp", arg)
-		if err == nil {
-			defer c.Close()
-			_, err = c.Write([]byte("a datagram from a server"))
-		}
-		return err
-	case "tcp":
-		c, err := net.Dial("tcp", arg)
-		if err == nil {
-			c.Close()
-		}
-		return err
-	case "uring":
-		var params [120]byte // struct io_uring_params
-		fd, _, errno := syscall.Syscall(425, 4, uintptr(unsafe.Pointer(&params)), 0)
-		if errno != 0 {
-			return errno
-		}
-		syscall.Close(int(fd))
-		return nil
-	case "keyring":
-		// keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_KEYRING, 0)
-		_, _, errno := syscall.Syscall(syscall.SYS_KEYCTL, 0, ^uintptr(3), 0)
-		if errno != 0 {
-			return errno
-		}
-		return nil
-	case "detach":
-		// A grandchild in a session of its own that outlives the server
-		// unless something ends it: arg is the marker in its command line.
-		cmd := exec.Command("/bin/sleep", arg)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		return cmd.Start() // never waited for: it is left behind
-	case "wait":
-		_, err := io.Copy(io.Discard, os.Stdin)
-		return err
-	case "pairsend", "pairmsg", "pairconnect", "pairstream", "pairseqpacket", "pair", "fds":
-		return socketProbe(op, arg)
-	}
-	return fmt.Errorf("no such probe %q", op)
-}
-
 // runProbe runs the probe in p through the launcher and returns each
 // try's outcome.
 func runProbe(t *testing.T, launcher string, p Policy, tries ...string) map[string]string {
 	t.Helper()
 	self := mustExe(t)
-	path, argv, env, err := Command(launcher, p, self, append([]string{"probe", "probe"}, tries...), os.Environ())
+	path, argv, env, err := Command(launcher, p, self, append([]string{"probe", ProbeArg}, tries...), os.Environ())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,17 +175,6 @@ func listen(t *testing.T) int {
 	t.Cleanup(func() { l.Close() })
 	go acceptAndClose(l)
 	return l.Addr().(*net.TCPAddr).Port
-}
-
-// acceptAndClose answers every connection to l by closing it.
-func acceptAndClose(l net.Listener) {
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			return
-		}
-		c.Close()
-	}
 }
 
 // TestLandlockRefuses: under the default policy a server is refused what

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRefusals(t *testing.T) {
@@ -390,4 +391,80 @@ func argsHome(t *testing.T) (dir, home string) {
 		t.Fatal(err)
 	}
 	return dir, home
+}
+
+// TestWordsFromTheLastCheck: what mcptray says of a sandbox comes from the
+// last check on this computer: none yet is said; a door that did not hold
+// for this kind of server is said plainly, with what to do, and takes
+// back what the level says holds; a door that held changes nothing, nor
+// one that did not hold for another kind.
+func TestWordsFromTheLastCheck(t *testing.T) {
+	defer SetLastCheck(LastCheck())
+	p := Policy{RestrictTCP: true, Ports: []int{8080}, Namespaces: true}
+	base := levelFor(p, 7)
+
+	SetLastCheck(nil)
+	if l := withCheck(base, p); !strings.Contains(l.Words, "not yet checked its sandbox on this computer") || !l.Files || !l.Network {
+		t.Errorf("no check yet: %+v", l)
+	}
+	if l := withCheck(Level{Words: wordsOff}, p); l.Words != wordsOff {
+		t.Errorf("a server without a sandbox has nothing to prove: %q", l.Words)
+	}
+
+	held := Report{Time: time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC), Kernel: "6.18", Kinds: []KindResult{
+		{Kind: Kinds[0], Doors: []DoorResult{{Door: "ssh-keys", Area: "files", State: "held"}, {Door: "udp", Area: "network", State: "held"}}},
+		{Kind: Kinds[2], Doors: []DoorResult{{Door: "environ", Area: "processes", State: "open", Open: "a server could read other programs' environment"}}},
+	}}
+	SetLastCheck(&held)
+	if l := withCheck(base, p); l != base {
+		t.Errorf("every door held for its kind: %+v, want %+v", l, base)
+	}
+
+	open := held
+	open.Kinds = []KindResult{{Kind: Kinds[0], Doors: []DoorResult{
+		{Door: "ssh-keys", Area: "files", State: "open", Open: "a server could read your SSH keys"},
+		{Door: "udp", Area: "network", State: "open", Open: "a server could send datagrams anywhere"},
+	}}}
+	SetLastCheck(&open)
+	l := withCheck(base, p)
+	for _, w := range []string{"7 Dec 2026", "a server could read your SSH keys and send datagrams anywhere", "run only servers you trust"} {
+		if !strings.Contains(l.Words, w) {
+			t.Errorf("the words do not say %q: %q", w, l.Words)
+		}
+	}
+	if l.Files || l.Network || l.Isolated {
+		t.Errorf("a door that did not hold still counts as protection: %+v", l)
+	}
+}
+
+// TestCheckSaid: a check is said as its summary, each door that did not
+// hold once with the kinds of server it did not hold for, and what to do
+// once; a check where every door held is its summary alone.
+func TestCheckSaid(t *testing.T) {
+	held := Report{Time: time.Date(2026, 12, 7, 4, 0, 0, 0, time.UTC), Kernel: "6.18", ABI: 7, Namespaces: true,
+		Kinds: []KindResult{{Kind: Kinds[0], Doors: []DoorResult{{Door: "ssh-keys", State: "held"}}}}}
+	if got := held.Said(); len(got) != 1 || !strings.HasPrefix(got[0], "Every door held on this computer") {
+		t.Errorf("every door held: %q", got)
+	}
+	open := held
+	open.Kinds = []KindResult{
+		{Kind: Kinds[0], Doors: []DoorResult{{Door: "environ", Tries: "read another program's environment", State: "open", Open: "a server could read other programs' environment"}}},
+		{Kind: Kinds[2], Doors: []DoorResult{{Door: "environ", Tries: "read another program's environment", State: "open", Open: "a server could read other programs' environment"}}},
+		{Kind: Kinds[1], Err: "making its sandbox: no home"},
+	}
+	got := open.Said()
+	want := []string{
+		"Not every door held on this computer",
+		"A server could read other programs' environment (a local server, through mcptray's proxy; a local server while mcptray's proxy is off).",
+		"Not tried: making its sandbox: no home (a project's server, through mcptray's proxy).",
+		whatToDo + ".",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("said %d lines, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("line %d: %q, want %q", i, got[i], want[i])
+		}
+	}
 }

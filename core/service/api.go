@@ -5,6 +5,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/tools"
 )
 
@@ -110,6 +111,11 @@ type API interface {
 	// allowed; SetSandbox turns its sandbox on or off.
 	ChangeSandbox(ctx context.Context, c SandboxChange) error
 	SetSandbox(ctx context.Context, name string, on bool) error
+	// CheckSandbox runs the sandbox's check on this computer (a hostile
+	// probe in each kind of server's sandbox) and keeps it;
+	// LastSandboxCheck is the last one, nil when none ran yet.
+	CheckSandbox(ctx context.Context) (sandbox.Report, error)
+	LastSandboxCheck(ctx context.Context) (*sandbox.Report, error)
 
 	// Pins: what the person saw of a server's tools.
 

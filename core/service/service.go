@@ -104,6 +104,11 @@ type Options struct {
 	// api.weather.gov?"); nil means there is no one to ask, and such
 	// connections are refused with the command that allows them.
 	EgressAsk egress.AskFunc
+	// SandboxProbe is mcptray's hostile probe, which the sandbox's check
+	// runs in each kind of server's sandbox (sandboxcheck.go): mcptray's
+	// program and sandbox.ProbeArg. nil: no check can run here (tests
+	// that do not try it), and the check says so.
+	SandboxProbe []string
 }
 
 // Service is one running mcptray. Its methods are safe for concurrent use.
@@ -132,6 +137,8 @@ type Service struct {
 	wg     sync.WaitGroup
 
 	useMu sync.Mutex // held while a loaded config is put to use
+
+	checkMu sync.Mutex // held while the sandbox's check runs (one at a time)
 
 	dataMu   sync.Mutex
 	dataGone map[string]chan struct{} // removed servers' data folders being removed, by name (datafolders.go)
@@ -257,6 +264,17 @@ func (s *Service) Start(ctx context.Context) error {
 	}
 	s.started = true
 	s.mu.Unlock()
+
+	// What mcptray says of each sandbox comes from the last check on
+	// this computer: read before any server is described.
+	s.loadSandboxCheck()
+	if s.opts.Follow { // the running mcptray checks again when it must
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.checkSandboxWhenChanged(s.ctx)
+		}()
+	}
 
 	// Subscribed before any server starts: a change made before the
 	// relay's goroutine ran would otherwise reach no one.

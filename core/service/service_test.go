@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.LauncherArg { // sandbox_test.go's launcher
 		os.Exit(sandbox.Launch(os.Args[2:], os.Stderr))
 	}
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ProbeArg { // sandboxcheck_test.go's probe
+		os.Exit(sandbox.Probe(os.Args[2:], os.Stdin, os.Stdout))
+	}
 	if len(os.Args) == 2 && os.Args[1] == demo.Arg {
 		if err := demo.Serve(context.Background(), os.Stdin, os.Stdout, os.Stderr); err != nil {
 			os.Exit(1)

@@ -3,6 +3,7 @@ package service
 import (
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/oauth"
+	"github.com/mcptray/mcptray/core/sandbox"
 )
 
 // The words of mcptray's config and sign-in that front ends speak. They
@@ -118,3 +119,17 @@ type Browser = oauth.Browser
 
 // SystemBrowser opens pages in the system's browser.
 func SystemBrowser() Browser { return oauth.SystemBrowser() }
+
+// SandboxCheck is what one check of the sandbox on this computer found
+// (CheckSandbox): for each kind of server, what each door did.
+type SandboxCheck = sandbox.Report
+
+// SandboxKindResult and SandboxDoorResult are a check's parts: one kind
+// of server, and one door for it.
+type (
+	SandboxKindResult = sandbox.KindResult
+	SandboxDoorResult = sandbox.DoorResult
+)
+
+// SandboxKinds are the kinds of server the check tries.
+var SandboxKinds = sandbox.Kinds
