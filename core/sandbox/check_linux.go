@@ -216,7 +216,19 @@ func newScene(k Kind) (*Scene, error) {
 	}
 	s.closers = append(s.closers, func() { udp.Close() })
 	s.UDP = udp.LocalAddr().String()
-	s.settle = func() { s.reached["udp"] = drainUDP(udp) }
+	s.Dgram = filepath.Join(s.Data, "journal")
+	dgram, err := net.ListenPacket("unixgram", s.Dgram)
+	if err != nil {
+		return fail(err)
+	}
+	s.closers = append(s.closers, func() { dgram.Close() })
+	s.settle = func() {
+		s.reached["udp"] = drainDatagrams(udp)
+		n := drainDatagrams(dgram)
+		for _, door := range []string{"dgram-sendto", "dgram-sendmsg", "dgram-connect"} {
+			s.reached[door] += n // which of them got through, their outcomes say
+		}
+	}
 	if s.RefusedPort, err = s.listenTCP("127.0.0.1:0"); err != nil {
 		return fail(err)
 	}
@@ -262,9 +274,9 @@ func (s *Scene) close() {
 	s.closers = nil
 }
 
-// drainUDP counts the datagrams that reached c before one it sends itself
+// drainDatagrams counts the datagrams that reached c before one it sends itself
 // now: those came from the probe, which has ended.
-func drainUDP(c net.PacketConn) int {
+func drainDatagrams(c net.PacketConn) int {
 	const mark = "the check's own datagram"
 	if _, err := c.WriteTo([]byte(mark), c.LocalAddr()); err != nil {
 		return 0

@@ -46,6 +46,24 @@ var Doors = []Door{
 	{Name: "abstract-socket", Area: "sockets", Tries: "connect to an abstract Unix socket made outside its sandbox",
 		Try:  func(s *Scene, _ Kind) string { return "abstract:" + s.Abstract },
 		Open: "a server could reach other programs' abstract sockets (X11's, some session services')"},
+	{Name: "dgram-sendto", Area: "sockets", Tries: "send to a named datagram socket (journald's, systemd's notify socket) from a socketpair, with sendto",
+		Try:  func(s *Scene, _ Kind) string { return "pairsend:" + s.Dgram },
+		Open: "a server could send to other programs' datagram sockets through a socketpair, past the filter's socket() rule"},
+	{Name: "dgram-sendmsg", Area: "sockets", Tries: "send to a named datagram socket from a socketpair, with sendmsg",
+		Try:  func(s *Scene, _ Kind) string { return "pairmsg:" + s.Dgram },
+		Open: "a server could send to other programs' datagram sockets through a socketpair, past the filter's socket() rule"},
+	{Name: "dgram-connect", Area: "sockets", Tries: "connect a datagram socketpair again, to a named socket",
+		Try:  func(s *Scene, _ Kind) string { return "pairconnect:" + s.Dgram },
+		Open: "a server could point a socketpair at other programs' datagram sockets"},
+	{Name: "stream-pair-connect", Area: "sockets", Tries: "connect a stream socketpair again, to a named socket",
+		Try: func(s *Scene, _ Kind) string { return "pairstream:" + s.Socket },
+		// "ok" is the kernel's refusal to connect a connected pair.
+		Held: func(_ *Scene, outcome string) bool { return outcome == "ok" },
+		Open: "a server could point a socketpair at other programs' sockets"},
+	{Name: "held-sockets", Area: "sockets", Tries: "use a socket it was handed when it started",
+		Try:  func(*Scene, Kind) string { return "fds:" },
+		Held: func(_ *Scene, outcome string) bool { return outcome == "ok" },
+		Open: "a server started holding a socket of mcptray's, through which it could reach what mcptray reaches"},
 	{Name: "io_uring", Area: "sockets", Tries: "use io_uring, which does its work beyond the system call filter",
 		Try:  func(*Scene, Kind) string { return "uring:" },
 		Open: "a server could use io_uring, whose operations the system call filter does not see"},
@@ -108,6 +126,9 @@ var Doors = []Door{
 			return "write:" + filepath.Join(s.Project, "out")
 		},
 		Open: "a project's server could not change its project"},
+	{Name: "stream-pair", Area: "works", Must: true, Tries: "make a stream socketpair, as runtimes make their children's pipes",
+		Try:  func(*Scene, Kind) string { return "pair:stream" },
+		Open: "a server could not make a socketpair: node and python cannot start programs of their own"},
 	{Name: "proxy", Area: "works", Must: true, Tries: "reach mcptray's proxy",
 		Try: func(s *Scene, k Kind) string {
 			if !k.Proxy {
@@ -175,6 +196,9 @@ type Scene struct {
 	// Landlock alone would let it connect); Abstract an abstract one's
 	// name.
 	Socket, Abstract string
+	// Dgram is a named datagram socket in the server's own data folder,
+	// standing for journald's and systemd's notify socket.
+	Dgram string
 	// UDP is a UDP listener's address; RefusedPort a TCP port on
 	// 127.0.0.1 no server may reach; ProxyPort the proxy's (a stand-in
 	// that answers by closing); Elsewhere a listener at the proxy's port
