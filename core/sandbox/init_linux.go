@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -29,11 +30,16 @@ import (
 // kills the launcher, so that the launcher is done first.
 const leftGrace = time.Second
 
-// runInit is the init's work: p and plan come from the policy raw; args
-// are the program and its argv; env is the server's environment.
-func runInit(raw string, plan launchPlan, args, env []string) (int, error) {
+// runInit is the init's work: p and plan come from the policy raw, which
+// holds the program and its argv too; env is the server's environment.
+func runInit(p Policy, raw string, plan launchPlan, env []string) (int, error) {
 	if plan.bridge > 0 {
 		if err := bridge(plan.bridge); err != nil {
+			return 126, err
+		}
+	}
+	if plan.mounts {
+		if err := privateMounts(append(slices.Clip(p.Read), p.Write...)); err != nil {
 			return 126, err
 		}
 	}
@@ -51,16 +57,13 @@ func runInit(raw string, plan launchPlan, args, env []string) (int, error) {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return 126, err
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return 126, err
-	}
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
 	// The launcher again, told a policy without "i": it restricts itself
-	// and executes the server.
+	// and executes the server. Its program by /proc/self/exe, which
+	// reaches it even where its own /tmp now hides its path.
 	childEnv := append(env, policyEnv+"="+withoutInit(raw))
-	pid, err := syscall.ForkExec(self, append([]string{self, LauncherArg, "--"}, args...), &syscall.ProcAttr{
+	pid, err := syscall.ForkExec("/proc/self/exe", []string{os.Args[0], LauncherArg, "--"}, &syscall.ProcAttr{
 		Env: childEnv, Files: []uintptr{0, 1, 2},
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
 	})
@@ -176,7 +179,7 @@ func children() []int {
 func withoutInit(raw string) string {
 	var b strings.Builder
 	for _, l := range strings.SplitAfter(raw, "\n") {
-		if l == "i\n" || l == "i" || strings.HasPrefix(l, "b ") {
+		if l == "i\n" || l == "i" || l == "m\n" || l == "m" || strings.HasPrefix(l, "b ") {
 			continue
 		}
 		b.WriteString(l)

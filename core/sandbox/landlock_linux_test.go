@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -143,6 +144,29 @@ func probe(a string) error {
 	case "wait":
 		_, err := io.Copy(io.Discard, os.Stdin)
 		return err
+	case "hold":
+		// Nothing: arg stands on the probe's command line, as a secret
+		// in a server's arguments does.
+		return nil
+	case "put":
+		return os.WriteFile(arg, []byte("kept by "+strconv.Itoa(os.Getpid())), 0o600)
+	case "same":
+		// What put wrote is still there, unchanged.
+		b, err := os.ReadFile(arg)
+		if err == nil && string(b) != "kept by "+strconv.Itoa(os.Getpid()) {
+			err = fmt.Errorf("%s was changed to %q", arg, b)
+		}
+		return err
+	case "cmdline", "launcher":
+		// Another process's command line that holds the hex-written
+		// secret (written so, the probe's own does not): any process's,
+		// or a launcher's (mcptray sandbox-exec). Refused when none is
+		// seen.
+		secret, err := hex.DecodeString(arg)
+		if err != nil {
+			return err
+		}
+		return seeCommandLine(secret, op == "launcher")
 	}
 	return fmt.Errorf("no such probe %q", op)
 }

@@ -165,7 +165,12 @@ var systemRead = []string{
 }
 
 // systemWrite are the device files every server may write.
-var systemWrite = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/shm"}
+var systemWrite = []string{"/dev/null", "/dev/zero", "/dev/full"}
+
+// privateWrite are what a server in namespaces of its own may write
+// besides: its own /tmp and /dev/shm (mounts_linux.go). Without them both
+// are the computer's, shared with every program, and refused.
+var privateWrite = []string{"/tmp", "/dev/shm"}
 
 // homeRead are the version managers' and runtimes' folders, relative to
 // the home.
@@ -266,6 +271,9 @@ func Default(in Input) (Policy, error) {
 	p.Sockets = program == "docker" || program == "podman" || in.Settings.Sockets
 	p.AnySocket = in.Settings.Sockets
 	p.Namespaces = in.Namespaces && !p.None
+	if p.Namespaces {
+		p.Write = union(p.Write, privateWrite)
+	}
 	if in.EgressPort > 0 {
 		if p.Namespaces {
 			p.Bridge = in.EgressPort

@@ -26,6 +26,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -46,7 +47,7 @@
 #endif
 
 #define POLICY_ENV "MCPTRAY_SANDBOX_POLICY"
-#define POLICY_MAGIC "mcptray-sandbox 1"
+#define POLICY_MAGIC "mcptray-sandbox 2"
 
 // The kernel's structures and flags (linux/landlock.h), written out so
 // that older system headers do not matter.
@@ -153,6 +154,99 @@ static void bridge(unsigned long port) {
 	if (sendmsg(3, &msg, 0) != 1) fail(126, "could not put the server in its sandbox: handing the proxy's listener to mcptray", "");
 	close(3);
 	close(fd);
+}
+
+// The server's own /proc, /tmp and /dev/shm (privateMounts in
+// mounts_linux.go).
+#define PRIVATE_TMPFS "mode=1777,size=512m"
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+// make_dirs makes path and the folders above it (MkdirAll).
+static int make_dirs(char *path) {
+	for (char *s = strchr(path + 1, '/'); s != NULL; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		int r = mkdir(path, 0700);
+		*s = '/';
+		if (r != 0 && errno != EEXIST) return -1;
+	}
+	return mkdir(path, 0700) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+// private_mounts gives the init's mount namespace its own /proc, /tmp and
+// /dev/shm, and carries back into its /tmp the policy's paths (its "r"
+// and "w" lines, from policy) that lie in the computer's; policy NULL
+// carries nothing (the probe).
+static void private_mounts(const char *policy) {
+	const char *what = "could not put the server in its sandbox: ";
+	if (getpid() != 1) {
+		errno = EPERM;
+		fail(126, what, "its own /proc, /tmp and /dev/shm need namespaces of its own");
+	}
+	size_t count = 0, cap = 0;
+	char **paths = NULL;
+	for (const char *l = policy; l != NULL && *l != '\0'; l = strchr(l, '\n') + 1) {
+		const char *end = strchr(l, '\n');
+		if ((l[0] == 'r' || l[0] == 'w') && l[1] == ' ' && strncmp(l + 2, "/tmp/", 5) == 0) {
+			if (count == cap && (paths = realloc(paths, (cap = cap * 2 + 8) * sizeof *paths)) == NULL)
+				fail(126, what, "carrying its paths");
+			size_t len = (size_t)(end - l - 2);
+			while (len > 5 && l[2 + len - 1] == '/') len--;
+			paths[count++] = strndup(l + 2, len);
+		}
+	}
+	if (count > 0) qsort(paths, count, sizeof *paths, by_name);
+	// A folder sorts before what lies beneath it: keep neither a path
+	// twice nor one beneath a kept one.
+	size_t kept = 0;
+	int *fds = count > 0 ? calloc(count, sizeof *fds) : NULL;
+	int *dirs = count > 0 ? calloc(count, sizeof *dirs) : NULL;
+	for (size_t k = 0; k < count; k++) {
+		int beneath = 0;
+		for (size_t j = 0; j < kept && !beneath; j++) {
+			size_t n = strlen(paths[j]);
+			beneath = strcmp(paths[j], paths[k]) == 0 || (strncmp(paths[j], paths[k], n) == 0 && paths[k][n] == '/');
+		}
+		if (beneath) continue;
+		int fd = open(paths[k], O_PATH | O_CLOEXEC);
+		struct stat st;
+		if (fd < 0) continue; // not there: nothing to carry
+		if (fstat(fd, &st) != 0) {
+			close(fd);
+			continue;
+		}
+		paths[kept] = paths[k];
+		fds[kept] = fd;
+		dirs[kept++] = S_ISDIR(st.st_mode);
+	}
+	if (mount("", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) fail(126, what, "making its mounts its own");
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) fail(126, what, "mounting its own /proc");
+	const char *shared[] = {"/tmp", "/dev/shm"};
+	for (size_t k = 0; k < 2; k++) {
+		struct stat st;
+		if (stat(shared[k], &st) != 0 && errno == ENOENT) continue; // nothing there to share
+		if (mount("tmpfs", shared[k], "tmpfs", MS_NOSUID | MS_NODEV, PRIVATE_TMPFS) != 0)
+			fail(126, what, k == 0 ? "mounting its own /tmp" : "mounting its own /dev/shm");
+	}
+	for (size_t k = 0; k < kept; k++) {
+		char *slash = strrchr(paths[k], '/');
+		int r;
+		if (dirs[k]) {
+			r = make_dirs(paths[k]);
+		} else {
+			*slash = '\0';
+			r = make_dirs(paths[k]);
+			*slash = '/';
+			int fd = r == 0 ? open(paths[k], O_CREAT | O_WRONLY | O_CLOEXEC, 0600) : -1;
+			if (fd < 0) r = -1;
+			else close(fd);
+		}
+		char from[64];
+		snprintf(from, sizeof from, "/proc/self/fd/%d", fds[k]);
+		if (r != 0 || mount(from, paths[k], NULL, MS_BIND | MS_REC, NULL) != 0)
+			fail(126, "could not put the server in its sandbox: carrying into its own /tmp ", paths[k]);
+		close(fds[k]);
+	}
 }
 
 struct cap_header {
@@ -291,11 +385,13 @@ __attribute__((constructor)) static void launch(int argc, char **argv, char **en
 	if (argv == NULL) return;
 	if (i < argc && strcmp(argv[i], "sandbox-exec") == 0) i++;
 	if (i + 1 == argc && strcmp(argv[i], "--probe") == 0) {
-		if (loopback_up() != 0 || drop_caps() != 0) fail(1, "mcptray sandbox-exec: no namespaces here", "");
+		if (loopback_up() != 0) fail(1, "mcptray sandbox-exec: no namespaces here", "");
+		private_mounts(NULL);
+		if (drop_caps() != 0) fail(1, "mcptray sandbox-exec: no namespaces here", "");
 		_exit(0);
 	}
 	if (i < argc && strcmp(argv[i], "--") == 0) i++;
-	if (argc - i < 2) return;
+	if (i != argc) return; // what to run comes in the policy: Launch says so
 	const char *raw = getenv(POLICY_ENV);
 	if (raw == NULL) return;
 	char *policy = strdup(raw);
@@ -305,18 +401,20 @@ __attribute__((constructor)) static void launch(int argc, char **argv, char **en
 
 	// First pass: is every line one this code knows? If not, Launch reads
 	// the policy and says what is wrong.
-	int restrict_tcp = 0, init = 0, any_socket = 0;
+	int restrict_tcp = 0, init = 0, any_socket = 0, mounts = 0, args = 0;
 	unsigned long bridge_port = 0;
 	const char *filter = NULL;
 	for (char *l = policy + n + 1; *l != '\0';) {
 		char *end = strchr(l, '\n');
 		if (end == NULL) return;
-		int arg = (l[0] == 'r' || l[0] == 'w' || l[0] == 'p' || l[0] == 'f' || l[0] == 'b') && l[1] == ' ';
-		int alone = (l[0] == 't' || l[0] == 'i' || l[0] == 'u') && end == l + 1;
+		int arg = (l[0] == 'r' || l[0] == 'w' || l[0] == 'p' || l[0] == 'f' || l[0] == 'b' || l[0] == 'x' || l[0] == 'a') && l[1] == ' ';
+		int alone = (l[0] == 't' || l[0] == 'i' || l[0] == 'u' || l[0] == 'm') && end == l + 1;
 		if (!arg && !alone) return;
 		if (l[0] == 't') restrict_tcp = 1;
 		if (l[0] == 'i') init = 1;
 		if (l[0] == 'u') any_socket = 1;
+		if (l[0] == 'm') mounts = 1;
+		if (l[0] == 'a') args++;
 		if (l[0] == 'b') {
 			char *rest;
 			bridge_port = strtoul(l + 2, &rest, 10);
@@ -328,12 +426,36 @@ __attribute__((constructor)) static void launch(int argc, char **argv, char **en
 	// by the second pass).
 	for (char *l = policy + n + 1; *l != '\0'; l = strchr(l, '\n') + 1)
 		if (l[0] == 'f') filter = strndup(l + 2, (size_t)(strchr(l, '\n') - l - 2));
+	// What to run: the program, then its argv, each unescaped ("\\" is
+	// a backslash, "\n" a line break) into a string of its own.
+	char **run = calloc((size_t)args + 2, sizeof *run);
+	if (run == NULL) return;
+	int next = 1;
+	for (char *l = policy + n + 1; *l != '\0'; l = strchr(l, '\n') + 1) {
+		if (l[0] != 'x' && l[0] != 'a') continue;
+		char *end = strchr(l, '\n'), *out = malloc((size_t)(end - l)), *o = out;
+		if (out == NULL) return;
+		for (char *c = l + 2; c < end; c++) {
+			if (*c != '\\') {
+				*o++ = *c;
+			} else if (c + 1 < end && (c[1] == '\\' || c[1] == 'n')) {
+				*o++ = *++c == 'n' ? '\n' : '\\';
+			} else {
+				return; // not as Go writes it: Launch says so
+			}
+		}
+		*o = '\0';
+		if (l[0] == 'x') run[0] = out;
+		else run[next++] = out;
+	}
+	if (run[0] == NULL || args == 0) return;
 	unsetenv(POLICY_ENV);
-	if (!init) sandbox_and_exec(policy, n, restrict_tcp, any_socket, filter, argv + i);
+	if (!init) sandbox_and_exec(policy, n, restrict_tcp, any_socket, filter, run);
 
 	// The init (runInit): bring the proxy in, give up capabilities, fork
 	// the server, pass signals on, and end what it leaves.
 	if (bridge_port > 0) bridge(bridge_port);
+	if (mounts) private_mounts(policy + n + 1);
 	if (drop_caps() != 0) fail(126, "could not put the server in its sandbox: giving up its capabilities", "");
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
 	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
@@ -352,7 +474,7 @@ __attribute__((constructor)) static void launch(int argc, char **argv, char **en
 	if (child == 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != self) _exit(126);
-		sandbox_and_exec(policy, n, restrict_tcp, any_socket, filter, argv + i);
+		sandbox_and_exec(policy, n, restrict_tcp, any_socket, filter, run);
 	}
 	int code = 0;
 	for (;;) {
