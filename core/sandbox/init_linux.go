@@ -39,8 +39,12 @@ func runInit(p Policy, raw string, plan launchPlan, env []string) (int, error) {
 		}
 	}
 	if plan.mounts {
-		if err := privateMounts(append(slices.Clip(p.Read), p.Write...)); err != nil {
+		carried, err := privateMounts(append(slices.Clip(p.Read), p.Write...))
+		if err != nil {
 			return 126, err
+		}
+		if carried {
+			raw = withoutTmp(raw)
 		}
 	}
 	if err := dropCapabilities(); err != nil {
@@ -180,6 +184,20 @@ func withoutInit(raw string) string {
 	var b strings.Builder
 	for _, l := range strings.SplitAfter(raw, "\n") {
 		if l == "i\n" || l == "i" || l == "m\n" || l == "m" || strings.HasPrefix(l, "b ") {
+			continue
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+// withoutTmp is the policy raw without a rule on /tmp itself: where the
+// computer's /tmp is carried into the server's own, such a rule would
+// hold for what is carried too (mounts_linux.go).
+func withoutTmp(raw string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(raw, "\n") {
+		if l == "r "+tmpDir+"\n" || l == "w "+tmpDir+"\n" {
 			continue
 		}
 		b.WriteString(l)

@@ -209,7 +209,7 @@ func probeIsolation() error {
 	if err := loopbackUp(); err != nil {
 		return fmt.Errorf("bringing up its network: %w", err)
 	}
-	if err := privateMounts(nil); err != nil {
+	if _, err := privateMounts(nil); err != nil {
 		return err
 	}
 	return dropCapabilities()

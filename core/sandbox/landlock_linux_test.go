@@ -238,10 +238,24 @@ func newWorld(t *testing.T, egress bool) *world {
 // (namespaces true) or not.
 func newIsolatedWorld(t *testing.T, egress, namespaces bool) *world {
 	t.Helper()
+	return newWorldAt(t, "", egress, namespaces)
+}
+
+// newWorldAt is newIsolatedWorld in a folder made in dir, or in the
+// test's temporary folder when dir is "".
+func newWorldAt(t *testing.T, dir string, egress, namespaces bool) *world {
+	t.Helper()
 	if ABI() < 4 {
 		t.Skipf("this kernel's Landlock is version %d; the test needs 4 or later", ABI())
 	}
 	root := t.TempDir()
+	if dir != "" {
+		var err error
+		if root, err = os.MkdirTemp(dir, "mcptray-test"); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(root) })
+	}
 	w := &world{home: filepath.Join(root, "home"), outside: filepath.Join(root, "elsewhere")}
 	w.data = filepath.Join(w.home, ".config", "mcptray", "servers", "weather")
 	w.project = filepath.Join(w.home, "code", "app")

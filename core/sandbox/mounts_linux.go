@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -26,10 +24,15 @@ import (
 //     /dev/shm: what the server keeps there (a program that writes /tmp by
 //     name, python's multiprocessing, a browser's shared memory) no other
 //     server sees, and it sees nothing of the person's other programs';
-//   - carries back into its /tmp the folders and files of its policy that
-//     lie in the computer's /tmp (a project there, a program, a grant):
-//     each is bind-mounted at its own path, and Landlock's rules then
-//     apply to it as before.
+//   - carries back into its /tmp what of the computer's /tmp its policy
+//     names (a project there, a program, a grant): the folder or file
+//     right beneath /tmp that holds each is bind-mounted at its own path,
+//     and Landlock's rules apply there as before. Landlock's rule on a
+//     folder holds for whatever is mounted beneath it, so the server's
+//     right to write its /tmp would hold there too: where anything is
+//     carried, the launcher drops any rule on /tmp itself, and the server
+//     may use only what its policy gives it there (Default gives /tmp
+//     only where nothing is carried).
 //
 // Where the computer lets a program make namespaces but not mount a proc
 // of its own (in some containers, where parts of /proc are masked), the
@@ -42,17 +45,15 @@ import (
 // kept there is memory.
 const privateSize = "512m"
 
-// tmpDir is where the computer's shared temporary folder is.
-const tmpDir = "/tmp"
-
 // privateMounts gives the launcher's mount namespace its own /proc, /tmp
-// and /dev/shm, carrying carry (paths of the policy) back into its /tmp
-// where they lie in the computer's. It refuses to work outside a PID
-// namespace of its own, which mcptray makes with the mount namespace: it
-// would change the computer's own mounts.
-func privateMounts(carry []string) error {
+// and /dev/shm, carrying what of the computer's /tmp the paths carry (the
+// policy's) name back into its /tmp; it reports whether it carried
+// anything. It refuses to work outside a PID namespace of its own, which
+// mcptray makes with the mount namespace: it would change the computer's
+// own mounts.
+func privateMounts(carry []string) (bool, error) {
 	if os.Getpid() != 1 {
-		return errors.New("its own /proc, /tmp and /dev/shm need namespaces of its own")
+		return false, errors.New("its own /proc, /tmp and /dev/shm need namespaces of its own")
 	}
 	type kept struct {
 		path string
@@ -65,7 +66,7 @@ func privateMounts(carry []string) error {
 			unix.Close(k.fd)
 		}
 	}()
-	for _, p := range underTmp(carry) {
+	for _, p := range inTmp(carry) {
 		fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
 		if err != nil {
 			continue // not there: nothing to carry
@@ -78,17 +79,17 @@ func privateMounts(carry []string) error {
 		keep = append(keep, kept{p, fd, st.Mode&unix.S_IFMT == unix.S_IFDIR})
 	}
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("making its mounts its own: %w", err)
+		return false, fmt.Errorf("making its mounts its own: %w", err)
 	}
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return fmt.Errorf("mounting its own /proc: %w", err)
+		return false, fmt.Errorf("mounting its own /proc: %w", err)
 	}
 	for _, d := range []string{tmpDir, "/dev/shm"} {
 		if _, err := os.Stat(d); errors.Is(err, os.ErrNotExist) {
 			continue // nothing there to share
 		}
 		if err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777,size="+privateSize); err != nil {
-			return fmt.Errorf("mounting its own %s: %w", d, err)
+			return false, fmt.Errorf("mounting its own %s: %w", d, err)
 		}
 	}
 	for _, k := range keep {
@@ -105,28 +106,8 @@ func privateMounts(carry []string) error {
 			err = unix.Mount("/proc/self/fd/"+strconv.Itoa(k.fd), k.path, "", unix.MS_BIND|unix.MS_REC, "")
 		}
 		if err != nil {
-			return fmt.Errorf("carrying %s into its own /tmp: %w", k.path, err)
+			return false, fmt.Errorf("carrying %s into its own /tmp: %w", k.path, err)
 		}
 	}
-	return nil
-}
-
-// underTmp are the paths beneath /tmp among paths, clean, each once, and
-// none beneath another: the ones to carry into a server's own /tmp.
-func underTmp(paths []string) []string {
-	var out []string
-	for _, p := range paths {
-		p = filepath.Clean(p)
-		if strings.HasPrefix(p, tmpDir+"/") && !slices.Contains(out, p) {
-			out = append(out, p)
-		}
-	}
-	slices.Sort(out) // a folder before what lies beneath it
-	kept := out[:0]
-	for _, p := range out {
-		if !slices.ContainsFunc(kept, func(k string) bool { return strings.HasPrefix(p, k+"/") }) {
-			kept = append(kept, p)
-		}
-	}
-	return kept
+	return len(keep) > 0, nil
 }

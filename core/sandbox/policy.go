@@ -167,10 +167,26 @@ var systemRead = []string{
 // systemWrite are the device files every server may write.
 var systemWrite = []string{"/dev/null", "/dev/zero", "/dev/full"}
 
-// privateWrite are what a server in namespaces of its own may write
-// besides: its own /tmp and /dev/shm (mounts_linux.go). Without them both
-// are the computer's, shared with every program, and refused.
-var privateWrite = []string{"/tmp", "/dev/shm"}
+// tmpDir is where the computer's shared temporary folder is.
+const tmpDir = "/tmp"
+
+// inTmp are the folders and files right beneath /tmp that hold paths,
+// each once: what a server in namespaces of its own has carried into its
+// own /tmp (mounts_linux.go).
+func inTmp(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		rest, ok := strings.CutPrefix(filepath.Clean(p), tmpDir+"/")
+		if !ok {
+			continue
+		}
+		top, _, _ := strings.Cut(rest, "/")
+		if top = tmpDir + "/" + top; !slices.Contains(out, top) {
+			out = append(out, top)
+		}
+	}
+	return out
+}
 
 // homeRead are the version managers' and runtimes' folders, relative to
 // the home.
@@ -272,7 +288,15 @@ func Default(in Input) (Policy, error) {
 	p.AnySocket = in.Settings.Sockets
 	p.Namespaces = in.Namespaces && !p.None
 	if p.Namespaces {
-		p.Write = union(p.Write, privateWrite)
+		// Its own /tmp and /dev/shm (mounts_linux.go); without namespaces
+		// both are the computer's, shared with every program, and
+		// refused. Its /tmp only where its policy names nothing in the
+		// computer's: what it names is carried in, and a rule on /tmp
+		// would hold for it too.
+		p.Write = append(p.Write, "/dev/shm")
+		if len(inTmp(p.Read)) == 0 && len(inTmp(p.Write)) == 0 {
+			p.Write = append(p.Write, tmpDir)
+		}
 	}
 	if in.EgressPort > 0 {
 		if p.Namespaces {

@@ -173,8 +173,11 @@ func TestNothingShared(t *testing.T) {
 							t.Errorf("another server changed the first server's %s: %s", f, kept["same:"+f])
 						}
 						// Its own /tmp and /dev/shm in namespaces of its
-						// own; none in the fallback.
-						switch want := map[bool]string{true: "ok", false: "refused"}[namespaces]; {
+						// own; none in the fallback. Its /tmp only where
+						// its policy names nothing in the computer's
+						// (this test's program lies there).
+						want := map[bool]string{true: "ok", false: "refused"}[namespaces && (f == shm || slices.Contains(a.policy.Write, "/tmp"))]
+						switch {
 						case kept["put:"+f] != want:
 							t.Errorf("the first server's put:%s: %s, want %s", f, kept["put:"+f], want)
 						case got["write:"+f] != want:
@@ -244,6 +247,38 @@ func TestArgumentsArriveWhole(t *testing.T) {
 			if err := cmd.Run(); err == nil || !strings.Contains(errOut.String(), "not from its command line") {
 				t.Errorf("arguments on the launcher's command line: %v, %q", err, errOut.String())
 			}
+		})
+	}
+}
+
+// TestCarriedStaysAsGiven: what of the computer's /tmp a server's policy
+// names is carried into its own /tmp as its policy gives it, even by a
+// policy that gives /tmp too (Landlock's rule on a folder holds beneath
+// whatever is mounted there): a folder it may only read stays read only,
+// and the rest of the computer's /tmp stays out of reach.
+func TestCarriedStaysAsGiven(t *testing.T) {
+	if ABI() < 1 {
+		t.Skip("no Landlock")
+	}
+	modes := modes(t)
+	if !modes["namespaces"] {
+		t.Skip("this computer does not let the launcher make namespaces")
+	}
+	w := newIsolatedWorld(t, true, true)
+	p := w.policy
+	p.Read = append(slices.Clip(p.Read), w.outside)
+	p.Write = append(slices.Clip(p.Write), "/tmp")
+	want := map[string]string{
+		"read:" + filepath.Join(w.outside, "notes"):               "ok",
+		"write:" + filepath.Join(w.outside, "notes"):              "refused",
+		"write:" + filepath.Join(w.outside, "planted"):            "refused",
+		"read:" + filepath.Join(w.home, ".ssh", "id_ed25519"):     "refused",
+		"write:" + filepath.Join(filepath.Dir(w.home), "planted"): "refused",
+		"write:" + filepath.Join(w.data, "memory.jsonl"):          "ok",
+	}
+	for name, launcher := range launchers(t) {
+		t.Run(name, func(t *testing.T) {
+			expectProbe(t, launcher, p, want)
 		})
 	}
 }

@@ -160,64 +160,46 @@ static void bridge(unsigned long port) {
 // mounts_linux.go).
 #define PRIVATE_TMPFS "mode=1777,size=512m"
 
-static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-// make_dirs makes path and the folders above it (MkdirAll).
-static int make_dirs(char *path) {
-	for (char *s = strchr(path + 1, '/'); s != NULL; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		int r = mkdir(path, 0700);
-		*s = '/';
-		if (r != 0 && errno != EEXIST) return -1;
-	}
-	return mkdir(path, 0700) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 // private_mounts gives the init's mount namespace its own /proc, /tmp and
-// /dev/shm, and carries back into its /tmp the policy's paths (its "r"
-// and "w" lines, from policy) that lie in the computer's; policy NULL
-// carries nothing (the probe).
-static void private_mounts(const char *policy) {
+// /dev/shm, and carries back into its /tmp the folder or file right
+// beneath the computer's /tmp that holds each of the policy's paths (its
+// "r" and "w" lines; policy NULL carries nothing, for the probe). Where it
+// carried anything, it takes out the policy's rules on /tmp itself, which
+// would hold for what it carried too (privateMounts, withoutTmp).
+static void private_mounts(char *policy) {
 	const char *what = "could not put the server in its sandbox: ";
 	if (getpid() != 1) {
 		errno = EPERM;
 		fail(126, what, "its own /proc, /tmp and /dev/shm need namespaces of its own");
 	}
 	size_t count = 0, cap = 0;
-	char **paths = NULL;
+	char **tops = NULL;
+	int *fds = NULL, *dirs = NULL;
 	for (const char *l = policy; l != NULL && *l != '\0'; l = strchr(l, '\n') + 1) {
-		const char *end = strchr(l, '\n');
-		if ((l[0] == 'r' || l[0] == 'w') && l[1] == ' ' && strncmp(l + 2, "/tmp/", 5) == 0) {
-			if (count == cap && (paths = realloc(paths, (cap = cap * 2 + 8) * sizeof *paths)) == NULL)
-				fail(126, what, "carrying its paths");
-			size_t len = (size_t)(end - l - 2);
-			while (len > 5 && l[2 + len - 1] == '/') len--;
-			paths[count++] = strndup(l + 2, len);
-		}
-	}
-	if (count > 0) qsort(paths, count, sizeof *paths, by_name);
-	// A folder sorts before what lies beneath it: keep neither a path
-	// twice nor one beneath a kept one.
-	size_t kept = 0;
-	int *fds = count > 0 ? calloc(count, sizeof *fds) : NULL;
-	int *dirs = count > 0 ? calloc(count, sizeof *dirs) : NULL;
-	for (size_t k = 0; k < count; k++) {
-		int beneath = 0;
-		for (size_t j = 0; j < kept && !beneath; j++) {
-			size_t n = strlen(paths[j]);
-			beneath = strcmp(paths[j], paths[k]) == 0 || (strncmp(paths[j], paths[k], n) == 0 && paths[k][n] == '/');
-		}
-		if (beneath) continue;
-		int fd = open(paths[k], O_PATH | O_CLOEXEC);
+		if ((l[0] != 'r' && l[0] != 'w') || l[1] != ' ' || strncmp(l + 2, "/tmp/", 5) != 0) continue;
+		const char *name = l + 7;
+		size_t len = strcspn(name, "/\n");
+		if (len == 0 || (len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.')) continue;
+		char *top = strndup(l + 2, 5 + len);
+		int seen = 0;
+		for (size_t k = 0; k < count && !seen; k++) seen = strcmp(tops[k], top) == 0;
+		int fd = seen ? -1 : open(top, O_PATH | O_CLOEXEC);
 		struct stat st;
-		if (fd < 0) continue; // not there: nothing to carry
-		if (fstat(fd, &st) != 0) {
-			close(fd);
+		if (fd < 0 || fstat(fd, &st) != 0) { // seen, or not there: nothing to carry
+			if (fd >= 0) close(fd);
+			free(top);
 			continue;
 		}
-		paths[kept] = paths[k];
-		fds[kept] = fd;
-		dirs[kept++] = S_ISDIR(st.st_mode);
+		if (count == cap) {
+			cap = cap * 2 + 8;
+			tops = realloc(tops, cap * sizeof *tops);
+			fds = realloc(fds, cap * sizeof *fds);
+			dirs = realloc(dirs, cap * sizeof *dirs);
+			if (tops == NULL || fds == NULL || dirs == NULL) fail(126, what, "carrying its paths");
+		}
+		tops[count] = top;
+		fds[count] = fd;
+		dirs[count++] = S_ISDIR(st.st_mode);
 	}
 	if (mount("", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) fail(126, what, "making its mounts its own");
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) fail(126, what, "mounting its own /proc");
@@ -228,25 +210,24 @@ static void private_mounts(const char *policy) {
 		if (mount("tmpfs", shared[k], "tmpfs", MS_NOSUID | MS_NODEV, PRIVATE_TMPFS) != 0)
 			fail(126, what, k == 0 ? "mounting its own /tmp" : "mounting its own /dev/shm");
 	}
-	for (size_t k = 0; k < kept; k++) {
-		char *slash = strrchr(paths[k], '/');
-		int r;
+	for (size_t k = 0; k < count; k++) {
+		int r = 0;
 		if (dirs[k]) {
-			r = make_dirs(paths[k]);
+			r = mkdir(tops[k], 0700);
 		} else {
-			*slash = '\0';
-			r = make_dirs(paths[k]);
-			*slash = '/';
-			int fd = r == 0 ? open(paths[k], O_CREAT | O_WRONLY | O_CLOEXEC, 0600) : -1;
+			int fd = open(tops[k], O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
 			if (fd < 0) r = -1;
 			else close(fd);
 		}
 		char from[64];
 		snprintf(from, sizeof from, "/proc/self/fd/%d", fds[k]);
-		if (r != 0 || mount(from, paths[k], NULL, MS_BIND | MS_REC, NULL) != 0)
-			fail(126, "could not put the server in its sandbox: carrying into its own /tmp ", paths[k]);
+		if (r != 0 || mount(from, tops[k], NULL, MS_BIND | MS_REC, NULL) != 0)
+			fail(126, "could not put the server in its sandbox: carrying into its own /tmp ", tops[k]);
 		close(fds[k]);
 	}
+	if (count == 0) return;
+	for (char *l = policy; *l != '\0'; l = strchr(l, '\n') + 1)
+		if ((l[0] == 'r' || l[0] == 'w') && strncmp(l + 1, " /tmp\n", 6) == 0) l[0] = '-'; // a line sandbox_and_exec passes over
 }
 
 struct cap_header {
