@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -39,7 +38,7 @@ func runInit(p Policy, raw string, plan launchPlan, env []string) (int, error) {
 		}
 	}
 	if plan.mounts {
-		carried, err := privateMounts(append(slices.Clip(p.Read), p.Write...))
+		carried, err := privateMounts(append(append([]string{plan.program}, p.Read...), p.Write...))
 		if err != nil {
 			return 126, err
 		}

@@ -25,9 +25,9 @@ import (
 //     name, python's multiprocessing, a browser's shared memory) no other
 //     server sees, and it sees nothing of the person's other programs';
 //   - carries back into its /tmp what of the computer's /tmp its policy
-//     names (a project there, a program, a grant): the folder or file
-//     right beneath /tmp that holds each is bind-mounted at its own path,
-//     and Landlock's rules apply there as before. Landlock's rule on a
+//     names (a project there, a grant) and the program it runs: the
+//     folder or file right beneath /tmp that holds each is bind-mounted
+//     at its own path, and Landlock's rules apply there as before. Landlock's rule on a
 //     folder holds for whatever is mounted beneath it, so the server's
 //     right to write its /tmp would hold there too: where anything is
 //     carried, the launcher drops any rule on /tmp itself, and the server

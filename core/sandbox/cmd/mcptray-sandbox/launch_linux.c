@@ -160,13 +160,43 @@ static void bridge(unsigned long port) {
 // mounts_linux.go).
 #define PRIVATE_TMPFS "mode=1777,size=512m"
 
+// carry_top adds to tops the folder or file right beneath /tmp that holds
+// path, when it lies there, is there, and is not in tops yet.
+static void carry_top(const char *path, size_t n, char ***tops, int **fds, int **dirs, size_t *count, size_t *cap) {
+	if (n < 6 || strncmp(path, "/tmp/", 5) != 0) return;
+	const char *name = path + 5;
+	size_t len = strcspn(name, "/\n");
+	if (len == 0 || (len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.')) return;
+	char *top = strndup(path, 5 + len);
+	int seen = 0;
+	for (size_t k = 0; k < *count && !seen; k++) seen = strcmp((*tops)[k], top) == 0;
+	int fd = seen ? -1 : open(top, O_PATH | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) { // seen, or not there: nothing to carry
+		if (fd >= 0) close(fd);
+		free(top);
+		return;
+	}
+	if (*count == *cap) {
+		*cap = *cap * 2 + 8;
+		*tops = realloc(*tops, *cap * sizeof **tops);
+		*fds = realloc(*fds, *cap * sizeof **fds);
+		*dirs = realloc(*dirs, *cap * sizeof **dirs);
+		if (*tops == NULL || *fds == NULL || *dirs == NULL) fail(126, "could not put the server in its sandbox: ", "carrying its paths");
+	}
+	(*tops)[*count] = top;
+	(*fds)[*count] = fd;
+	(*dirs)[(*count)++] = S_ISDIR(st.st_mode);
+}
+
 // private_mounts gives the init's mount namespace its own /proc, /tmp and
 // /dev/shm, and carries back into its /tmp the folder or file right
-// beneath the computer's /tmp that holds each of the policy's paths (its
-// "r" and "w" lines; policy NULL carries nothing, for the probe). Where it
-// carried anything, it takes out the policy's rules on /tmp itself, which
-// would hold for what it carried too (privateMounts, withoutTmp).
-static void private_mounts(char *policy) {
+// beneath the computer's /tmp that holds the program and each of the
+// policy's paths (its "r" and "w" lines; policy and program NULL carry
+// nothing, for the probe). Where it carried anything, it takes out the
+// policy's rules on /tmp itself, which would hold for what it carried too
+// (privateMounts, withoutTmp).
+static void private_mounts(char *policy, const char *program) {
 	const char *what = "could not put the server in its sandbox: ";
 	if (getpid() != 1) {
 		errno = EPERM;
@@ -175,32 +205,9 @@ static void private_mounts(char *policy) {
 	size_t count = 0, cap = 0;
 	char **tops = NULL;
 	int *fds = NULL, *dirs = NULL;
-	for (const char *l = policy; l != NULL && *l != '\0'; l = strchr(l, '\n') + 1) {
-		if ((l[0] != 'r' && l[0] != 'w') || l[1] != ' ' || strncmp(l + 2, "/tmp/", 5) != 0) continue;
-		const char *name = l + 7;
-		size_t len = strcspn(name, "/\n");
-		if (len == 0 || (len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.')) continue;
-		char *top = strndup(l + 2, 5 + len);
-		int seen = 0;
-		for (size_t k = 0; k < count && !seen; k++) seen = strcmp(tops[k], top) == 0;
-		int fd = seen ? -1 : open(top, O_PATH | O_CLOEXEC);
-		struct stat st;
-		if (fd < 0 || fstat(fd, &st) != 0) { // seen, or not there: nothing to carry
-			if (fd >= 0) close(fd);
-			free(top);
-			continue;
-		}
-		if (count == cap) {
-			cap = cap * 2 + 8;
-			tops = realloc(tops, cap * sizeof *tops);
-			fds = realloc(fds, cap * sizeof *fds);
-			dirs = realloc(dirs, cap * sizeof *dirs);
-			if (tops == NULL || fds == NULL || dirs == NULL) fail(126, what, "carrying its paths");
-		}
-		tops[count] = top;
-		fds[count] = fd;
-		dirs[count++] = S_ISDIR(st.st_mode);
-	}
+	if (program != NULL) carry_top(program, strlen(program), &tops, &fds, &dirs, &count, &cap);
+	for (const char *l = policy; l != NULL && *l != '\0'; l = strchr(l, '\n') + 1)
+		if ((l[0] == 'r' || l[0] == 'w') && l[1] == ' ') carry_top(l + 2, (size_t)(strchr(l, '\n') - l - 2), &tops, &fds, &dirs, &count, &cap);
 	if (mount("", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) fail(126, what, "making its mounts its own");
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) fail(126, what, "mounting its own /proc");
 	const char *shared[] = {"/tmp", "/dev/shm"};
@@ -367,7 +374,7 @@ __attribute__((constructor)) static void launch(int argc, char **argv, char **en
 	if (i < argc && strcmp(argv[i], "sandbox-exec") == 0) i++;
 	if (i + 1 == argc && strcmp(argv[i], "--probe") == 0) {
 		if (loopback_up() != 0) fail(1, "mcptray sandbox-exec: no namespaces here", "");
-		private_mounts(NULL);
+		private_mounts(NULL, NULL);
 		if (drop_caps() != 0) fail(1, "mcptray sandbox-exec: no namespaces here", "");
 		_exit(0);
 	}
@@ -436,7 +443,7 @@ __attribute__((constructor)) static void launch(int argc, char **argv, char **en
 	// The init (runInit): bring the proxy in, give up capabilities, fork
 	// the server, pass signals on, and end what it leaves.
 	if (bridge_port > 0) bridge(bridge_port);
-	if (mounts) private_mounts(policy + n + 1);
+	if (mounts) private_mounts(policy + n + 1, run[0]);
 	if (drop_caps() != 0) fail(126, "could not put the server in its sandbox: giving up its capabilities", "");
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
 	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
