@@ -52,7 +52,7 @@ var built struct {
 // binary as mcptray sandbox-exec (Launch, in Go), and cmd/mcptray-sandbox,
 // which does the work in C before Go's runtime starts (where cgo builds
 // it).
-func launchers(t *testing.T) map[string]string {
+func launchers(t testing.TB) map[string]string {
 	t.Helper()
 	built.once.Do(func() {
 		if built.dir, built.err = os.MkdirTemp("", "mcptray-sandbox"); built.err != nil {
@@ -448,7 +448,7 @@ func TestLaunchRefusesToRun(t *testing.T) {
 	}
 }
 
-func mustExe(t *testing.T) string {
+func mustExe(t testing.TB) string {
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
