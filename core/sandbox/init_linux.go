@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -32,6 +33,12 @@ const leftGrace = time.Second
 // runInit is the init's work: p and plan come from the policy raw, which
 // holds the program and its argv too; env is the server's environment.
 func runInit(p Policy, raw string, plan launchPlan, env []string) (int, error) {
+	// A thread's capabilities, its bounding set and no-new-privileges are
+	// its own, not its process's: they are given up, and the server
+	// forked, on this one thread, never unlocked. Forked from another of
+	// the runtime's threads, the server had them all (root's in CI, the
+	// launcher's own in its namespaces).
+	runtime.LockOSThread()
 	if plan.bridge > 0 {
 		if err := bridge(plan.bridge); err != nil {
 			return 126, err

@@ -144,6 +144,20 @@ func probe(a string) error {
 	case "wait":
 		_, err := io.Copy(io.Discard, os.Stdin)
 		return err
+	case "nocaps":
+		// The server holds no capability, in any set, whoever started
+		// mcptray (root, in CI).
+		status, err := os.ReadFile("/proc/self/status")
+		if err != nil {
+			return err
+		}
+		for _, l := range strings.Split(string(status), "\n") {
+			k, v, _ := strings.Cut(l, ":\t")
+			if strings.HasPrefix(k, "Cap") && strings.Trim(v, "0") != "" {
+				return fmt.Errorf("it holds %s %s", k, v)
+			}
+		}
+		return nil
 	case "hold":
 		// Nothing: arg stands on the probe's command line, as a secret
 		// in a server's arguments does.
@@ -157,16 +171,19 @@ func probe(a string) error {
 			err = fmt.Errorf("%s was changed to %q", arg, b)
 		}
 		return err
-	case "cmdline", "launcher":
+	case "cmdline", "launcher", "environ":
 		// Another process's command line that holds the hex-written
 		// secret (written so, the probe's own does not): any process's,
-		// or a launcher's (mcptray sandbox-exec). Refused when none is
-		// seen.
+		// or a launcher's (mcptray sandbox-exec); or its environment.
+		// Refused when none is seen.
 		secret, err := hex.DecodeString(arg)
 		if err != nil {
 			return err
 		}
-		return seeCommandLine(secret, op == "launcher")
+		if op == "environ" {
+			return seeInProc("environ", secret, false)
+		}
+		return seeInProc("cmdline", secret, op == "launcher")
 	}
 	return fmt.Errorf("no such probe %q", op)
 }

@@ -25,6 +25,13 @@ import (
 // line holds secret (a launcher's only, when launcher): nil when one is
 // seen, a refusal when none is.
 func seeCommandLine(secret []byte, launcher bool) error {
+	return seeInProc("cmdline", secret, launcher)
+}
+
+// seeInProc looks through /proc for another process whose file (cmdline,
+// environ) holds secret (a launcher's only, when launcher, as its
+// command line says): nil when one is seen, a refusal when none is.
+func seeInProc(file string, secret []byte, launcher bool) error {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return err
@@ -34,11 +41,12 @@ func seeCommandLine(secret []byte, launcher bool) error {
 		if _, err := strconv.Atoi(e.Name()); err != nil || e.Name() == self {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		b, err := os.ReadFile("/proc/" + e.Name() + "/" + file)
 		if err != nil || !bytes.Contains(b, secret) {
 			continue
 		}
-		args := bytes.Split(b, []byte{0})
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		args := bytes.Split(cmdline, []byte{0})
 		if !launcher || (len(args) > 1 && string(args[1]) == LauncherArg) {
 			return nil
 		}
@@ -109,9 +117,10 @@ func (r *running) done(t *testing.T) map[string]string {
 }
 
 // TestCommandLineHidden: a secret in server A's arguments is on no
-// launcher's command line, in either mode; and in namespaces of their own
-// no other server sees A's command line at all. In the fallback A's own
-// is readable, and its words say so.
+// launcher's command line, in either mode, nor readable in any process's
+// environment (the launcher's holds it); and in namespaces of their own no
+// other server sees A's command line at all. In the fallback A's own is
+// readable, and its words say so.
 func TestCommandLineHidden(t *testing.T) {
 	if ABI() < 6 {
 		t.Skipf("the test needs Landlock 6 (this kernel has %d)", ABI())
@@ -124,8 +133,13 @@ func TestCommandLineHidden(t *testing.T) {
 					secret := fmt.Sprintf("sk-secret-%d-%s-%s", time.Now().UnixNano(), mode, name)
 					code := hex.EncodeToString([]byte(secret))
 					server := startProbe(t, launcher, a.policy, "hold:"+secret, "wait:")
-					got := runProbe(t, launcher, b.policy, "cmdline:"+code, "launcher:"+code)
+					got := runProbe(t, launcher, b.policy, "cmdline:"+code, "launcher:"+code, "environ:"+code)
 					server.done(t)
+					// The launcher holds it in its environment: no other
+					// server may read that, in either mode.
+					if got["environ:"+code] != "refused" {
+						t.Errorf("another server read the secret in a process's environment: %s", got["environ:"+code])
+					}
 					if got["launcher:"+code] != "refused" {
 						t.Errorf("another server read the secret on a launcher's command line: %s", got["launcher:"+code])
 					}
@@ -279,6 +293,31 @@ func TestCarriedStaysAsGiven(t *testing.T) {
 	for name, launcher := range launchers(t) {
 		t.Run(name, func(t *testing.T) {
 			expectProbe(t, launcher, p, want)
+		})
+	}
+}
+
+// TestNoCapabilities: a server holds no capability, in either mode,
+// through either launcher: not the launcher's own in its user namespace
+// (CAP_NET_ADMIN, CAP_SYS_ADMIN), nor root's when mcptray runs as root.
+// The Go launcher's init changes its credentials and forks on one thread
+// of its many; the server was once forked from another, which still held
+// them all.
+func TestNoCapabilities(t *testing.T) {
+	if ABI() < 1 {
+		t.Skip("no Landlock")
+	}
+	for mode, namespaces := range modes(t) {
+		t.Run(mode, func(t *testing.T) {
+			w := newIsolatedWorld(t, true, namespaces)
+			for name, launcher := range launchers(t) {
+				t.Run(name, func(t *testing.T) {
+					// Several tries: which thread forks is chance.
+					for range 5 {
+						expectProbe(t, launcher, w.policy, map[string]string{"nocaps:": "ok"})
+					}
+				})
+			}
 		})
 	}
 }
