@@ -163,8 +163,9 @@
 //
 // A config may put a secret in a server's arguments (${secret:NAME}): the
 // launcher is told them in its environment, which only what may trace it
-// can read (not another server, and nothing once the launcher made itself
-// undumpable), and strips that variable before the server runs. The
+// can read (not another server, nor, once the launcher made itself
+// undumpable, any program of the person's without privileges), and strips
+// that variable before the server runs. The
 // server's own command line holds them, as it must: in namespaces of its
 // own only its own processes see it; without, every program of the person
 // and every other server can read it in /proc, and the words say so.

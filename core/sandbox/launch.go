@@ -24,9 +24,10 @@ const probeArg = "--probe"
 // launcher reads it without a system call. It carries the program and its
 // arguments too, which a config may have filled with a secret: a
 // process's command line is for everyone to read in /proc, its
-// environment only for what may trace it (not another server: Landlock
-// forbids it, nor anything at all once the launcher made itself
-// undumpable).
+// environment only for what may trace it: not another server (Landlock
+// forbids it, and the server holds no capability), nor, once the launcher
+// made itself undumpable, any program of the person's without
+// privileges.
 const policyEnv = "MCPTRAY_SANDBOX_POLICY"
 
 // The policy travels as lines a few lines of C can read too (the
