@@ -127,8 +127,10 @@ timeout 20 env -i HOME="$tmp/home" PATH=/nonexistent "$root/usr/bin/mcptray" dem
 $(cat "$tmp/demo.out")"
 # The same through the installed sandbox launcher, which mcptray finds
 # beside itself and starts every local server through.
-timeout 20 env -i HOME="$tmp/home" PATH=/nonexistent MCPTRAY_SANDBOX_POLICY="$(printf 'mcptray-sandbox 1\nr /\nw /dev/null\n')" \
-	"$root/usr/bin/mcptray-sandbox" sandbox-exec -- "$root/usr/bin/mcptray" mcptray demo-server <"$tmp/demo.in" >"$tmp/demo-boxed.out" 2>&1 ||
+# What to run comes in the policy, after its rules, not on the launcher's
+# command line.
+timeout 20 env -i HOME="$tmp/home" PATH=/nonexistent MCPTRAY_SANDBOX_POLICY="$(printf 'mcptray-sandbox 2\nr /\nw /dev/null\nx %s\na mcptray\na demo-server\n' "$root/usr/bin/mcptray")" \
+	"$root/usr/bin/mcptray-sandbox" sandbox-exec -- <"$tmp/demo.in" >"$tmp/demo-boxed.out" 2>&1 ||
 	fail "the installed mcptray demo-server, through mcptray-sandbox, failed:
 $(cat "$tmp/demo-boxed.out")"
 grep -q '"name":"mcptray-demo"' "$tmp/demo-boxed.out" || fail "through mcptray-sandbox, the demo server did not answer:

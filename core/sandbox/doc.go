@@ -7,7 +7,9 @@
 // in namespaces of its own where the computer allows (Start, Isolation),
 // and the server it forks restricts itself with Landlock and a seccomp
 // filter before it executes, so the rules hold for the server and for
-// everything it starts.
+// everything it starts. What it runs, the program and its arguments,
+// reaches the launcher in the policy's environment variable, not on its
+// command line (Command).
 // On macOS the same Policy becomes a Seatbelt profile (Profile) run with
 // sandbox-exec; on Windows servers run without a sandbox.
 //
@@ -23,9 +25,14 @@
 //     systems) and /var/lib/snapd (snap's programs look there);
 //   - /proc: runtimes read /proc/self (node's and python's paths, the
 //     process's limits), and a server's children have other pids, so
-//     /proc is given whole. That leaves other processes of the same user
-//     readable where their /proc entries are (their environment, say):
-//     a limit of this sandbox;
+//     /proc is given whole. In namespaces of its own it is the /proc of
+//     its own PID namespace (mounts_linux.go): its own processes and no
+//     other's. Without namespaces it is the computer's: every process's
+//     command line can be read there, a secret in another server's
+//     arguments included (its launcher's holds none: Command), and the
+//     words say so; another server's environment, memory and files stay
+//     out of reach (Landlock forbids tracing a process outside its
+//     sandbox);
 //   - of /sys only /sys/devices/system/cpu and /sys/fs/cgroup, where node
 //     and python learn how many CPUs and how much memory they may use;
 //   - /dev/urandom and /dev/random (every runtime seeds from them);
@@ -53,12 +60,9 @@
 // Read and write:
 //   - its own data folder, created for it under mcptray's folder (servers/
 //     NAME), and in it a private tmp folder that TMPDIR (and TMP, TEMP)
-//     point at. It does not get /tmp: /tmp is shared by every program of
-//     every user, and holds other apps' temporary files and the sockets of
-//     X11 and ssh-agent. A program that writes to /tmp by name, not through
-//     TMPDIR, is refused and says so. The folder goes when the server is
-//     removed, once its process has stopped; a server renamed with the
-//     same command keeps it (core/service);
+//     point at. The folder goes when the server is removed, once its
+//     process has stopped; a server renamed with the same command keeps
+//     it (core/service);
 //   - in that data folder, cache/: its package managers install there,
 //     each pointed at a folder of its own by the variable it reads:
 //     npm_config_cache (npm, and npx's packages), COREPACK_HOME,
@@ -80,9 +84,21 @@
 //     any sandbox: a server that could write there could plant code that
 //     runs unsandboxed. The price is a first start that installs the
 //     server's packages anew (bench/README.md has the figures);
-//   - /dev/null, /dev/zero and /dev/full, and /dev/shm, where POSIX shared
-//     memory lives (python's multiprocessing, browsers): shared with the
-//     person's other programs, as /tmp is, but without it those fail;
+//   - /dev/null, /dev/zero and /dev/full;
+//   - in namespaces of its own, its own /tmp and /dev/shm: empty tmpfs
+//     mounts of at most 512 MiB each, in a mount namespace of its own
+//     (mounts_linux.go), that no other server and no other program sees; a
+//     program that writes to /tmp by name, python's multiprocessing and a
+//     browser's shared memory work there. What its policy names in the
+//     computer's /tmp (a project there, a program, a grant) is carried into
+//     its own, as its policy gives it; its /tmp is then only that, and it
+//     may not write the rest (a rule on /tmp would hold for what is
+//     carried too). Without namespaces it gets neither: /tmp and /dev/shm
+//     are the computer's, shared by every program of every user, with
+//     other apps' temporary files, shared memory and the sockets of X11
+//     and ssh-agent; a program that writes to /tmp by name, not through
+//     TMPDIR, or that needs shared memory (python's multiprocessing), is
+//     refused and says so, and the words say it;
 //   - for a project's server: its project folder;
 //   - the existing folders named on its command line (server-filesystem's
 //     allowed folders, a --directory): the person configured them, so the
@@ -123,8 +139,10 @@
 // When mcptray's egress proxy runs, a server's environment gets the
 // proxy's variables, and:
 //
-//   - where the computer lets a program make user namespaces, the server
-//     runs in a network namespace of its own (namespaces_linux.go), whose
+//   - where the computer lets a program make user namespaces (and mount a
+//     /proc, /tmp and /dev/shm of its own in them: the probe tries both,
+//     Isolation), the server runs in a network namespace of its own
+//     (namespaces_linux.go), whose
 //     loopback has one listener, at the proxy's port on 127.0.0.1, served
 //     by mcptray's proxy: there is nothing else to reach, by TCP or UDP,
 //     at any address;
@@ -161,7 +179,17 @@
 // Landlock ABI 6, a server can neither signal processes outside its
 // sandbox nor connect to abstract Unix sockets made outside it; in a
 // network namespace of its own abstract sockets are its own anyway, and in
-// a PID namespace of its own other processes have no number it can name.
+// a PID namespace of its own, with its own /proc, other processes have no
+// number it can name and no command line it can read.
+//
+// A config may put a secret in a server's arguments (${secret:NAME}): the
+// launcher is told them in its environment, which only what may trace it
+// can read (not another server, nor, once the launcher made itself
+// undumpable, any program of the person's without privileges), and strips
+// that variable before the server runs. The
+// server's own command line holds them, as it must: in namespaces of its
+// own only its own processes see it; without, every program of the person
+// and every other server can read it in /proc, and the words say so.
 //
 // The launcher stays as the server's init (init_linux.go): it forks the
 // server, passes on mcptray's signals, and when the server ends (or is

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 )
@@ -29,7 +30,10 @@ var Doors = []Door{
 		Try:  func(s *Scene, _ Kind) string { return "write:" + filepath.Join(s.Home, ".bashrc") },
 		Open: "a server could change the files in your home, ~/.bashrc among them"},
 	{Name: "shared-tmp", Area: "files", Tries: "write in /tmp, which every program shares",
-		Try:  func(s *Scene, _ Kind) string { return "write:" + s.SharedTmp },
+		Try: func(s *Scene, _ Kind) string { return "write:" + s.SharedTmp },
+		// In namespaces of its own /tmp is its own: what it writes there
+		// must not reach the computer's.
+		Held: func(s *Scene, _ string) bool { return !exists(s.SharedTmp) },
 		Open: "a server could leave files in /tmp for other programs to find"},
 	{Name: "npm-cache", Area: "files", Tries: "plant a package in your npm cache (~/.npm)",
 		Try:  func(s *Scene, _ Kind) string { return "write:" + filepath.Join(s.Home, ".npm", "_npx", "planted") },
@@ -282,4 +286,10 @@ func (d Door) judge(s *Scene, k Kind, namespaces bool, outcome string) DoorResul
 		r.State, r.Open, r.Words = "open", d.Open, d.Open+". "+whatToDo
 	}
 	return r
+}
+
+// exists reports whether something is at path (a link counts).
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }

@@ -30,18 +30,27 @@ import (
 // kills the launcher, so that the launcher is done first.
 const leftGrace = time.Second
 
-// runInit is the init's work: p and plan come from the policy raw; args
-// are the program and its argv; env is the server's environment.
-func runInit(raw string, plan launchPlan, args, env []string) (int, error) {
-	// Capabilities and no-new-privileges belong to a thread, not to the
-	// process: the thread that gives them up must be the one that forks
-	// the server, or the server starts with the capabilities mcptray was
-	// started with (all of root's, as root). Never unlocked: the launcher
-	// ends with the server.
+// runInit is the init's work: p and plan come from the policy raw, which
+// holds the program and its argv too; env is the server's environment.
+func runInit(p Policy, raw string, plan launchPlan, env []string) (int, error) {
+	// A thread's capabilities, its bounding set and no-new-privileges are
+	// its own, not its process's: they are given up, and the server
+	// forked, on this one thread, never unlocked. Forked from another of
+	// the runtime's threads, the server had them all (root's in CI, the
+	// launcher's own in its namespaces).
 	runtime.LockOSThread()
 	if plan.bridge > 0 {
 		if err := bridge(plan.bridge); err != nil {
 			return 126, err
+		}
+	}
+	if plan.mounts {
+		carried, err := privateMounts(append(append([]string{plan.program}, p.Read...), p.Write...))
+		if err != nil {
+			return 126, err
+		}
+		if carried {
+			raw = withoutTmp(raw)
 		}
 	}
 	if err := dropCapabilities(); err != nil {
@@ -58,16 +67,13 @@ func runInit(raw string, plan launchPlan, args, env []string) (int, error) {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return 126, err
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return 126, err
-	}
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
 	// The launcher again, told a policy without "i": it restricts itself
-	// and executes the server.
+	// and executes the server. Its program by /proc/self/exe, which
+	// reaches it even where its own /tmp now hides its path.
 	childEnv := append(env, policyEnv+"="+withoutInit(raw))
-	pid, err := syscall.ForkExec(self, append([]string{self, LauncherArg, "--"}, args...), &syscall.ProcAttr{
+	pid, err := syscall.ForkExec("/proc/self/exe", []string{os.Args[0], LauncherArg, "--"}, &syscall.ProcAttr{
 		Env: childEnv, Files: []uintptr{0, 1, 2},
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
 	})
@@ -183,7 +189,21 @@ func children() []int {
 func withoutInit(raw string) string {
 	var b strings.Builder
 	for _, l := range strings.SplitAfter(raw, "\n") {
-		if l == "i\n" || l == "i" || strings.HasPrefix(l, "b ") {
+		if l == "i\n" || l == "i" || l == "m\n" || l == "m" || strings.HasPrefix(l, "b ") {
+			continue
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+// withoutTmp is the policy raw without a rule on /tmp itself: where the
+// computer's /tmp is carried into the server's own, such a rule would
+// hold for what is carried too (mounts_linux.go).
+func withoutTmp(raw string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(raw, "\n") {
+		if l == "r "+tmpDir+"\n" || l == "w "+tmpDir+"\n" {
 			continue
 		}
 		b.WriteString(l)

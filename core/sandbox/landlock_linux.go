@@ -172,7 +172,9 @@ func openRule(path string, writable []string) (int, error) {
 }
 
 // Command returns what runs program (with argv and env) inside p: the
-// launcher, told p and the program through its arguments and environment.
+// launcher, told p, the program and its arguments through its
+// environment, so that its command line, which every process may read,
+// holds none of them.
 func Command(launcher string, p Policy, program string, argv, env []string) (string, []string, []string, error) {
 	enc, err := encode(p)
 	if err != nil {
@@ -181,8 +183,10 @@ func Command(launcher string, p Policy, program string, argv, env []string) (str
 	if p.None {
 		return program, argv, env, nil
 	}
-	args := append([]string{launcher, LauncherArg, "--", program}, argv...)
-	return launcher, args, append(p.Environ(env), policyEnv+"="+enc), nil
+	if enc, err = encodeCommand(enc, program, argv); err != nil {
+		return "", nil, nil, err
+	}
+	return launcher, []string{launcher, LauncherArg, "--"}, append(p.Environ(env), policyEnv+"="+enc), nil
 }
 
 // execLaunched restricts this process and executes the program; it returns
@@ -253,10 +257,14 @@ func installFilter(hex string) error {
 }
 
 // probeIsolation is the launcher's --probe: started in a server's
-// namespaces, it does what the init does there first.
+// namespaces, it does what the init does there first, its own /proc,
+// /tmp and /dev/shm included.
 func probeIsolation() error {
 	if err := loopbackUp(); err != nil {
 		return fmt.Errorf("bringing up its network: %w", err)
+	}
+	if _, err := privateMounts(nil); err != nil {
+		return err
 	}
 	return dropCapabilities()
 }

@@ -45,7 +45,7 @@ var built struct {
 // binary as mcptray sandbox-exec (Launch, in Go), and cmd/mcptray-sandbox,
 // which does the work in C before Go's runtime starts (where cgo builds
 // it).
-func launchers(t *testing.T) map[string]string {
+func launchers(t testing.TB) map[string]string {
 	t.Helper()
 	built.once.Do(func() {
 		if built.dir, built.err = os.MkdirTemp("", "mcptray-sandbox"); built.err != nil {
@@ -130,10 +130,24 @@ func newWorld(t *testing.T, egress bool) *world {
 // (namespaces true) or not.
 func newIsolatedWorld(t *testing.T, egress, namespaces bool) *world {
 	t.Helper()
+	return newWorldAt(t, "", egress, namespaces)
+}
+
+// newWorldAt is newIsolatedWorld in a folder made in dir, or in the
+// test's temporary folder when dir is "".
+func newWorldAt(t *testing.T, dir string, egress, namespaces bool) *world {
+	t.Helper()
 	if ABI() < 4 {
 		t.Skipf("this kernel's Landlock is version %d; the test needs 4 or later", ABI())
 	}
 	root := t.TempDir()
+	if dir != "" {
+		var err error
+		if root, err = os.MkdirTemp(dir, "mcptray-test"); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(root) })
+	}
 	w := &world{home: filepath.Join(root, "home"), outside: filepath.Join(root, "elsewhere")}
 	w.data = filepath.Join(w.home, ".config", "mcptray", "servers", "weather")
 	w.project = filepath.Join(w.home, "code", "app")
@@ -315,7 +329,7 @@ func TestLaunchRefusesToRun(t *testing.T) {
 	}
 }
 
-func mustExe(t *testing.T) string {
+func mustExe(t testing.TB) string {
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

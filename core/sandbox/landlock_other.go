@@ -28,7 +28,7 @@ func execLaunched(Policy, launchPlan, string, []string, []string) error {
 	return errLinuxOnly
 }
 
-func runInit(string, launchPlan, []string, []string) (int, error) { return 126, errLinuxOnly }
+func runInit(Policy, string, launchPlan, []string) (int, error) { return 126, errLinuxOnly }
 
 func probeIsolation() error { return errLinuxOnly }
 

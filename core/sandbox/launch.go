@@ -10,8 +10,8 @@ import (
 )
 
 // LauncherArg is the hidden command that makes mcptray the launcher:
-// mcptray sandbox-exec -- PROGRAM ARGV0 ARGS…, with the policy in the
-// environment variable policyEnv. No help lists it.
+// mcptray sandbox-exec --, with the policy, the program and its arguments
+// in the environment variable policyEnv. No help lists it.
 const LauncherArg = "sandbox-exec"
 
 // probeArg, after LauncherArg, makes the launcher try what it does in a
@@ -21,7 +21,13 @@ const probeArg = "--probe"
 // policyEnv carries the policy to the launcher, which takes it out of the
 // server's environment before executing it. An environment variable rather
 // than an inherited file: nothing is left open in the server, and the
-// launcher reads it without a system call.
+// launcher reads it without a system call. It carries the program and its
+// arguments too, which a config may have filled with a secret: a
+// process's command line is for everyone to read in /proc, its
+// environment only for what may trace it: not another server (Landlock
+// forbids it, and the server holds no capability), nor, once the launcher
+// made itself undumpable, any program of the person's without
+// privileges.
 const policyEnv = "MCPTRAY_SANDBOX_POLICY"
 
 // The policy travels as lines a few lines of C can read too (the
@@ -31,15 +37,74 @@ const policyEnv = "MCPTRAY_SANDBOX_POLICY"
 // filter (Policy.AnySocket), "f HEX" the system call filter to
 // install (seccomp.go), "b PORT" to bring the proxy's port into the
 // network namespace the launcher was started in (namespaces_linux.go),
-// and "i" to stay as the server's init (init_linux.go). A path with a line
-// break in it cannot be written so, and is refused.
-const policyMagic = "mcptray-sandbox 1"
+// "m" to give the server a /proc, /tmp and /dev/shm of its own in the
+// mount namespace the launcher was started in (mounts_linux.go), "i" to
+// stay as the server's init (init_linux.go), and last "x PROGRAM" and an
+// "a ARG" for each of its argv, in which a backslash is written "\\" and a
+// line break "\n". A path with a line break in it cannot be written as a
+// rule, and is refused.
+const policyMagic = "mcptray-sandbox 2"
 
 // launchPlan is what the launcher does beyond Landlock's rules.
 type launchPlan struct {
 	filter string // the seccomp filter, hexadecimal; "" for none
 	bridge int    // the proxy's port to bring in; 0 for none
 	init   bool   // stay as init: fork the server, end its descendants with it
+	mounts bool   // a /proc, /tmp and /dev/shm of its own
+	// program and argv are what to execute.
+	program string
+	argv    []string
+}
+
+// maxPolicy is what the kernel takes of one environment variable
+// (MAX_ARG_STRLEN, 32 pages), its name included.
+const maxPolicy = 32*4096 - len(policyEnv) - 2
+
+// encodeCommand is the policy enc followed by the program and its argv.
+func encodeCommand(enc, program string, argv []string) (string, error) {
+	var b strings.Builder
+	b.WriteString(enc)
+	b.WriteString("x " + escapeArg(program) + "\n")
+	for _, a := range argv {
+		b.WriteString("a " + escapeArg(a) + "\n")
+	}
+	if b.Len() > maxPolicy {
+		return "", errors.New("its command line is too long for the launcher")
+	}
+	return b.String(), nil
+}
+
+// escapeArg writes s on one line: a backslash as "\\", a line break as
+// "\n".
+func escapeArg(s string) string {
+	if !strings.ContainsAny(s, "\\\n") {
+		return s
+	}
+	return strings.NewReplacer("\\", "\\\\", "\n", "\\n").Replace(s)
+}
+
+// unescapeArg reads what escapeArg wrote.
+func unescapeArg(s string) (string, error) {
+	if !strings.Contains(s, "\\") {
+		return s, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch {
+		case i < len(s) && s[i] == '\\':
+			b.WriteByte('\\')
+		case i < len(s) && s[i] == 'n':
+			b.WriteByte('\n')
+		default:
+			return "", fmt.Errorf("%q is not written as the launcher writes", s)
+		}
+	}
+	return b.String(), nil
 }
 
 func encode(p Policy) (string, error) {
@@ -74,6 +139,9 @@ func encode(p Policy) (string, error) {
 	}
 	if p.Bridge > 0 {
 		fmt.Fprintf(&b, "b %d\n", p.Bridge)
+	}
+	if p.Namespaces {
+		b.WriteString("m\n")
 	}
 	b.WriteString("i\n")
 	return b.String(), nil
@@ -116,6 +184,18 @@ func decode(s string) (Policy, launchPlan, error) {
 			plan.filter = arg
 		case "i":
 			plan.init = true
+		case "m":
+			plan.mounts = true
+		case "x", "a":
+			a, err := unescapeArg(arg)
+			if err != nil {
+				return Policy{}, launchPlan{}, err
+			}
+			if kind == "x" {
+				plan.program = a
+			} else {
+				plan.argv = append(plan.argv, a)
+			}
 		default:
 			return Policy{}, launchPlan{}, fmt.Errorf("unknown line %q", l)
 		}
@@ -141,8 +221,8 @@ func Launch(args []string, stderr io.Writer) int {
 		}
 		return 0
 	}
-	if len(args) < 2 {
-		fmt.Fprintf(stderr, "mcptray %s: nothing to run (it is mcptray's own launcher, not a command)\n", LauncherArg)
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "mcptray %s: it takes what to run from its policy, not from its command line (it is mcptray's own launcher, not a command)\n", LauncherArg)
 		return 2
 	}
 	raw, ok := os.LookupEnv(policyEnv)
@@ -155,6 +235,10 @@ func Launch(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcptray %s: the sandbox policy is not valid: %v\n", LauncherArg, err)
 		return 2
 	}
+	if plan.program == "" || len(plan.argv) == 0 {
+		fmt.Fprintf(stderr, "mcptray %s: nothing to run (it is mcptray's own launcher, not a command)\n", LauncherArg)
+		return 2
+	}
 	env := make([]string, 0, len(os.Environ()))
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, policyEnv+"=") {
@@ -162,13 +246,13 @@ func Launch(args []string, stderr io.Writer) int {
 		}
 	}
 	if plan.init {
-		code, err := runInit(raw, plan, args, env)
+		code, err := runInit(p, raw, plan, env)
 		if err != nil {
 			fmt.Fprintf(stderr, "mcptray: could not put the server in its sandbox: %v\n", err)
 		}
 		return code
 	}
-	err = execLaunched(p, plan, args[0], args[1:], env)
+	err = execLaunched(p, plan, plan.program, plan.argv, env)
 	fmt.Fprintf(stderr, "mcptray: %v\n", err)
 	if strings.Contains(err.Error(), "sandbox") {
 		return 126

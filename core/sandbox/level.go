@@ -37,6 +37,7 @@ const (
 	wordsDockerSocket = "it may connect to the sockets of what its command runs (Docker's: Docker can do anything on this computer)"
 	wordsNoFilter     = "other programs' sockets (the session bus, ssh-agent) stay within its reach: mcptray has no system call filter for this processor"
 	wordsSignals      = "it could signal your other programs: this system's kernel is older than 6.12"
+	wordsShared       = "this system does not let mcptray give it processes and temporary folders of its own: its command line, and any secret in it, can be read by your other programs and servers, and it may not use /tmp nor shared memory (/dev/shm), without which some programs fail (python's multiprocessing)"
 	wordsMac          = "files protected by macOS's sandbox (untried: mcptray's Seatbelt profile has not been run on a Mac yet); network open"
 )
 
@@ -82,6 +83,9 @@ func levelFor(p Policy, abi int) Level {
 	}
 	if abi < 6 && !p.Namespaces {
 		left = append(left, wordsSignals)
+	}
+	if !p.Namespaces {
+		left = append(left, wordsShared)
 	}
 	if len(left) > 0 {
 		l.Words += "; " + strings.Join(left, "; ")

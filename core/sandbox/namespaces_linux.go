@@ -16,17 +16,20 @@ import (
 // Namespaces: where this computer lets a program make them, each server
 // runs in a user namespace of its own (it keeps the person's user id), a
 // PID namespace of its own (the launcher is its init: when the launcher
-// ends, the kernel ends every process in it, however it detached), and,
-// when its TCP goes through the proxy, a network namespace of its own.
+// ends, the kernel ends every process in it, however it detached), a
+// mount namespace of its own (its own /proc, /tmp and /dev/shm,
+// mounts_linux.go), and, when its TCP goes through the proxy, a network
+// namespace of its own.
 // That network has only its loopback, on which the launcher listens at the
 // proxy's port and hands the listener to mcptray, which serves the proxy
 // on it: the proxy is all there is to reach, by TCP or UDP, at any
 // address.
 //
 // mcptray makes the namespaces as it starts the launcher (clone flags):
-// the launcher starts inside them, with CAP_NET_ADMIN in its own user
-// namespace only (an ambient capability) to bring its loopback up, and
-// drops it before the server runs.
+// the launcher starts inside them, with CAP_NET_ADMIN and CAP_SYS_ADMIN in
+// its own user namespace only (ambient capabilities) to bring its loopback
+// up and mount its own /proc, /tmp and /dev/shm, and drops them before the
+// server runs.
 
 // bridgeFD is the launcher's file descriptor on which it sends the
 // listener back: the first of exec.Cmd's ExtraFiles.
@@ -44,7 +47,9 @@ var isolation struct {
 
 // Isolation reports whether servers started through launcher can run in
 // namespaces of their own on this computer: it starts the launcher once
-// in them (--probe), which brings up its loopback and ends. Some systems
+// in them (--probe), which brings up its loopback, mounts its own /proc,
+// /tmp and /dev/shm, and ends: where it cannot mount them, servers run
+// without namespaces, as the words then say. Some systems
 // forbid unprivileged user namespaces (a sysctl), or let a program make
 // one but give it no rights there (Ubuntu from 24.04, for a program that
 // has no AppArmor profile saying it may): the probe fails on both.
@@ -69,10 +74,14 @@ func Isolation(launcher string) bool {
 }
 
 // isolate sets the clone flags that start a process in namespaces of its
-// own, keeping the person's user and group ids.
+// own, keeping the person's user and group ids: a user, PID and mount
+// namespace, in which it may mount its own /proc, /tmp and /dev/shm
+// (CAP_SYS_ADMIN there, mounts_linux.go), and a network namespace when
+// network.
 func isolate(attr *syscall.SysProcAttr, network bool) {
 	uid, gid := os.Getuid(), os.Getgid()
-	attr.Cloneflags |= unix.CLONE_NEWUSER | unix.CLONE_NEWPID
+	attr.Cloneflags |= unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNS
+	attr.AmbientCaps = append(attr.AmbientCaps, unix.CAP_SYS_ADMIN)
 	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	attr.GidMappingsEnableSetgroups = false

@@ -167,7 +167,28 @@ var systemRead = []string{
 }
 
 // systemWrite are the device files every server may write.
-var systemWrite = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/shm"}
+var systemWrite = []string{"/dev/null", "/dev/zero", "/dev/full"}
+
+// tmpDir is where the computer's shared temporary folder is.
+const tmpDir = "/tmp"
+
+// inTmp are the folders and files right beneath /tmp that hold paths,
+// each once: what a server in namespaces of its own has carried into its
+// own /tmp (mounts_linux.go).
+func inTmp(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		rest, ok := strings.CutPrefix(filepath.Clean(p), tmpDir+"/")
+		if !ok {
+			continue
+		}
+		top, _, _ := strings.Cut(rest, "/")
+		if top = tmpDir + "/" + top; !slices.Contains(out, top) {
+			out = append(out, top)
+		}
+	}
+	return out
+}
 
 // homeRead are the version managers' and runtimes' folders, relative to
 // the home.
@@ -298,6 +319,17 @@ func Default(in Input) (Policy, error) {
 		p.Unset = append(p.Unset, desktopVars...)
 	}
 	p.Namespaces = in.Namespaces && !p.None
+	if p.Namespaces {
+		// Its own /tmp and /dev/shm (mounts_linux.go); without namespaces
+		// both are the computer's, shared with every program, and
+		// refused. Its /tmp only where its policy names nothing in the
+		// computer's: what it names is carried in, and a rule on /tmp
+		// would hold for it too.
+		p.Write = append(p.Write, "/dev/shm")
+		if len(inTmp(p.Read)) == 0 && len(inTmp(p.Write)) == 0 {
+			p.Write = append(p.Write, tmpDir)
+		}
+	}
 	if in.EgressPort > 0 {
 		if p.Namespaces {
 			p.Bridge = in.EgressPort

@@ -1,12 +1,14 @@
 package sandbox
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"unsafe"
@@ -44,7 +46,12 @@ func outcome(err error) string {
 // (io_uring_setup), keyring: (the person's kernel keyring), caps: (ok
 // when it holds any capability), detach:MARKER
 // (leaves /bin/sleep MARKER behind, in a session of its own), the
-// socketpair tries of socketProbe, and wait: (reads stdin to its end).
+// socketpair tries of socketProbe, hold:SECRET (does nothing: SECRET
+// stands on its command line), put:PATH and same:PATH (writes a file of
+// its own, and finds it unchanged later), cmdline:HEX, launcher:HEX and
+// environ:HEX (another process's command line, a launcher's, or its
+// environment, that holds the hex-written secret: ok when one is seen),
+// and wait: (reads stdin to its end).
 func probeTry(a string, stdin io.Reader) error {
 	op, arg, _ := strings.Cut(a, ":")
 	switch op {
@@ -119,7 +126,33 @@ func probeTry(a string, stdin io.Reader) error {
 				return nil
 			}
 		}
-		return errors.New("it holds no capabilities")
+		return fmt.Errorf("it holds no capabilities: %w", os.ErrPermission)
+	case "hold":
+		// Nothing: arg stands on the probe's command line, as a secret
+		// in a server's arguments does.
+		return nil
+	case "put":
+		return os.WriteFile(arg, []byte("kept by "+strconv.Itoa(os.Getpid())), 0o600)
+	case "same":
+		// What put wrote is still there, unchanged.
+		b, err := os.ReadFile(arg)
+		if err == nil && string(b) != "kept by "+strconv.Itoa(os.Getpid()) {
+			err = fmt.Errorf("%s was changed to %q", arg, b)
+		}
+		return err
+	case "cmdline", "launcher", "environ":
+		// Another process's command line that holds the hex-written
+		// secret (written so, the probe's own does not): any process's,
+		// or a launcher's (mcptray sandbox-exec); or its environment.
+		// Refused when none is seen.
+		secret, err := hex.DecodeString(arg)
+		if err != nil {
+			return err
+		}
+		if op == "environ" {
+			return seeInProc("environ", secret, false)
+		}
+		return seeInProc("cmdline", secret, op == "launcher")
 	case "pairsend", "pairmsg", "pairconnect", "pairstream", "pairseqpacket", "pair", "fds":
 		return socketProbe(op, arg)
 	case "wait":

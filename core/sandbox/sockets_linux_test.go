@@ -108,7 +108,7 @@ func TestHeldSockets(t *testing.T) {
 			for name, launcher := range launchers(t) {
 				t.Run(name, func(t *testing.T) {
 					self := mustExe(t)
-					path, argv, env, err := Command(launcher, w.policy, self, []string{"probe", "probe", "fds:"}, os.Environ())
+					path, argv, env, err := Command(launcher, w.policy, self, []string{"probe", ProbeArg, "fds:"}, os.Environ())
 					if err != nil {
 						t.Fatal(err)
 					}

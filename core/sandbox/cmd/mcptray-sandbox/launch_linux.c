@@ -26,6 +26,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -46,7 +47,7 @@
 #endif
 
 #define POLICY_ENV "MCPTRAY_SANDBOX_POLICY"
-#define POLICY_MAGIC "mcptray-sandbox 1"
+#define POLICY_MAGIC "mcptray-sandbox 2"
 
 // The kernel's structures and flags (linux/landlock.h), written out so
 // that older system headers do not matter.
@@ -197,6 +198,87 @@ static void bridge(unsigned long port) {
 	if (sendmsg(3, &msg, 0) != 1) fail(126, "could not put the server in its sandbox: handing the proxy's listener to mcptray", "");
 	close(3);
 	close(fd);
+}
+
+// The server's own /proc, /tmp and /dev/shm (privateMounts in
+// mounts_linux.go).
+#define PRIVATE_TMPFS "mode=1777,size=512m"
+
+// carry_top adds to tops the folder or file right beneath /tmp that holds
+// path, when it lies there, is there, and is not in tops yet.
+static void carry_top(const char *path, size_t n, char ***tops, int **fds, int **dirs, size_t *count, size_t *cap) {
+	if (n < 6 || strncmp(path, "/tmp/", 5) != 0) return;
+	const char *name = path + 5;
+	size_t len = strcspn(name, "/\n");
+	if (len == 0 || (len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.')) return;
+	char *top = strndup(path, 5 + len);
+	int seen = 0;
+	for (size_t k = 0; k < *count && !seen; k++) seen = strcmp((*tops)[k], top) == 0;
+	int fd = seen ? -1 : open(top, O_PATH | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) { // seen, or not there: nothing to carry
+		if (fd >= 0) close(fd);
+		free(top);
+		return;
+	}
+	if (*count == *cap) {
+		*cap = *cap * 2 + 8;
+		*tops = realloc(*tops, *cap * sizeof **tops);
+		*fds = realloc(*fds, *cap * sizeof **fds);
+		*dirs = realloc(*dirs, *cap * sizeof **dirs);
+		if (*tops == NULL || *fds == NULL || *dirs == NULL) fail(126, "could not put the server in its sandbox: ", "carrying its paths");
+	}
+	(*tops)[*count] = top;
+	(*fds)[*count] = fd;
+	(*dirs)[(*count)++] = S_ISDIR(st.st_mode);
+}
+
+// private_mounts gives the init's mount namespace its own /proc, /tmp and
+// /dev/shm, and carries back into its /tmp the folder or file right
+// beneath the computer's /tmp that holds the program and each of the
+// policy's paths (its "r" and "w" lines; policy and program NULL carry
+// nothing, for the probe). Where it carried anything, it takes out the
+// policy's rules on /tmp itself, which would hold for what it carried too
+// (privateMounts, withoutTmp).
+static void private_mounts(char *policy, const char *program) {
+	const char *what = "could not put the server in its sandbox: ";
+	if (getpid() != 1) {
+		errno = EPERM;
+		fail(126, what, "its own /proc, /tmp and /dev/shm need namespaces of its own");
+	}
+	size_t count = 0, cap = 0;
+	char **tops = NULL;
+	int *fds = NULL, *dirs = NULL;
+	if (program != NULL) carry_top(program, strlen(program), &tops, &fds, &dirs, &count, &cap);
+	for (const char *l = policy; l != NULL && *l != '\0'; l = strchr(l, '\n') + 1)
+		if ((l[0] == 'r' || l[0] == 'w') && l[1] == ' ') carry_top(l + 2, (size_t)(strchr(l, '\n') - l - 2), &tops, &fds, &dirs, &count, &cap);
+	if (mount("", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) fail(126, what, "making its mounts its own");
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) fail(126, what, "mounting its own /proc");
+	const char *shared[] = {"/tmp", "/dev/shm"};
+	for (size_t k = 0; k < 2; k++) {
+		struct stat st;
+		if (stat(shared[k], &st) != 0 && errno == ENOENT) continue; // nothing there to share
+		if (mount("tmpfs", shared[k], "tmpfs", MS_NOSUID | MS_NODEV, PRIVATE_TMPFS) != 0)
+			fail(126, what, k == 0 ? "mounting its own /tmp" : "mounting its own /dev/shm");
+	}
+	for (size_t k = 0; k < count; k++) {
+		int r = 0;
+		if (dirs[k]) {
+			r = mkdir(tops[k], 0700);
+		} else {
+			int fd = open(tops[k], O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+			if (fd < 0) r = -1;
+			else close(fd);
+		}
+		char from[64];
+		snprintf(from, sizeof from, "/proc/self/fd/%d", fds[k]);
+		if (r != 0 || mount(from, tops[k], NULL, MS_BIND | MS_REC, NULL) != 0)
+			fail(126, "could not put the server in its sandbox: carrying into its own /tmp ", tops[k]);
+		close(fds[k]);
+	}
+	if (count == 0) return;
+	for (char *l = policy; *l != '\0'; l = strchr(l, '\n') + 1)
+		if ((l[0] == 'r' || l[0] == 'w') && strncmp(l + 1, " /tmp\n", 6) == 0) l[0] = '-'; // a line sandbox_and_exec passes over
 }
 
 struct cap_header {
@@ -372,11 +454,13 @@ __attribute__((constructor)) static void launch(int argc, char **argv, char **en
 	if (argv == NULL) return;
 	if (i < argc && strcmp(argv[i], "sandbox-exec") == 0) i++;
 	if (i + 1 == argc && strcmp(argv[i], "--probe") == 0) {
-		if (loopback_up() != 0 || drop_caps() != 0) fail(1, "mcptray sandbox-exec: no namespaces here", "");
+		if (loopback_up() != 0) fail(1, "mcptray sandbox-exec: no namespaces here", "");
+		private_mounts(NULL, NULL);
+		if (drop_caps() != 0) fail(1, "mcptray sandbox-exec: no namespaces here", "");
 		_exit(0);
 	}
 	if (i < argc && strcmp(argv[i], "--") == 0) i++;
-	if (argc - i < 2) return;
+	if (i != argc) return; // what to run comes in the policy: Launch says so
 	const char *raw = getenv(POLICY_ENV);
 	if (raw == NULL) return;
 	char *policy = strdup(raw);
@@ -386,18 +470,20 @@ __attribute__((constructor)) static void launch(int argc, char **argv, char **en
 
 	// First pass: is every line one this code knows? If not, Launch reads
 	// the policy and says what is wrong.
-	int restrict_tcp = 0, init = 0, any_socket = 0;
+	int restrict_tcp = 0, init = 0, any_socket = 0, mounts = 0, args = 0;
 	unsigned long bridge_port = 0;
 	const char *filter = NULL;
 	for (char *l = policy + n + 1; *l != '\0';) {
 		char *end = strchr(l, '\n');
 		if (end == NULL) return;
-		int arg = (l[0] == 'r' || l[0] == 'w' || l[0] == 'p' || l[0] == 'f' || l[0] == 'b') && l[1] == ' ';
-		int alone = (l[0] == 't' || l[0] == 'i' || l[0] == 'u') && end == l + 1;
+		int arg = (l[0] == 'r' || l[0] == 'w' || l[0] == 'p' || l[0] == 'f' || l[0] == 'b' || l[0] == 'x' || l[0] == 'a') && l[1] == ' ';
+		int alone = (l[0] == 't' || l[0] == 'i' || l[0] == 'u' || l[0] == 'm') && end == l + 1;
 		if (!arg && !alone) return;
 		if (l[0] == 't') restrict_tcp = 1;
 		if (l[0] == 'i') init = 1;
 		if (l[0] == 'u') any_socket = 1;
+		if (l[0] == 'm') mounts = 1;
+		if (l[0] == 'a') args++;
 		if (l[0] == 'b') {
 			char *rest;
 			bridge_port = strtoul(l + 2, &rest, 10);
@@ -409,12 +495,36 @@ __attribute__((constructor)) static void launch(int argc, char **argv, char **en
 	// by the second pass).
 	for (char *l = policy + n + 1; *l != '\0'; l = strchr(l, '\n') + 1)
 		if (l[0] == 'f') filter = strndup(l + 2, (size_t)(strchr(l, '\n') - l - 2));
+	// What to run: the program, then its argv, each unescaped ("\\" is
+	// a backslash, "\n" a line break) into a string of its own.
+	char **run = calloc((size_t)args + 2, sizeof *run);
+	if (run == NULL) return;
+	int next = 1;
+	for (char *l = policy + n + 1; *l != '\0'; l = strchr(l, '\n') + 1) {
+		if (l[0] != 'x' && l[0] != 'a') continue;
+		char *end = strchr(l, '\n'), *out = malloc((size_t)(end - l)), *o = out;
+		if (out == NULL) return;
+		for (char *c = l + 2; c < end; c++) {
+			if (*c != '\\') {
+				*o++ = *c;
+			} else if (c + 1 < end && (c[1] == '\\' || c[1] == 'n')) {
+				*o++ = *++c == 'n' ? '\n' : '\\';
+			} else {
+				return; // not as Go writes it: Launch says so
+			}
+		}
+		*o = '\0';
+		if (l[0] == 'x') run[0] = out;
+		else run[next++] = out;
+	}
+	if (run[0] == NULL || args == 0) return;
 	unsetenv(POLICY_ENV);
-	if (!init) sandbox_and_exec(policy, n, restrict_tcp, any_socket, filter, argv + i);
+	if (!init) sandbox_and_exec(policy, n, restrict_tcp, any_socket, filter, run);
 
 	// The init (runInit): bring the proxy in, give up capabilities, fork
 	// the server, pass signals on, and end what it leaves.
 	if (bridge_port > 0) bridge(bridge_port);
+	if (mounts) private_mounts(policy + n + 1, run[0]);
 	if (drop_caps() != 0) fail(126, "could not put the server in its sandbox: giving up its capabilities", "");
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
 	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
@@ -433,7 +543,7 @@ __attribute__((constructor)) static void launch(int argc, char **argv, char **en
 	if (child == 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != self) _exit(126);
-		sandbox_and_exec(policy, n, restrict_tcp, any_socket, filter, argv + i);
+		sandbox_and_exec(policy, n, restrict_tcp, any_socket, filter, run);
 	}
 	int code = 0;
 	for (;;) {
