@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -88,6 +89,23 @@ func checkKind(ctx context.Context, o CheckOptions, k Kind, namespaces bool) (Ki
 		return kr, nil
 	}
 	defer s.close()
+	env := []string{"PATH=/usr/bin:/bin", "HOME=" + s.Home, "LANG=C.UTF-8"}
+	input := func(data string, args []string) Input {
+		in := Input{Program: o.Probe[0], Args: args, Env: env, Home: s.Home, DataDir: data, Namespaces: namespaces}
+		if k.Project {
+			in.ProjectDir, in.Dir = s.Project, s.Project
+		}
+		if k.Proxy {
+			in.EgressPort = s.ProxyPort
+		}
+		if o.Input != nil {
+			in = o.Input(k, in)
+		}
+		return in
+	}
+	if stop := s.startNeighbour(ctx, o, input); stop != nil {
+		defer stop()
+	}
 	var doors []Door
 	var tries []string
 	for _, d := range Doors {
@@ -97,18 +115,7 @@ func checkKind(ctx context.Context, o CheckOptions, k Kind, namespaces bool) (Ki
 	}
 	program := o.Probe[0]
 	args := append(append([]string{}, o.Probe[1:]...), tries...)
-	env := []string{"PATH=/usr/bin:/bin", "HOME=" + s.Home, "LANG=C.UTF-8"}
-	in := Input{Program: program, Args: args, Env: env, Home: s.Home, DataDir: s.Data, Namespaces: namespaces}
-	if k.Project {
-		in.ProjectDir, in.Dir = s.Project, s.Project
-	}
-	if k.Proxy {
-		in.EgressPort = s.ProxyPort
-	}
-	if o.Input != nil {
-		in = o.Input(k, in)
-	}
-	p, err := Default(in)
+	p, err := Default(input(s.Data, args))
 	if err == nil {
 		err = p.Prepare()
 	}
@@ -163,6 +170,112 @@ func (s *Scene) run(ctx context.Context, launcher string, p Policy, program stri
 		return "", fmt.Errorf("the probe in its sandbox: %v: %s", err, strings.TrimSpace(errOut.String()))
 	}
 	return strings.TrimSuffix(out.String(), "\n"), nil
+}
+
+// startNeighbour starts another server in a sandbox of its own, as input
+// makes it for its data folder and arguments: a probe that holds a
+// secret in its arguments and a file in its shared memory, and waits.
+// It returns what stops it, once it has made them; nil, with the
+// neighbour's doors left out, when it could not be started.
+func (s *Scene) startNeighbour(ctx context.Context, o CheckOptions, input func(data string, args []string) Input) func() {
+	secret := fmt.Sprintf("sk-neighbour-%d", time.Now().UnixNano())
+	shm := filepath.Join("/dev/shm", "mcptray-check-"+filepath.Base(s.Root))
+	tries := []string{"hold:" + secret, "put:" + shm, "wait:"}
+	args := append(append([]string{}, o.Probe[1:]...), tries...)
+	p, err := Default(input(filepath.Dir(s.OtherData), args))
+	if err == nil {
+		err = p.Prepare()
+	}
+	if err != nil {
+		return nil
+	}
+	path, argv, env, err := Command(o.Launcher, p, o.Probe[0], append([]string{filepath.Base(o.Probe[0])}, args...), input("", nil).Env)
+	if err != nil {
+		return nil
+	}
+	out := &lineCounter{}
+	cmd := &exec.Cmd{Path: path, Args: argv, Env: env, Dir: filepath.Dir(s.OtherData), Stdout: out, WaitDelay: 5 * time.Second}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil
+	}
+	ln, err := Start(cmd, p, (*exec.Cmd).Start)
+	if err != nil {
+		return nil
+	}
+	stop := func() {
+		stdin.Close()
+		_ = cmd.Wait()
+		if ln != nil {
+			ln.Close()
+		}
+		os.Remove(shm) // where its shared memory was the computer's
+	}
+	if ln != nil {
+		go acceptAndClose(ln)
+	}
+	// It is ready once it has said how its first two tries went.
+	ready, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	select {
+	case <-out.reached(2):
+	case <-ready.Done():
+		stop()
+		return nil
+	}
+	s.Neighbour = secret
+	if strings.Contains(out.String(), "put:"+shm+" ok") {
+		s.NeighbourShm = shm
+	}
+	return stop
+}
+
+// lineCounter is a writer that tells when it has been written n lines.
+type lineCounter struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	waiters []lineWaiter
+}
+
+type lineWaiter struct {
+	n    int
+	done chan struct{}
+}
+
+func (c *lineCounter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.buf.Write(p)
+	lines := bytes.Count(c.buf.Bytes(), []byte("\n"))
+	kept := c.waiters[:0]
+	for _, w := range c.waiters {
+		if lines >= w.n {
+			close(w.done)
+		} else {
+			kept = append(kept, w)
+		}
+	}
+	c.waiters = kept
+	return len(p), nil
+}
+
+// reached is closed once n lines were written.
+func (c *lineCounter) reached(n int) <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	done := make(chan struct{})
+	if bytes.Count(c.buf.Bytes(), []byte("\n")) >= n {
+		close(done)
+	} else {
+		c.waiters = append(c.waiters, lineWaiter{n, done})
+	}
+	return done
+}
+
+func (c *lineCounter) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.String()
 }
 
 // newScene makes a scene for a server of kind k in a new temporary

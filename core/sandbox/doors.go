@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -77,6 +78,36 @@ var Doors = []Door{
 	{Name: "environ", Area: "processes", Tries: "read another program's environment (/proc/PID/environ)",
 		Try:  func(s *Scene, _ Kind) string { return "read:/proc/" + strconv.Itoa(s.OtherPID) + "/environ" },
 		Open: "a server could read other programs' environment, and the tokens in it"},
+	{Name: "neighbour-cmdline", Area: "processes", Tries: "read another server's command line, and the secret in its arguments",
+		Try: func(s *Scene, _ Kind) string {
+			if s.Neighbour == "" {
+				return ""
+			}
+			return "cmdline:" + hex.EncodeToString([]byte(s.Neighbour))
+		},
+		Limit: func(_ Kind, namespaces bool) string {
+			if namespaces {
+				return ""
+			}
+			return "without namespaces of its own, a server's command line can be read by the person's other programs and servers, and mcptray's words say so"
+		},
+		Open: "a server could read other servers' command lines, and the secrets given in their arguments"},
+	{Name: "launcher-cmdline", Area: "processes", Tries: "read the secret in another server's arguments from its launcher's command line",
+		Try: func(s *Scene, _ Kind) string {
+			if s.Neighbour == "" {
+				return ""
+			}
+			return "launcher:" + hex.EncodeToString([]byte(s.Neighbour))
+		},
+		Open: "a server could read what mcptray's launcher runs for other servers, secrets in their arguments among them"},
+	{Name: "shared-memory", Area: "files", Tries: "read what another server keeps in shared memory (/dev/shm)",
+		Try: func(s *Scene, _ Kind) string {
+			if s.NeighbourShm == "" {
+				return ""
+			}
+			return "read:" + s.NeighbourShm
+		},
+		Open: "a server could read and change what other servers keep in shared memory"},
 	{Name: "capabilities", Area: "processes", Tries: "keep capabilities (root's powers, when mcptray runs as root)",
 		Try:  func(*Scene, Kind) string { return "caps:" },
 		Open: "a server kept capabilities, which let it past the rules that bind other programs (other programs' memory and environment, the kernel's settings)"},
@@ -210,6 +241,11 @@ type Scene struct {
 	UDP                    string
 	RefusedPort, ProxyPort int
 	Elsewhere              string
+	// Neighbour is the secret in the arguments of another server that
+	// runs in a sandbox of its own while the probe runs, and
+	// NeighbourShm the file it made in its shared memory; "" when it
+	// could not be started.
+	Neighbour, NeighbourShm string
 	// OtherPID is a process outside the sandbox (mcptray's own, with the
 	// person's environment); Marker names the grandchild the probe
 	// leaves.
