@@ -24,6 +24,7 @@ import (
 	"github.com/mcptray/mcptray/core/egress"
 	"github.com/mcptray/mcptray/core/hub"
 	"github.com/mcptray/mcptray/core/oauth"
+	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/secret"
 	"github.com/mcptray/mcptray/core/transport"
 )
@@ -273,6 +274,26 @@ func (s *Service) Start(ctx context.Context) error {
 		go func() {
 			defer s.wg.Done()
 			s.checkSandboxWhenChanged(s.ctx)
+		}()
+	}
+
+	// What every local server's first start waits for, begun now and
+	// side by side rather than one after the other on the first start's
+	// way: whether servers may have namespaces of their own (the
+	// launcher's probe) and the login shell's environment. Only in the
+	// running mcptray: a command's own service may start no server.
+	if box := s.sandboxOpts(); s.opts.Follow && box.Launcher != "" && box.ServersDir != "" {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			sandbox.Isolation(box.Launcher)
+		}()
+	}
+	if s.opts.Follow && s.opts.Conn.BaseEnv == nil {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			transport.LoginEnv(s.ctx, s.log)
 		}()
 	}
 
