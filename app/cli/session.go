@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/mcptray/mcptray/app/autostart"
-	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // desktopVars are what the person's desktop session tells its programs of
@@ -30,7 +30,7 @@ const managerWait = 2 * time.Second
 type sessionLook struct {
 	// goos is the operating system.
 	goos string
-	// runUser is config.RunUserDir: the per-user runtime folder.
+	// runUser is service.RunUserDir: the per-user runtime folder.
 	runUser func() string
 	// manager returns the systemd user manager's environment, asked with
 	// env; nil when it cannot be reached.
@@ -39,7 +39,7 @@ type sessionLook struct {
 
 // thisSession is this computer's.
 func thisSession(goos string) sessionLook {
-	return sessionLook{goos: goos, runUser: config.RunUserDir, manager: managerEnv}
+	return sessionLook{goos: goos, runUser: service.RunUserDir, manager: managerEnv}
 }
 
 // startPlan is how mcptray stdio starts mcptray when none runs.
@@ -76,7 +76,7 @@ func (p startPlan) describe() string {
 // left out is found where the session keeps it:
 //
 //   - XDG_RUNTIME_DIR: /run/user/UID, when it is the person's own
-//     (config.RunUserDir), as it is where the control socket is found;
+//     (service.RunUserDir), as it is where the control socket is found;
 //   - DBUS_SESSION_BUS_ADDRESS: the session bus at its usual place, the
 //     socket "bus" in the runtime folder;
 //   - the desktop (desktopVars): the systemd user manager's environment,
@@ -105,7 +105,7 @@ func planStart(ctx context.Context, base []string, look sessionLook) startPlan {
 	}
 	if look.goos == "darwin" || look.goos == "windows" {
 		// No session bus there: the keychain is the system's, and the
-		// control folder (config.Paths.RuntimeDir) is found without
+		// control folder (the paths' RuntimeDir) is found without
 		// the environment.
 		p.env = env
 		return p

@@ -133,3 +133,8 @@ type (
 
 // SandboxKinds are the kinds of server the check tries.
 var SandboxKinds = sandbox.Kinds
+
+// RunUserDir is the person's own runtime folder (/run/user/UID) when it
+// is there, theirs alone; "" when not: where the control socket and the
+// session bus are found without XDG_RUNTIME_DIR.
+func RunUserDir() string { return config.RunUserDir() }
