@@ -89,7 +89,7 @@ var Doors = []Door{
 			if namespaces {
 				return ""
 			}
-			return "without namespaces of its own, a server's command line can be read by the person's other programs and servers, and mcptray's words say so"
+			return "without namespaces of its own, a server's command line can be read by your other programs and servers, and mcptray's words say so"
 		},
 		Open: "a server could read other servers' command lines, and the secrets given in their arguments"},
 	{Name: "launcher-cmdline", Area: "processes", Tries: "read the secret in another server's arguments from its launcher's command line",
