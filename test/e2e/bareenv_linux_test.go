@@ -213,9 +213,9 @@ func TestBareAppFindsTheDesktopsMcptray(t *testing.T) {
 
 	app := startAppCmd(t, s.asApp(s.sdk, s.mcptray, "stdio"))
 	initialize(t, app, "bare-app")
-	pid := toolText(t, app.waitCall(t, "mcp__a__pid", s.serveLog))
-	if srv := running(s.testServer); len(srv) != 1 || strconv.Itoa(srv[0].pid) != pid {
-		t.Fatalf("the app was answered by process %s; test servers running: %+v", pid, srv)
+	pid := toolText(t, app.waitCall(t, "mcp__a__started", s.serveLog))
+	if srv := running(s.testServer); len(srv) != 1 || srv[0].start != pid {
+		t.Fatalf("the app was answered by a process started at %s; test servers running: %+v", pid, srv)
 	}
 	if tools := app.request(t, 3, "tools/list", `{}`); !bytes.Contains(tools, []byte(`"name":"mcp__a__echo"`)) {
 		t.Errorf("tools/list lacks mcp__a__echo: %s", tools)
@@ -248,7 +248,7 @@ func TestBareAppFindsTheDesktopsMcptray(t *testing.T) {
 		if out := inspect("--method", "tools/call", "--tool-name", "mcp__a__echo", "--tool-arg", "text=from the Inspector"); !strings.Contains(out, "from the Inspector") {
 			t.Errorf("the Inspector's tools/call was not answered:\n%s", out)
 		}
-		if out := inspect("--method", "tools/call", "--tool-name", "mcp__a__pid"); !strings.Contains(out, `"`+pid+`"`) {
+		if out := inspect("--method", "tools/call", "--tool-name", "mcp__a__started"); !strings.Contains(out, `"`+pid+`"`) {
 			t.Errorf("the Inspector was answered by another server process than %s:\n%s", pid, out)
 		}
 		s.oneOfEach("the Inspector called")
@@ -285,7 +285,7 @@ func TestBareAppStartsMcptrayWithTheSession(t *testing.T) {
 
 	first := startAppCmd(t, s.asApp(s.sdk, s.mcptray, "stdio"))
 	initialize(t, first, "first-app")
-	pid := toolText(t, first.waitCall(t, "mcp__a__pid", s.serveLog))
+	pid := toolText(t, first.waitCall(t, "mcp__a__started", s.serveLog))
 	s.oneOfEach("the first app started mcptray")
 
 	// It runs with the runtime folder and the session bus, the log says
@@ -324,14 +324,14 @@ func TestBareAppStartsMcptrayWithTheSession(t *testing.T) {
 	}
 	if info := gateway("--show-token"); info.Problem != "" || info.Token == "" {
 		t.Errorf("the mcptray that stdio started has no keychain: %q\n%s", info.Problem, s.serveLog())
-	} else if got := httpCall(t, info.URL, info.Token, "mcp__a__pid"); got != pid {
-		t.Errorf("the HTTP face was answered by process %s, want %s", got, pid)
+	} else if got := httpCall(t, info.URL, info.Token, "mcp__a__started"); got != pid {
+		t.Errorf("the HTTP face was answered by a process started at %s, want %s", got, pid)
 	}
 
 	second := startAppCmd(t, s.asApp(s.sdk, s.mcptray, "stdio"))
 	initialize(t, second, "second-app")
-	if got := toolText(t, second.waitCall(t, "mcp__a__pid", s.serveLog)); got != pid {
-		t.Errorf("the second app was answered by process %s, want the one server %s", got, pid)
+	if got := toolText(t, second.waitCall(t, "mcp__a__started", s.serveLog)); got != pid {
+		t.Errorf("the second app was answered by a process started at %s, want the one server, started at %s", got, pid)
 	}
 	s.oneOfEach("a second app connected")
 }

@@ -41,11 +41,11 @@ func TestGatewayStdio(t *testing.T) {
 			t.Fatalf("app %d: initialize answered %s\n%s", i, init, serveLog())
 		}
 		app.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-		pids = append(pids, toolText(t, app.waitCall(t, "mcp__a__pid", serveLog)))
+		pids = append(pids, toolText(t, app.waitCall(t, "mcp__a__started", serveLog)))
 	}
 	servers := running(testServer)
-	if len(servers) != 1 || pids[0] != pids[1] || pids[0] != strconv.Itoa(servers[0].pid) {
-		t.Fatalf("two apps through mcptray stdio were answered by %q; test servers running: %+v (want exactly one)\n%s", pids, servers, serveLog())
+	if len(servers) != 1 || pids[0] != pids[1] || pids[0] != servers[0].start {
+		t.Fatalf("two apps through mcptray stdio were answered by processes started at %q; test servers running: %+v (want exactly one)\n%s", pids, servers, serveLog())
 	}
 	app := apps[0]
 	schema := app.request(t, 3, "tools/list", `{}`)
@@ -86,7 +86,7 @@ func TestGatewayStdio(t *testing.T) {
 		t.Logf("no HTTP face to try (scripts/test.sh gives the tests a keychain): %s", info.Problem)
 	} else {
 		info = gatewayJSON("--show-token")
-		if got := httpCall(t, info.URL, info.Token, "mcp__a__pid"); got != pids[0] {
+		if got := httpCall(t, info.URL, info.Token, "mcp__a__started"); got != pids[0] {
 			t.Errorf("the HTTP face was answered by process %s, want the one server %s", got, pids[0])
 		}
 	}

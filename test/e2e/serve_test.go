@@ -74,14 +74,15 @@ func TestServe(t *testing.T) {
 		if len(servers) != 1 {
 			t.Fatalf("%d test servers run, want 1: %+v", len(servers), servers)
 		}
-		// The tool answers with the pid of the process that runs it: the
-		// serve's own server, not a copy the command started.
-		out, err := s.run("call", "a", "pid")
+		// The tool answers with when the process that runs it started
+		// (its pid is its sandbox's own): the serve's own server, not a
+		// copy the command started.
+		out, err := s.run("call", "a", "started")
 		if err != nil {
-			t.Fatalf("mcptray call a pid: %v\n%s", err, out)
+			t.Fatalf("mcptray call a started: %v\n%s", err, out)
 		}
-		if pid, _ := strconv.Atoi(strings.TrimSpace(out)); pid != servers[0].pid {
-			t.Errorf("the call was answered by process %q, want the running server %d", strings.TrimSpace(out), servers[0].pid)
+		if started := strings.TrimSpace(out); started != servers[0].start {
+			t.Errorf("the call was answered by a process started at %q, want the running server %d, started at %s", started, servers[0].pid, servers[0].start)
 		}
 		if out, err := s.run("status"); err != nil || !strings.Contains(out, "a ") {
 			t.Errorf("status through the running mcptray: %v\n%s", err, out)

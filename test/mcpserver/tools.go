@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -112,6 +113,25 @@ func standardTools(s *server.MCPServer, opts Options) []server.ServerTool {
 			Tool: mcp.NewTool("pid", with(mcp.WithDescription("Returns the server's process id, as the computer sees it."))...),
 			Handler: func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return mcp.NewToolResultText(strconv.Itoa(systemPid())), nil
+			},
+		},
+		{
+			// started tells a test which process answered where its pid
+			// cannot: a sandboxed server has its own PID namespace and its
+			// own /proc, so it never learns its number on the computer, but
+			// its start time (in clock ticks since boot) reads the same
+			// from inside and outside.
+			Tool: mcp.NewTool("started", with(mcp.WithDescription("Returns when the server's process started, in clock ticks since boot (/proc/PID/stat's starttime)."))...),
+			Handler: func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				b, err := os.ReadFile("/proc/self/stat")
+				if err != nil {
+					return mcp.NewToolResultError(err.Error()), nil
+				}
+				f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+				if len(f) < 20 {
+					return mcp.NewToolResultError("no start time in /proc/self/stat"), nil
+				}
+				return mcp.NewToolResultText(f[19]), nil
 			},
 		},
 		{
@@ -333,9 +353,11 @@ func textTool(text string) server.ToolHandlerFunc {
 	}
 }
 
-// systemPid is this process's id as the computer sees it: in a PID
-// namespace of its own (a sandboxed server's), os.Getpid is its number
-// there, and /proc, which is the computer's, says the other in NSpid.
+// systemPid is this process's id as the computer sees it where it can
+// tell: in a PID namespace of its own, os.Getpid is its number there,
+// and /proc, when it is the computer's, says the other in NSpid. A
+// sandboxed server has a /proc of its own too, and its own number is all
+// it can learn (the started tool tells it apart).
 func systemPid() int {
 	status, err := os.ReadFile("/proc/self/status")
 	if err != nil {
