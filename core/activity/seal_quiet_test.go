@@ -1,6 +1,8 @@
 package activity
 
 import (
+	"os"
+	"strings"
 	"testing"
 )
 
@@ -35,5 +37,75 @@ func TestRowEditedUnderItsHashFailsVerify(t *testing.T) {
 		if res.Problem == nil || res.Problem.Kind != Changed || res.Problem.ID != int64(id) {
 			t.Errorf("row %d edited under its hash: verify says %q (%+v)", id, words, res)
 		}
+	}
+}
+
+// sealLines reads the seals file of the record at path, one seal a line.
+func sealLines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(sealsPath(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+func writeSealLines(t *testing.T, path string, lines []string) {
+	t.Helper()
+	if err := os.WriteFile(sealsPath(path), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSealsFileAttacksFailVerify: each way of editing the seals file is
+// said, in words that name what was done.
+func TestSealsFileAttacksFailVerify(t *testing.T) {
+	attacks := []struct {
+		name string
+		edit func(lines []string) []string // nil: the file is removed
+		says string
+	}{
+		{"the oldest seals removed", func(l []string) []string { return l[2:] }, "seals 1 to 2 were removed from the seals file"},
+		{"a seal removed from the middle", func(l []string) []string { return append(l[:2:2], l[3:]...) }, "seals 3 to 3 were removed from the seals file"},
+		{"the newest seals cut", func(l []string) []string { return l[:len(l)-2] }, "the seals file was cut back"},
+		{"a seal's row moved", func(l []string) []string {
+			l[2] = strings.Replace(l[2], `"head":`, `"head":1`, 1)
+			return l
+		}, "seal 3 was changed or forged"},
+		{"two seals swapped", func(l []string) []string {
+			l[1], l[2] = l[2], l[1]
+			return l
+		}, "seal 2 comes after seal 3"},
+		{"a line that is no seal", func(l []string) []string { return append(l[:1:1], append([]string{"{not a seal"}, l[1:]...)...) }, "1 lines of the seals file are not seals"},
+		{"the newest seal written out anew", func(l []string) []string {
+			l[len(l)-1] = strings.Replace(l[len(l)-1], `{"n":`, `{ "n":`, 1) // the same seal, another line
+			return l
+		}, "is not the one the keychain remembers"},
+		{"the seals file removed", nil, "the seals file was removed"},
+	}
+	for _, a := range attacks {
+		t.Run(a.name, func(t *testing.T) {
+			keys := testKeys(t)
+			path := sealedRecord(t, keys, 20)
+			if lines := sealLines(t, path); len(lines) < 5 {
+				t.Fatalf("the record has %d seals, the test needs 5", len(lines))
+			}
+			if a.edit == nil {
+				if err := os.Remove(sealsPath(path)); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				writeSealLines(t, path, a.edit(sealLines(t, path)))
+			}
+			res, words := verifyProblems(t, path, keys)
+			if res.Problem == nil || !strings.Contains(strings.Join(words, "\n"), a.says) {
+				t.Errorf("verify does not say %q: %q", a.says, words)
+			}
+			for _, p := range res.Problems {
+				if p.Kind != SealsAltered {
+					t.Errorf("only the seals were edited, yet verify says the rows were: %+v", p)
+				}
+			}
+		})
 	}
 }
