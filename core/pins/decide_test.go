@@ -1,0 +1,64 @@
+package pins
+
+import (
+	"errors"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/mcptray/mcptray/core/tools"
+)
+
+// TestPolicyAcceptsOnlyWhatIsNamed: accepting some held tools by name
+// accepts those and no other (a renamed one by its old name too), says
+// which; a name that is not held accepts nothing at all; and a server that
+// stopped has nothing accepted from the list it last gave.
+func TestPolicyAcceptsOnlyWhatIsNamed(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), FileName)
+	p := NewPolicy(path, nil, nil)
+	p.SeeTools([]Listed{{Server: "weather", Tools: weatherList("Tells the weather for a city.", false)}})
+	next := weatherList(rugPull, true) // get_weather rug-pulled, delete_city now says it only reads
+	next[1].Name, next[1].QualifiedName = "forecast_days", "mcp__weather__forecast_days"
+	p.SeeTools([]Listed{{Server: "weather", Tools: next}})
+	held := func() []string { return listNames(reviewNow(p).Held, changeName) }
+	want := []string{"changed:delete_city", "renamed:forecast_days", "changed:get_weather"}
+	if got := held(); !slices.Equal(got, want) {
+		t.Fatalf("held %v, want %v", got, want)
+	}
+
+	for _, names := range [][]string{{"nope"}, {"get_weather", "nope"}} {
+		var nh *NotHeldError
+		if got, err := p.Accept("weather", names); !errors.As(err, &nh) || !slices.Equal(nh.Names, []string{"nope"}) || got != nil {
+			t.Errorf("accepting %v: %v, %v", names, listNames(got, decidedName), err)
+		}
+		if got := held(); !slices.Equal(got, want) {
+			t.Errorf("accepting %v, of which one is not held, accepted some: held %v", names, got)
+		}
+	}
+
+	accepted, err := p.Accept("weather", []string{"get_weather"})
+	if err != nil || !slices.Equal(listNames(accepted, decidedName), []string{"tools:get_weather"}) {
+		t.Errorf("accepting get_weather: %v, %v", listNames(accepted, decidedName), err)
+	}
+	accepted, err = p.Accept("weather", []string{"forecast"}) // the renamed one, by its old name
+	if err != nil || !slices.Equal(listNames(accepted, decidedName), []string{"tools:forecast_days"}) {
+		t.Errorf("accepting forecast: %v, %v", listNames(accepted, decidedName), err)
+	}
+	if got := held(); !slices.Equal(got, []string{"changed:delete_city"}) {
+		t.Errorf("after accepting two: held %v", got)
+	}
+	if got := offeredTools(p); slices.Contains(got, "delete_city") || !slices.Contains(got, "get_weather") || !slices.Contains(got, "forecast_days") {
+		t.Errorf("after accepting two: offered %v", got)
+	}
+
+	// The server stops: what it listed last is no longer what it lists.
+	p.SeeTools(nil)
+	if got, err := p.Accept("weather", nil); !errors.Is(err, ErrNotRunning) || got != nil {
+		t.Errorf("accepting a stopped server's tools: %v, %v", listNames(got, decidedName), err)
+	}
+	if sv := onDisk(t, path); !slices.Equal(listNames(sv.Held, func(c Change) string { return c.Name }), []string{"delete_city"}) ||
+		sv.Tools[slices.IndexFunc(sv.Tools, func(d Def) bool { return d.Name == "delete_city" })].Annotations.ReadOnly == tools.HintTrue {
+		t.Errorf("after the server stopped, the file keeps %+v", sv)
+	}
+}
