@@ -62,3 +62,24 @@ func TestPolicyAcceptsOnlyWhatIsNamed(t *testing.T) {
 		t.Errorf("after the server stopped, the file keeps %+v", sv)
 	}
 }
+
+// TestPolicyNeverPinsItsOwnTools: mcptray's own server's tools are names
+// other tools may mention, never pinned nor held, however they change.
+func TestPolicyNeverPinsItsOwnTools(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), FileName)
+	p := NewPolicy(path, nil, nil)
+	own := func(desc string) Listed {
+		return Listed{Server: "mcptray", Own: true, Tools: []tools.Tool{{Server: "mcptray", Name: "list_servers", QualifiedName: "mcp__mcptray__list_servers", Description: desc}}}
+	}
+	weather := Listed{Server: "weather", Tools: weatherList("Tells the weather for a city.", false)}
+	p.SeeTools([]Listed{own("Lists the servers."), weather})
+	p.SeeTools([]Listed{own("Lists the servers, and their tools."), weather})
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sv, ok := s.Server("mcptray"); ok {
+		t.Errorf("mcptray's own tools were pinned: %+v", sv)
+	}
+}
