@@ -109,3 +109,24 @@ func TestSealsFileAttacksFailVerify(t *testing.T) {
 		})
 	}
 }
+
+// TestSealedRecordWithoutItsKeysSaysSo: a sealed record read where its
+// keys are not at hand (no keychain) has its links checked, not its rows'
+// content, and says so rather than that all is well.
+func TestSealedRecordWithoutItsKeysSaysSo(t *testing.T) {
+	keys := testKeys(t)
+	path := sealedRecord(t, keys, 20)
+	res, err := open(t, Options{Path: path, ReadOnly: true}).Verify(t.Context())
+	if err != nil || res.Problem != nil || res.Sealed || res.Unchecked != 20 {
+		t.Fatalf("verify: %+v %v", res, err)
+	}
+	if got := strings.Join(res.Lines(), "\n"); !strings.Contains(got, "20 rows are chained with the record's key") || !strings.Contains(got, "not their content") {
+		t.Errorf("words: %s", got)
+	}
+	// A row changed under its hash is as unchecked as the rest, and the
+	// words say that no row's content was checked.
+	tamper(t, path, `UPDATE activity SET outcome = 'refused' WHERE id = 3`)
+	if res, err := open(t, Options{Path: path, ReadOnly: true}).Verify(t.Context()); err != nil || res.Problem != nil || res.Unchecked != 20 {
+		t.Errorf("verify after an edit: %+v %v", res, err)
+	}
+}
