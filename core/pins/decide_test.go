@@ -9,7 +9,7 @@ import (
 	"github.com/mcptray/mcptray/core/tools"
 )
 
-// TestPolicyAcceptsOnlyWhatIsNamed: accepting some held tools by name
+// TestPolicyAcceptsOnlyWhatIsNamed: keeping or accepting some held tools by name
 // accepts those and no other (a renamed one by its old name too), says
 // which; a name that is not held accepts nothing at all; and a server that
 // stopped has nothing accepted from the list it last gave.
@@ -35,6 +35,19 @@ func TestPolicyAcceptsOnlyWhatIsNamed(t *testing.T) {
 		if got := held(); !slices.Equal(got, want) {
 			t.Errorf("accepting %v, of which one is not held, accepted some: held %v", names, got)
 		}
+	}
+
+	// Kept held by name: that one alone, and a name not held keeps none.
+	if kept, err := p.Keep("weather", []string{"delete_city"}); err != nil || !slices.Equal(listNames(kept, decidedName), []string{"tools:delete_city"}) {
+		t.Errorf("keeping delete_city: %v, %v", listNames(kept, decidedName), err)
+	}
+	for _, names := range [][]string{{"nope"}, {"get_weather", "nope"}} {
+		if kept, err := p.Keep("weather", names); !errors.As(err, new(*NotHeldError)) || kept != nil {
+			t.Errorf("keeping %v, of which one is not held: %v, %v", names, listNames(kept, decidedName), err)
+		}
+	}
+	if r := reviewNow(p); r.Pending() != 2 || r.Summary() != "2 tools changed, held; 1 tool kept held" {
+		t.Errorf("after keeping one: %q, pending %d", r.Summary(), r.Pending())
 	}
 
 	accepted, err := p.Accept("weather", []string{"get_weather"})
