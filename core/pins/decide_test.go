@@ -9,10 +9,11 @@ import (
 	"github.com/mcptray/mcptray/core/tools"
 )
 
-// TestPolicyAcceptsOnlyWhatIsNamed: keeping or accepting some held tools by name
-// accepts those and no other (a renamed one by its old name too), says
-// which; a name that is not held accepts nothing at all; and a server that
-// stopped has nothing accepted from the list it last gave.
+// TestPolicyAcceptsOnlyWhatIsNamed: keeping or accepting some held tools
+// by name decides on those and no other (a renamed one by its old name
+// too), and says which; a name that is not held decides nothing at all;
+// and a server that stopped has nothing accepted from the list it last
+// gave.
 func TestPolicyAcceptsOnlyWhatIsNamed(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), FileName)
