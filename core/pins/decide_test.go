@@ -97,3 +97,39 @@ func TestPolicyNeverPinsItsOwnTools(t *testing.T) {
 		t.Errorf("mcptray's own tools were pinned: %+v", sv)
 	}
 }
+
+// TestPolicyKeptHoldsForThatChangeOnly: a change kept held stays held but
+// no longer waits for the person; the server's next change of that tool
+// is a change of its own, held and waiting again, in this run and in the
+// file a restarted mcptray reads, and so is going back to the one kept.
+func TestPolicyKeptHoldsForThatChangeOnly(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), FileName)
+	p := NewPolicy(path, nil, nil)
+	p.SeeTools([]Listed{{Server: "weather", Tools: weatherList("Tells the weather for a city.", false)}})
+	p.SeeTools([]Listed{{Server: "weather", Tools: weatherList(rugPull, false)}})
+	if _, err := p.Keep("weather", []string{"get_weather"}); err != nil {
+		t.Fatal(err)
+	}
+	if r := reviewNow(p); r.Pending() != 0 || r.Summary() != "1 tool kept held" {
+		t.Fatalf("kept: %q, pending %d", r.Summary(), r.Pending())
+	}
+	again := "Tells the weather. " + rugPull
+	p.SeeTools([]Listed{{Server: "weather", Tools: weatherList(again, false)}})
+	check := func(when string, r *Review) {
+		t.Helper()
+		if r.Pending() != 1 || r.Summary() != "1 tool changed, held" || len(r.Held) != 1 || r.Held[0].New == nil || r.Held[0].New.Description != again {
+			t.Errorf("%s: %q, pending %d, held %+v", when, r.Summary(), r.Pending(), r.Held)
+		}
+	}
+	check("changed again", reviewNow(p))
+	if slices.Contains(offeredTools(p), "get_weather") {
+		t.Error("the tool changed again is offered")
+	}
+	check("after a restart", NewPolicy(path, nil, nil).Remembered("weather", false))
+	// Back to the change once kept: the decision went with it.
+	p.SeeTools([]Listed{{Server: "weather", Tools: weatherList(rugPull, false)}})
+	if r := reviewNow(p); r.Pending() != 1 || r.Summary() != "1 tool changed, held" {
+		t.Errorf("back to the change once kept: %q, pending %d", r.Summary(), r.Pending())
+	}
+}
