@@ -1,6 +1,8 @@
 package activity
 
 import (
+	"bytes"
+	"database/sql"
 	"os"
 	"strings"
 	"testing"
@@ -128,5 +130,35 @@ func TestSealedRecordWithoutItsKeysSaysSo(t *testing.T) {
 	tamper(t, path, `UPDATE activity SET outcome = 'refused' WHERE id = 3`)
 	if res, err := open(t, Options{Path: path, ReadOnly: true}).Verify(t.Context()); err != nil || res.Problem != nil || res.Unchecked != 20 {
 		t.Errorf("verify after an edit: %+v %v", res, err)
+	}
+}
+
+// TestSealedRowsAreKeyed: a sealed record's rows are chained with its key,
+// not with a hash anyone can recompute from the file.
+func TestSealedRowsAreKeyed(t *testing.T) {
+	keys := testKeys(t)
+	path := sealedRecord(t, keys, 5)
+	db, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT ` + columns + ` FROM activity ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var e Entry
+		if err := scanEntry(rows, &e); err != nil {
+			t.Fatal(err)
+		}
+		if n++; bytes.Equal(e.hash, oldHash(e.prev, &e)) || bytes.Equal(e.hash, hashOf(nil, e.prev, &e)) {
+			t.Errorf("row %d is chained with plain SHA-256", e.ID)
+		}
+	}
+	if err := rows.Err(); err != nil || n != 5 {
+		t.Fatalf("read %d rows: %v", n, err)
 	}
 }
