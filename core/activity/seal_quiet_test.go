@@ -162,3 +162,31 @@ func TestSealedRowsAreKeyed(t *testing.T) {
 		t.Fatalf("read %d rows: %v", n, err)
 	}
 }
+
+// TestSealedRecordSaysWhichRowsWent: rows the seals vouch for and that
+// are gone are named, first to last, whichever end they went from.
+func TestSealedRecordSaysWhichRowsWent(t *testing.T) {
+	cases := []struct {
+		name, query string
+		want        Problem
+	}{
+		{"the newest", `DELETE FROM activity WHERE id >= 15`, Problem{Kind: Truncated, ID: 15, To: 20}},
+		{"the newest one", `DELETE FROM activity WHERE id = 20`, Problem{Kind: Truncated, ID: 20, To: 20}},
+		{"the oldest", `DELETE FROM activity WHERE id <= 6`, Problem{Kind: FrontDeleted, ID: 1, To: 6}},
+		{"every row", `DELETE FROM activity`, Problem{Kind: Emptied, ID: 1, To: 20}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			keys := testKeys(t)
+			path := sealedRecord(t, keys, 20)
+			tamper(t, path, c.query)
+			res, words := verifyProblems(t, path, keys)
+			if res.Problem == nil || res.Problem.Kind != c.want.Kind || res.Problem.ID != c.want.ID || res.Problem.To != c.want.To {
+				t.Errorf("got %q %+v, want %+v", words, res.Problem, c.want)
+			}
+			if c.want.Kind == Truncated && !strings.Contains(words[0], map[bool]string{true: " is missing", false: " are missing"}[c.want.ID == c.want.To]) {
+				t.Errorf("words: %q", words)
+			}
+		})
+	}
+}
