@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"database/sql"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // These attacks leave every link of the chain as it was, and every seal the
@@ -188,5 +191,68 @@ func TestSealedRecordSaysWhichRowsWent(t *testing.T) {
 				t.Errorf("words: %q", words)
 			}
 		})
+	}
+}
+
+// TestFirstRowMustFollowWhatRetentionDeleted: after retention deleted the
+// oldest rows, the first row left must follow the last one deleted, as
+// the seals say; rows chained anew from elsewhere, even with the chain's
+// key, do not.
+func TestFirstRowMustFollowWhatRetentionDeleted(t *testing.T) {
+	keys := testKeys(t)
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	path := filepath.Join(t.TempDir(), "activity.db")
+	l := open(t, Options{Path: path, Keys: keys, Now: func() time.Time { return now }})
+	for _, age := range []int{100, 99, 98, 2, 1, 0} { // days
+		c := call("Claude Code", "files", "read", Answered, Allowed, `{}`)
+		c.Time = now.Add(-time.Duration(age) * 24 * time.Hour)
+		l.RecordCall(c)
+	}
+	flush(t, l)
+	l.SetSettings(Settings{}) // 90 days: rows 1-3 go
+	flush(t, l)
+	if res, err := l.Verify(t.Context()); err != nil || res.Problem != nil || res.FirstID != 4 {
+		t.Fatalf("after retention: %+v %v", res, err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Rows 4-6 chained anew from another row 3, with the chain's key
+	// taken from the keychain.
+	var st sealState
+	if err := getJSON(t.Context(), keys, itemsFor(path).state, &st); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Query(`SELECT ` + columns + ` FROM activity ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []Entry
+	for rows.Next() {
+		var e Entry
+		if err := scanEntry(rows, &e); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, e)
+	}
+	rows.Close()
+	prev := make([]byte, 32)
+	for i := range all {
+		all[i].prev, all[i].hash = prev, hashOf(st.Chain, prev, &all[i])
+		prev = all[i].hash
+		if _, err := db.Exec(`UPDATE activity SET prev = ?, hash = ? WHERE id = ?`, all[i].prev, all[i].hash, all[i].ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	res, words := verifyProblems(t, path, keys)
+	if !slices.ContainsFunc(res.Problems, func(p Problem) bool {
+		return p.Kind == Changed && p.ID == 4 && strings.Contains(p.Words, "row 4 does not follow the last row retention deleted")
+	}) {
+		t.Errorf("verify does not say that row 4 does not follow row 3: %q", words)
 	}
 }
