@@ -157,3 +157,31 @@ func TestTainted(t *testing.T) {
 		t.Errorf("another session: %+v", v)
 	}
 }
+
+// TestTrackerForgetsOnlyBeyondItsBound: a session that read private data
+// and untrusted content stays followed while other sessions come, up to
+// the bound; beyond it, the one seen longest ago goes, not one in use.
+func TestTrackerForgetsOnlyBeyondItsBound(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
+	tr := NewTracker("", 0)
+	tr.now = func() time.Time { return now }
+	tr.See(call("s", &files, `{}`))
+	tr.See(call("s", &fetch, `{}`))
+	for i := range maxSessions - 1 {
+		now = now.Add(time.Second)
+		tr.See(call(fmt.Sprint(i), &files, `{}`))
+	}
+	if v := tr.Check(call("s", &slack, `{}`)); !v.Held {
+		t.Fatal("other sessions within the bound made the guard forget a tainted one")
+	}
+	now = now.Add(time.Second)
+	tr.See(call("s", &files, `{}`)) // seen now: session 0 is the oldest
+	tr.See(call("one more", &files, `{}`))
+	if v := tr.Check(call("s", &slack, `{}`)); !v.Held {
+		t.Error("beyond the bound, the guard forgot a session in use rather than the oldest")
+	}
+	if tr.Touched("0") != 0 || tr.Touched("1") == 0 {
+		t.Errorf("beyond the bound, the oldest session was not the one forgotten")
+	}
+}

@@ -70,6 +70,11 @@ func TestWeakened(t *testing.T) {
 		{"absent (destructive by default) to not destructive", h(a, a, a, a), h(a, f, a, a), true},
 		{"open world to closed", h(T, a, a, T), h(T, a, a, f), true},
 		{"became idempotent", h(a, f, a, a), h(a, f, T, a), true},
+		// Not destructive, so no review either way: only the read-only
+		// claim is new, and it moves the tool from Ask to Allow.
+		{"not destructive, now read-only", h(a, f, a, a), h(T, f, a, a), true},
+		{"says it may write, now read-only", h(f, f, a, a), h(T, f, a, a), true},
+		{"read-only stays read-only", h(T, f, a, a), h(T, f, a, a), false},
 		{"read-only to destructive is no weakening", h(T, a, a, a), h(f, T, a, a), false},
 		{"same", h(T, f, T, f), h(T, f, T, f), false},
 	}
