@@ -71,7 +71,7 @@ func TestSealsFileAttacksFailVerify(t *testing.T) {
 		says string
 	}{
 		{"the oldest seals removed", func(l []string) []string { return l[2:] }, "seals 1 to 2 were removed from the seals file"},
-		{"a seal removed from the middle", func(l []string) []string { return append(l[:2:2], l[3:]...) }, "seals 3 to 3 were removed from the seals file"},
+		{"a seal removed from the middle", func(l []string) []string { return append(l[:2:2], l[3:]...) }, "seal 3 was removed from the seals file"},
 		{"the newest seals cut", func(l []string) []string { return l[:len(l)-2] }, "the seals file was cut back"},
 		{"a seal's row moved", func(l []string) []string {
 			l[2] = strings.Replace(l[2], `"head":`, `"head":1`, 1)

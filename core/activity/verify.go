@@ -306,7 +306,7 @@ func checkSeals(res *VerifyResult, v verifier, st sealState, seals []seal, lines
 		return nil
 	}
 	if seals[0].N != 1 {
-		res.add(Problem{Kind: SealsAltered, Words: fmt.Sprintf("seals 1 to %d were removed from the seals file", seals[0].N-1)})
+		res.add(Problem{Kind: SealsAltered, Words: sealsRemoved(1, seals[0].N-1)})
 	}
 	key := sealKeyOf(v.Seed, seals[0].N)
 	good := seals[:0:0]
@@ -316,7 +316,7 @@ func checkSeals(res *VerifyResult, v verifier, st sealState, seals []seal, lines
 				res.add(Problem{Kind: SealsAltered, Words: fmt.Sprintf("seal %d comes after seal %d in the seals file: it was edited", s.N, seals[i-1].N)})
 				break
 			}
-			res.add(Problem{Kind: SealsAltered, Words: fmt.Sprintf("seals %d to %d were removed from the seals file", seals[i-1].N+1, s.N-1)})
+			res.add(Problem{Kind: SealsAltered, Words: sealsRemoved(seals[i-1].N+1, s.N-1)})
 			for range s.N - seals[i-1].N - 1 {
 				key = ratchet(key)
 			}
@@ -453,4 +453,13 @@ func capital(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// sealsRemoved says that seals from to to were removed: "seal 3" when
+// they are one.
+func sealsRemoved(from, to int64) string {
+	if from == to {
+		return fmt.Sprintf("seal %d was removed from the seals file", from)
+	}
+	return fmt.Sprintf("seals %d to %d were removed from the seals file", from, to)
 }
