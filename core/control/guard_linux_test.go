@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -87,4 +88,53 @@ func TestSandboxedPeer(t *testing.T) {
 			t.Errorf("hello from another PID namespace = %+v", a.answer)
 		}
 	})
+}
+
+// TestOtherUserPeer: a program of another user that reaches the socket
+// (here its folders are opened to all, as a careless chmod would) and
+// holds the control key is never served: its connection is closed before
+// a byte is read.
+func TestOtherUserPeer(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("only root can start a program as another user")
+	}
+	t.Parallel()
+	r := newGuardRig(t, nil)
+	key, err := readKey(r.paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := SocketPath(r.paths)
+	if err := os.Chmod(sock, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	for d := filepath.Dir(sock); d != filepath.Dir(d) && d != filepath.Clean(os.TempDir()); d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The tests' own binary, where the other user may run it.
+	bin := filepath.Join(filepath.Dir(sock), "peer.test")
+	data, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := json.Marshal(peerSpec{Socket: sock, Key: key, Method: "GET", Path: "/v1/gateway/token"})
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a bound for failure
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-test.run=^$")
+	cmd.Env = append(os.Environ(), peerEnv+"="+string(spec))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, NoSetGroups: true}}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err == nil {
+		t.Fatalf("another user's program was answered: %s", out)
+	}
+	if !strings.Contains(stderr.String(), "EOF") && !strings.Contains(stderr.String(), "reset") && !strings.Contains(stderr.String(), "broken pipe") {
+		t.Errorf("another user's program failed otherwise than by its connection being closed: %v\n%s", err, stderr.String())
+	}
 }

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/binary"
+	"strings"
 	"testing"
 
 	"golang.org/x/net/bpf"
@@ -99,5 +100,12 @@ func TestFilterTravels(t *testing.T) {
 	}
 	if _, _, err := decode(policyMagic + "\nf 0102\n"); err == nil {
 		t.Error("a filter cut short was taken")
+	}
+	// An empty filter, or one longer than the kernel's 4096 instructions,
+	// is refused here rather than left to the launcher.
+	for _, f := range []string{"", strings.Repeat("0600000000000000", 4097)} {
+		if _, err := decodeFilter(f); err == nil {
+			t.Errorf("a filter of %d instructions was taken", len(f)/16)
+		}
 	}
 }
