@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -125,12 +126,23 @@ func TestOtherUserPeer(t *testing.T) {
 	spec, _ := json.Marshal(peerSpec{Socket: sock, Key: key, Method: "GET", Path: "/v1/gateway/token"})
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a bound for failure
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-test.run=^$")
-	cmd.Env = append(os.Environ(), peerEnv+"="+string(spec))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, NoSetGroups: true}}
 	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	var out []byte
+	// The copy was open for writing while other tests of this process
+	// forked: a child that has not executed yet still holds it, and the
+	// kernel refuses to run it (text file busy) until that child has.
+	for {
+		cmd := exec.CommandContext(ctx, bin, "-test.run=^$")
+		cmd.Env = append(os.Environ(), peerEnv+"="+string(spec))
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, NoSetGroups: true}}
+		stderr.Reset()
+		cmd.Stderr = &stderr
+		out, err = cmd.Output()
+		if !errors.Is(err, syscall.ETXTBSY) || ctx.Err() != nil {
+			break
+		}
+		runtime.Gosched()
+	}
 	if err == nil {
 		t.Fatalf("another user's program was answered: %s", out)
 	}
