@@ -89,7 +89,9 @@ func checkKind(ctx context.Context, o CheckOptions, k Kind, namespaces bool) (Ki
 		return kr, nil
 	}
 	defer s.close()
-	env := []string{"PATH=/usr/bin:/bin", "HOME=" + s.Home, "LANG=C.UTF-8"}
+	// The person's login environment as servers get it (FromLogin), with
+	// a token a profile exports, as ~/.profile may.
+	env, _ := FromLogin([]string{"PATH=/usr/bin:/bin", "HOME=" + s.Home, "LANG=C.UTF-8", profileToken + "=a token the server must not get"})
 	input := func(data string, args []string) Input {
 		in := Input{Program: o.Probe[0], Args: args, Env: env, Home: s.Home, DataDir: data, Namespaces: namespaces}
 		if k.Project {
@@ -277,6 +279,10 @@ func (c *lineCounter) String() string {
 	defer c.mu.Unlock()
 	return c.buf.String()
 }
+
+// profileToken is the variable the check's login environment exports,
+// as a person's profile exports GITHUB_TOKEN.
+const profileToken = "GITHUB_TOKEN"
 
 // newScene makes a scene for a server of kind k in a new temporary
 // folder.

@@ -108,6 +108,9 @@ var Doors = []Door{
 			return "read:" + s.NeighbourShm
 		},
 		Open: "a server could read and change what other servers keep in shared memory"},
+	{Name: "profile-token", Area: "processes", Tries: "get a token your login shell exports (GITHUB_TOKEN)",
+		Try:  func(*Scene, Kind) string { return "env:GITHUB_TOKEN" },
+		Open: "a server got a token that your login shell exports, which no config gave it"},
 	{Name: "capabilities", Area: "processes", Tries: "keep capabilities (root's powers, when mcptray runs as root)",
 		Try:  func(*Scene, Kind) string { return "caps:" },
 		Open: "a server kept capabilities, which let it past the rules that bind other programs (other programs' memory and environment, the kernel's settings)"},

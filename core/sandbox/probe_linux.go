@@ -51,7 +51,8 @@ func outcome(err error) string {
 // its own, and finds it unchanged later), cmdline:HEX, launcher:HEX and
 // environ:HEX (another process's command line, a launcher's, or its
 // environment, that holds the hex-written secret: ok when one is seen),
-// and wait: (reads stdin to its end).
+// env:NAME (ok when the variable NAME reached it), and wait: (reads
+// stdin to its end).
 func probeTry(a string, stdin io.Reader) error {
 	op, arg, _ := strings.Cut(a, ":")
 	switch op {
@@ -153,6 +154,12 @@ func probeTry(a string, stdin io.Reader) error {
 			return seeInProc("environ", secret, false)
 		}
 		return seeInProc("cmdline", secret, op == "launcher")
+	case "env":
+		// A variable of the person's that reached it: ok when set.
+		if _, ok := os.LookupEnv(arg); ok {
+			return nil
+		}
+		return fmt.Errorf("%s is not set: %w", arg, os.ErrPermission)
 	case "pairsend", "pairmsg", "pairconnect", "pairstream", "pairseqpacket", "pair", "fds":
 		return socketProbe(op, arg)
 	case "wait":
