@@ -77,15 +77,15 @@ func TestRunAsksAboutTheNetwork(t *testing.T) {
 	dest := "api.weather.gov:" + port
 	got := get("api.weather.gov")
 	line := "weather asks to reach " + dest
+	// The menu is redrawn as the question and the day's summary arrive:
+	// wait for the whole of its beginning, not only the question's line.
+	want := []string{"1 connected · 1 question waiting", "Today: 7 calls from your AI apps; the guard held 2", "", line, "Allow once", "Always", "Deny", ""}
 	menu, err := traytest.WaitMenu(ctx, tr.conn, tr.item, func(m []traytest.MenuItem) bool {
-		_, ok := traytest.Find(m, line)
-		return ok
+		l := traytest.Labels(m)
+		return len(l) >= len(want) && slices.Equal(l[:len(want)], want)
 	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"1 connected · 1 question waiting", "Today: 7 calls from your AI apps; the guard held 2", "", line, "Allow once", "Always", "Deny", ""}; !slices.Equal(traytest.Labels(menu)[:len(want)], want) {
-		t.Errorf("menu %q, want it to begin with %q", traytest.Labels(menu), want)
+		t.Fatalf("menu %q, want it to begin with %q: %v", traytest.Labels(menu), want, err)
 	}
 	if got, want := tr.tooltip(ctx, t), "mcptray: 1 connected · 1 question waiting"; got != want {
 		t.Errorf("tooltip %q, want %q", got, want)
