@@ -79,12 +79,7 @@ var Doors = []Door{
 		Try:  func(s *Scene, _ Kind) string { return "read:/proc/" + strconv.Itoa(s.OtherPID) + "/environ" },
 		Open: "a server could read other programs' environment, and the tokens in it"},
 	{Name: "neighbour-cmdline", Area: "processes", Tries: "read another server's command line, and the secret in its arguments",
-		Try: func(s *Scene, _ Kind) string {
-			if s.Neighbour == "" {
-				return ""
-			}
-			return "cmdline:" + hex.EncodeToString([]byte(s.Neighbour))
-		},
+		Try: withNeighbour(func(s *Scene) string { return "cmdline:" + hex.EncodeToString([]byte(s.Neighbour)) }),
 		Limit: func(_ Kind, namespaces bool) string {
 			if namespaces {
 				return ""
@@ -93,12 +88,7 @@ var Doors = []Door{
 		},
 		Open: "a server could read other servers' command lines, and the secrets given in their arguments"},
 	{Name: "launcher-cmdline", Area: "processes", Tries: "read the secret in another server's arguments from its launcher's command line",
-		Try: func(s *Scene, _ Kind) string {
-			if s.Neighbour == "" {
-				return ""
-			}
-			return "launcher:" + hex.EncodeToString([]byte(s.Neighbour))
-		},
+		Try:  withNeighbour(func(s *Scene) string { return "launcher:" + hex.EncodeToString([]byte(s.Neighbour)) }),
 		Open: "a server could read what mcptray's launcher runs for other servers, secrets in their arguments among them"},
 	{Name: "shared-memory", Area: "files", Tries: "read what another server keeps in shared memory (/dev/shm)",
 		Try: func(s *Scene, _ Kind) string {
@@ -119,20 +109,10 @@ var Doors = []Door{
 		Held: func(s *Scene, _ string) bool { return s.endLeftBehind() == 0 },
 		Open: "a program a server starts could outlive it, out of mcptray's sight"},
 	{Name: "udp", Area: "network", Tries: "send a datagram (UDP) past mcptray's proxy",
-		Try: func(s *Scene, k Kind) string {
-			if !k.Proxy {
-				return ""
-			}
-			return "udp:" + s.UDP
-		},
+		Try:  withProxy(func(s *Scene) string { return "udp:" + s.UDP }),
 		Open: "a server could send datagrams anywhere, past mcptray's proxy (DNS to a server of its own, say)"},
 	{Name: "other-port", Area: "network", Tries: "connect to a port other than the proxy's",
-		Try: func(s *Scene, k Kind) string {
-			if !k.Proxy {
-				return ""
-			}
-			return "connect:" + strconv.Itoa(s.RefusedPort)
-		},
+		Try:  withProxy(func(s *Scene) string { return "connect:" + strconv.Itoa(s.RefusedPort) }),
 		Open: "a server could connect past mcptray's proxy, to programs on this computer and beyond"},
 	{Name: "proxy-elsewhere", Area: "network", Tries: "connect to the proxy's port at another address of this computer",
 		Try: func(s *Scene, k Kind) string {
@@ -168,12 +148,7 @@ var Doors = []Door{
 		Try:  func(*Scene, Kind) string { return "pair:stream" },
 		Open: "a server could not make a socketpair: node and python cannot start programs of their own"},
 	{Name: "proxy", Area: "works", Must: true, Tries: "reach mcptray's proxy",
-		Try: func(s *Scene, k Kind) string {
-			if !k.Proxy {
-				return ""
-			}
-			return "connect:" + strconv.Itoa(s.ProxyPort)
-		},
+		Try:  withProxy(func(s *Scene) string { return "connect:" + strconv.Itoa(s.ProxyPort) }),
 		Open: "a server could not reach mcptray's proxy: its web requests fail"},
 }
 
@@ -331,4 +306,27 @@ func (d Door) judge(s *Scene, k Kind, namespaces bool, outcome string) DoorResul
 func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
+}
+
+// withProxy is a door's try for the kinds of server whose network goes
+// through mcptray's proxy alone; the others' network is open, as their
+// words say.
+func withProxy(try func(s *Scene) string) func(*Scene, Kind) string {
+	return func(s *Scene, k Kind) string {
+		if !k.Proxy {
+			return ""
+		}
+		return try(s)
+	}
+}
+
+// withNeighbour is a door's try on the scene's neighbour server, left out
+// when it could not be started.
+func withNeighbour(try func(s *Scene) string) func(*Scene, Kind) string {
+	return func(s *Scene, _ Kind) string {
+		if s.Neighbour == "" {
+			return ""
+		}
+		return try(s)
+	}
 }
