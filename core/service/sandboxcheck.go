@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/config"
@@ -49,11 +50,26 @@ func (s *Service) loadSandboxCheck() {
 	sandbox.SetLastCheck(r)
 }
 
+// checkAfterStartsWithin is how long the check at a start waits for the
+// servers' first starts before it runs anyway.
+const checkAfterStartsWithin = time.Minute
+
 // checkSandboxWhenChanged checks the sandbox when no check was kept, or the
-// kernel or mcptray changed since the last one.
+// kernel or mcptray changed since the last one. It waits for the servers'
+// first starts to settle (a minute at most): its probes and neighbour
+// servers would otherwise take the CPU those starts need.
 func (s *Service) checkSandboxWhenChanged(ctx context.Context) {
 	if len(s.opts.SandboxProbe) == 0 || !sandbox.Stale(sandbox.LastCheck(), checkVersion()) {
 		return
+	}
+	settle, cancel := context.WithTimeout(ctx, checkAfterStartsWithin)
+	err := s.conns.WaitSettled(settle)
+	cancel()
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		s.log.Info("checking the sandbox while some servers are still starting", "err", err)
 	}
 	ctx = DecidedBy(ctx, "mcptray at its start (no check yet on this kernel and mcptray)")
 	if _, err := s.CheckSandbox(ctx); err != nil && ctx.Err() == nil {

@@ -5,8 +5,10 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcptray/mcptray/core/activity"
+	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/sandbox"
 )
 
@@ -133,5 +135,36 @@ func TestSandboxCheckOnDemand(t *testing.T) {
 	sandbox.SetLastCheck(&open)
 	if w := sandbox.Protection(sandbox.Policy{Read: []string{"/usr"}}); w.Files || !strings.Contains(w.Words, "could read your SSH keys") {
 		t.Errorf("the words do not say the door that did not hold: %+v", w)
+	}
+}
+
+// TestSandboxCheckAfterFirstStarts: the check at a first start waits for
+// the servers' first starts to settle, so its probes do not take the CPU
+// those starts need. A server that takes a while to answer is connected
+// before the check begins.
+func TestSandboxCheckAfterFirstStarts(t *testing.T) {
+	if sandbox.ABI() < 6 || !sandbox.SeccompSupported() {
+		t.Skip("the check needs Landlock 6 and a system call filter here")
+	}
+	defer sandbox.SetLastCheck(sandbox.LastCheck())
+	const delay = 1500 * time.Millisecond
+	h := newHome(t)
+	slow := testServer("slow")
+	slow["args"] = []string{"-name", "slow", "-init-delay", delay.String()}
+	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{"slow": slow}})
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	begun := time.Now()
+	s := h.start(true, func(o *Options) { o.SandboxProbe = []string{self, sandbox.ProbeArg} })
+	file := sandbox.CheckFile(h.paths.Dir())
+	snap := waitFor(t, s, "the first check", func(Snapshot) bool { r, _ := sandbox.ReadCheck(file); return r != nil })
+	r, _ := sandbox.ReadCheck(file)
+	if r.Time.Before(begun.Add(delay)) {
+		t.Errorf("the check began %v after mcptray's start, before the server could have answered (%v)", r.Time.Sub(begun), delay)
+	}
+	if state(snap, "slow") != conn.Connected {
+		t.Errorf("slow is %s as the check is kept", state(snap, "slow"))
 	}
 }
