@@ -6,9 +6,12 @@
 // notices and focus requests, and asks it to act. It never wires core
 // together, so closing it, or its crashing, stops no server. The one config
 // file it reads is another app's, when the person imports a server from it:
-// the entry is copied as written, through the service's Add. It reads the
-// MCP Registry's public catalogue itself (core/registry, with the command
-// line's cache and registry setting) and installs through Add too. An MCP
+// the entry is copied as written, through the service's Add. The data the
+// running mcptray keeps it reads only through its API, as it reads the
+// Snapshot: the activity record (Activity, ActivityNames, VerifyActivity)
+// and the MCP Registry's public catalogue (SearchCatalogue), whose copy
+// the running mcptray keeps; it never opens the record's file or the
+// catalogue's. It installs from the catalogue through Add too. An MCP
 // Bundle it never opens itself: the service's InstallBundle reads and
 // checks the file, and the window shows what that says and asks for.
 // Every change that arrives from a goroutine is applied inside fyne.Do.
@@ -27,7 +30,6 @@ import (
 
 	"github.com/mcptray/mcptray/app/autostart"
 	"github.com/mcptray/mcptray/assets"
-	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/service"
@@ -83,13 +85,6 @@ type Options struct {
 	// Autostart is the person's login entry, which Settings turns on and
 	// off; nil says it cannot be set up here.
 	Autostart *autostart.Switch
-	// ActivityFile is the activity record, which the Activity view reads;
-	// "" for none (no Activity button).
-	ActivityFile string
-	// ActivityKeys is the keychain the record is sealed with, for the
-	// Activity view to say whether it proves itself; nil: it says the
-	// record is chained, not sealed.
-	ActivityKeys activity.Keys
 	// Home is the person's home folder, of which the install form says
 	// what a server may reach; "" is the system's.
 	Home string

@@ -17,7 +17,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/mcptray/mcptray/core/control"
-	"github.com/mcptray/mcptray/core/registry"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -106,10 +105,9 @@ type window struct {
 	confirm      *dialog.ConfirmDialog // the last confirmation asked
 
 	// The MCP Registry's catalogue (catalogue.go): the dialog, once shown,
-	// and what tests replace: how it is opened, how a runtime is looked
-	// for, and how long a search waits for the typing to pause.
+	// and what tests replace: how a runtime is looked for, and how long a
+	// search waits for the typing to pause.
 	catalogue      *catalogueView
-	openCatalogue  func() (*registry.Cache, error)
 	installed      func(program string) bool
 	catalogueDelay time.Duration
 

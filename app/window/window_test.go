@@ -43,6 +43,16 @@ type fakeBackend struct {
 	added     []service.AddRequest
 	// checked is the last sandbox check, and what CheckSandbox finds.
 	checked *service.SandboxCheck
+	// catalogue is a real service that searches a test registry
+	// (useRegistry), or nil.
+	catalogue *service.Service
+}
+
+func (f *fakeBackend) SearchCatalogue(ctx context.Context, query string) (service.CatalogueResult, error) {
+	f.mu.Lock()
+	svc := f.catalogue
+	f.mu.Unlock()
+	return svc.SearchCatalogue(ctx, query)
 }
 
 func newFakeBackend(s service.Snapshot) *fakeBackend {
