@@ -8,35 +8,6 @@ import (
 	"github.com/mcptray/mcptray/core/service"
 )
 
-// activityRoutes serves GET and POST /v1/activity/settings, GET
-// /v1/activity/today, the record's rows, names and verification, and the
-// registry's catalogue.
-func (s *Endpoint) activityRoutes(mux *http.ServeMux) {
-	ab := s.Backend
-	mux.HandleFunc("GET /v1/activity/today", func(w http.ResponseWriter, r *http.Request) {
-		sum, err := ab.ActivityToday(r.Context())
-		reply(w, sum, err)
-	})
-	mux.HandleFunc("GET /v1/activity/settings", func(w http.ResponseWriter, r *http.Request) {
-		st, err := ab.ActivitySettings(r.Context())
-		reply(w, st, err)
-	})
-	handleJSON(mux, "activity/settings", func(ctx context.Context, req service.ActivitySettings) (struct{}, error) {
-		return struct{}{}, ab.SetActivitySettings(ctx, req)
-	})
-	handleJSON(mux, "activity/rows", ab.Activity)
-	handleJSON(mux, "activity/names", func(ctx context.Context, req namesRequest) (service.ActivityNames, error) {
-		return ab.ActivityNames(ctx, req.Since)
-	})
-	handleJSON(mux, "catalogue/search", func(ctx context.Context, req catalogueRequest) (service.CatalogueResult, error) {
-		return ab.SearchCatalogue(ctx, req.Query)
-	})
-	mux.HandleFunc("POST /v1/activity/verify", func(w http.ResponseWriter, r *http.Request) {
-		res, err := ab.VerifyActivity(r.Context())
-		reply(w, res, err)
-	})
-}
-
 // namesRequest asks for the names in the record's calls since then.
 type namesRequest struct {
 	Since time.Time `json:"since"`

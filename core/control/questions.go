@@ -218,37 +218,14 @@ func (h *waitingQuestions) answer(id string, res mcp.ElicitationResult, by strin
 	}
 }
 
-// windowRoutes serves what only the window uses: the questions, their
-// answers, and the project folders.
-func (s *Endpoint) windowRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /v1/questions", s.questionStream)
-	mux.HandleFunc("POST /v1/answer", func(w http.ResponseWriter, r *http.Request) {
-		var req answerRequest
-		if !decode(w, r, &req) {
-			return
-		}
-		reply(w, struct{}{}, s.questions().answer(req.ID, req.Result, deciderOf(r)))
-	})
-	folders := s.Backend
-	mux.HandleFunc("POST /v1/folders/add", func(w http.ResponseWriter, r *http.Request) {
-		var req folderRequest
-		if !decode(w, r, &req) {
-			return
-		}
-		res, err := folders.AddFolder(r.Context(), req.Folder)
-		reply(w, res, err)
-	})
-	mux.HandleFunc("POST /v1/folders/demo", func(w http.ResponseWriter, r *http.Request) {
-		res, err := folders.AddDemo(r.Context())
-		reply(w, res, err)
-	})
-	mux.HandleFunc("POST /v1/folders/remove", func(w http.ResponseWriter, r *http.Request) {
-		var req folderRequest
-		if !decode(w, r, &req) {
-			return
-		}
-		reply(w, struct{}{}, folders.RemoveFolder(r.Context(), req.Folder))
-	})
+// answerQuestion hands the person's answer to a waiting question, given
+// by the window the request comes from.
+func (s *Endpoint) answerQuestion(w http.ResponseWriter, r *http.Request) {
+	var req answerRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	reply(w, struct{}{}, s.questions().answer(req.ID, req.Result, deciderOf(r)))
 }
 
 // questionStream sends the pending questions, then each new one and each
