@@ -230,36 +230,23 @@ func (s *Endpoint) answerQuestion(w http.ResponseWriter, r *http.Request) {
 
 // questionStream sends the pending questions, then each new one and each
 // that goes, one JSON line each.
-func (s *Endpoint) questionStream(w http.ResponseWriter, r *http.Request) {
+func (s *Endpoint) questionStream(ctx context.Context) (<-chan Question, []Question, error) {
 	h := s.questions()
 	// Under h.mu, so that no question comes or goes between the two.
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	pending := make([]Question, 0, len(h.order))
 	for _, id := range h.order {
 		pending = append(pending, h.pending[id].q)
 	}
-	ch := h.followers.Subscribe(r.Context())
-	h.mu.Unlock()
-	writeStream(w, r, ch, pending...)
+	return h.followers.Subscribe(ctx), pending, nil
 }
 
 // Questions follows the servers' questions for the person: those waiting
 // now, then each new one, and each that goes (Gone). The channel closes
 // when ctx ends or the running mcptray goes away.
 func (c *Client) Questions(ctx context.Context) (<-chan Question, error) {
-	out := make(chan Question, 8)
-	err := readStream(ctx, c, "questions", func(q Question) bool {
-		select {
-		case out <- q:
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}, func() { close(out) })
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return follow[Question](ctx, c, "questions", 8, false)
 }
 
 // Answer answers the question called id: accept (with its content),

@@ -32,7 +32,7 @@ func (s *Endpoint) routes() []route {
 
 		// What there is.
 		{"GET /v1/snapshot", "Snapshot", noBody(b.Snapshot)},
-		{"GET /v1/events", "Subscribe", s.events},
+		{"GET /v1/events", "Subscribe", serveStream(s.events)},
 		{"POST /v1/settle", "Settle", noBody(b.Settle)}, // settled as far as it will: what there is
 
 		// Servers: trust, on and off.
@@ -153,8 +153,8 @@ func (s *Endpoint) routes() []route {
 		})},
 
 		// The window, and what only it asks.
-		{"GET /v1/focus", "", s.focusStream},
-		{"GET /v1/questions", "", s.questionStream},
+		{"GET /v1/focus", "", serveStream(s.focusStream)},
+		{"GET /v1/questions", "", serveStream(s.questionStream)},
 		{"POST /v1/answer", "", s.answerQuestion},
 		{"POST /v1/window", "", s.openWindow},
 		{"POST /v1/quit", "", s.quit},

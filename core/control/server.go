@@ -124,13 +124,9 @@ func (s *Endpoint) Serve(ctx context.Context, ln net.Listener) error {
 }
 
 // events streams one JSON line per change notice, the first at once.
-func (s *Endpoint) events(w http.ResponseWriter, r *http.Request) {
-	notices, err := s.Backend.Subscribe(r.Context())
-	if err != nil {
-		reply(w, nil, err)
-		return
-	}
-	writeStream(w, r, notices, struct{}{})
+func (s *Endpoint) events(ctx context.Context) (<-chan struct{}, []struct{}, error) {
+	notices, err := s.Backend.Subscribe(ctx)
+	return notices, []struct{}{{}}, err
 }
 
 func decode(w http.ResponseWriter, r *http.Request, v any) bool {
