@@ -42,10 +42,11 @@ const quitGrace = 5 * time.Second
 // ID is the application's unique id (FyneApp.toml says the same).
 const ID = "dev.mcptray.mcptray"
 
-// Backend is what the window needs of the running mcptray: its API
-// (core/service's, declared there once), and what the running mcptray's
-// control endpoint adds for its window alone. A *control.Client is one.
-type Backend interface {
+// Remote is the running mcptray as the window reaches it from its own
+// process: its API (core/service's, declared there once), and what the
+// running mcptray's control endpoint adds for its window alone. A
+// *control.Client is one.
+type Remote interface {
 	service.API
 
 	// FocusRequests sends what to show (a server, a bundle's install
@@ -61,10 +62,10 @@ type Backend interface {
 	GatewayStatus(ctx context.Context) (gateway.Status, error)
 }
 
-// The window's Backend is, in mcptray, a client of the running service.
-var _ Backend = (*control.Client)(nil)
+// The window's Remote is, in mcptray, a client of the running service.
+var _ Remote = (*control.Client)(nil)
 
-// Options are what Run needs besides its Backend. Every field
+// Options are what Run needs besides its Remote. Every field
 // may be left zero.
 type Options struct {
 	// Server is the server to show first ("" for none).
@@ -93,7 +94,7 @@ type Options struct {
 // Run opens the window and returns when the person closes it, ctx
 // ends, or the running mcptray goes away. It returns the process's exit
 // code: 1 when the running mcptray could not be reached at all.
-func Run(ctx context.Context, logger *slog.Logger, b Backend, opts Options) int {
+func Run(ctx context.Context, logger *slog.Logger, b Remote, opts Options) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	notices, err := b.Subscribe(ctx)

@@ -36,7 +36,7 @@ type window struct {
 	log  *slog.Logger
 	app  fyne.App
 	win  fyne.Window
-	b    Backend
+	b    Remote
 	opts Options
 	// quit ends the window's process; tests replace it.
 	quit func()
@@ -121,7 +121,7 @@ type window struct {
 }
 
 // newWindow builds the window's content into w and handles its closing.
-func newWindow(ctx context.Context, logger *slog.Logger, a fyne.App, w fyne.Window, b Backend, opts Options) *window {
+func newWindow(ctx context.Context, logger *slog.Logger, a fyne.App, w fyne.Window, b Remote, opts Options) *window {
 	v := &window{ctx: ctx, log: logger, app: a, win: w, b: b, opts: opts, want: opts.Server, wantBundle: opts.Bundle}
 	v.quit = a.Quit
 	v.openURL = a.OpenURL

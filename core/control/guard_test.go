@@ -57,7 +57,7 @@ func newGuardRig(t *testing.T, stream StreamFunc) *guardRig {
 		t.Fatal(err)
 	}
 	svc.UseActivity(l)
-	srv := &Endpoint{Backend: svc, Stream: stream}
+	srv := &Endpoint{API: svc, Stream: stream}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
 	t.Cleanup(func() {

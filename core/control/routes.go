@@ -25,7 +25,7 @@ type route struct {
 // route for it, that the route calls that method, and that the Client's
 // method asks for that route. Each guarded but the two in openRoutes.
 func (s *Endpoint) routes() []route {
-	b := s.Backend
+	b := s.API
 	return []route{
 		// Is an mcptray running, and which one.
 		{"GET /v1/hello", "", s.hello},
@@ -213,7 +213,7 @@ func byNameDone(fn func(context.Context, string) error) http.HandlerFunc {
 
 // hello says that an mcptray runs, and which.
 func (s *Endpoint) hello(w http.ResponseWriter, r *http.Request) {
-	snap, err := s.Backend.Snapshot(r.Context())
+	snap, err := s.API.Snapshot(r.Context())
 	reply(w, hello{Version: snap.Version, PID: os.Getpid()}, err)
 }
 

@@ -20,7 +20,7 @@ import (
 // TestRoutesServeTheAPI: the route table names one route for each method
 // of the running mcptray's API and none that is not one; over the socket,
 // each of the Client's methods asks for exactly the route the table names
-// for it, and that route calls exactly that method of the Backend. A
+// for it, and that route calls exactly that method of the endpoint's API. A
 // method added to the API (and so to the Client) without its route fails
 // here: the routes are strings, which nothing checks when the program is
 // built.
@@ -28,7 +28,7 @@ func TestRoutesServeTheAPI(t *testing.T) {
 	t.Parallel()
 	api := reflect.TypeFor[service.API]()
 	rec := &recorder{}
-	srv := &Endpoint{Backend: rec}
+	srv := &Endpoint{API: rec}
 	routeOf := map[string]string{} // API method → pattern
 	patterns := map[string]bool{}
 	for _, r := range srv.routes() {
@@ -90,7 +90,7 @@ func TestRoutesServeTheAPI(t *testing.T) {
 			t.Errorf("Client.%s asked for %q; the table serves it at %q", m, got, routeOf[m])
 		}
 		if got := rec.list(); !slices.Equal(got, []string{m}) {
-			t.Errorf("Client.%s's route called %q of the Backend, want %s", m, got, m)
+			t.Errorf("Client.%s's route called %q of the API, want %s", m, got, m)
 		}
 	}
 

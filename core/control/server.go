@@ -18,20 +18,18 @@ import (
 	"github.com/mcptray/mcptray/core/tools"
 )
 
-// Backend is what the endpoint serves: the running mcptray's API
-// (core/service's API, declared there once), which the service implements.
-type Backend = service.API
-
 // The client speaks the same API over the socket. That it has each method
 // is checked when the program is built; that the endpoint has a route
 // for each, and the client asks for that one, only the routes test
 // checks (routes.go): the routes are strings.
 var _ service.API = (*Client)(nil)
 
-// Endpoint is the control endpoint: it serves a Backend on the private
-// socket to the window, the command line and mcptray stdio.
+// Endpoint is the control endpoint: it serves the running mcptray's API
+// (core/service's, declared there once), which the service implements, on
+// the private socket to the window, the command line and mcptray stdio.
 type Endpoint struct {
-	Backend Backend
+	// API is what the endpoint serves: the service.
+	API service.API
 	// OpenWindow opens the window, or brings it forward, at server (""
 	// for none); nil means this instance has no window to open.
 	OpenWindow func(server string) error
@@ -125,7 +123,7 @@ func (s *Endpoint) Serve(ctx context.Context, ln net.Listener) error {
 
 // events streams one JSON line per change notice, the first at once.
 func (s *Endpoint) events(ctx context.Context) (<-chan struct{}, []struct{}, error) {
-	notices, err := s.Backend.Subscribe(ctx)
+	notices, err := s.API.Subscribe(ctx)
 	return notices, []struct{}{{}}, err
 }
 
