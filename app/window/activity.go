@@ -245,11 +245,11 @@ func (v *window) readActivity(a *activityView, f service.ActivityFilter, now tim
 	d.verified = a.verified
 	if len(d.rows) == 0 {
 		// Nothing matches: perhaps because nothing was recorded yet.
-		any, err := v.b.Activity(ctx, service.ActivityFilter{Limit: 1})
+		some, err := v.b.Activity(ctx, service.ActivityFilter{Limit: 1})
 		if err != nil {
 			return d, err
 		}
-		d.noneYet = len(any) == 0
+		d.noneYet = len(some) == 0
 	}
 	return d, nil
 }
