@@ -1,7 +1,8 @@
 // Package activity is mcptray's record of what the person's AI apps did
 // through the gateway, and of the person's own trust decisions: a local
 // SQLite database (modernc.org/sqlite, no cgo) in mcptray's data folder
-// (config.Paths.ActivityFile), that the window and mcptray activity read.
+// (config.Paths.ActivityFile), that mcptray activity reads, and the window
+// through the running mcptray (core/service's Activity).
 //
 // Each gateway call is one row: when, which app through which face, which
 // tool of which server, how long it took, what came of it (answered, the

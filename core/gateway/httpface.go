@@ -192,7 +192,7 @@ func (f *httpFace) post(ctx *fasthttp.RequestCtx) {
 		// A notification: nothing goes on its POST.
 		f.g.handle(f.g.mcp.WithContext(s.ctx, s), body)
 		ctx.SetStatusCode(http.StatusAccepted)
-	case m.Method == string(mcp.MethodToolsList) && s.legacy():
+	case m.Method == string(mcp.MethodToolsList) && s.answersDirect():
 		if out, ok := f.g.listAnswer(s.id, body, f.g.listJSON.Load()); ok {
 			ctx.SetContentType("application/json")
 			ctx.SetBody(out)

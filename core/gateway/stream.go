@@ -152,7 +152,7 @@ func (g *Gateway) streamMessage(ctx context.Context, s *streamSession, work *wor
 // a plain tools/list that the encoded list answers, and reports whether
 // it did.
 func (g *Gateway) streamList(s *streamSession, method string, line []byte) bool {
-	if method != string(mcp.MethodToolsList) || !s.legacy() {
+	if method != string(mcp.MethodToolsList) || !s.answersDirect() {
 		return false
 	}
 	out, ok := g.listAnswer(s.id, line, g.listJSON.Load())
