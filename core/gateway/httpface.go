@@ -316,7 +316,11 @@ func (g *Gateway) handleMCP(ctx context.Context, body []byte) (out []byte, ok bo
 	if g.cancelDirect(ctx, body) {
 		return nil, false
 	}
+	ctx, answerable := g.inFlight(ctx, body)
 	res := g.mcp.HandleMessage(ctx, body)
+	if !answerable() {
+		return nil, false // the app cancelled it: no answer, as MCP says
+	}
 	switch res.(type) {
 	case nil:
 		return nil, false
