@@ -55,7 +55,13 @@
 // seals say retention deleted. Rows written after the last seal (at most
 // SealEvery's worth, or what a killed mcptray wrote) are chained, not yet
 // sealed, and said so. Without a keychain, rows are chained with plain
-// SHA-256 and the record says that it is chained but not sealed. A writer
+// SHA-256 and the record says that it is chained but not sealed; rows
+// chained that way after rows chained with the key are a problem of their
+// own (Unkeyed), whether or not a seal came after them: anyone can
+// compute a plain hash, so they were changed or added by a program that
+// did not have the key (or by an mcptray that could not read its
+// keychain), and a writer with the key that went on from them does not
+// make them proven. A writer
 // that finds the file not as its last seal said (put back, replaced) goes
 // on recording from what it finds, and seals that break, so that Verify
 // keeps saying it. What sealing cannot do: stop whoever can read the

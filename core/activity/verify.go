@@ -2,6 +2,7 @@ package activity
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"database/sql"
@@ -43,6 +44,10 @@ const (
 	// Break: a writer found the record not as sealed, sealed that, and
 	// went on.
 	Break ProblemKind = "break"
+	// Unkeyed: rows after rows chained with the record's key are chained
+	// without it, with plain SHA-256, which anyone can recompute: changed
+	// or added by a program that did not have the key.
+	Unkeyed ProblemKind = "unkeyed"
 )
 
 // Problem is one thing Verify found done to the record.
@@ -167,6 +172,10 @@ func (l *Log) Verify(ctx context.Context) (VerifyResult, error) {
 	var prevHash, firstPrev []byte
 	var prevID int64
 	chainBroken := false
+	// keyed: a row chained with the record's key (or one whose key is not
+	// at hand) came; unkeyedFrom–unkeyedTo: plain rows after such a row.
+	keyed := false
+	var unkeyedFrom, unkeyedTo int64
 	for rows.Next() {
 		var e Entry
 		if err := scanEntry(rows, &e); err != nil {
@@ -194,10 +203,19 @@ func (l *Log) Verify(ctx context.Context) (VerifyResult, error) {
 			res.add(Problem{Kind: Changed, ID: e.ID, Words: fmt.Sprintf("row %d was changed", e.ID)})
 			chainBroken = true
 		case chainKey != nil && hmac.Equal(hashOf(chainKey, e.prev, &e), e.hash):
+			keyed = true
 		case bytes.Equal(hashOf(nil, e.prev, &e), e.hash):
 			res.Unkeyed++
+			if keyed {
+				// Once keyed, always keyed: mcptray chains a sealed
+				// record's rows with its key. A plain row after a keyed
+				// one is anyone's to write.
+				unkeyedFrom = cmp.Or(unkeyedFrom, e.ID)
+				unkeyedTo = e.ID
+			}
 		case chainKey == nil && record.Valid:
 			res.Unchecked++ // a sealed record's row, and its key is not at hand
+			keyed = true
 		default:
 			res.add(Problem{Kind: Changed, ID: e.ID, Words: fmt.Sprintf("row %d was changed", e.ID)})
 			chainBroken = true
@@ -208,6 +226,11 @@ func (l *Log) Verify(ctx context.Context) (VerifyResult, error) {
 		return res, fmt.Errorf("reading the activity record: %w", err)
 	}
 	rows.Close()
+	if unkeyedFrom > 0 {
+		res.add(Problem{Kind: Unkeyed, ID: unkeyedFrom, To: unkeyedTo,
+			Words: fmt.Sprintf("%s, after rows chained with the record's key, %s chained without the record's key: changed or added by a program that did not have it",
+				rowsWords(unkeyedFrom, unkeyedTo), were(unkeyedFrom, unkeyedTo))})
+	}
 	if !res.Sealed || len(seals) == 0 {
 		// Only the meta table's word, which whoever writes the file can
 		// change: the newest row's id, and the last id retention deleted.
