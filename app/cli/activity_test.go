@@ -200,3 +200,39 @@ func TestActivityFollow(t *testing.T) {
 		t.Errorf("activity -f stopped with exit code %d, want 0", code)
 	}
 }
+
+// TestActivityKey: the verification key is written to a new file only,
+// verify --key proves the record with it, and once --forget removed it
+// from the keychain, verify without it says where it is.
+func TestActivityKey(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.writeActivity()
+	key := filepath.Join(h.dir, "activity.key")
+	if out := h.must("activity", "key", key); !strings.Contains(out, "keep it somewhere else") || !strings.Contains(out, "--forget") {
+		t.Errorf("activity key: %q", out)
+	}
+	if fi, err := os.Stat(key); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the key file: %v %v", fi, err)
+	}
+	h.fails(1, "file exists", "activity", "key", key)
+	if out := h.must("activity", "key", "-"); !strings.HasPrefix(out, "mcptray activity verification key v1\n") {
+		t.Errorf("activity key -: %q", out)
+	}
+	if out := h.must("activity", "verify", "--key", key); !strings.Contains(out, "Proven: rows 1–4") || !strings.Contains(out, "checked with the verification key you kept") {
+		t.Errorf("verify --key: %q", out)
+	}
+	forgotten := filepath.Join(h.dir, "activity-2.key")
+	if out := h.must("activity", "key", "--forget", forgotten); !strings.Contains(out, "no longer in your keychain") {
+		t.Errorf("activity key --forget: %q", out)
+	}
+	if out := h.must("activity", "verify"); !strings.Contains(out, "give it with --key FILE") {
+		t.Errorf("verify without the key it forgot: %q", out)
+	}
+	if out := h.must("activity", "verify", "--key", forgotten); !strings.Contains(out, "Proven: rows 1–4") {
+		t.Errorf("verify --key after --forget: %q", out)
+	}
+	bogus := filepath.Join(h.dir, "bogus.key")
+	os.WriteFile(bogus, []byte("not a key\n"), 0o600)
+	h.fails(1, "not an activity record's verification key", "activity", "verify", "--key", bogus)
+}

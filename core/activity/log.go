@@ -53,6 +53,10 @@ type Options struct {
 	// chained with a key and its seals made (seal.go). Nil: the record is
 	// chained but not sealed, and says so.
 	Keys Keys
+	// VerifyKey is the record's verification key as ExportKey wrote it,
+	// kept somewhere else: Verify checks the seals with it rather than
+	// with the keychain's (verifykey.go).
+	VerifyKey []byte
 	// SealEvery is how often, at most, the writer seals what it wrote;
 	// zero means DefaultSealEvery.
 	SealEvery time.Duration

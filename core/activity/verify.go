@@ -83,6 +83,9 @@ type VerifyResult struct {
 	// its seals could be checked; NotSealed says why not, when not.
 	Sealed    bool   `json:"sealed"`
 	NotSealed string `json:"notSealed,omitempty"`
+	// KeyGiven says that the seals were checked with a verification key
+	// given to Verify (Options.VerifyKey), not with the keychain's.
+	KeyGiven bool `json:"keyGiven,omitempty"`
 	// Seals is how many seals were checked; SealedThrough the newest row
 	// the newest seal vouches for, SealedAt when it was made, SealEvery
 	// how often the writer sealed.
@@ -119,13 +122,30 @@ func (l *Log) Verify(ctx context.Context) (VerifyResult, error) {
 	var st sealState
 	var seals []seal
 	var lines []string
-	switch err := l.readKeys(ctx, &v, &st); {
-	case l.opts.Keys == nil:
+	err := l.readKeys(ctx, &v, &st)
+	if l.opts.VerifyKey != nil {
+		var perr error
+		if v, perr = parseKey(l.opts.VerifyKey); perr != nil {
+			return res, perr
+		}
+		res.KeyGiven = true
+		if err != nil || st.Record != v.Record {
+			// The keychain's state is only a further check, when it is
+			// this record's.
+			st = sealState{}
+		}
+		err = nil
+	}
+	switch {
+	case l.opts.Keys == nil && !res.KeyGiven:
 		res.NotSealed = "no keychain was given to check it with"
 	case errors.Is(err, secret.ErrNotFound):
 		res.NotSealed = "mcptray has no keys for it in your keychain: it was written where there was no keychain"
 		if record, _ := l.fileRecord(ctx); record != "" {
 			res.NotSealed = "it was sealed, but your keychain has no keys for a record in this place: it was moved or copied here from another folder or computer, or its keys were removed from the keychain"
+			if st.Record == record {
+				res.NotSealed = "its verification key is not in your keychain: you keep it elsewhere; give it with --key FILE"
+			}
 		}
 	case secret.IsUnavailable(err):
 		res.NotSealed = err.Error()
@@ -231,6 +251,9 @@ func (l *Log) Verify(ctx context.Context) (VerifyResult, error) {
 			Words: fmt.Sprintf("%s, after rows chained with the record's key, %s chained without the record's key: changed or added by a program that did not have it",
 				rowsWords(unkeyedFrom, unkeyedTo), were(unkeyedFrom, unkeyedTo))})
 	}
+	if res.Sealed && (record.Valid || len(seals) > 0) && record.String != v.Record {
+		res.add(Problem{Kind: Replaced, Words: "the file is not the record mcptray sealed: it was replaced by another one"})
+	}
 	if !res.Sealed || len(seals) == 0 {
 		// Only the meta table's word, which whoever writes the file can
 		// change: the newest row's id, and the last id retention deleted.
@@ -248,9 +271,6 @@ func (l *Log) Verify(ctx context.Context) (VerifyResult, error) {
 		return res, nil
 	}
 
-	if record.String != v.Record {
-		res.add(Problem{Kind: Replaced, Words: "the file is not the record mcptray sealed: it was replaced by another one"})
-	}
 	last := seals[len(seals)-1]
 	res.SealedAt, res.SealEvery = time.Unix(0, last.Time), time.Duration(last.Every)*time.Millisecond
 	res.SealedThrough = last.Head
@@ -310,6 +330,10 @@ func (l *Log) readKeys(ctx context.Context, v *verifier, st *sealState) error {
 		}
 	}
 	if err != nil {
+		if errors.Is(err, secret.ErrNotFound) {
+			// The state says whether the key is kept elsewhere (ForgetKey).
+			_ = getJSON(ctx, l.opts.Keys, l.items.state, st)
+		}
 		return err
 	}
 	if err := getJSON(ctx, l.opts.Keys, l.items.state, st); err != nil && !errors.Is(err, secret.ErrNotFound) {
@@ -445,8 +469,12 @@ func (r *VerifyResult) Lines() []string {
 		out = append(out, "The activity record has no rows.")
 	case r.Sealed && r.SealedThrough >= r.FirstID:
 		through := min(r.SealedThrough, r.LastID)
-		out = append(out, fmt.Sprintf("Proven: rows %s–%s, %s, sealed every %s with keys kept in your keychain (the last seal %s).",
-			count(r.FirstID), count(through), span(r.FirstTime, r.SealedTime), everyWords(r.SealEvery), r.SealedAt.Local().Format("2 Jan 15:04:05")))
+		keys := "with keys kept in your keychain"
+		if r.KeyGiven {
+			keys = "checked with the verification key you kept"
+		}
+		out = append(out, fmt.Sprintf("Proven: rows %s–%s, %s, sealed every %s, %s (the last seal %s).",
+			count(r.FirstID), count(through), span(r.FirstTime, r.SealedTime), everyWords(r.SealEvery), keys, r.SealedAt.Local().Format("2 Jan 15:04:05")))
 		if r.LastID > through {
 			out = append(out, fmt.Sprintf("%s, written after the last seal: chained, not sealed yet.", capital(rowsWords(through+1, r.LastID))))
 		}
