@@ -66,6 +66,10 @@ type Options struct {
 	Queue      int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+
+	// trimAt is the seals file's size from which it is trimmed; zero
+	// means trimAtLeast (tests make it small).
+	trimAt int64
 }
 
 // Settings are what the person sets: in config.json's "activity" and in
@@ -219,6 +223,9 @@ func Open(ctx context.Context, opts Options) (*Log, error) {
 	}
 	if opts.SecretsEvery <= 0 {
 		opts.SecretsEvery = 5 * time.Second
+	}
+	if opts.trimAt <= 0 {
+		opts.trimAt = trimAtLeast
 	}
 	if opts.ReadOnly {
 		if _, err := os.Stat(opts.Path); errors.Is(err, os.ErrNotExist) {

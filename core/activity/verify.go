@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -100,6 +101,21 @@ type VerifyResult struct {
 	// how many keyed rows could not be checked for want of the key.
 	Unkeyed   int64 `json:"unkeyed,omitempty"`
 	Unchecked int64 `json:"unchecked,omitempty"`
+	// SealsDropped is how many old seals trims dropped from the seals
+	// file, as their seals declare (trim.go).
+	SealsDropped int64 `json:"sealsDropped,omitempty"`
+	// Resets are the times the person started the record anew
+	// (reset.go), oldest first.
+	Resets []Reset `json:"resets,omitempty"`
+}
+
+// Reset is one time the person started the record anew.
+type Reset struct {
+	Time time.Time `json:"time"`
+	// By is who did: "the command line".
+	By string `json:"by"`
+	// Rows is the last row there was before; all were deleted.
+	Rows int64 `json:"rows"`
 }
 
 func (r *VerifyResult) add(p Problem) {
@@ -352,18 +368,17 @@ func checkSeals(res *VerifyResult, v verifier, st sealState, seals []seal, lines
 		}
 		return nil
 	}
-	if seals[0].N != 1 {
-		res.add(Problem{Kind: SealsAltered, Words: sealsRemoved(1, seals[0].N-1)})
-	}
+	var gaps []sealGap
 	key := sealKeyOf(v.Seed, seals[0].N)
-	good := seals[:0:0]
+	good := make([]seal, 0, len(seals))
 	for i, s := range seals {
-		if i > 0 && s.N != seals[i-1].N+1 {
+		g := sealGap{from: 1, to: s.N - 1, next: s}
+		if i > 0 {
+			g.from, g.prev = seals[i-1].N+1, &good[len(good)-1]
 			if s.N <= seals[i-1].N {
 				res.add(Problem{Kind: SealsAltered, Words: fmt.Sprintf("seal %d comes after seal %d in the seals file: it was edited", s.N, seals[i-1].N)})
 				break
 			}
-			res.add(Problem{Kind: SealsAltered, Words: sealsRemoved(seals[i-1].N+1, s.N-1)})
 			for range s.N - seals[i-1].N - 1 {
 				key = ratchet(key)
 			}
@@ -372,29 +387,75 @@ func checkSeals(res *VerifyResult, v verifier, st sealState, seals []seal, lines
 			res.add(Problem{Kind: SealsAltered, Words: fmt.Sprintf("seal %d was changed or forged", s.N)})
 			break
 		}
+		if g.to >= g.from {
+			gaps = append(gaps, g)
+		}
 		if s.Break != "" {
 			res.add(Problem{Kind: Break, Words: fmt.Sprintf("on %s mcptray found the record not as it had sealed it (%s) and went on from there",
 				time.Unix(0, s.Time).Local().Format("2 Jan 15:04:05"), s.Break)})
+		}
+		if s.Reset != "" {
+			res.Resets = append(res.Resets, Reset{Time: time.Unix(0, s.Time), By: s.Reset, Rows: s.Pruned})
 		}
 		good = append(good, s)
 		res.Seals++
 		key = ratchet(key)
 	}
+	var problems []Problem
+	res.SealsDropped, problems = gapProblems(good, gaps)
+	for _, p := range problems {
+		res.add(p)
+	}
 	if st.Last != "" {
 		lastN := st.Next - 1
 		n := seals[len(seals)-1].N
-		switch {
+		switch i := slices.IndexFunc(seals, func(s seal) bool { return s.N == lastN }); {
 		case n < lastN:
 			res.add(Problem{Kind: SealsAltered, ID: n + 1, To: lastN,
 				Words: fmt.Sprintf("the seals file was cut back or put back to an older copy: seals %d to %d, which the keychain remembers, are gone", n+1, lastN)})
-		default:
-			i := len(seals) - 1 - int(n-lastN)
-			if i >= 0 && i < len(lines) && lines[i] != st.Last {
-				res.add(Problem{Kind: SealsAltered, Words: fmt.Sprintf("seal %d is not the one the keychain remembers", lastN)})
-			}
+		case i < 0:
+			res.add(Problem{Kind: SealsAltered, Words: fmt.Sprintf("seal %d, the last the keychain remembers, is not in the seals file", lastN)})
+		case lines[i] != st.Last:
+			res.add(Problem{Kind: SealsAltered, Words: fmt.Sprintf("seal %d is not the one the keychain remembers", lastN)})
 		}
 	}
 	return good
+}
+
+// sealGap is a run of seals missing from the seals file, from to to,
+// between prev (nil at the start) and next.
+type sealGap struct {
+	from, to int64
+	prev     *seal
+	next     seal
+}
+
+// gapProblems says which of the gaps between good, the seals that hold,
+// are not what trims dropped (trim.go), and how many seals trims dropped
+// as the newest trim's seal declares.
+func gapProblems(good []seal, gaps []sealGap) (dropped int64, problems []Problem) {
+	var trim *seal
+	for i := len(good) - 1; i >= 0 && trim == nil; i-- {
+		if good[i].Dropped > 0 {
+			trim = &good[i]
+		}
+	}
+	var trimmed int64
+	for _, g := range gaps {
+		if trim != nil && g.to < trim.N && trimmedGap(g.prev, g.next, *trim) {
+			trimmed += g.to - g.from + 1
+			continue
+		}
+		problems = append(problems, Problem{Kind: SealsAltered, Words: sealsRemoved(g.from, g.to)})
+	}
+	if trim == nil {
+		return 0, problems
+	}
+	if trimmed != trim.Dropped {
+		problems = append(problems, Problem{Kind: SealsAltered,
+			Words: fmt.Sprintf("the seals file's trims dropped %d seals, and %d are missing where a trim would drop them: seals were removed from it", trim.Dropped, trimmed)})
+	}
+	return trim.Dropped, problems
 }
 
 // metaInts reads the meta table's head and pruned.
