@@ -41,6 +41,8 @@ func runActivity(ctx context.Context, c *cmdContext, args []string) error {
 			return runActivityExport(ctx, c, args[1:])
 		case "key":
 			return runActivityKey(ctx, c, args[1:])
+		case "reset":
+			return runActivityReset(ctx, c, args[1:])
 		}
 	}
 	fset := flag.NewFlagSet("activity", flag.ContinueOnError)
@@ -53,7 +55,7 @@ func runActivity(ctx context.Context, c *cmdContext, args []string) error {
 		return usagef("%v", err)
 	}
 	if fset.NArg() > 0 {
-		return usagef("activity takes flags, verify, export or key, not %q", fset.Arg(0))
+		return usagef("activity takes flags, verify, export, key or reset, not %q", fset.Arg(0))
 	}
 	f, err := filter(c.Now())
 	if err != nil {

@@ -112,6 +112,7 @@ func init() {
 		{"sandbox", "check [--json]", "check the sandbox on this computer: a hostile server tries every way out mcptray knows, in the sandbox each kind of server gets, and it says what held (MCPTRAY_SANDBOX_NO_NAMESPACES=1 checks the fallback without namespaces)", nil},
 		{"activity", "[--since 1h|DATE] [--app A] [--server S] [--tool T] [--outcome O] [-n N] [--json] [-f]", "show what your AI apps did through mcptray, and your trust decisions: the newest N rows (50), oldest first; -f keeps showing new ones", runActivity},
 		{"activity", "verify [--key FILE] [--json]", "check that no row of the activity record was changed or removed since it was written; --key checks its seals with the verification key you kept", nil},
+		{"activity", "reset [--yes]", "delete every row of the activity record and start it anew, after asking; the new record says that you did", nil},
 		{"activity", "key FILE [--forget]", "write the activity record's verification key to FILE, to keep somewhere else; --forget then removes it from your keychain", nil},
 		{"activity", "export --csv FILE [--since …] [--app A] [--server S] [--tool T] [--outcome O]", "write the activity record to a CSV file (- for the standard output)", nil},
 		{"logs", "[-f] [-n N]", "show the newest lines of the log of mcptray in the tray or mcptray serve; -f keeps showing new ones", runLogs},

@@ -119,6 +119,7 @@ type Log struct {
 	wake     chan struct{}      // rows wait: the first of a batch, or a full batch
 	pruneNow chan struct{}      // SetSettings' request to apply the retention
 	flushes  chan chan struct{} // Flush's requests
+	resets   chan resetReq      // Reset's requests (reset.go)
 	stop     chan struct{}
 	done     chan struct{}
 	dropped  atomic.Int64
@@ -255,6 +256,7 @@ func Open(ctx context.Context, opts Options) (*Log, error) {
 	}
 	l.wake, l.pruneNow = make(chan struct{}, 1), make(chan struct{}, 1)
 	l.flushes = make(chan chan struct{})
+	l.resets = make(chan resetReq)
 	l.stop, l.done = make(chan struct{}), make(chan struct{})
 	go l.run()
 	return l, nil

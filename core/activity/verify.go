@@ -534,8 +534,8 @@ func (r *VerifyResult) Lines() []string {
 		if r.KeyGiven {
 			keys = "checked with the verification key you kept"
 		}
-		out = append(out, fmt.Sprintf("Proven: rows %s–%s, %s, sealed every %s, %s (the last seal %s).",
-			count(r.FirstID), count(through), span(r.FirstTime, r.SealedTime), everyWords(r.SealEvery), keys, r.SealedAt.Local().Format("2 Jan 15:04:05")))
+		out = append(out, fmt.Sprintf("Proven: %s, %s, sealed every %s, %s (the last seal %s).",
+			rowsWords(r.FirstID, through), span(r.FirstTime, r.SealedTime), everyWords(r.SealEvery), keys, r.SealedAt.Local().Format("2 Jan 15:04:05")))
 		if r.LastID > through {
 			out = append(out, fmt.Sprintf("%s, written after the last seal: chained, not sealed yet.", capital(rowsWords(through+1, r.LastID))))
 		}
@@ -545,6 +545,13 @@ func (r *VerifyResult) Lines() []string {
 	default:
 		out = append(out, fmt.Sprintf("Rows %s–%s, %s, are chained but not sealed: %s.", count(r.FirstID), count(r.LastID), span(r.FirstTime, r.LastTime), r.NotSealed),
 			"The chain shows a row changed or removed in the middle; without a seal, rows deleted at either end, or the whole record rewritten, would not show.")
+	}
+	for _, rs := range r.Resets {
+		what := "it had no rows"
+		if rs.Rows > 0 {
+			what = rowsWords(1, rs.Rows) + " were deleted"
+		}
+		out = append(out, fmt.Sprintf("Started anew on purpose on %s by %s: %s.", rs.Time.Local().Format("2 Jan 2006 15:04:05"), rs.By, what))
 	}
 	if r.Problem == nil && r.Unchecked > 0 {
 		out = append(out, fmt.Sprintf("%s rows are chained with the record's key, which is in a keychain this could not read: their links were checked, not their content.", count(r.Unchecked)))
