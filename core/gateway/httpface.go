@@ -221,16 +221,29 @@ func (f *httpFace) request(ctx *fasthttp.RequestCtx, s *httpSession, body []byte
 		go func() { p.finish(f.g.handleMCP(mctx, body)) }()
 	}
 	stop := watchConn(ctx.Conn(), goneAfter, cancel)
-	f.answer(ctx, p, func() { stop(); cancel() })
+	f.answerRequest(ctx, p, func() { stop(); cancel() }, true)
 	return true
 }
 
 // answer answers a POST with p once its request has something to say,
 // then calls end.
 func (f *httpFace) answer(ctx *fasthttp.RequestCtx, p *postStream, end func()) {
+	f.answerRequest(ctx, p, end, false)
+}
+
+// answerRequest is answer; request says that the POST is a request,
+// whose POST is answered with an event stream and no answer in it when
+// the app cancelled the request (a request's POST is answered with JSON
+// or an event stream, and a cancelled request is not answered).
+func (f *httpFace) answerRequest(ctx *fasthttp.RequestCtx, p *postStream, end func(), request bool) {
 	<-p.ready
 	if res, ok := p.plain(); ok {
 		end()
+		if res == nil && request {
+			ctx.SetContentType("text/event-stream")
+			ctx.Response.Header.Set("Cache-Control", "no-cache")
+			return
+		}
 		if res == nil {
 			ctx.SetStatusCode(http.StatusAccepted)
 			return
