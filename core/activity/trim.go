@@ -16,55 +16,46 @@ import (
 //
 //   - the seals that cover only rows retention deleted (their newest row
 //     is at or before the last row deleted), but the newest of them;
-//   - of the seals older than trimKeepAll, all but the last of each hour,
-//     and beyond trimHourly, of each day: a seal vouches for every row
-//     before its own, so the one kept vouches for what the dropped ones
-//     did;
+//   - of the seals older than trimKeepAll, those between two seals kept
+//     whose numbers are the multiples of trimBlock around them: a seal
+//     vouches for every row before its own, so the block's last seal
+//     vouches for what the dropped ones did;
 //
-// never the first seal left, nor a break (Seal.Break), nor the newest.
-// The file is written anew with the seals kept and one new seal, which
-// declares the drop: how many seals numbered below it trims have dropped
-// in all (seal.Dropped). Verify (checkSeals, trimmedGap) then takes a
-// run of missing seals as trimmed only when the newest such seal's count
-// is exactly what is missing, and each run is one a trim makes: its next
-// seal covers only deleted rows, or it lies between two seals kept, both
-// older than trimKeepAll when the trim was made. A seal removed by hand
-// still shows; a young one always does.
+// never a break (Seal.Break), a reset, nor the newest. The file is written
+// anew with the seals kept and one new seal, which declares the drop: how
+// many seals numbered below it trims have dropped in all (seal.Dropped).
+// Verify (gapProblems, trimmedGap) then takes a run of missing seals as
+// trimmed only when the newest trim's seal declares exactly as many as
+// are missing so, and each run is one a trim makes: the seal after it
+// covers only rows that are gone from the file, or the run lies inside
+// one block of trimBlock numbers, between two seals kept.
 //
 // A trim's seal is made with the sealing state's key, as every seal is:
 // whoever takes that state can declare a trim too, as they can declare
-// that retention deleted the oldest rows. What they cannot do is make a
-// trim drop a seal younger than trimKeepAll, nor change a row that a kept
-// seal vouches for.
+// that retention deleted the oldest rows. What the rule leaves them: the
+// rows really deleted, and the seals made since the last multiple of
+// trimBlock before they took the state (at most trimBlock-1 seals, a few
+// minutes of a busy mcptray), as the rows written after the last seal
+// were always theirs. A seal before that one, and every row it vouches
+// for, stays proven; nor does a trim's time count, which they could
+// write.
 
 const (
-	// trimKeepAll: seals younger than this are all kept.
+	// trimBlock: seals are thinned inside blocks of this many numbers,
+	// the seal numbered a multiple of it kept.
+	trimBlock = 64
+	// trimKeepAll: the writer keeps every seal younger than this.
 	trimKeepAll = 24 * time.Hour
-	// trimHourly: seals younger than this keep one an hour, older ones
-	// one a day.
-	trimHourly = 30 * 24 * time.Hour
 	// trimAtLeast: a seals file smaller than this is not trimmed.
 	trimAtLeast = 256 << 10
 )
-
-// bucket is the hour or the day, by the trim's time now, that the seal
-// made at t shares with the seals it may stand for.
-func bucket(t, now time.Time) int64 {
-	if now.Sub(t) < trimHourly {
-		return t.Unix() / 3600
-	}
-	return -(t.Unix()/86400 + 1) // days, apart from hours
-}
 
 // planTrim says which of seals (the seals file's, in order) a trim made
 // at now keeps, pruned being the last row retention deleted, and how
 // many it drops.
 func planTrim(seals []seal, now time.Time, pruned int64) (keep []bool, drop int64) {
-	keep = make([]bool, len(seals))
 	n := len(seals)
-	if n == 0 {
-		return keep, 0
-	}
+	keep = make([]bool, n)
 	// anchor: the newest seal of deleted rows only, kept so that the
 	// seals before it go as covering deleted rows too.
 	anchor := -1
@@ -73,26 +64,29 @@ func planTrim(seals []seal, now time.Time, pruned int64) (keep []bool, drop int6
 			anchor = i
 		}
 	}
-	old := func(s seal) bool { return now.Sub(time.Unix(0, s.Time)) >= trimKeepAll }
-	firstLeft := true // the first seal the trim leaves
 	for i, s := range seals {
-		switch {
-		case i == n-1, s.Break != "", s.Reset != "":
-			keep[i] = true
-		case s.Head <= pruned:
-			keep[i] = i == anchor
-		case firstLeft:
-			keep[i] = true
-		default:
-			next := seals[i+1]
-			// Dropped only for a later seal kept of the same hour or
-			// day, older than trimKeepAll too.
-			keep[i] = !old(s) || !old(next) || bucket(time.Unix(0, next.Time), now) != bucket(time.Unix(0, s.Time), now) ||
-				next.Head <= pruned
+		keep[i] = i == n-1 || s.Break != "" || s.Reset != "" || s.Head > pruned || i == anchor
+	}
+	// ends are the seals numbered a multiple of trimBlock that are kept.
+	ends := map[int64]bool{}
+	for i, s := range seals {
+		if keep[i] && s.N%trimBlock == 0 {
+			ends[s.N] = true
 		}
-		if keep[i] {
-			firstLeft = false
-		} else {
+	}
+	for i, s := range seals {
+		if !keep[i] {
+			drop++
+			continue
+		}
+		if i == n-1 || s.Break != "" || s.Reset != "" || s.N%trimBlock == 0 || now.Sub(time.Unix(0, s.Time)) < trimKeepAll {
+			continue
+		}
+		// Dropped when the block's two ends stay: the run it leaves is
+		// inside the block.
+		lo := s.N / trimBlock * trimBlock
+		if ends[lo] && ends[lo+trimBlock] {
+			keep[i] = false
 			drop++
 		}
 	}
@@ -100,15 +94,14 @@ func planTrim(seals []seal, now time.Time, pruned int64) (keep []bool, drop int6
 }
 
 // trimmedGap says whether seals missing between prev (nil: before the
-// first seal left) and next can be ones that the trim whose seal is d
-// dropped: next covers only rows retention deleted by then, or prev and
-// next were both older than trimKeepAll when d was made.
-func trimmedGap(prev *seal, next, d seal) bool {
-	if next.Head <= d.Pruned {
+// first seal left) and next can be ones that trims dropped, gone being
+// the last row not in the file: next covers only rows that are gone, or
+// prev and next are inside one block of trimBlock numbers.
+func trimmedGap(prev *seal, next seal, gone int64) bool {
+	if next.Head <= gone {
 		return true
 	}
-	at := time.Unix(0, d.Time)
-	return prev != nil && at.Sub(time.Unix(0, next.Time)) >= trimKeepAll
+	return prev != nil && next.N <= prev.N/trimBlock*trimBlock+trimBlock
 }
 
 // trimSeals trims the seals file when it has doubled since its last trim

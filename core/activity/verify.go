@@ -138,6 +138,7 @@ func (l *Log) Verify(ctx context.Context) (VerifyResult, error) {
 	var st sealState
 	var seals []seal
 	var lines []string
+	var gaps []sealGap
 	err := l.readKeys(ctx, &v, &st)
 	if l.opts.VerifyKey != nil {
 		var perr error
@@ -177,7 +178,7 @@ func (l *Log) Verify(ctx context.Context) (VerifyResult, error) {
 		if bad > 0 {
 			res.add(Problem{Kind: SealsAltered, Words: fmt.Sprintf("%d lines of the seals file are not seals: it was edited", bad)})
 		}
-		seals = checkSeals(&res, v, st, seals, lines)
+		seals, gaps = checkSeals(&res, v, st, seals, lines)
 	}
 
 	tx, err := l.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
@@ -266,6 +267,19 @@ func (l *Log) Verify(ctx context.Context) (VerifyResult, error) {
 		res.add(Problem{Kind: Unkeyed, ID: unkeyedFrom, To: unkeyedTo,
 			Words: fmt.Sprintf("%s, after rows chained with the record's key, %s chained without the record's key: changed or added by a program that did not have it",
 				rowsWords(unkeyedFrom, unkeyedTo), were(unkeyedFrom, unkeyedTo))})
+	}
+	if len(seals) > 0 {
+		// Seals a trim dropped because they covered only deleted rows:
+		// the rows must be gone.
+		gone := seals[len(seals)-1].Pruned
+		if res.Rows > 0 {
+			gone = res.FirstID - 1
+		}
+		var problems []Problem
+		res.SealsDropped, problems = gapProblems(seals, gaps, gone)
+		for _, p := range problems {
+			res.add(p)
+		}
 	}
 	if res.Sealed && (record.Valid || len(seals) > 0) && record.String != v.Record {
 		res.add(Problem{Kind: Replaced, Words: "the file is not the record mcptray sealed: it was replaced by another one"})
@@ -361,12 +375,12 @@ func (l *Log) readKeys(ctx context.Context, v *verifier, st *sealState) error {
 // checkSeals checks each seal's MAC with its key from the seed, that they
 // run on with no gap, and that the file holds the last seal the keychain
 // remembers; it reports breaks, and returns the seals that hold.
-func checkSeals(res *VerifyResult, v verifier, st sealState, seals []seal, lines []string) []seal {
+func checkSeals(res *VerifyResult, v verifier, st sealState, seals []seal, lines []string) ([]seal, []sealGap) {
 	if len(seals) == 0 {
 		if st.Next > 1 {
 			res.add(Problem{Kind: SealsAltered, ID: 1, To: st.Next - 1, Words: fmt.Sprintf("the seals file was removed: the keychain says %d seals were made", st.Next-1)})
 		}
-		return nil
+		return nil, nil
 	}
 	var gaps []sealGap
 	key := sealKeyOf(v.Seed, seals[0].N)
@@ -401,11 +415,6 @@ func checkSeals(res *VerifyResult, v verifier, st sealState, seals []seal, lines
 		res.Seals++
 		key = ratchet(key)
 	}
-	var problems []Problem
-	res.SealsDropped, problems = gapProblems(good, gaps)
-	for _, p := range problems {
-		res.add(p)
-	}
 	if st.Last != "" {
 		lastN := st.Next - 1
 		n := seals[len(seals)-1].N
@@ -419,7 +428,7 @@ func checkSeals(res *VerifyResult, v verifier, st sealState, seals []seal, lines
 			res.add(Problem{Kind: SealsAltered, Words: fmt.Sprintf("seal %d is not the one the keychain remembers", lastN)})
 		}
 	}
-	return good
+	return good, gaps
 }
 
 // sealGap is a run of seals missing from the seals file, from to to,
@@ -432,8 +441,9 @@ type sealGap struct {
 
 // gapProblems says which of the gaps between good, the seals that hold,
 // are not what trims dropped (trim.go), and how many seals trims dropped
-// as the newest trim's seal declares.
-func gapProblems(good []seal, gaps []sealGap) (dropped int64, problems []Problem) {
+// as the newest trim's seal declares; gone is the last row that is not in
+// the file (nor any before it).
+func gapProblems(good []seal, gaps []sealGap, gone int64) (dropped int64, problems []Problem) {
 	var trim *seal
 	for i := len(good) - 1; i >= 0 && trim == nil; i-- {
 		if good[i].Dropped > 0 {
@@ -442,7 +452,7 @@ func gapProblems(good []seal, gaps []sealGap) (dropped int64, problems []Problem
 	}
 	var trimmed int64
 	for _, g := range gaps {
-		if trim != nil && g.to < trim.N && trimmedGap(g.prev, g.next, *trim) {
+		if trim != nil && g.to < trim.N && trimmedGap(g.prev, g.next, min(gone, trim.Pruned)) {
 			trimmed += g.to - g.from + 1
 			continue
 		}
