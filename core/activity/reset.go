@@ -63,6 +63,13 @@ func (l *Log) Reset(ctx context.Context, by string) (deleted int64, err error) {
 // reset deletes every row, sealing it as a reset first, and writes the
 // new record's first row.
 func (w *writer) reset(ctx context.Context, by string) (int64, error) {
+	if w.sealer == nil {
+		// A sealed record whose keys cannot be had now: the reset could
+		// not be sealed, and would read as rows deleted by someone else.
+		if record, err := w.l.fileRecord(ctx); err != nil || record != "" {
+			return 0, errors.New("the record is sealed and its keys could not be read from your keychain (is it locked?): a reset now could not say that it was yours")
+		}
+	}
 	unlock, err := w.lockSeals(ctx)
 	if err != nil {
 		return 0, err

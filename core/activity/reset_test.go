@@ -56,3 +56,21 @@ func TestResetIsDeclared(t *testing.T) {
 		t.Errorf("the file deleted by hand: verify says %q", words)
 	}
 }
+
+// TestResetNeedsTheKeys: a sealed record is not reset where its keys
+// cannot be had (no keychain given, or a locked one): the reset could not
+// be sealed, and would read as rows deleted by someone else.
+func TestResetNeedsTheKeys(t *testing.T) {
+	keys := testKeys(t)
+	path := sealedRecord(t, keys, 3)
+	l := open(t, Options{Path: path})
+	if _, err := l.Reset(t.Context(), "the command line"); err == nil || !strings.Contains(err.Error(), "could not say that it was yours") {
+		t.Errorf("a reset without the keys: %v", err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, words := verifyProblems(t, path, keys); len(words) > 0 {
+		t.Errorf("after a reset refused: %q", words)
+	}
+}
