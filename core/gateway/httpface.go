@@ -20,9 +20,10 @@ import (
 // (2025-11-25): a POST of initialize starts a session, whose id its answer
 // carries; a POST of a request is answered with application/json, or with
 // an event stream when messages about the request come before the answer
-// (httpsession.go); a POST of a notification or of the app's answer to the
-// gateway is answered 202; a GET opens the session's listening stream; a
-// DELETE ends the session. Every message goes straight to the gateway's MCP
+// (httpsession.go), or with an event stream that ends with no answer
+// when the app cancelled the request (cancelled.go); a POST of a
+// notification or of the app's answer to the gateway is answered 202; a
+// GET opens the session's listening stream; a DELETE ends the session. Every message goes straight to the gateway's MCP
 // server with the session in its context, as on the stdio face's stream,
 // with one parse of the body besides the call's.
 //
