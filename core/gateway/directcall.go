@@ -96,7 +96,7 @@ func (d *directCalls) cancel(session string, notification []byte) bool {
 // directCall answers body when it is a plain tools/call of a live session
 // of the gateway's own in ctx that it answers directly (answersDirect), and reports whether it is; when it is not, mcp-go is to
 // answer. answer gets the answer, encoded, and whether it is a result
-// rather than an error, once: perhaps before directCall returns, perhaps on
+// rather than an error (nil: none, the app cancelled the call), once: perhaps before directCall returns, perhaps on
 // the goroutine that reads a stdio server's output (see Gateway.forward),
 // so it must not wait on anything. directCall does not keep body.
 func (g *Gateway) directCall(ctx context.Context, body []byte, answer func(out []byte, isResult bool)) bool {
@@ -143,9 +143,13 @@ func (g *Gateway) directCallIn(ctx context.Context, cancel context.CancelFunc, b
 		call.Params.RawArguments = a
 	}
 	g.forward(ctx, r, call, func(res *mcp.CallToolResult, err error) {
-		// The answer first: what follows is the gateway's to tidy.
-		answer(g.encodeAnswer(req.ID, res, err))
-		g.calls.m.CompareAndDelete(key, inFlight)
+		// Only a call still in flight is answered: one the app cancelled
+		// (directCalls.cancel took it out) gets nothing, as MCP says.
+		if g.calls.m.CompareAndDelete(key, inFlight) {
+			answer(g.encodeAnswer(req.ID, res, err))
+		} else {
+			answer(nil, false)
+		}
 		cancel()
 	})
 	return true

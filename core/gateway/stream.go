@@ -262,6 +262,9 @@ func (s *streamSession) write(msg any) {
 // full), or another message is being written, the rest is written by a
 // goroutine of its own.
 func (s *streamSession) answerSoon(out []byte, _ bool) {
+	if out == nil {
+		return // a call the app cancelled: it gets no answer
+	}
 	out = append(out, '\n')
 	if s.now == nil || !s.outMu.TryLock() {
 		go s.writeRaw(out)
