@@ -267,6 +267,15 @@
 //     (openRule, and open_rule in the C launcher): a link there is left
 //     out, and its rule would give nothing the folder does not.
 //     TestPlantedLinksGiveNothing, through both launchers;
+//   - a folder two servers may write: what every other server's config
+//     lets it write (Input.OthersWrite, Policy.Shared, the policy's "s"
+//     lines) counts as the server's own for all of the above and below: a
+//     rule of one server there is opened beneath it through no link, its
+//     grants there and its program are not resolved through a link, and
+//     mcptray makes no folder and reads no env file through one. A link
+//     the other planted (shared/data pointed at ~/.ssh) is left out.
+//     TestNeighbourLinksGiveNothing, through both launchers,
+//     TestEnvFileNoNeighbourLink (core/conn);
 //   - its policy: Default follows no link in a folder it may write: not
 //     for the person's grants (GrantPathIn), nor for its program (a
 //     project's .venv/bin/python pointed at ~/.aws), nor in the Seatbelt
@@ -308,9 +317,7 @@
 //     registry's downloads, which mcptray prunes, lie in mcptray's own
 //     folder, and only plain files are removed there.
 //
-// Limits: a folder two servers may write is as safe as the less careful
-// of them (a rule of one, in a folder the other may change, is opened as
-// it stands); a refusal read from a server's error output is the server's
+// Limits: a refusal read from a server's error output is the server's
 // own words, and only a suggestion the person confirms.
 //
 // # Container runtimes

@@ -149,6 +149,9 @@ func (s *Service) sandboxOpts() conn.Options {
 	if o.EgressServe == nil && s.wantsEgress() {
 		o.EgressServe = s.egressServe
 	}
+	if s.conns != nil { // what the other servers may write, where a link may be theirs
+		o.Others = s.conns.OthersWrite
+	}
 	return o
 }
 
@@ -249,7 +252,7 @@ func (s *Service) runtimeVersion(ctx context.Context, program string) (string, e
 }
 
 // writableOf are the folders e's server may write, as its sandbox would
-// give them now.
+// give them now, and those other servers may (a link there may be theirs).
 func (s *Service) writableOf(e *config.Entry) []string {
 	o := s.sandboxOpts()
 	if o.Egress != nil {
@@ -257,7 +260,7 @@ func (s *Service) writableOf(e *config.Entry) []string {
 	}
 	env := s.personEnv()
 	p, _ := sandbox.Default(o.SandboxInput(&e.Server, e.Command, env))
-	return p.Write
+	return append(p.Write, p.Shared...)
 }
 
 // personEnv is the person's environment that servers start from: the
