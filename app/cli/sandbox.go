@@ -87,9 +87,13 @@ func printSandbox(c *cmdContext, server string, box service.Sandbox) {
 		fmt.Fprintln(c.Stdout, sanitize.Line(box.AskedChange))
 	}
 	if len(box.Refusals) > 0 {
-		fmt.Fprintln(c.Stdout, "Refused lately:")
+		fmt.Fprintln(c.Stdout, "Refused lately, as the server tells it:")
 		for _, r := range box.Refusals {
-			fmt.Fprintf(c.Stdout, "  %s: mcptray sandbox allow %s %s\n", sanitize.Line(r.Path), name, sanitize.Line(r.Allow))
+			if r.Allow == "" {
+				fmt.Fprintf(c.Stdout, "  %s: not offered, %s\n", sanitize.Line(r.Claim), sanitize.Line(r.Kept))
+				continue
+			}
+			fmt.Fprintf(c.Stdout, "  %s (checked: it is there, and its sandbox does not give it): mcptray sandbox allow %s %s\n", sanitize.Line(r.Claim), name, sanitize.Line(r.Allow))
 		}
 	}
 	if len(box.Network) > 0 {

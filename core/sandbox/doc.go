@@ -316,9 +316,17 @@
 //     unpacks, replaces and removes, its server may only read; the
 //     registry's downloads, which mcptray prunes, lie in mcptray's own
 //     folder, and only plain files are removed there.
-//
-// Limits: a refusal read from a server's error output is the server's
-// own words, and only a suggestion the person confirms.
+//   - a refusal read from a server's error output (Refusals) is the
+//     server's own claim, and a hostile server prints refusals it was
+//     never given, naming ~/.ssh, the keyring, mcptray's files or another
+//     server's, in characters that read as another path. It is said as
+//     its claim ("weather says it was refused …"), a path with hidden
+//     characters is dropped, and Vet checks it: the path is there and its
+//     policy does not give it, the button grants exactly the path it
+//     shows (the grant's own spelling), and a place that holds secrets,
+//     runs programs outside any sandbox, or is mcptray's or another
+//     server's gets no button. TestForgedRefusalsNotOffered,
+//     TestForgedRefusals (core/service).
 //
 // # Container runtimes
 //

@@ -123,6 +123,10 @@ type Refusal struct {
 	// read ~/Documents/plan.txt").
 	Allow string `json:"allow"`
 	Label string `json:"label"`
+	// Claim says it as the server's own words: "weather says it was
+	// refused reading ~/Documents/plan.txt". Without Checked, or with
+	// Kept, there is no button: Change is empty, Allow and Label "".
+	Claim string `json:"claim"`
 }
 
 // sandboxOpts are the connection manager's options that decide the
@@ -195,15 +199,7 @@ func (s *Service) sandboxView(e *config.Entry, stderr string, full bool) *Sandbo
 			v.Words += " But its runtime, Node " + version + ", does not send the server's own web requests through mcptray, so they are refused: Node 22.21 or later does."
 		}
 	}
-	for _, r := range sandbox.Refusals(stderr) {
-		c := SandboxChange{Server: e.Name, Allow: true}
-		if r.Write {
-			c.Write = r.Setting(in.Home)
-		} else {
-			c.Read = r.Setting(in.Home)
-		}
-		v.Refusals = append(v.Refusals, Refusal{Refusal: r, Change: c, Allow: r.Allow(in.Home), Label: r.Words(in.Home)})
-	}
+	v.Refusals = s.refusalsOf(e, stderr, in.Home, p)
 	v.Network = s.egressRefusals(e.Name)
 	var boxed *sandbox.Policy // nil: it runs without one, and gets the desktop's addresses
 	if v.Protection.Files && !e.Sandbox.Off {
