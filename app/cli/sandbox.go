@@ -73,6 +73,9 @@ func printSandbox(c *cmdContext, server string, box service.Sandbox) {
 	if env := box.Environment.Words; env != "" {
 		fmt.Fprintln(c.Stdout, sanitize.Line(env))
 	}
+	if box.SecretArgs != "" {
+		fmt.Fprintln(c.Stdout, sanitize.Line(box.SecretArgs))
+	}
 	for _, g := range box.Grants {
 		switch {
 		case g.Deny != "":

@@ -27,6 +27,9 @@ func sandboxText(box *service.Sandbox) string {
 	if env := box.Environment.Words; env != "" {
 		text += "\n" + sanitize.Line(env)
 	}
+	if box.SecretArgs != "" {
+		text += "\n" + sanitize.Line(box.SecretArgs)
+	}
 	return text
 }
 

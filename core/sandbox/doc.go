@@ -189,7 +189,15 @@
 // that variable before the server runs. The
 // server's own command line holds them, as it must: in namespaces of its
 // own only its own processes see it; without, every program of the person
-// and every other server can read it in /proc, and the words say so.
+// and every other server can read it in /proc, and the words say so
+// (DescribeArgSecrets, in the approval dialog, the detail, mcptray
+// sandbox SERVER and mcptray add). mcptray's own ways to give a secret
+// use the environment (add --secret-env); a program that takes a file
+// gets ${secret-file:NAME}: the path of a file holding the value, mode
+// 0600, in a folder of its own start in its data folder, which no other
+// server's sandbox may read, written beneath that folder through no link
+// and removed when it stops (core/conn's secretFiles).
+// TestSecretFileOnlyItsServerReads (core/conn).
 //
 // The launcher stays as the server's init (init_linux.go): it forks the
 // server, passes on mcptray's signals, and when the server ends (or is

@@ -62,6 +62,9 @@ type Sandbox struct {
 	// that run programs; the rest only when its config names them) and
 	// how many of the person's it does not, never a value.
 	Environment sandbox.Environment `json:"environment"`
+	// SecretArgs says who can read the secrets its config puts on its
+	// command line (${secret:NAME} in its args); "" for none.
+	SecretArgs string `json:"secretArgs,omitempty"`
 }
 
 // Withheld is a folder or file a server's command names and the server
@@ -206,6 +209,7 @@ func (s *Service) sandboxView(e *config.Entry, stderr string, full bool) *Sandbo
 		boxed = &p
 	}
 	v.Environment = sandbox.DescribeEnv(s.personEnv(), slices.Sorted(maps.Keys(e.Env)), e.EnvFile, boxed)
+	v.SecretArgs = sandbox.DescribeArgSecrets(e.ArgSecretNames(), boxed)
 	if perr == nil { // else there is no policy to tell what it is given
 		for _, w := range sandbox.WithheldArgs(in, p) {
 			v.Withheld = append(v.Withheld, Withheld{Withheld: w, Change: SandboxChange{Server: e.Name, Allow: true, Read: w.What}})

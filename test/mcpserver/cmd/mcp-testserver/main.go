@@ -51,7 +51,15 @@ func main() {
 	writeFile := flag.String("write-file", "", "write this file first (a relative path is in the folder it runs in), and say on stderr if that fails, as a server refused by its sandbox would")
 	fetchURL := flag.String("fetch-url", "", "GET this URL first, through the proxy the environment names, and say on stderr how it went")
 	say := flag.String("say", "", "print this on stderr first (\\n between lines), as a hostile server that forges refusals would")
+	printFile := flag.String("print-file", "", "print what this file holds on stderr first, or why it could not be read")
 	flag.Parse()
+	if *printFile != "" {
+		if b, err := os.ReadFile(*printFile); err != nil {
+			fmt.Fprintf(os.Stderr, "mcp-testserver: %v\n", err)
+		} else {
+			fmt.Fprintf(os.Stderr, "mcp-testserver: %s holds %q\n", *printFile, b)
+		}
+	}
 	if *say != "" {
 		fmt.Fprintln(os.Stderr, strings.ReplaceAll(*say, `\n`, "\n"))
 	}
