@@ -22,3 +22,19 @@ func TestAddSaysSecretOnCommandLine(t *testing.T) {
 		t.Errorf("mcptray sandbox tok does not say it:\n%s", out)
 	}
 }
+
+// TestSandboxShowNamesAnyServer: a server called check (or any of the
+// sandbox command's words) is shown with mcptray sandbox show NAME, where
+// mcptray sandbox check runs the check.
+func TestSandboxShowNamesAnyServer(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	for _, name := range []string{"check", "show"} {
+		if code, out, errOut := h.run("add", name, "--", testServerBin, "-name", name); code != 0 {
+			t.Fatalf("add %s: %d\n%s%s", name, code, out, errOut)
+		}
+		if out := h.must("sandbox", "show", name); !strings.HasPrefix(out, name+": ") {
+			t.Errorf("mcptray sandbox show %s:\n%s", name, out)
+		}
+	}
+}
