@@ -156,6 +156,9 @@ func (s *Scene) run(ctx context.Context, launcher string, p Policy, program stri
 	}
 	var out, errOut bytes.Buffer
 	cmd := &exec.Cmd{Path: path, Args: argv, Env: env, Dir: s.Data, Stdout: &out, Stderr: &errOut, WaitDelay: 5 * time.Second}
+	if s.tty != nil { // a terminal of its own, for the tty door
+		cmd.Stdin, cmd.SysProcAttr = s.tty, terminalAttr(cmd.SysProcAttr)
+	}
 	ln, err := Start(cmd, p, (*exec.Cmd).Start)
 	if err != nil {
 		return "", fmt.Errorf("starting the probe in its sandbox: %w", err)
@@ -293,6 +296,10 @@ func newScene(k Kind) (*Scene, error) {
 	}
 	s := &Scene{Root: root, Home: filepath.Join(root, "home"), reached: map[string]int{}}
 	s.closers = append(s.closers, func() { os.RemoveAll(root) })
+	if master, tty, err := openTerminal(); err == nil { // else the tty door is left out
+		s.Terminal, s.tty = tty.Name(), tty
+		s.closers = append(s.closers, func() { tty.Close(); master.Close() })
+	}
 	fail := func(err error) (*Scene, error) {
 		s.close()
 		return nil, fmt.Errorf("making the check's scene: %w", err)

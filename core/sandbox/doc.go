@@ -217,7 +217,10 @@
 // probe lives in a scene of its own: a home with an SSH key, mcptray's
 // config, another server's data, the control key, shared caches, a named
 // and an abstract socket, listeners at other ports and at the proxy's port
-// on another address. It tries every door of Doors (doors.go), one case a
+// on another address, and a pseudo-terminal that is the probe's controlling
+// terminal (as a server started from a terminal has one: without it
+// /dev/tty would be refused whatever the sandbox). It tries every door of
+// Doors (doors.go), one case a
 // door: what it tries (a verb of the probe, probeTry), what "held" means,
 // and in plain words what a server could do when it did not hold. A new
 // door is one new case there, and make test runs it (TestCheckHolds,

@@ -42,8 +42,18 @@ var Doors = []Door{
 	{Name: "uv-cache", Area: "files", Tries: "plant a package in your uv cache (~/.cache/uv)",
 		Try:  func(s *Scene, _ Kind) string { return "write:" + filepath.Join(s.Home, ".cache", "uv", "planted") },
 		Open: "a server could plant code in your uv cache, which your own uvx runs later outside any sandbox"},
+	// The probe runs with a terminal of its own (Scene.Terminal) as its
+	// controlling terminal, as a server started from a terminal would
+	// have: without one, /dev/tty is "no such device" whatever the
+	// sandbox, which proves nothing. Only Landlock's refusal holds.
 	{Name: "tty", Area: "files", Tries: "write to the terminal (/dev/tty)",
-		Try:  func(*Scene, Kind) string { return "write:/dev/tty" },
+		Try: func(s *Scene, _ Kind) string {
+			if s.Terminal == "" {
+				return ""
+			}
+			return "write:/dev/tty"
+		},
+		Held: func(_ *Scene, outcome string) bool { return outcome == "refused" },
 		Open: "a server could type into your terminal"},
 	{Name: "named-socket", Area: "sockets", Tries: "connect to a named Unix socket (the session bus, ssh-agent, mcptray's control socket)",
 		Try:  func(s *Scene, _ Kind) string { return "unix:" + s.Socket },
@@ -229,6 +239,10 @@ type Scene struct {
 	// leaves.
 	OtherPID int
 	Marker   string
+	// Terminal is the pseudo-terminal the probe has as its controlling
+	// terminal (/dev/pts/N), "" when none could be made.
+	Terminal string
+	tty      *os.File // its other end, the probe's stdin
 
 	reached map[string]int
 	closers []func()
