@@ -213,7 +213,10 @@
 // server gets it (Kinds: a local server through the egress proxy, a
 // project's server, a local server while the proxy is off), through the
 // launcher servers start through, in namespaces where this computer
-// allows them (MCPTRAY_SANDBOX_NO_NAMESPACES=1 checks the fallback). The
+// allows them (MCPTRAY_SANDBOX_NO_NAMESPACES=1 checks the fallback), and
+// through mcptray's own egress proxy where the running mcptray has one
+// (CheckOptions.Proxy, Report.OwnProxy; a stand-in that answers by
+// closing otherwise, as in make test). The
 // probe lives in a scene of its own: a home with an SSH key, mcptray's
 // config, another server's data, the control key, shared caches, a named
 // and an abstract socket, listeners at other ports and at the proxy's port

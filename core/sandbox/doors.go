@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/hex"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -223,8 +224,9 @@ type Scene struct {
 	// standing for journald's and systemd's notify socket.
 	Dgram string
 	// UDP is a UDP listener's address; RefusedPort a TCP port on
-	// 127.0.0.1 no server may reach; ProxyPort the proxy's (a stand-in
-	// that answers by closing); Elsewhere a listener at the proxy's port
+	// 127.0.0.1 no server may reach; ProxyPort the proxy's (mcptray's
+	// own, CheckOptions.Proxy, or a stand-in that answers by closing);
+	// Elsewhere a listener at the proxy's port
 	// on another address, "" when none could be made.
 	UDP                    string
 	RefusedPort, ProxyPort int
@@ -243,6 +245,9 @@ type Scene struct {
 	// terminal (/dev/pts/N), "" when none could be made.
 	Terminal string
 	tty      *os.File // its other end, the probe's stdin
+	// serve serves the proxy (or its stand-in) in a server's own
+	// network.
+	serve func(net.Listener)
 
 	reached map[string]int
 	closers []func()
