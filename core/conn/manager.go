@@ -42,8 +42,8 @@ type Manager struct {
 	// for set (othersWrite).
 	shared struct {
 		sync.Mutex
-		set *config.Set
-		by  map[string][]string
+		set    *config.Set
+		writes map[string][]string
 	}
 }
 

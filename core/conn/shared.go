@@ -1,6 +1,7 @@
 package conn
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/mcptray/mcptray/core/config"
@@ -14,21 +15,38 @@ import (
 // (sandbox.Input.OthersWrite). A server run without a sandbox may write
 // anything, and is not counted: the words say so of it.
 func (o *Options) OthersWrite(servers []config.Entry, name string) []string {
+	return othersIn(o.writesOf(servers), name)
+}
+
+// writesOf are the folders each sandboxed local server of servers may
+// write, by name.
+func (o *Options) writesOf(servers []config.Entry) map[string][]string {
 	// Only what they may write counts, which neither the proxy nor their
 	// environment changes; asking the proxy would mint a credential.
 	oo := *o
 	oo.Egress, oo.Others = nil, nil
-	var out []string
+	out := map[string][]string{}
 	for i := range servers {
 		s := &servers[i].Server
-		if s.Name == name || !oo.Sandboxed(s) {
+		if !oo.Sandboxed(s) {
 			continue
 		}
-		p, err := sandbox.Default(oo.SandboxInput(s, s.Command, nil))
-		if err != nil {
+		if p, err := sandbox.Default(oo.SandboxInput(s, s.Command, nil)); err == nil {
+			out[s.Name] = p.Writes()
+		}
+	}
+	return out
+}
+
+// othersIn is what the servers of writes other than name may write, each
+// folder once, in a fixed order.
+func othersIn(writes map[string][]string, name string) []string {
+	var out []string
+	for _, other := range slices.Sorted(maps.Keys(writes)) {
+		if other == name {
 			continue
 		}
-		for _, w := range p.Writes() {
+		for _, w := range writes[other] {
 			if !slices.Contains(out, w) {
 				out = append(out, w)
 			}
@@ -37,8 +55,8 @@ func (o *Options) OthersWrite(servers []config.Entry, name string) []string {
 	return out
 }
 
-// othersWrite is Options.OthersWrite for the config m applied last,
-// worked out once for each config.
+// othersWrite is Options.OthersWrite for the config m applied last: what
+// each of its servers may write is worked out once for each config.
 func (m *Manager) othersWrite(name string) []string {
 	m.mu.Lock()
 	set := m.set
@@ -46,16 +64,11 @@ func (m *Manager) othersWrite(name string) []string {
 	m.shared.Lock()
 	defer m.shared.Unlock()
 	if m.shared.set != set {
-		m.shared.set, m.shared.by = set, map[string][]string{}
+		m.shared.set, m.shared.writes = set, m.opts.writesOf(set.Servers)
 	}
-	if w, ok := m.shared.by[name]; ok {
-		return w
-	}
-	w := m.opts.OthersWrite(set.Servers, name)
-	m.shared.by[name] = w
-	return w
+	return othersIn(m.shared.writes, name)
 }
 
 // OthersWrite is othersWrite for the service: what the other servers
 // of the config the manager applied may write.
-func (m *Manager) OthersWrite(name string) []string { return slices.Clone(m.othersWrite(name)) }
+func (m *Manager) OthersWrite(name string) []string { return m.othersWrite(name) }

@@ -289,7 +289,8 @@
 //     mcptray makes no folder and reads no env file through one. A link
 //     the other planted (shared/data pointed at ~/.ssh) is left out.
 //     TestNeighbourLinksGiveNothing, through both launchers,
-//     TestEnvFileNoNeighbourLink (core/conn);
+//     TestNeighbourLinkThroughManager, TestEnvFileNoNeighbourLink
+//     (core/conn);
 //   - its policy: Default follows no link in a folder it may write: not
 //     for the person's grants (GrantPathIn), nor for its program (a
 //     project's .venv/bin/python pointed at ~/.aws), nor in the Seatbelt
