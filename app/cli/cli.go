@@ -106,7 +106,7 @@ func init() {
 		{"guard", "label TOOL [--private|--not-private|--untrusted|--not-untrusted|--egress|--not-egress|--reset]", "show a tool's labels with their reasons, or correct them", nil},
 		{"hide", "TOOL|SERVER", "keep a tool, or every tool of a server, from the apps", runHide},
 		{"unhide", "TOOL|SERVER", "offer a hidden tool or server to the apps again", runUnhide},
-		{"sandbox", "SERVER [--json]", "say what a local server may do in its sandbox, and the files it was refused lately", recording(runSandbox)},
+		{"sandbox", "[show] SERVER [--json]", "say what a local server may do in its sandbox, and the files it was refused lately (show names a server called check, allow, deny, on, off or show)", recording(runSandbox)},
 		{"sandbox", "allow|deny SERVER --read PATH | --write PATH | --host HOST | --port N | --sockets", "let a local server read or change a folder, reach a host (through mcptray's proxy) or a port, or use other programs' sockets, or take it back", nil},
 		{"sandbox", "on|off SERVER", "run a local server in its sandbox (the default) or without one", nil},
 		{"sandbox", "check [--json]", "check the sandbox on this computer: a hostile server tries every way out mcptray knows, in the sandbox each kind of server gets, and it says what held (MCPTRAY_SANDBOX_NO_NAMESPACES=1 checks the fallback without namespaces)", nil},

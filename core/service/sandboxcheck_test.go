@@ -108,6 +108,9 @@ func TestSandboxCheckOnDemand(t *testing.T) {
 	if err != nil || !r.Held() {
 		t.Fatalf("the check: %v\n%s", err, r.Summary())
 	}
+	if !r.OwnProxy {
+		t.Error("the check's servers reached a stand-in, not mcptray's own proxy")
+	}
 	if last, _ := s.LastSandboxCheck(ctx); last == nil || !last.Time.Equal(r.Time) {
 		t.Errorf("the last check is not the one that ran: %+v", last)
 	}
