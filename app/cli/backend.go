@@ -43,11 +43,11 @@ func (c *cmdContext) backend(ctx context.Context, only []string) (b backend, clo
 	if err != nil {
 		return nil, nil, err
 	}
-	svc, err := service.New(so)
+	svc, proxy, err := instance.NewService(so, nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	stop, err := instance.StartService(ctx, svc)
+	stop, err := instance.StartService(ctx, svc, proxy)
 	if err != nil {
 		svc.Close()
 		return nil, nil, err

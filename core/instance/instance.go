@@ -24,6 +24,7 @@ import (
 
 	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/egress"
 	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -69,6 +70,10 @@ type Instance struct {
 	opts Options
 	log  *slog.Logger
 	ln   *control.Listener
+	// proxy is the egress proxy the service's sandboxed servers reach the
+	// network through, made beside the service with its network policy
+	// (NewService); nil when they need none.
+	proxy *egress.Proxy
 
 	ctx    context.Context // ends with Quit
 	cancel context.CancelFunc
@@ -101,10 +106,11 @@ func Listen(opts Options) (*Instance, error) {
 	i.Endpoint = &control.Endpoint{Logger: opts.Logger, OpenWindow: opts.OpenWindow, OpenBundle: opts.OpenBundle, Quit: i.Quit}
 	so := opts.Service
 	so.Logger, so.Follow = opts.Logger, true
+	var ask egress.AskFunc
 	if opts.Window {
-		so.Elicit, so.EgressAsk = i.Endpoint.Ask, i.Endpoint.AskEgress
+		so.Elicit, ask = i.Endpoint.Ask, i.Endpoint.AskEgress
 	}
-	if i.Service, err = service.New(so); err != nil {
+	if i.Service, i.proxy, err = NewService(so, ask); err != nil {
 		ln.Close()
 		return nil, err
 	}
@@ -125,7 +131,7 @@ func (i *Instance) Start(ctx context.Context) error {
 	i.mu.Unlock()
 	stop := context.AfterFunc(ctx, i.Quit)
 	go func() { <-i.ctx.Done(); stop() }()
-	stopService, err := StartService(i.ctx, i.Service)
+	stopService, err := StartService(i.ctx, i.Service, i.proxy)
 	if err != nil {
 		return err
 	}

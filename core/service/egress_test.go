@@ -62,7 +62,7 @@ func TestEgressAskedDeniedAllowed(t *testing.T) {
 	s := h.start(true, func(o *Options) {
 		o.Launcher = self
 		o.Conn.BaseEnv = append(os.Environ(), "HOME="+h.dir)
-		o.EgressAsk = func(ctx context.Context, q egress.Question) (egress.Reply, error) {
+		h.ask = func(ctx context.Context, q egress.Question) (egress.Reply, error) {
 			questions <- q
 			select {
 			case a := <-answers:
@@ -290,7 +290,7 @@ func TestSandboxedNeedsTheProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, ok := s.EgressOptions(); !ok {
+	if o := (Options{Paths: h.paths, Store: h.store, Launcher: self}); !o.NeedsProxy() {
 		t.Fatal("a service with a launcher says it needs no proxy")
 	}
 	if err := s.Start(t.Context()); err == nil || !strings.Contains(err.Error(), "egress proxy") {

@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -38,10 +37,6 @@ import (
 // waiting at a dialog for a server that will not answer.
 const LookTimeout = conn.DefaultConnectTimeout
 
-// lookPrefix marks a look's name at the egress proxy, which refuses rather
-// than asks for it.
-const lookPrefix = "look at "
-
 // Look is what a server waiting for approval showed of itself when
 // mcptray ran it once in its sandbox.
 type Look struct {
@@ -71,17 +66,11 @@ type looked struct {
 	promptsListed bool
 }
 
-// lookState is the looks running and kept.
+// lookState is the looks kept until the approval; the network policy
+// knows which run (netpolicy.Policy.StartLook).
 type lookState struct {
-	mu      sync.Mutex
-	running map[string]bool    // by the proxy's name for the look
-	kept    map[string]*looked // by server name
-}
-
-func (l *lookState) isRunning(key string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.running[key]
+	mu   sync.Mutex
+	kept map[string]*looked // by server name
 }
 
 // lookTimeout is LookTimeout, or the service's connect timeout when it is
@@ -122,7 +111,11 @@ func (s *Service) LookAtTools(ctx context.Context, name string) (Look, error) {
 	// person's.
 	entry.Sandbox = sandbox.Settings{ArgsGrantNothing: e.Sandbox.ArgsGrantNothing}
 	entry.Approval = config.Approved
-	key := lookPrefix + e.Name
+	key, endLook, ok := s.net.StartLook(e.Name)
+	if !ok {
+		return Look{}, newError(NotAllowed, "mcptray is looking at %s's tools already", n)
+	}
+	defer endLook()
 
 	o := s.sandboxOpts()
 	o.ReadOnlyProject = true
@@ -166,25 +159,11 @@ func (s *Service) LookAtTools(ctx context.Context, name string) (Look, error) {
 	}
 	s.adhoc[m] = struct{}{}
 	s.mu.Unlock()
-	s.looks.mu.Lock()
-	if s.looks.running[key] {
-		s.looks.mu.Unlock()
-		s.closeAdhoc(m)
-		return Look{}, newError(NotAllowed, "mcptray is looking at %s's tools already", n)
-	}
-	if s.looks.running == nil {
-		s.looks.running, s.looks.kept = map[string]bool{}, map[string]*looked{}
-	}
-	s.looks.running[key] = true
-	s.looks.mu.Unlock()
 	defer func() {
 		s.closeAdhoc(m) // waits until its process is gone
 		if s.egress != nil {
 			s.egress.Forget(key)
 		}
-		s.looks.mu.Lock()
-		delete(s.looks.running, key)
-		s.looks.mu.Unlock()
 	}()
 
 	lctx, cancel := context.WithTimeout(ctx, timeout)
@@ -238,6 +217,9 @@ func (s *Service) LookAtTools(ctx context.Context, name string) (Look, error) {
 		kept.prompts = append(kept.prompts, pins.FromPrompt(pr))
 	}
 	s.looks.mu.Lock()
+	if s.looks.kept == nil {
+		s.looks.kept = map[string]*looked{}
+	}
 	s.looks.kept[e.Name] = kept
 	s.looks.mu.Unlock()
 	s.log.Info("looked at a server's tools before approval", "server", e.Name, "tools", len(list), "flagged", len(l.Flags))
@@ -267,33 +249,4 @@ func (s *Service) pinLook(e *config.Entry) {
 	if err := s.pins.policy.PinLooked(e.Name, l.tools, l.prompts, l.promptsListed); err != nil {
 		s.log.Warn("pinning the tools looked at", "server", e.Name, "err", err)
 	}
-}
-
-// askEgress asks the person about a server's connection, but for a
-// look's: that is refused without a question.
-func (s *Service) askEgress(ctx context.Context, q egress.Question) (egress.Reply, error) {
-	if strings.HasPrefix(q.Server, lookPrefix) && s.looks.isRunning(q.Server) {
-		return egress.Reply{Answer: egress.Deny}, egress.ErrNotAsked
-	}
-	if q.Chain != "" {
-		return s.askFlow(ctx, q)
-	}
-	if s.opts.EgressAsk == nil {
-		return egress.Reply{Answer: egress.Deny}, egress.ErrNoWindow
-	}
-	return s.opts.EgressAsk(ctx, q)
-}
-
-// lookHosts is the proxy's list for a look: only what the server
-// declares.
-func (s *Service) lookHosts(key string) ([]string, bool) {
-	name, ok := strings.CutPrefix(key, lookPrefix)
-	if !ok || !s.looks.isRunning(key) {
-		return nil, false
-	}
-	e, err := s.find(s.current(), name)
-	if err != nil {
-		return nil, true
-	}
-	return egress.Declared(e.Command, e.Args, nil), true
 }

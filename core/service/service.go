@@ -26,6 +26,7 @@ import (
 	"github.com/mcptray/mcptray/core/oauth"
 	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/secret"
+	"github.com/mcptray/mcptray/core/service/netpolicy"
 	"github.com/mcptray/mcptray/core/transport"
 )
 
@@ -100,11 +101,14 @@ type Options struct {
 	// the variables that send its traffic there; nil means no proxy, and
 	// servers' TCP connections stay unrestricted.
 	Egress func(server string) (port int, env map[string]string)
-	// EgressAsk asks the person whether a sandboxed server may reach a
-	// host that is not on its list ("Allow weather to reach
-	// api.weather.gov?"); nil means there is no one to ask, and such
-	// connections are refused with the command that allows them.
-	EgressAsk egress.AskFunc
+	// Network is the network policy that decides the sandboxed servers'
+	// connections, and Proxy the egress proxy they go through, which asks
+	// it: core/instance makes both beside the service when NeedsProxy
+	// says so, starts the proxy before Start and closes it after Close.
+	// Without them, a service that needs them does not start; one that
+	// does not gets a policy of its own.
+	Network *netpolicy.Policy
+	Proxy   *egress.Proxy
 	// SandboxProbe is mcptray's hostile probe, which the sandbox's check
 	// runs in each kind of server's sandbox (sandboxcheck.go): mcptray's
 	// program and sandbox.ProbeArg. nil: no check can run here (tests
@@ -126,9 +130,11 @@ type Service struct {
 	auth  *oauth.Manager
 	conns *conn.Manager
 	// egress is the proxy through which sandboxed servers reach the
-	// network, made, started and closed by core/instance (UseEgress); nil
-	// when servers run without sandboxes (egress.go).
+	// network, made, started and closed by core/instance (Options.Proxy);
+	// nil when servers run without sandboxes (egress.go).
 	egress *egress.Proxy
+	// net decides the sandboxed servers' connections (Options.Network).
+	net *netpolicy.Policy
 	// notices tell front ends that the Snapshot may have changed; each
 	// subscriber holds at most one, so a burst reaches a slow one once.
 	notices hub.Hub[struct{}]
@@ -161,7 +167,7 @@ type Service struct {
 	apps    appsState  // the apps connected to the gateway (apps.go)
 	pins    pinState   // what the person saw of each server's tools and prompts (pins.go)
 	looks   lookState  // looks at unapproved servers' tools (look.go)
-	flows   flowState  // the calls of sessions the flow guard follows closely (flows.go)
+	flows   flowState  // the calls of sessions the flow guard follows closely, told to net (flows.go)
 	tokenMu sync.Mutex // held while the gateway's token is read or made
 
 	// activity is the activity record, for trust decisions (activity.go).
@@ -176,6 +182,10 @@ const builtinName = BuiltinName
 func New(opts Options) (*Service, error) {
 	if opts.Store == nil {
 		return nil, errors.New("service: no secret store was given")
+	}
+	if opts.Proxy != nil && opts.Network == nil {
+		// The proxy would ask a policy that knows nothing of this service.
+		return nil, errors.New("service: an egress proxy was given without the network policy it asks")
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -192,6 +202,7 @@ func New(opts Options) (*Service, error) {
 	s := &Service{opts: opts, log: opts.Logger,
 		challenges: map[string]*transport.AuthError{}, overrides: map[string]oauth.Settings{},
 		adhoc: map[*conn.Manager]struct{}{}}
+	s.attachNetwork()
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.loader = config.NewLoader(opts.Paths)
 	s.loader.Lookup = opts.Lookup
@@ -261,7 +272,7 @@ func (s *Service) Start(ctx context.Context) error {
 		// Sandboxed servers would have no way out, not even to their
 		// package registry: core/instance gives the proxy.
 		s.mu.Unlock()
-		return errors.New("service: sandboxed servers need the egress proxy (UseEgress) before Start")
+		return errors.New("service: sandboxed servers need the egress proxy and its network policy (Options.Proxy, Options.Network)")
 	}
 	s.started = true
 	s.mu.Unlock()
