@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"net"
 	"runtime"
 
@@ -43,8 +44,11 @@ func (s *Service) attachNetwork() {
 		Current: s.current,
 		Reload:  func() { s.reload() },
 		Changed: func() { s.notices.Publish(struct{}{}) },
-		Record: func(action activity.TrustAction, target, detail, by string) {
-			s.recordTrustBy(DecidedBy(context.Background(), by), action, target, detail)
+		Record: func(ctx context.Context, by string, action activity.TrustAction, target, detail string) {
+			if by != "" {
+				ctx = DecidedBy(ctx, by)
+			}
+			s.recordTrustBy(ctx, action, target, detail)
 		},
 	})
 }
@@ -82,4 +86,18 @@ func (s *Service) egressRefusals(server string) []egress.Refusal {
 		return nil
 	}
 	return s.egress.Refusals(server)
+}
+
+// partError gives a change the network policy refused its code.
+func partError(err error) error {
+	var pe *netpolicy.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &pe) && pe.NotAllowed:
+		return newError(NotAllowed, "%s", pe.Msg)
+	case errors.As(err, &pe):
+		return newError(Invalid, "%s", pe.Msg)
+	}
+	return wrapError(err)
 }

@@ -34,18 +34,13 @@ func (p *Policy) hosts(server string) []string {
 // reads at the server's next connection (no restart: see config.Diff).
 func (p *Policy) rememberHost(server, dest, by string) error {
 	err := config.ModifySandbox(p.opts.UserFile, server, func(st *sandbox.Settings) {
-		st.Hosts = slices.DeleteFunc(st.Hosts, func(h string) bool { return h == dest })
-		st.Hosts = append(st.Hosts, dest)
+		st.Hosts = edit(st.Hosts, dest, true)
 	})
 	if err != nil {
 		return err
 	}
-	if p.svc.Record != nil {
-		p.svc.Record(activity.SandboxAllowance, server, "reach "+dest, by)
-	}
-	if p.svc.Reload != nil {
-		p.svc.Reload()
-	}
+	p.record(context.Background(), by, activity.SandboxAllowance, server, "reach "+dest)
+	p.reload()
 	return nil
 }
 

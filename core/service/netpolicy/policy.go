@@ -13,6 +13,7 @@
 package netpolicy
 
 import (
+	"context"
 	"log/slog"
 
 	"github.com/mcptray/mcptray/core/activity"
@@ -43,8 +44,8 @@ type Service struct {
 	// Changed tells front ends that what they show may have changed.
 	Changed func()
 	// Record notes a trust decision in the activity record, made by who
-	// by names in words ("the window").
-	Record func(action activity.TrustAction, target, detail, by string)
+	// by names in words ("the window"), or ("") by who ctx names.
+	Record func(ctx context.Context, by string, action activity.TrustAction, target, detail string)
 }
 
 // Policy decides the sandboxed servers' connections. Its methods are safe
@@ -91,6 +92,20 @@ func (p *Policy) current() *config.Set {
 		return nil
 	}
 	return p.svc.Current()
+}
+
+// record notes a trust decision, when there is a record.
+func (p *Policy) record(ctx context.Context, by string, action activity.TrustAction, target, detail string) {
+	if p.svc.Record != nil {
+		p.svc.Record(ctx, by, action, target, detail)
+	}
+}
+
+// reload puts a change to mcptray's config file to use now.
+func (p *Policy) reload() {
+	if p.svc.Reload != nil {
+		p.svc.Reload()
+	}
 }
 
 func (p *Policy) changed() {
