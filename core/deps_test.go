@@ -222,6 +222,7 @@ func TestFrontEndsImportOnlyTheService(t *testing.T) {
 // reaches the service, the engine that runs servers (core/conn), nor
 // what stands for the service (the gateway, the control endpoint).
 var partMay = map[string][]string{
+	"core/service/apps":      {"core/config", "core/sanitize"},
 	"core/service/netpolicy": {"core/activity", "core/config", "core/egress", "core/guard", "core/sandbox", "core/sanitize"},
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/mcptray/mcptray/core/egress"
 	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/service"
+	"github.com/mcptray/mcptray/core/service/apps"
 )
 
 // Options configure an Instance.
@@ -74,6 +75,9 @@ type Instance struct {
 	// network through, made beside the service with its network policy
 	// (NewService); nil when they need none.
 	proxy *egress.Proxy
+	// apps is the service's roster of the AI apps, made beside the
+	// gateway whose sessions it reads.
+	apps *apps.Roster
 
 	ctx    context.Context // ends with Quit
 	cancel context.CancelFunc
@@ -110,6 +114,14 @@ func Listen(opts Options) (*Instance, error) {
 	if opts.Window {
 		so.Elicit, ask = i.Endpoint.Ask, i.Endpoint.AskEgress
 	}
+	// The apps' sessions are the gateway's, which Start starts: the
+	// roster reads them, and the gateway tells it of each change. A
+	// roster given in Service.Apps (tests: sessions of their own) is
+	// told instead.
+	if so.Apps == nil {
+		so.Apps = apps.New(apps.Options{Paths: so.Paths, Logger: so.Logger, Now: so.Now, Sessions: i.sessions})
+	}
+	i.apps = so.Apps
 	if i.Service, i.proxy, err = NewService(so, ask); err != nil {
 		ln.Close()
 		return nil, err
@@ -140,6 +152,7 @@ func (i *Instance) Start(ctx context.Context) error {
 	i.mu.Unlock()
 	gopts := gateway.StartOptions{Options: gateway.Options{Logger: i.log, Recorder: i.openActivity(), Home: i.opts.Service.Paths.Home}, HTTP: i.opts.HTTP}
 	gopts.HTTP.Paths, gopts.HTTP.Token = i.opts.Service.Paths, i.Service.GatewayToken
+	gopts.AppsChanged = i.apps.Changed
 	if i.opts.Window {
 		gopts.Ask, gopts.AskGuard = i.Endpoint.AskPermission, i.Endpoint.AskGuard
 	}
@@ -161,6 +174,18 @@ func (i *Instance) Start(ctx context.Context) error {
 		served <- err
 	}()
 	return nil
+}
+
+// sessions are the gateway's sessions with the apps; none before Start
+// has started it.
+func (i *Instance) sessions() []service.AppSession {
+	i.mu.Lock()
+	gw := i.Gateway
+	i.mu.Unlock()
+	if gw == nil {
+		return nil
+	}
+	return gw.Sessions()
 }
 
 // Quit asks the instance to stop, as the tray's Quit, mcptray quit and

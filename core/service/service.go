@@ -26,6 +26,7 @@ import (
 	"github.com/mcptray/mcptray/core/oauth"
 	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/secret"
+	"github.com/mcptray/mcptray/core/service/apps"
 	"github.com/mcptray/mcptray/core/service/netpolicy"
 	"github.com/mcptray/mcptray/core/transport"
 )
@@ -109,6 +110,11 @@ type Options struct {
 	// does not gets a policy of its own.
 	Network *netpolicy.Policy
 	Proxy   *egress.Proxy
+	// Apps is what the service knows of the AI apps, with the gateway's
+	// sessions: core/instance makes it beside the gateway, which tells it
+	// when an app arrives or leaves (apps.Roster.Changed). nil: the
+	// service makes one that follows no gateway.
+	Apps *apps.Roster
 	// SandboxProbe is mcptray's hostile probe, which the sandbox's check
 	// runs in each kind of server's sandbox (sandboxcheck.go): mcptray's
 	// program and sandbox.ProbeArg. nil: no check can run here (tests
@@ -164,11 +170,11 @@ type Service struct {
 	// adhoc are the connection managers of servers reached by URL.
 	adhoc map[*conn.Manager]struct{}
 
-	apps    appsState  // the apps connected to the gateway (apps.go)
-	pins    pinState   // what the person saw of each server's tools and prompts (pins.go)
-	looks   lookState  // looks at unapproved servers' tools (look.go)
-	flows   flowState  // the calls of sessions the flow guard follows closely, told to net (flows.go)
-	tokenMu sync.Mutex // held while the gateway's token is read or made
+	apps    *apps.Roster // the AI apps and their sessions with the gateway (Options.Apps)
+	pins    pinState     // what the person saw of each server's tools and prompts (pins.go)
+	looks   lookState    // looks at unapproved servers' tools (look.go)
+	flows   flowState    // the calls of sessions the flow guard follows closely, told to net (flows.go)
+	tokenMu sync.Mutex   // held while the gateway's token is read or made
 
 	// activity is the activity record, for trust decisions (activity.go).
 	activity atomic.Pointer[activity.Log]
@@ -203,6 +209,7 @@ func New(opts Options) (*Service, error) {
 		challenges: map[string]*transport.AuthError{}, overrides: map[string]oauth.Settings{},
 		adhoc: map[*conn.Manager]struct{}{}}
 	s.attachNetwork()
+	s.attachApps()
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.loader = config.NewLoader(opts.Paths)
 	s.loader.Lookup = opts.Lookup
@@ -314,6 +321,13 @@ func (s *Service) Start(ctx context.Context) error {
 	s.wg.Add(1)
 	go s.relay(events)
 	set := s.reload()
+	if s.apps.Follows() { // when each app was last seen, kept across restarts
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.apps.Run(s.ctx)
+		}()
+	}
 	if s.opts.Follow {
 		s.wg.Add(1)
 		go func() {
@@ -521,4 +535,14 @@ func FromEnvironment(lookup func(string) (string, bool)) Options {
 	}
 	o.ClientMetadataURL, _ = lookup("MCPTRAY_CLIENT_METADATA_URL")
 	return o
+}
+
+// attachApps gives the roster of the AI apps the service's notices;
+// without one given, the service makes its own, which follows no gateway.
+func (s *Service) attachApps() {
+	s.apps = s.opts.Apps
+	if s.apps == nil {
+		s.apps = apps.New(apps.Options{Paths: s.opts.Paths, Logger: s.log, Now: s.opts.Now})
+	}
+	s.apps.Attach(func() { s.notices.Publish(struct{}{}) })
 }

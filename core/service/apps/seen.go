@@ -1,6 +1,7 @@
-package service
+package apps
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,11 +17,12 @@ import (
 )
 
 // The gateway's sessions live in memory, so after a restart a connected
-// app would look as if it had never used mcptray. The service keeps, per
+// app would look as if it had never used mcptray. The roster keeps, per
 // app it recognises (by its key, "claude-code"), when the gateway last saw
 // it and how many tools it was given then, in Paths.AppsSeenFile: never a
 // client's arguments, results or tokens. It writes the file when an app
-// arrives or leaves, at most once every appsSeenEvery, and when it closes.
+// arrives or leaves, at most once every appsSeenEvery, and when the
+// service closes (Run).
 
 // appsSeenEvery is how often, at most, the file is written.
 const appsSeenEvery = 5 * time.Minute
@@ -46,7 +48,8 @@ type appsSeenFile struct {
 	Apps    map[string]appSeen `json:"apps"`
 }
 
-// seenState is the service's copy of the file.
+// seenState is the roster's copy of the file; Roster.mu guards all but
+// poke and write.
 type seenState struct {
 	loaded bool
 	apps   map[string]appSeen
@@ -115,7 +118,7 @@ func mergeSeen(dst, src map[string]appSeen) bool {
 }
 
 // seenOf is what sessions say of each app the gateway recognised.
-func seenOf(sessions []AppSession) map[string]appSeen {
+func seenOf(sessions []Session) map[string]appSeen {
 	out := map[string]appSeen{}
 	for _, ss := range sessions {
 		k := config.AppKeyFor(ss.App)
@@ -131,48 +134,48 @@ func seenOf(sessions []AppSession) map[string]appSeen {
 	return out
 }
 
-// loadSeen reads the file once; s.apps.mu is held.
-func (s *Service) loadSeen() {
-	if s.apps.seen.loaded {
+// loadSeen reads the file once; r.mu is held.
+func (r *Roster) loadSeen() {
+	if r.seen.loaded {
 		return
 	}
-	s.apps.seen.loaded = true
-	m, err := readAppsSeen(s.opts.Paths.AppsSeenFile())
+	r.seen.loaded = true
+	m, err := readAppsSeen(r.opts.Paths.AppsSeenFile())
 	if err != nil {
-		s.log.Warn("forgetting when the apps last used mcptray", "err", err)
+		r.opts.Logger.Warn("forgetting when the apps last used mcptray", "err", err)
 		m = map[string]appSeen{}
 	}
-	s.apps.seen.apps = m
+	r.seen.apps = m
 }
 
-// noteSessions takes what sessions say into the service's copy, and
+// noteSessions takes what sessions say into the roster's copy, and
 // returns the copy.
-func (s *Service) noteSessions(sessions []AppSession) map[string]appSeen {
+func (r *Roster) noteSessions(sessions []Session) map[string]appSeen {
 	news := seenOf(sessions)
-	s.apps.mu.Lock()
-	defer s.apps.mu.Unlock()
-	s.loadSeen()
-	if mergeSeen(s.apps.seen.apps, news) {
-		s.apps.seen.dirty = true
-		boundSeen(s.apps.seen.apps)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.loadSeen()
+	if mergeSeen(r.seen.apps, news) {
+		r.seen.dirty = true
+		boundSeen(r.seen.apps)
 	}
-	return maps.Clone(s.apps.seen.apps)
+	return maps.Clone(r.seen.apps)
 }
 
-// saveSeen writes the service's copy when it has news, merged with the
+// saveSeen writes the roster's copy when it has news, merged with the
 // file as another mcptray may have left it.
-func (s *Service) saveSeen() {
-	s.apps.seen.write.Lock()
-	defer s.apps.seen.write.Unlock()
-	s.apps.mu.Lock()
-	if !s.apps.seen.dirty {
-		s.apps.mu.Unlock()
+func (r *Roster) saveSeen() {
+	r.seen.write.Lock()
+	defer r.seen.write.Unlock()
+	r.mu.Lock()
+	if !r.seen.dirty {
+		r.mu.Unlock()
 		return
 	}
-	s.apps.seen.dirty = false
-	m := maps.Clone(s.apps.seen.apps)
-	s.apps.mu.Unlock()
-	path := s.opts.Paths.AppsSeenFile()
+	r.seen.dirty = false
+	m := maps.Clone(r.seen.apps)
+	r.mu.Unlock()
+	path := r.opts.Paths.AppsSeenFile()
 	if old, err := readAppsSeen(path); err == nil {
 		mergeSeen(old, m)
 		m = old
@@ -182,71 +185,46 @@ func (s *Service) saveSeen() {
 		err = config.ReplaceFile(path, append(b, '\n'), 0o600)
 	}
 	if err != nil {
-		s.log.Warn("could not keep when the apps last used mcptray", "err", err)
-		s.apps.mu.Lock()
-		s.apps.seen.dirty = true
-		s.apps.mu.Unlock()
+		r.opts.Logger.Warn("could not keep when the apps last used mcptray", "err", err)
+		r.mu.Lock()
+		r.seen.dirty = true
+		r.mu.Unlock()
 	}
-	s.apps.mu.Lock()
-	saved := s.apps.seen.saved
-	s.apps.mu.Unlock()
+	r.mu.Lock()
+	saved := r.seen.saved
+	r.mu.Unlock()
 	if saved != nil {
 		saved()
 	}
 }
 
-// keepSeen writes what the gateway's sessions say into the file: when
-// poked (an app arrived, listed its tools or left) once appsSeenEvery has
-// passed since the last write, every appsSeenEvery, and when the service
-// closes. Its goroutine is in s.wg.
-func (s *Service) keepSeen(poke <-chan struct{}) {
-	defer s.wg.Done()
+// Run writes what the gateway's sessions say into the file until ctx
+// ends: when poked (Changed: an app arrived, listed its tools or left)
+// once appsSeenEvery has passed since the last write, every
+// appsSeenEvery, and once more as ctx ends. The service runs it from
+// Start to Close when the roster follows a gateway (Follows).
+func (r *Roster) Run(ctx context.Context) {
 	t := time.NewTicker(appsSeenEvery)
 	defer t.Stop()
 	var last time.Time
 	save := func() {
-		s.apps.mu.Lock()
-		read := s.apps.sessions
-		s.apps.mu.Unlock()
-		if read != nil {
-			s.noteSessions(read())
+		if r.opts.Sessions != nil {
+			r.noteSessions(r.opts.Sessions())
 		}
-		s.saveSeen()
+		r.saveSeen()
 		last = time.Now()
 	}
 	for {
 		select {
-		case <-s.ctx.Done():
+		case <-ctx.Done():
 			save()
 			return
 		case <-t.C:
 			save()
-		case <-poke:
+		case <-r.seen.poke:
 			if time.Since(last) >= appsSeenEvery {
 				save()
 			}
-		}
-	}
-}
-
-// followSeen starts keepSeen, unless it runs or the service is closed,
-// and returns what pokes it.
-func (s *Service) followSeen() (poke func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.apps.mu.Lock()
-	ch := s.apps.seen.poke
-	if ch == nil && !s.closed {
-		ch = make(chan struct{}, 1)
-		s.apps.seen.poke = ch
-		s.wg.Add(1)
-		go s.keepSeen(ch)
-	}
-	s.apps.mu.Unlock()
-	return func() {
-		select {
-		case ch <- struct{}{}:
-		default:
 		}
 	}
 }
