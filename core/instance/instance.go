@@ -13,7 +13,7 @@
 //	...                                 // hook up what needs inst.Endpoint
 //	err = inst.Start(ctx)               // servers start; the endpoint and the gateway serve
 //	<-inst.Context().Done()             // Quit, mcptray quit, ctx's end, or the endpoint failed
-//	inst.Close()                        // endpoint, gateway, record, every server process, the proxy, the socket and its key
+//	inst.Close()                        // endpoint, gateway, every server process, the proxy, the record, the socket and its key
 package instance
 
 import (
@@ -24,7 +24,6 @@ import (
 
 	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/control"
-	"github.com/mcptray/mcptray/core/egress"
 	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/core/service/apps"
@@ -53,8 +52,8 @@ type Options struct {
 	HTTP gateway.HTTPOptions
 }
 
-// Instance is a running mcptray. Listen sets Service and Endpoint, Start
-// sets Gateway; none changes after.
+// Instance is a running mcptray. Listen sets Service, Activity and
+// Endpoint, Start sets Gateway; none changes after.
 type Instance struct {
 	// Service runs the servers.
 	Service *service.Service
@@ -64,17 +63,16 @@ type Instance struct {
 	// has started it.
 	Gateway *gateway.Running
 	// Activity is the record of the apps' calls and the person's trust
-	// decisions (activity.go); nil until Start, and when it could not be
-	// opened.
+	// decisions, opened beside the service (NewCore); nil when it could
+	// not be opened.
 	Activity *activity.Log
 
 	opts Options
 	log  *slog.Logger
 	ln   *control.Listener
-	// proxy is the egress proxy the service's sandboxed servers reach the
-	// network through, made beside the service with its network policy
-	// (NewService); nil when they need none.
-	proxy *egress.Proxy
+	// core is the service with what is made beside it: the network
+	// policy with the egress proxy, and the activity record (NewCore).
+	core *Core
 	// apps is the service's roster of the AI apps, made beside the
 	// gateway whose sessions it reads.
 	apps *apps.Roster
@@ -110,9 +108,9 @@ func Listen(opts Options) (*Instance, error) {
 	i.Endpoint = &control.Endpoint{Logger: opts.Logger, OpenWindow: opts.OpenWindow, OpenBundle: opts.OpenBundle, Quit: i.Quit}
 	so := opts.Service
 	so.Logger, so.Follow = opts.Logger, true
-	var ask egress.AskFunc
+	co := CoreOptions{Record: true, NoRecord: "the activity record could not be opened; calls are not recorded"}
 	if opts.Window {
-		so.Elicit, ask = i.Endpoint.Ask, i.Endpoint.AskEgress
+		so.Elicit, co.Ask = i.Endpoint.Ask, i.Endpoint.AskEgress
 	}
 	// The apps' sessions are the gateway's, which Start starts: the
 	// roster reads them, and the gateway tells it of each change. A
@@ -122,12 +120,14 @@ func Listen(opts Options) (*Instance, error) {
 		so.Apps = apps.New(apps.Options{Paths: so.Paths, Logger: so.Logger, Now: so.Now, Sessions: i.sessions})
 	}
 	i.apps = so.Apps
-	if i.Service, i.proxy, err = NewService(so, ask); err != nil {
+	i.ctx, i.cancel = context.WithCancel(context.Background())
+	if i.core, err = NewCore(i.ctx, so, co); err != nil {
+		i.cancel()
 		ln.Close()
 		return nil, err
 	}
+	i.Service, i.Activity = i.core.Service, i.core.Record
 	i.Endpoint.Backend = i.Service
-	i.ctx, i.cancel = context.WithCancel(context.Background())
 	return i, nil
 }
 
@@ -143,14 +143,14 @@ func (i *Instance) Start(ctx context.Context) error {
 	i.mu.Unlock()
 	stop := context.AfterFunc(ctx, i.Quit)
 	go func() { <-i.ctx.Done(); stop() }()
-	stopService, err := StartService(i.ctx, i.Service, i.proxy)
+	stopService, err := i.core.Start(i.ctx)
 	if err != nil {
 		return err
 	}
 	i.mu.Lock()
 	i.stopService = stopService
 	i.mu.Unlock()
-	gopts := gateway.StartOptions{Options: gateway.Options{Logger: i.log, Recorder: i.openActivity(), Home: i.opts.Service.Paths.Home}, HTTP: i.opts.HTTP}
+	gopts := gateway.StartOptions{Options: gateway.Options{Logger: i.log, Recorder: i.recorder(), Home: i.opts.Service.Paths.Home}, HTTP: i.opts.HTTP}
 	gopts.HTTP.Paths, gopts.HTTP.Token = i.opts.Service.Paths, i.Service.GatewayToken
 	gopts.AppsChanged = i.apps.Changed
 	if i.opts.Window {
@@ -205,8 +205,9 @@ func (i *Instance) Err() error {
 }
 
 // Close stops the instance and waits, in order, for the endpoint, the
-// gateway and every server process to be gone, then lets go of the
-// socket, the control key and the instance lock. It is safe to call more
+// gateway and every server process to be gone, closes the proxy and the
+// record, then lets go of the socket, the control key and the instance
+// lock. It is safe to call more
 // than once.
 func (i *Instance) Close() error {
 	i.closeOnce.Do(func() {
@@ -218,15 +219,23 @@ func (i *Instance) Close() error {
 			<-served
 			gw.Wait()
 		}
-		i.closeActivity()
 		i.mu.Lock()
 		stopService := i.stopService
 		i.mu.Unlock()
 		if stopService == nil { // Start did not get as far
-			stopService = i.Service.Close
+			stopService = i.core.Close
 		}
 		i.closeErr = stopService()
 		i.ln.Close()
 	})
 	return i.closeErr
+}
+
+// recorder is the activity record as the gateway's recorder: none when it
+// could not be opened, not a nil *activity.Log in one.
+func (i *Instance) recorder() gateway.Recorder {
+	if i.Activity == nil {
+		return nil
+	}
+	return i.Activity
 }

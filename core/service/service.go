@@ -110,6 +110,12 @@ type Options struct {
 	// does not gets a policy of its own.
 	Network *netpolicy.Policy
 	Proxy   *egress.Proxy
+	// Record is the activity record, in which the service records the
+	// person's trust decisions and whose settings it keeps those of
+	// mcptray's config file: core/instance opens it beside the service,
+	// masking what ActivitySecrets gives, and closes it after Close. nil
+	// records nothing.
+	Record *activity.Log
 	// Apps is what the service knows of the AI apps, with the gateway's
 	// sessions: core/instance makes it beside the gateway, which tells it
 	// when an app arrives or leaves (apps.Roster.Changed). nil: the
@@ -210,6 +216,7 @@ func New(opts Options) (*Service, error) {
 		adhoc: map[*conn.Manager]struct{}{}}
 	s.attachNetwork()
 	s.attachApps()
+	s.activity.Store(opts.Record)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.loader = config.NewLoader(opts.Paths)
 	s.loader.Lookup = opts.Lookup

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/demo"
@@ -112,6 +113,10 @@ func (h *home) startSandboxed(env ...string) *Service {
 	base := append(append(os.Environ(), "HOME="+h.dir), env...)
 	return h.start(true, func(o *Options) { o.Launcher = self; o.Conn.BaseEnv = base })
 }
+
+// withRecord gives the service the activity record l, as core/instance
+// does.
+func withRecord(l *activity.Log) func(*Options) { return func(o *Options) { o.Record = l } }
 
 // start runs a Service for the home until the test ends.
 func (h *home) start(follow bool, mutate ...func(*Options)) *Service {
