@@ -3,7 +3,10 @@
 // the person's apps, the activity record, and the control endpoint through
 // which the window, the command line and mcptray stdio reach them all. It
 // owns every listener, and is the one place that wires them together and
-// takes them down again, in order.
+// takes them down again, in order: it makes the service's parts beside
+// what they serve (the network policy with the egress proxy, the roster
+// of the apps with the gateway, the record; NewCore) and gives each to the
+// service as it is made. What is done with them, the service decides.
 //
 // The tray's process (app/host) and mcptray serve (app/cli) each run one,
 // and so do the tests that need a whole mcptray. What differs between them
@@ -83,7 +86,7 @@ type Instance struct {
 	mu      sync.Mutex
 	started bool
 	served  chan error // the endpoint's end, once it serves
-	// stopService closes the service, then its egress proxy (StartService).
+	// stopService closes the service, then its egress proxy and the record (Core.Start).
 	stopService func() error
 	err         error // why the endpoint stopped by itself
 

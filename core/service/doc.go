@@ -1,5 +1,7 @@
-// Package service is mcptray's one composition root: the running mcptray
-// at the centre of everything a person sees.
+// Package service decides for the running mcptray: it is the one type
+// that meets the API the front ends speak (api.go), at the centre of
+// everything a person sees. core/instance wires it: it makes the service
+// with its parts beside what they serve, and owns every listener.
 //
 // A Service owns the config loader and its watch, the person's approvals,
 // the connection manager, the one sign-in manager and the built-in server,
@@ -7,11 +9,24 @@
 // prompts (core/pins' Policy): it tells the policy every list a server
 // gives, and a Snapshot offers a server's changed tools only once the
 // person accepted them (pins.go).
+//
+// Its parts are small types of their own, each told what it needs as the
+// service is made (the config in use, a reload, notices, the record) and
+// never importing the service (core/deps_test.go pins what each may
+// import); the service delegates to them:
+//
+//   - netpolicy: the network policy, which decides the sandboxed servers'
+//     connections through the egress proxy (core/instance makes the two
+//     together), the flow guard's say while a call runs, and the sandbox's
+//     and the guard's settings;
+//   - apps: the roster of the AI apps, with the gateway's sessions (made
+//     by core/instance beside the gateway, which tells it of changes).
+//
 // The tray runs it in its own process (mcptray), mcptray serve runs it with
 // no face at all, and every command-line command runs it in-process when no
-// mcptray is running. The window and the command line reach a running one
-// through the control endpoint (core/control); nothing else wires core
-// together.
+// mcptray is running, each made by core/instance. The window and the
+// command line reach a running one through the control endpoint
+// (core/control).
 //
 // Front ends read a Snapshot — every server with where it came from, its
 // state, the reason in plain words and the action that fixes it — and take
