@@ -222,8 +222,9 @@ func TestFrontEndsImportOnlyTheService(t *testing.T) {
 // reaches the service, the engine that runs servers (core/conn), nor
 // what stands for the service (the gateway, the control endpoint).
 var partMay = map[string][]string{
-	"core/service/apps":      {"core/config", "core/sanitize"},
-	"core/service/netpolicy": {"core/activity", "core/config", "core/egress", "core/guard", "core/sandbox", "core/sanitize"},
+	"core/service/apps":       {"core/config", "core/sanitize"},
+	"core/service/secretkeep": {"core/config", "core/filelock", "core/sanitize", "core/secret"},
+	"core/service/netpolicy":  {"core/activity", "core/config", "core/egress", "core/guard", "core/sandbox", "core/sanitize"},
 }
 
 func TestServicePartsImportOnlyTheirOwn(t *testing.T) {

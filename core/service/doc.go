@@ -20,7 +20,10 @@
 //     together), the flow guard's say while a call runs, and the sandbox's
 //     and the guard's settings;
 //   - apps: the roster of the AI apps, with the gateway's sessions (made
-//     by core/instance beside the gateway, which tells it of changes).
+//     by core/instance beside the gateway, which tells it of changes);
+//   - secretkeep: servers' secrets in the keychain the service is given,
+//     and the index that forgets a deleted server's (made by the service
+//     from its Store).
 //
 // The tray runs it in its own process (mcptray), mcptray serve runs it with
 // no face at all, and every command-line command runs it in-process when no

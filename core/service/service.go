@@ -28,6 +28,7 @@ import (
 	"github.com/mcptray/mcptray/core/secret"
 	"github.com/mcptray/mcptray/core/service/apps"
 	"github.com/mcptray/mcptray/core/service/netpolicy"
+	"github.com/mcptray/mcptray/core/service/secretkeep"
 	"github.com/mcptray/mcptray/core/transport"
 )
 
@@ -176,11 +177,12 @@ type Service struct {
 	// adhoc are the connection managers of servers reached by URL.
 	adhoc map[*conn.Manager]struct{}
 
-	apps    *apps.Roster // the AI apps and their sessions with the gateway (Options.Apps)
-	pins    pinState     // what the person saw of each server's tools and prompts (pins.go)
-	looks   lookState    // looks at unapproved servers' tools (look.go)
-	flows   flowState    // the calls of sessions the flow guard follows closely, told to net (flows.go)
-	tokenMu sync.Mutex   // held while the gateway's token is read or made
+	apps    *apps.Roster       // the AI apps and their sessions with the gateway (Options.Apps)
+	secrets *secretkeep.Keeper // servers' secrets in the keychain (secrets.go)
+	pins    pinState           // what the person saw of each server's tools and prompts (pins.go)
+	looks   lookState          // looks at unapproved servers' tools (look.go)
+	flows   flowState          // the calls of sessions the flow guard follows closely, told to net (flows.go)
+	tokenMu sync.Mutex         // held while the gateway's token is read or made
 
 	// activity is the activity record, for trust decisions (activity.go).
 	activity atomic.Pointer[activity.Log]
@@ -216,6 +218,7 @@ func New(opts Options) (*Service, error) {
 		adhoc: map[*conn.Manager]struct{}{}}
 	s.attachNetwork()
 	s.attachApps()
+	s.secrets = secretkeep.New(secretkeep.Options{Store: opts.Store, Dir: opts.Paths.Dir(), UserFile: opts.Paths.UserFile(), Logger: opts.Logger})
 	s.activity.Store(opts.Record)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.loader = config.NewLoader(opts.Paths)
