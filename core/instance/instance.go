@@ -130,7 +130,7 @@ func Listen(opts Options) (*Instance, error) {
 		return nil, err
 	}
 	i.Service, i.Activity = i.core.Service, i.core.Record
-	i.Endpoint.Backend = i.Service
+	i.Endpoint.API = i.Service
 	return i, nil
 }
 

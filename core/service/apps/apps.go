@@ -148,7 +148,7 @@ func New(o Options) *Roster {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Roster{opts: o, seen: seenState{poke: make(chan struct{}, 1)}}
+	return &Roster{opts: o}
 }
 
 // Attach gives the roster the service's change notices, which front ends
@@ -165,10 +165,7 @@ func (r *Roster) Changed() {
 	if r.changed != nil {
 		r.changed()
 	}
-	select {
-	case r.seen.poke <- struct{}{}:
-	default:
-	}
+	r.seenFile().Poke()
 }
 
 // Connected notes that the service connected app (config.Source.App) to

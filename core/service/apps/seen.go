@@ -2,18 +2,10 @@ package apps
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
-	"maps"
-	"os"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/statefile"
 )
 
 // The gateway's sessions live in memory, so after a restart a connected
@@ -22,7 +14,7 @@ import (
 // it and how many tools it was given then, in Paths.AppsSeenFile: never a
 // client's arguments, results or tokens. It writes the file when an app
 // arrives or leaves, at most once every appsSeenEvery, and when the
-// service closes (Run).
+// service closes (Run; core/statefile keeps the file).
 
 // appsSeenEvery is how often, at most, the file is written.
 const appsSeenEvery = 5 * time.Minute
@@ -42,79 +34,25 @@ type appSeen struct {
 	Tools int `json:"tools,omitempty"`
 }
 
-// appsSeenFile is the file's form.
-type appsSeenFile struct {
-	Version int                `json:"version"`
-	Apps    map[string]appSeen `json:"apps"`
-}
-
-// seenState is the roster's copy of the file; Roster.mu guards all but
-// poke and write.
+// seenState is the roster's copy of the file (core/statefile), opened on
+// first use, and written by Run; Roster.mu guards it.
 type seenState struct {
-	loaded bool
-	apps   map[string]appSeen
-	dirty  bool          // apps has news the file has not
-	poke   chan struct{} // asks the writer to write, when it may
-	write  sync.Mutex    // one write of the file at a time
-	saved  func()        // tests: called after each write
+	file  *statefile.File[appSeen]
+	saved func() // tests: called after each write
 }
 
-// readAppsSeen reads the file; a missing one is empty.
-func readAppsSeen(path string) (map[string]appSeen, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]appSeen{}, nil
+// mergeSeen lays v, what is new of an app, over old (had: what was known)
+// where it is newer, and reports whether that is news. An app seen again
+// that has not asked for the tools yet keeps the count it was given
+// before.
+func mergeSeen(old appSeen, had bool, v appSeen) (appSeen, bool) {
+	if had && !v.LastSeen.After(old.LastSeen) {
+		return old, false
 	}
-	if err != nil {
-		return nil, err
+	if v.Tools == 0 {
+		v.Tools = old.Tools
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxAppsSeenSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxAppsSeenSize {
-		return nil, fmt.Errorf("%s is larger than it can be", path)
-	}
-	var file appsSeenFile
-	if err := json.Unmarshal(b, &file); err != nil {
-		return nil, fmt.Errorf("%s is damaged: %w", path, err)
-	}
-	if file.Apps == nil {
-		file.Apps = map[string]appSeen{}
-	}
-	return boundSeen(file.Apps), nil
-}
-
-// boundSeen keeps the maxAppsSeen most recently seen apps of m.
-func boundSeen(m map[string]appSeen) map[string]appSeen {
-	if len(m) <= maxAppsSeen {
-		return m
-	}
-	keys := slices.SortedFunc(maps.Keys(m), func(x, y string) int { return m[y].LastSeen.Compare(m[x].LastSeen) })
-	for _, k := range keys[maxAppsSeen:] {
-		delete(m, k)
-	}
-	return m
-}
-
-// mergeSeen lays what src says of each app over dst where it is newer,
-// and reports whether dst changed. An app seen again that has not asked
-// for the tools yet keeps the count it was given before.
-func mergeSeen(dst, src map[string]appSeen) bool {
-	changed := false
-	for k, v := range src {
-		old, ok := dst[k]
-		if ok && !v.LastSeen.After(old.LastSeen) {
-			continue
-		}
-		if v.Tools == 0 {
-			v.Tools = old.Tools
-		}
-		dst[k] = v
-		changed = true
-	}
-	return changed
+	return v, true
 }
 
 // seenOf is what sessions say of each app the gateway recognised.
@@ -129,104 +67,77 @@ func seenOf(sessions []Session) map[string]appSeen {
 		if ss.Listed {
 			v.Tools = ss.Tools
 		}
-		mergeSeen(out, map[string]appSeen{k: v})
+		old, had := out[k]
+		if v, news := mergeSeen(old, had, v); news {
+			out[k] = v
+		}
 	}
 	return out
 }
 
-// loadSeen reads the file once; r.mu is held.
-func (r *Roster) loadSeen() {
-	if r.seen.loaded {
-		return
+// seenOptions are the file's: at path, with what the gateway's sessions
+// say gathered before each write, and tests told of each write.
+func (r *Roster) seenOptions(path string) statefile.Options[appSeen] {
+	o := statefile.Options[appSeen]{
+		Path: path, Field: "apps", MaxSize: maxAppsSeenSize, Max: maxAppsSeen,
+		When:   func(a appSeen) time.Time { return a.LastSeen },
+		Merge:  mergeSeen,
+		Every:  appsSeenEvery,
+		Logger: r.opts.Logger, Failed: "could not keep when the apps last used mcptray",
+		Saved: func() {
+			r.mu.Lock()
+			saved := r.seen.saved
+			r.mu.Unlock()
+			if saved != nil {
+				saved()
+			}
+		},
 	}
-	r.seen.loaded = true
-	m, err := readAppsSeen(r.opts.Paths.AppsSeenFile())
-	if err != nil {
-		r.opts.Logger.Warn("forgetting when the apps last used mcptray", "err", err)
-		m = map[string]appSeen{}
+	if r.opts.Sessions != nil {
+		o.Gather = func() map[string]appSeen { return seenOf(r.opts.Sessions()) }
 	}
-	r.seen.apps = m
+	return o
+}
+
+// readAppsSeen reads the file as it is now; a missing one is empty.
+func readAppsSeen(path string) (map[string]appSeen, error) {
+	f, err := statefile.Open(statefile.Options[appSeen]{Path: path, Field: "apps", MaxSize: maxAppsSeenSize, Max: maxAppsSeen,
+		When: func(a appSeen) time.Time { return a.LastSeen }})
+	return f.Values(), err
+}
+
+// loadSeen reads the file once and returns it; r.mu is held.
+func (r *Roster) loadSeen() *statefile.File[appSeen] {
+	if r.seen.file == nil {
+		f, err := statefile.Open(r.seenOptions(r.opts.Paths.AppsSeenFile()))
+		if err != nil {
+			r.opts.Logger.Warn("forgetting when the apps last used mcptray", "err", err)
+		}
+		r.seen.file = f
+	}
+	return r.seen.file
+}
+
+// seenFile is the roster's copy of the file, read on first use.
+func (r *Roster) seenFile() *statefile.File[appSeen] {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.loadSeen()
 }
 
 // noteSessions takes what sessions say into the roster's copy, and
 // returns the copy.
 func (r *Roster) noteSessions(sessions []Session) map[string]appSeen {
-	news := seenOf(sessions)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.loadSeen()
-	if mergeSeen(r.seen.apps, news) {
-		r.seen.dirty = true
-		boundSeen(r.seen.apps)
-	}
-	return maps.Clone(r.seen.apps)
-}
-
-// saveSeen writes the roster's copy when it has news, merged with the
-// file as another mcptray may have left it.
-func (r *Roster) saveSeen() {
-	r.seen.write.Lock()
-	defer r.seen.write.Unlock()
-	r.mu.Lock()
-	if !r.seen.dirty {
-		r.mu.Unlock()
-		return
-	}
-	r.seen.dirty = false
-	m := maps.Clone(r.seen.apps)
-	r.mu.Unlock()
-	path := r.opts.Paths.AppsSeenFile()
-	if old, err := readAppsSeen(path); err == nil {
-		mergeSeen(old, m)
-		m = old
-	}
-	b, err := json.MarshalIndent(appsSeenFile{Version: 1, Apps: boundSeen(m)}, "", "  ")
-	if err == nil {
-		err = config.ReplaceFile(path, append(b, '\n'), 0o600)
-	}
-	if err != nil {
-		r.opts.Logger.Warn("could not keep when the apps last used mcptray", "err", err)
-		r.mu.Lock()
-		r.seen.dirty = true
-		r.mu.Unlock()
-	}
-	r.mu.Lock()
-	saved := r.seen.saved
-	r.mu.Unlock()
-	if saved != nil {
-		saved()
-	}
+	return r.seenFile().Merge(seenOf(sessions))
 }
 
 // Run writes what the gateway's sessions say into the file until ctx
-// ends: when poked (Changed: an app arrived, listed its tools or left)
-// once appsSeenEvery has passed since the last write, every
-// appsSeenEvery, and once more as ctx ends. The service runs it from
-// Start to Close when the roster follows a gateway (Follows).
+// ends: at once when poked (Changed: an app arrived, listed its tools or
+// left), then at most once every appsSeenEvery, every appsSeenEvery, and
+// once more as ctx ends. The service runs it from Start to Close when the
+// roster follows a gateway (Follows).
 func (r *Roster) Run(ctx context.Context) {
-	t := time.NewTicker(appsSeenEvery)
-	defer t.Stop()
-	var last time.Time
-	save := func() {
-		if r.opts.Sessions != nil {
-			r.noteSessions(r.opts.Sessions())
-		}
-		r.saveSeen()
-		last = time.Now()
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			save()
-			return
-		case <-t.C:
-			save()
-		case <-r.seen.poke:
-			if time.Since(last) >= appsSeenEvery {
-				save()
-			}
-		}
-	}
+	r.seenFile().Write(ctx)
 }
 
 // agoWords says how long ago d was, roughly: "3 hours ago".
