@@ -4,7 +4,7 @@
 // with its parts beside what they serve, and owns every listener.
 //
 // A Service owns the config loader and its watch, the person's approvals,
-// the connection manager, the one sign-in manager and the built-in server,
+// the connection manager and the built-in server,
 // and the holding policy on what the person saw of each server's tools and
 // prompts (core/pins' Policy): it tells the policy every list a server
 // gives, and a Snapshot offers a server's changed tools only once the
@@ -23,7 +23,12 @@
 //     by core/instance beside the gateway, which tells it of changes);
 //   - secretkeep: servers' secrets in the keychain the service is given,
 //     and the index that forgets a deleted server's (made by the service
-//     from its Store).
+//     from its Store);
+//   - signin: the one sign-in manager (core/oauth) with what sign-ins need
+//     beside it: settings given for one sign-in, challenges of servers
+//     reached by URL, whether the keychain can keep sign-ins, and the word
+//     every mcptray hears when a sign-in changed (made by the service from
+//     its Store).
 //
 // The tray runs it in its own process (mcptray), mcptray serve runs it with
 // no face at all, and every command-line command runs it in-process when no

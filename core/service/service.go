@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"path/filepath"
 	"reflect"
 	"runtime/debug"
 	"slices"
@@ -29,6 +28,7 @@ import (
 	"github.com/mcptray/mcptray/core/service/apps"
 	"github.com/mcptray/mcptray/core/service/netpolicy"
 	"github.com/mcptray/mcptray/core/service/secretkeep"
+	"github.com/mcptray/mcptray/core/service/signin"
 	"github.com/mcptray/mcptray/core/transport"
 )
 
@@ -163,22 +163,17 @@ type Service struct {
 	dataMu   sync.Mutex
 	dataGone map[string]chan struct{} // removed servers' data folders being removed, by name (datafolders.go)
 
-	mu       sync.Mutex
-	set      *config.Set // the last loaded config
-	paused   bool
-	keychain Keychain
-	started  bool
-	closed   bool
-	// challenges are the last sign-in challenges of servers reached by
-	// URL (configured servers' are in the connection manager), by URL.
-	challenges map[string]*transport.AuthError
-	// overrides are sign-in settings given for one sign-in, by server key.
-	overrides map[string]oauth.Settings
+	mu      sync.Mutex
+	set     *config.Set // the last loaded config
+	paused  bool
+	started bool
+	closed  bool
 	// adhoc are the connection managers of servers reached by URL.
 	adhoc map[*conn.Manager]struct{}
 
 	apps    *apps.Roster       // the AI apps and their sessions with the gateway (Options.Apps)
 	secrets *secretkeep.Keeper // servers' secrets in the keychain (secrets.go)
+	signins *signin.Desk       // what sign-ins need beside auth, which it made (signin.go)
 	pins    pinState           // what the person saw of each server's tools and prompts (pins.go)
 	looks   lookState          // looks at unapproved servers' tools (look.go)
 	flows   flowState          // the calls of sessions the flow guard follows closely, told to net (flows.go)
@@ -213,9 +208,7 @@ func New(opts Options) (*Service, error) {
 	if opts.Debounce == 0 {
 		opts.Debounce = config.DefaultDebounce
 	}
-	s := &Service{opts: opts, log: opts.Logger,
-		challenges: map[string]*transport.AuthError{}, overrides: map[string]oauth.Settings{},
-		adhoc: map[*conn.Manager]struct{}{}}
+	s := &Service{opts: opts, log: opts.Logger, adhoc: map[*conn.Manager]struct{}{}}
 	s.attachNetwork()
 	s.attachApps()
 	s.secrets = secretkeep.New(secretkeep.Options{Store: opts.Store, Dir: opts.Paths.Dir(), UserFile: opts.Paths.UserFile(), Logger: opts.Logger})
@@ -225,21 +218,17 @@ func New(opts Options) (*Service, error) {
 	s.loader.Lookup = opts.Lookup
 	s.loader.Loaded = func() { s.loads.Add(1) }
 	s.loader.Skipped = func() { s.skips.Publish(struct{}{}) }
-	s.auth = oauth.New(oauth.Options{
-		Store:             opts.Store,
-		Logger:            opts.Logger,
-		Browser:           opts.Browser,
-		LockDir:           s.lockDir(),
-		ClientMetadataURL: opts.ClientMetadataURL,
-		Settings:          s.settings,
+	s.signins = signin.New(signin.Options{
+		Store: opts.Store, Dir: opts.Paths.Dir(), Logger: opts.Logger,
+		Browser: opts.Browser, ClientMetadataURL: opts.ClientMetadataURL,
+		Changed: func() { s.notices.Publish(struct{}{}) },
 	})
+	s.auth = s.signins.Auth()
 	s.conns = s.newConns(s.opts.Logger)
 	s.pins.policy = s.newPolicy()
 	s.set = &config.Set{}
 	return s, nil
 }
-
-func (s *Service) lockDir() string { return filepath.Join(s.opts.Paths.Dir(), "locks") }
 
 // newConns returns a connection manager wired to the service's sign-in
 // manager and built-in server; adjust, if given, changes its options last.
@@ -342,7 +331,7 @@ func (s *Service) Start(ctx context.Context) error {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			s.checkKeychain(s.ctx)
+			s.signins.CheckKeychain(s.ctx)
 		}()
 		updates, err := s.loader.Watch(s.ctx, s.log, set, s.opts.Debounce)
 		if err != nil {
@@ -379,7 +368,7 @@ func (s *Service) use(set *config.Set) {
 	paused := s.paused
 	s.mu.Unlock()
 	s.activitySecretsChanged()
-	s.auth.SetIdentityProvider(identityProvider(set))
+	s.auth.SetIdentityProvider(signin.IdentityProvider(set))
 	gone, renamed := dataChanges(before, set)
 	s.moveRenamedData(renamed) // before the server starts under its new name
 	if !paused {
@@ -500,34 +489,6 @@ func (s *Service) current() *config.Set {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.set
-}
-
-// mergeSettings lays settings given for one sign-in over the config's.
-func mergeSettings(base, over oauth.Settings) oauth.Settings {
-	set := func(dst *string, v string) {
-		if v != "" {
-			*dst = v
-		}
-	}
-	set(&base.ClientID, over.ClientID)
-	set(&base.ClientSecret, over.ClientSecret)
-	set(&base.AuthServerMetadataURL, over.AuthServerMetadataURL)
-	set(&base.PrivateKeyPEM, over.PrivateKeyPEM)
-	set(&base.SigningAlg, over.SigningAlg)
-	set(&base.IdPTokenURL, over.IdPTokenURL)
-	set(&base.IdPClientID, over.IdPClientID)
-	set(&base.IdPIDToken, over.IdPIDToken)
-	set(&base.Assertion, over.Assertion)
-	if over.Grant != "" {
-		base.Grant = over.Grant
-	}
-	if len(over.Scopes) > 0 {
-		base.Scopes = over.Scopes
-	}
-	if over.CallbackPort != 0 {
-		base.CallbackPort = over.CallbackPort
-	}
-	return base
 }
 
 // FromEnvironment returns the options mcptray takes from its environment,
