@@ -2,16 +2,12 @@ package service
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sanitize"
-	"github.com/mcptray/mcptray/core/secret"
-	"github.com/mcptray/mcptray/core/service/secretkeep"
 )
 
 // SetSecretAction means the server needs a secret that has not been
@@ -42,10 +38,6 @@ type SecretInfo struct {
 	// Set says whether the keychain holds a value for it.
 	Set bool `json:"set"`
 }
-
-// secretKey is where the secret called name of server s is kept
-// (secretkeep.Key).
-func secretKey(s *config.Server, name string) secret.Key { return secretkeep.Key(s, name) }
 
 // readSecret is the connection manager's way to a server's secrets.
 func (s *Service) readSecret(ctx context.Context, sv *config.Server, name string) (string, error) {
@@ -147,8 +139,8 @@ func (s *Service) UnsetSecret(ctx context.Context, req SecretRequest) error {
 	if err != nil {
 		return err
 	}
-	if err := s.opts.Store.Delete(ctx, secretKey(&e.Server, req.Name)); err != nil {
-		return wrapError(fmt.Errorf("removing %s from your keychain: %w", req.Name, err))
+	if err := s.secrets.Remove(ctx, &e.Server, req.Name); err != nil {
+		return wrapError(err)
 	}
 	s.log.Info("secret removed", "server", e.Name, "secret", req.Name)
 	return nil
@@ -166,15 +158,11 @@ func (s *Service) Secrets(ctx context.Context, server string) ([]SecretInfo, err
 	}
 	out := []SecretInfo{}
 	for _, name := range e.SecretNames() {
-		_, err := s.opts.Store.Get(ctx, secretKey(&e.Server, name))
-		switch {
-		case err == nil:
-			out = append(out, SecretInfo{Name: name, Set: true})
-		case errors.Is(err, secret.ErrNotFound):
-			out = append(out, SecretInfo{Name: name})
-		default:
-			return nil, wrapError(fmt.Errorf("reading %s from your keychain: %w", name, err))
+		set, err := s.secrets.Has(ctx, &e.Server, name)
+		if err != nil {
+			return nil, wrapError(err)
 		}
+		out = append(out, SecretInfo{Name: name, Set: set})
 	}
 	return out, nil
 }

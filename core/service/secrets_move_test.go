@@ -234,7 +234,7 @@ func TestSecretsStoredBeforeTheIndex(t *testing.T) {
 	entry := testServer("old")
 	entry["env"] = map[string]string{"K": "${secret:K}"}
 	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{"old": entry}})
-	if err := h.store.Set(ctx, secretKey(&config.Server{Scope: config.User, ConfigName: "old"}, "K"), []byte("v")); err != nil {
+	if err := h.store.Set(ctx, secretkeep.Key(&config.Server{Scope: config.User, ConfigName: "old"}, "K"), []byte("v")); err != nil {
 		t.Fatal(err)
 	}
 	s := h.start(false)

@@ -93,6 +93,27 @@ func (k *Keeper) Put(ctx context.Context, sv *config.Server, values map[string]s
 	return undo, nil
 }
 
+// Remove removes sv's secret called name from the keychain.
+func (k *Keeper) Remove(ctx context.Context, sv *config.Server, name string) error {
+	if err := k.opts.Store.Delete(ctx, Key(sv, name)); err != nil {
+		return fmt.Errorf("removing %s from your keychain: %w", name, err)
+	}
+	return nil
+}
+
+// Has says whether the keychain holds a value for sv's secret called
+// name, never reading it out of the keeper.
+func (k *Keeper) Has(ctx context.Context, sv *config.Server, name string) (bool, error) {
+	_, err := k.opts.Store.Get(ctx, Key(sv, name))
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, secret.ErrNotFound):
+		return false, nil
+	}
+	return false, fmt.Errorf("reading %s from your keychain: %w", name, err)
+}
+
 // Forget removes the secrets of the user-scope server called name, as it
 // was in before, from the keychain.
 func (k *Keeper) Forget(ctx context.Context, before *config.Set, name string) error {
