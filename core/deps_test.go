@@ -229,6 +229,7 @@ var partMay = map[string][]string{
 	"core/service/apps":       {"core/config", "core/sanitize", "core/statefile"},
 	"core/service/secretkeep": {"core/config", "core/filelock", "core/sanitize", "core/secret"},
 	"core/service/signin":     {"core/config", "core/oauth", "core/secret", "core/transport"},
+	"core/service/trust":      {"core/activity", "core/config", "core/pins", "core/tools"},
 	"core/service/netpolicy":  {"core/activity", "core/config", "core/egress", "core/guard", "core/sandbox", "core/sanitize"},
 }
 

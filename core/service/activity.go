@@ -156,14 +156,6 @@ func (s *Service) ActivitySecrets(ctx context.Context) []string {
 	return out
 }
 
-// trustOf is the trust decision of an approval.
-func trustOf(d config.Approval) activity.TrustAction {
-	if d == config.Approved {
-		return activity.Approved
-	}
-	return activity.Denied
-}
-
 // permissionWord is a permission as the record says it.
 func permissionWord(p config.Permission) string {
 	if p == "" {

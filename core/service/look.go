@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -22,7 +21,7 @@ import (
 // approval dialog could not say what its tools tell the AI. LookAtTools
 // runs it once, locked down, lists its tools and prompts, reads them for
 // hidden instructions and stops it. Approving it right after pins what the
-// person saw (pinLook): if its tools at its first real start differ, they
+// person saw (trust.Keeper.PinLook): if its tools at its first real start differ, they
 // are held as changes.
 //
 // Locked down: its default sandbox (none of what its own entry asks for),
@@ -56,22 +55,6 @@ type Look struct {
 // Flagged reports whether the tool called name reads as instructions to
 // the AI.
 func (l *Look) Flagged(name string) bool { return l != nil && len(l.Flags[name]) > 0 }
-
-// looked is a look kept until the approval: what was seen, for exactly
-// what the server ran.
-type looked struct {
-	signature     string
-	tools         []pins.Def
-	prompts       []pins.Def
-	promptsListed bool
-}
-
-// lookState is the looks kept until the approval; the network policy
-// knows which run (netpolicy.Policy.StartLook).
-type lookState struct {
-	mu   sync.Mutex
-	kept map[string]*looked // by server name
-}
 
 // lookTimeout is LookTimeout, or the service's connect timeout when it is
 // shorter (tests).
@@ -202,26 +185,9 @@ func (s *Service) LookAtTools(ctx context.Context, name string) (Look, error) {
 	}
 	others := func(t string) bool { return owners[t] }
 	l := Look{Server: e.Name, Tools: list, Prompts: prompts, Network: refused, Protection: level, At: s.opts.Now()}
-	kept := &looked{signature: e.Signature, promptsListed: perr == nil}
-	for _, t := range list {
-		d := pins.FromTool(t)
-		kept.tools = append(kept.tools, d)
-		if f := pins.Scan(d, others); len(f) > 0 {
-			if l.Flags == nil {
-				l.Flags = map[string][]pins.Flag{}
-			}
-			l.Flags[t.Name] = f
-		}
-	}
-	for _, pr := range prompts {
-		kept.prompts = append(kept.prompts, pins.FromPrompt(pr))
-	}
-	s.looks.mu.Lock()
-	if s.looks.kept == nil {
-		s.looks.kept = map[string]*looked{}
-	}
-	s.looks.kept[e.Name] = kept
-	s.looks.mu.Unlock()
+	// Kept until the approval, which pins it (trust.Keeper.PinLook); the
+	// network policy knows which look runs (netpolicy.Policy.StartLook).
+	l.Flags = s.trust.Looked(e.Name, e.Signature, list, prompts, perr == nil, others)
 	s.log.Info("looked at a server's tools before approval", "server", e.Name, "tools", len(list), "flagged", len(l.Flags))
 	return l, nil
 }
@@ -233,20 +199,4 @@ func (s *Service) closeAdhoc(m *conn.Manager) {
 	delete(s.adhoc, m)
 	s.mu.Unlock()
 	m.Close()
-}
-
-// pinLook pins what the person saw in a look at e's server, if they
-// looked at exactly what it runs and it has no pins yet: its first real
-// start is then compared with the look, and what differs is held.
-func (s *Service) pinLook(e *config.Entry) {
-	s.looks.mu.Lock()
-	l := s.looks.kept[e.Name]
-	delete(s.looks.kept, e.Name)
-	s.looks.mu.Unlock()
-	if l == nil || l.signature != e.Signature {
-		return
-	}
-	if err := s.pins.policy.PinLooked(e.Name, l.tools, l.prompts, l.promptsListed); err != nil {
-		s.log.Warn("pinning the tools looked at", "server", e.Name, "err", err)
-	}
 }

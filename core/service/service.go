@@ -29,6 +29,7 @@ import (
 	"github.com/mcptray/mcptray/core/service/netpolicy"
 	"github.com/mcptray/mcptray/core/service/secretkeep"
 	"github.com/mcptray/mcptray/core/service/signin"
+	"github.com/mcptray/mcptray/core/service/trust"
 	"github.com/mcptray/mcptray/core/transport"
 )
 
@@ -174,8 +175,8 @@ type Service struct {
 	apps    *apps.Roster       // the AI apps and their sessions with the gateway (Options.Apps)
 	secrets *secretkeep.Keeper // servers' secrets in the keychain (secrets.go)
 	signins *signin.Desk       // what sign-ins need beside auth, which it made (signin.go)
-	pins    pinState           // what the person saw of each server's tools and prompts (pins.go)
-	looks   lookState          // looks at unapproved servers' tools (look.go)
+	trust   *trust.Keeper      // approvals, the pins' holding policy, looks kept until the approval (pins.go, look.go)
+	pins    pinState           // the lists told to the pins' policy (pins.go)
 	flows   flowState          // the calls of sessions the flow guard follows closely, told to net (flows.go)
 	tokenMu sync.Mutex         // held while the gateway's token is read or made
 
@@ -225,7 +226,7 @@ func New(opts Options) (*Service, error) {
 	})
 	s.auth = s.signins.Auth()
 	s.conns = s.newConns(s.opts.Logger)
-	s.pins.policy = s.newPolicy()
+	s.trust = trust.New(trust.Options{Dir: opts.Paths.Dir(), Approvals: s.loader.Approvals, Record: s.recordTrustBy, Now: opts.Now, Logger: opts.Logger})
 	s.set = &config.Set{}
 	return s, nil
 }
