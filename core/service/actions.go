@@ -291,7 +291,7 @@ func (s *Service) Remove(ctx context.Context, name string) (RemoveResult, error)
 	})
 	if err == nil {
 		after := s.reload()
-		s.waitDataRemoved(ctx, before, name)
+		s.data.WaitRemoved(ctx, before, name)
 		res := RemoveResult{File: file}
 		var warnings []string
 		for _, werr := range []error{s.forgetSignIn(ctx, before, after, name), s.forgetSecrets(ctx, before, name), s.removeBundle(before, name)} {

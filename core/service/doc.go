@@ -33,7 +33,11 @@
 //     policy and the decisions on what it holds, and a look at an
 //     unapproved server's tools kept until its approval, each decision
 //     recorded (made by the service on the approvals file its loader reads
-//     and the record it was given).
+//     and the record it was given);
+//   - datafolders: each sandboxed server's data folder, removed once a
+//     removed server stopped and moved with a renamed one, never when it
+//     is another configured server's too (made by the service, told when
+//     a server stopped and the config in use).
 //
 // The tray runs it in its own process (mcptray), mcptray serve runs it with
 // no face at all, and every command-line command runs it in-process when no

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/sandbox"
 )
@@ -155,9 +154,7 @@ func waitDataRemoval(t *testing.T, s *Service, name string) {
 	t.Helper()
 	s.useMu.Lock() // the last config is in use, and any removal under way
 	s.useMu.Unlock()
-	s.dataMu.Lock()
-	done := s.dataGone[name]
-	s.dataMu.Unlock()
+	done := s.data.Removing(name)
 	if done == nil {
 		return
 	}
@@ -165,41 +162,6 @@ func waitDataRemoval(t *testing.T, s *Service, name string) {
 	case <-done:
 	case <-time.After(deadline):
 		t.Fatalf("%s's data folder was not removed after it stopped", name)
-	}
-}
-
-// TestDataChanges: which servers' data folders go, and which move.
-func TestDataChanges(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	file := filepath.Join(dir, "config.json")
-	if err := os.WriteFile(file, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	entry := func(name, sig string, tr config.Transport, file string) config.Entry {
-		return config.Entry{Server: config.Server{Name: name, Transport: tr, Origin: config.Origin{File: file}}, Signature: sig}
-	}
-	before := &config.Set{
-		Servers: []config.Entry{
-			entry("memory", "stdio:a", config.Stdio, file), entry("gone", "stdio:b", config.Stdio, file),
-			entry("remote", "url:x", config.HTTP, file), entry("broken", "stdio:c", config.Stdio, filepath.Join(dir, "broken.json")),
-			entry("elsewhere", "stdio:d", config.Stdio, filepath.Join(dir, "no-such.json")),
-		},
-		Suppressed: []config.Entry{entry("hidden", "stdio:e", config.Stdio, file)},
-	}
-	after := &config.Set{
-		Servers:  []config.Entry{entry("kb", "stdio:a", config.Stdio, file)},
-		Problems: []config.Problem{{File: filepath.Join(dir, "broken.json"), Message: "is not valid JSON"}},
-	}
-	gone, renamed := dataChanges(before, after)
-	if want := []string{"gone", "hidden"}; !slices.Equal(gone, want) {
-		t.Errorf("gone %q, want %q (not a remote server, not one of a file that cannot be read or is not there)", gone, want)
-	}
-	if len(renamed) != 1 || renamed["memory"] != "kb" {
-		t.Errorf("renamed %v, want memory → kb", renamed)
-	}
-	if gone, renamed := dataChanges(nil, after); gone != nil || renamed != nil {
-		t.Errorf("the first config removed %q, moved %v", gone, renamed)
 	}
 }
 

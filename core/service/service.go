@@ -26,6 +26,7 @@ import (
 	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/secret"
 	"github.com/mcptray/mcptray/core/service/apps"
+	"github.com/mcptray/mcptray/core/service/datafolders"
 	"github.com/mcptray/mcptray/core/service/netpolicy"
 	"github.com/mcptray/mcptray/core/service/secretkeep"
 	"github.com/mcptray/mcptray/core/service/signin"
@@ -161,9 +162,6 @@ type Service struct {
 
 	checkMu sync.Mutex // held while the sandbox's check runs (one at a time)
 
-	dataMu   sync.Mutex
-	dataGone map[string]chan struct{} // removed servers' data folders being removed, by name (datafolders.go)
-
 	mu      sync.Mutex
 	set     *config.Set // the last loaded config
 	paused  bool
@@ -172,13 +170,14 @@ type Service struct {
 	// adhoc are the connection managers of servers reached by URL.
 	adhoc map[*conn.Manager]struct{}
 
-	apps    *apps.Roster       // the AI apps and their sessions with the gateway (Options.Apps)
-	secrets *secretkeep.Keeper // servers' secrets in the keychain (secrets.go)
-	signins *signin.Desk       // what sign-ins need beside auth, which it made (signin.go)
-	trust   *trust.Keeper      // approvals, the pins' holding policy, looks kept until the approval (pins.go, look.go)
-	pins    pinState           // the lists told to the pins' policy (pins.go)
-	flows   flowState          // the calls of sessions the flow guard follows closely, told to net (flows.go)
-	tokenMu sync.Mutex         // held while the gateway's token is read or made
+	apps    *apps.Roster         // the AI apps and their sessions with the gateway (Options.Apps)
+	secrets *secretkeep.Keeper   // servers' secrets in the keychain (secrets.go)
+	signins *signin.Desk         // what sign-ins need beside auth, which it made (signin.go)
+	data    *datafolders.Folders // the servers' data folders, which go with them (datafolders.go)
+	trust   *trust.Keeper        // approvals, the pins' holding policy, looks kept until the approval (pins.go, look.go)
+	pins    pinState             // the lists told to the pins' policy (pins.go)
+	flows   flowState            // the calls of sessions the flow guard follows closely, told to net (flows.go)
+	tokenMu sync.Mutex           // held while the gateway's token is read or made
 
 	// activity is the activity record, for trust decisions (activity.go).
 	activity atomic.Pointer[activity.Log]
@@ -226,6 +225,10 @@ func New(opts Options) (*Service, error) {
 	})
 	s.auth = s.signins.Auth()
 	s.conns = s.newConns(s.opts.Logger)
+	s.data = datafolders.New(datafolders.Options{
+		Dir: func() string { return s.sandboxOpts().ServersDir }, Stopped: s.conns.Stopped,
+		InUse: s.inUseWhile, Logger: opts.Logger,
+	})
 	s.trust = trust.New(trust.Options{Dir: opts.Paths.Dir(), Approvals: s.loader.Approvals, Record: s.recordTrustBy, Now: opts.Now, Logger: opts.Logger})
 	s.set = &config.Set{}
 	return s, nil
@@ -370,12 +373,12 @@ func (s *Service) use(set *config.Set) {
 	s.mu.Unlock()
 	s.activitySecretsChanged()
 	s.auth.SetIdentityProvider(signin.IdentityProvider(set))
-	gone, renamed := dataChanges(before, set)
-	s.moveRenamedData(renamed) // before the server starts under its new name
+	gone, renamed := datafolders.Changes(before, set)
+	s.data.MoveRenamed(renamed) // before the server starts under its new name
 	if !paused {
 		s.apply(set)
 	}
-	s.removeDataWhenStopped(gone)
+	s.data.RemoveWhenStopped(gone)
 	s.forgetVanishedSecrets(set)
 	s.followActivitySettings()
 	s.notices.Publish(struct{}{})
@@ -434,6 +437,7 @@ func (s *Service) Close() error {
 	}
 	err := s.conns.Close()
 	s.wg.Wait()
+	s.data.Wait()
 	s.pins.looks.Wait()
 	s.notices.Close()
 	return err

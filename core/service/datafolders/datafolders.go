@@ -1,0 +1,252 @@
+// Package datafolders is the service's part that keeps each sandboxed
+// server's private data folder with its server: mcptray's servers/NAME,
+// the one folder of mcptray's its sandbox lets it change.
+//
+// When a config no longer has a server of that name (mcptray remove, the
+// window's Remove, or its file edited), the folder is removed once the
+// server's process has stopped. A server renamed with the same command
+// and arguments (its config.Signature) keeps its data: the folder is
+// moved to the new name before the server starts under it. A file that
+// could not be read (a Problem) removes nothing: its servers may be back
+// once it is mended, nor does a file that is gone (a project's .mcp.json
+// on another git branch, say): it may come back as it was.
+//
+// The service makes Folders as it is made, with where the folders are,
+// the connection manager's word that a server stopped and the config in
+// use; it never imports the service nor the engine that runs servers
+// (core/conn), and core/deps_test.go pins what it may import.
+package datafolders
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/sandbox"
+	"github.com/mcptray/mcptray/core/sanitize"
+)
+
+// Options configure Folders.
+type Options struct {
+	// Dir is the folder that holds the servers' data folders, as their
+	// sandbox would give them now; "" when servers have none here.
+	Dir func() string
+	// Stopped is closed once the server called name has no process (the
+	// connection manager's Close ends every one).
+	Stopped func(name string) <-chan struct{}
+	// InUse calls fn with the config in use, while no other config is put
+	// to use.
+	InUse  func(fn func(*config.Set))
+	Logger *slog.Logger
+}
+
+// Folders keeps the servers' data folders with their servers. Its methods
+// are safe for concurrent use.
+type Folders struct {
+	opts Options
+	wg   sync.WaitGroup // the removals under way
+
+	mu   sync.Mutex
+	gone map[string]chan struct{} // removed servers' data folders being removed, by name
+}
+
+// New returns the servers' data folders as o says where they are.
+func New(o Options) *Folders {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Folders{opts: o, gone: map[string]chan struct{}{}}
+}
+
+// Folder is the data folder of the server called name, or "" when servers
+// have none here.
+func (f *Folders) Folder(name string) string {
+	dir := f.opts.Dir()
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, sandbox.FolderName(name))
+}
+
+// configuredNames are the names of every server in set, running or not.
+func configuredNames(set *config.Set) map[string]*config.Entry {
+	out := map[string]*config.Entry{}
+	if set == nil {
+		return out
+	}
+	for _, list := range [][]config.Entry{set.Servers, set.Suppressed} {
+		for i := range list {
+			if _, ok := out[list[i].Name]; !ok {
+				out[list[i].Name] = &list[i]
+			}
+		}
+	}
+	return out
+}
+
+// foldersOf are the data folders' names of every server in set.
+func foldersOf(set *config.Set) map[string]bool {
+	out := map[string]bool{}
+	for name := range configuredNames(set) {
+		out[sandbox.FolderName(name)] = true
+	}
+	return out
+}
+
+// Changes are the local servers of before that after no longer has:
+// those renamed in after with the same command and arguments (renamed:
+// old name → new name), and the others (gone). A server whose folder is
+// also that of a server after has (two names can share one: "my notes"
+// keeps its data in my_notes-f30ac2b5, which is also that name's folder)
+// is neither: its folder is another's.
+func Changes(before, after *config.Set) (gone []string, renamed map[string]string) {
+	if before == nil || after == nil {
+		return nil, nil
+	}
+	was, now, kept := configuredNames(before), configuredNames(after), foldersOf(after)
+	unreadable := map[string]bool{}
+	for _, p := range after.Problems {
+		if p.Server == "" {
+			unreadable[p.File] = true
+		}
+	}
+	taken := map[string]bool{}
+	for _, name := range slices.Sorted(maps.Keys(was)) {
+		e := was[name]
+		if _, ok := now[name]; ok || e.Transport != config.Stdio || unreadable[e.Origin.File] || fileGone(e.Origin.File) || kept[sandbox.FolderName(name)] {
+			continue
+		}
+		i := slices.IndexFunc(slices.Sorted(maps.Keys(now)), func(newName string) bool {
+			_, existed := was[newName]
+			return !existed && !taken[newName] && now[newName].Signature == e.Signature
+		})
+		if i < 0 {
+			gone = append(gone, name)
+			continue
+		}
+		newName := slices.Sorted(maps.Keys(now))[i]
+		if renamed == nil {
+			renamed = map[string]string{}
+		}
+		renamed[name], taken[newName] = newName, true
+	}
+	return gone, renamed
+}
+
+// fileGone reports whether a server's config file is no longer there.
+func fileGone(file string) bool {
+	if file == "" {
+		return false
+	}
+	_, err := os.Stat(file)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// MoveRenamed moves the data folders of renamed servers to their new
+// names, before the servers start under them. A new name that has a
+// folder already keeps it, and the old one is left where it is: nothing
+// of the person's is removed on a guess.
+func (f *Folders) MoveRenamed(renamed map[string]string) {
+	log := f.opts.Logger
+	for old, name := range renamed {
+		from, to := f.Folder(old), f.Folder(name)
+		if from == "" {
+			return
+		}
+		if _, err := os.Lstat(from); err != nil { // it never ran here
+			continue
+		}
+		if _, err := os.Lstat(to); err == nil {
+			log.Warn("a renamed server's new name has a data folder already; its old one is left as it was", "server", sanitize.Line(name), "was", sanitize.Line(old), "folder", from)
+			continue
+		}
+		if err := os.Rename(from, to); err != nil {
+			log.Warn("moving a renamed server's data folder", "server", sanitize.Line(name), "was", sanitize.Line(old), "err", err)
+			continue
+		}
+		log.Info("a renamed server keeps its data folder", "server", sanitize.Line(name), "was", sanitize.Line(old))
+	}
+}
+
+// RemoveWhenStopped removes the data folders of servers gone from the
+// config, each once its process has stopped, unless a server of that name,
+// or another whose folder it is, is configured by then. WaitRemoved waits
+// for one.
+func (f *Folders) RemoveWhenStopped(gone []string) {
+	log := f.opts.Logger
+	for _, name := range gone {
+		dir := f.Folder(name)
+		if dir == "" {
+			return
+		}
+		stopped := f.opts.Stopped(name)
+		done := make(chan struct{})
+		f.mu.Lock()
+		f.gone[name] = done
+		f.mu.Unlock()
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			defer func() {
+				f.mu.Lock()
+				if f.gone[name] == done {
+					delete(f.gone, name)
+				}
+				f.mu.Unlock()
+				close(done)
+			}()
+			<-stopped
+			f.opts.InUse(func(set *config.Set) {
+				if foldersOf(set)[sandbox.FolderName(name)] {
+					return // configured again, or another's folder
+				}
+				if err := os.RemoveAll(dir); err != nil {
+					log.Warn("removing a removed server's data folder", "server", sanitize.Line(name), "folder", dir, "err", err)
+					return
+				}
+				log.Info("removed a removed server's data folder", "server", sanitize.Line(name))
+			})
+		}()
+	}
+}
+
+// Removing is closed once the removal of the data folder of the server
+// called name, under way, is done; nil when none is.
+func (f *Folders) Removing(name string) <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if done, ok := f.gone[name]; ok {
+		return done
+	}
+	return nil
+}
+
+// WaitRemoved waits until the data folder of the server called name in
+// mcptray's own config, just removed from the config (before is the
+// config before), is gone too, or ctx ends.
+func (f *Folders) WaitRemoved(ctx context.Context, before *config.Set, name string) {
+	for _, e := range configuredNames(before) {
+		if e.Scope != config.User || e.ConfigName != name {
+			continue
+		}
+		done := f.Removing(e.Name)
+		if done == nil {
+			continue
+		}
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Wait waits for the removals under way, once every server has stopped.
+func (f *Folders) Wait() { f.wg.Wait() }
