@@ -110,6 +110,9 @@ type Options struct {
 	// program and sandbox.ProbeArg. nil: no check can run here (tests
 	// that do not try it), and the check says so.
 	SandboxProbe []string
+	// Packages pin the servers that run an npm package by their content
+	// (packages.go); nil runs them as their config says.
+	Packages *PackageOptions
 }
 
 // Service is one running mcptray. Its methods are safe for concurrent use.
@@ -166,6 +169,9 @@ type Service struct {
 
 	// activity is the activity record, for trust decisions (activity.go).
 	activity atomic.Pointer[activity.Log]
+
+	// packages are the servers' packages being pinned (packages.go).
+	packages packageState
 }
 
 // builtinName is the name of mcptray's own in-process server.
@@ -318,6 +324,13 @@ func (s *Service) Start(ctx context.Context) error {
 			go s.follow(updates)
 		}
 		s.watchSignIns()
+		if s.opts.Packages != nil && s.opts.Packages.Every > 0 {
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				s.checkPackagesDaily(s.ctx)
+			}()
+		}
 	}
 	return nil
 }
@@ -366,6 +379,7 @@ func (s *Service) apply(set *config.Set) {
 		})
 		set = &only
 	}
+	set = s.pinnedSet(set)
 	if err := s.conns.Apply(set); err != nil && !errors.Is(err, conn.ErrClosed) {
 		s.log.Warn("applying the config", "err", err)
 	}

@@ -7,7 +7,8 @@ import (
 
 // The test server, echo-mcp: plain node, MCP over stdio as JSON lines,
 // one tool (echo) whose words never change. Its version is in its
-// serverInfo, so a test sees which one runs.
+// serverInfo and after each answer ("hi [1.0.0]"), so a test sees which
+// one runs.
 
 // serverJS is echo-mcp's index.js; extra is put in its echo tool, before
 // it answers.
@@ -28,7 +29,7 @@ rl.on("line", (line) => {
   } else if (m.method === "tools/call") {
     const text = String((m.params.arguments || {}).text || "");
 %s
-    send({ jsonrpc: "2.0", id: m.id, result: { content: [{ type: "text", text: helper(text) }] } });
+    send({ jsonrpc: "2.0", id: m.id, result: { content: [{ type: "text", text: helper(text) + " [" + VERSION + "]" }] } });
   } else {
     send({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "no such method" } });
   }
