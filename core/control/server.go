@@ -146,6 +146,7 @@ func (s *Endpoint) handler() *http.ServeMux {
 	s.sandboxRoutes(mux)
 	s.pinRoutes(mux)
 	s.activityRoutes(mux)
+	s.packageRoutes(mux)
 	handle(mux, "approve", b.Approve)
 	handle(mux, "deny", b.Deny)
 	handleNone(mux, "enable", b.Enable)

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
+
+	"github.com/mcptray/mcptray/core/sanitize"
 )
 
 // Review is what changes from one pinned tree to another, for the person
@@ -149,7 +151,7 @@ func comparePackage(fromDir, toDir, name string, wasThere, isThere bool, oldText
 	for _, f := range names {
 		x, inA := a[f]
 		y, inB := b[f]
-		fc := FileChange{File: name + "/" + f}
+		fc := FileChange{File: sanitize.Line(name + "/" + f)}
 		switch {
 		case inA && inB && bytes.Equal(x, y):
 			continue
@@ -231,7 +233,7 @@ func lineDiff(a, b string) string {
 				left++
 				continue
 			}
-			out.WriteString(mark + strings.TrimRight(l, "\r\n") + "\n")
+			out.WriteString(mark + shown(strings.TrimRight(l, "\r\n")) + "\n")
 			written++
 		}
 	}
@@ -239,6 +241,17 @@ func lineDiff(a, b string) string {
 		fmt.Fprintf(&out, "… and %d more lines\n", left)
 	}
 	return out.String()
+}
+
+// shown is a line of a package's file as a terminal may print it: with
+// no control character, and no character that hides or reorders text,
+// which the line says it had.
+func shown(l string) string {
+	c := strings.ReplaceAll(sanitize.String(l), "\n", " ")
+	if c != l {
+		c += "   <- hidden characters or controls taken out here"
+	}
+	return c
 }
 
 // urlPattern finds addresses in code: a URL's host, or a host given to a

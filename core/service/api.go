@@ -136,6 +136,16 @@ type API interface {
 	// ActivityToday sums up today's calls: how many, by which apps, and
 	// how many were asked about, refused, failed or held by the guard.
 	ActivityToday(ctx context.Context) (ActivitySummary, error)
+
+	// Pinned packages (packages.go).
+
+	// Packages says what each server that runs an npm package runs, pinned
+	// by its content, and the update the last check found; CheckPackages
+	// asks the registries first; UpdatePackage runs the reviewed update,
+	// or with back goes back to the tree that ran before.
+	Packages(ctx context.Context) ([]PackageView, error)
+	CheckPackages(ctx context.Context) ([]PackageView, error)
+	UpdatePackage(ctx context.Context, name string, back bool) (PackageView, error)
 }
 
 var _ API = (*Service)(nil)

@@ -8,10 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/npmpin"
 	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/sanitize"
@@ -28,7 +30,8 @@ type PackageOptions struct {
 	// NPM is npm's program; "" looks for npm on PATH.
 	NPM string
 	// Env is npm's environment, whose HOME names the person's ~/.npmrc;
-	// nil means the servers' (Conn.BaseEnv), or this process's.
+	// nil means the servers' (Conn.BaseEnv), or this process's with HOME
+	// the person's home (Paths.Home).
 	Env []string
 	// Every is how often the running mcptray asks the registries what is
 	// new; zero asks only on demand (mcptray updates).
@@ -78,6 +81,11 @@ func (s *Service) npm() *npmpin.NPM {
 	env := s.opts.Packages.Env
 	if env == nil {
 		env = s.opts.Conn.BaseEnv
+	}
+	if env == nil && s.opts.Paths.Home != "" {
+		// This process's, in the home mcptray serves, whose ~/.npmrc
+		// names the registry.
+		env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "HOME=") }), "HOME="+s.opts.Paths.Home)
 	}
 	return &npmpin.NPM{Path: s.opts.Packages.NPM, Env: env, Cache: filepath.Join(s.packagesDir(), "cache"), Logger: s.log}
 }
@@ -354,6 +362,27 @@ func (s *Service) checkPackagesDaily(ctx context.Context) {
 			if _, err := s.CheckPackages(ctx); err != nil {
 				s.log.Info("checking pinned packages for updates", "err", err)
 			}
+		}
+	}
+}
+
+// packageReasons says, of a server held while its package is pinned, why:
+// being installed, or what failed.
+func (s *Service) packageReasons(snap *Snapshot) {
+	st := &s.packages
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for i := range snap.Servers {
+		sv := &snap.Servers[i]
+		if sv.State != conn.AwaitingApproval || sv.Approval == config.Undecided {
+			continue
+		}
+		if st.busy[sv.Name] {
+			sv.Reason = "installing its package, pinned by its content (npm, without install scripts)"
+			continue
+		}
+		if f, ok := st.failed[sv.Name]; ok {
+			sv.State, sv.Reason = conn.Failed, "its package could not be pinned: "+f.why
 		}
 	}
 }

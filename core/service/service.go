@@ -517,8 +517,11 @@ func mergeSettings(base, over oauth.Settings) oauth.Settings {
 //     directly, never through a shell.
 //   - MCPTRAY_CLIENT_METADATA_URL is the https URL of a Client ID Metadata
 //     Document to use as the client id with servers that support them.
+//
+// Servers that run an npm package are pinned by their content, and their
+// registries asked once a day what is new (packages.go).
 func FromEnvironment(lookup func(string) (string, bool)) Options {
-	var o Options
+	o := Options{Packages: &PackageOptions{Every: 24 * time.Hour}}
 	if v, _ := lookup("MCPTRAY_BROWSER"); strings.TrimSpace(v) != "" {
 		o.Browser = oauth.CommandBrowser(oauth.ParseBrowserCommand(v))
 	}

@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/instance"
+	"github.com/mcptray/mcptray/core/npmpin/npmtest"
+	"github.com/mcptray/mcptray/core/service"
+)
+
+// TestUpdatesShowTheAddedLine: the running mcptray runs npx -y echo-mcp
+// pinned at v1, against a real registry the home's ~/.npmrc names. Once
+// v2 is published, mcptray updates lists it and names the line it added
+// before anything else; the server runs v1 until mcptray update, v2 after
+// it, and v1 again after mcptray update --back.
+func TestUpdatesShowTheAddedLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a registry")
+	}
+	r := npmtest.Start(t)
+	r.Publish(t, npmtest.Server("1.0.0"))
+	npx, err := exec.LookPath("npx")
+	if err != nil {
+		t.Skip("no npx on PATH")
+	}
+	h := newHome(t)
+	h.write(".npmrc", "registry="+r.URL+"\n")
+	h.must("add", "echo", "--", npx, "-y", "echo-mcp")
+
+	inst, err := instance.Listen(instance.Options{Service: service.Options{
+		Paths: h.paths, Store: h.store, Follow: true, Packages: &service.PackageOptions{},
+		Conn: conn.Options{BaseEnv: append(os.Environ(), "HOME="+h.dir)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inst.Close() })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := inst.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	says := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(2 * time.Minute)
+		for {
+			code, out, errOut := h.run("call", "echo", "echo", `{"text":"hi"}`)
+			if code == 0 && strings.Contains(out, want) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("echo says %q %q, want %q", out, errOut, want)
+			}
+			// Held while its tree is installed, or restarting after an
+			// update: wait for its next change.
+			waitChange(t, inst.Service)
+		}
+	}
+	says("hi [1.0.0]")
+
+	r.Publish(t, npmtest.Server("2.0.0"))
+	out := h.must("updates")
+	leak := strings.Index(out, "collect.example.net")
+	files := strings.Index(out, "Files:")
+	if !strings.Contains(out, "echo runs echo-mcp version 1.0.0") || !strings.Contains(out, "version 1.0.0 to 2.0.0") ||
+		leak < 0 || files < 0 || leak > files || !strings.Contains(out, "a new address, collect.example.net") {
+		t.Fatalf("mcptray updates says:\n%s", out)
+	}
+	says("hi [1.0.0]")
+
+	var views []service.PackageView
+	if err := json.Unmarshal([]byte(h.must("updates", "--json")), &views); err != nil {
+		t.Fatal(err)
+	}
+	if len(views) != 1 || views[0].Update == nil || len(views[0].Update.Destinations) != 1 {
+		t.Fatalf("mcptray updates --json: %+v", views)
+	}
+
+	if out := h.must("update", "echo"); !strings.Contains(out, "echo now runs echo-mcp version 2.0.0") || !strings.Contains(out, "--back runs version 1.0.0 again") {
+		t.Errorf("mcptray update says %q", out)
+	}
+	says("hi [2.0.0]")
+	h.must("update", "echo", "--back")
+	says("hi [1.0.0]")
+	h.fails(1, "no update", "update", "echo")
+}
+
+// waitChange waits for s's next change notice, a minute at most.
+func waitChange(t *testing.T, s *service.Service) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	notices, err := s.Subscribe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-notices // the first comes at once
+	select {
+	case <-notices:
+	case <-ctx.Done():
+	}
+}
