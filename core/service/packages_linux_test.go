@@ -86,6 +86,15 @@ func TestPinnedPackageRunsWhatWasPinned(t *testing.T) {
 	if sv, _ := snap.Find("echo"); sv.Sandbox == nil || !sv.Sandbox.Protection.Files {
 		t.Errorf("the pinned server runs outside its sandbox: %+v", sv.Sandbox)
 	}
+	// A hostile server cannot change the code it runs: its tree lies
+	// where its sandbox does not let it write.
+	res, err := s.Call(t.Context(), CallRequest{Server: "echo", Tool: "echo", Arguments: json.RawMessage(`{"text":"plant"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := res.Content[0].(mcp.TextContent); text.Text == "planted" {
+		t.Fatalf("the server changed its own pinned code")
+	}
 	s.Close()
 
 	r.Publish(t, npmtest.Server("2.0.0"))
