@@ -90,3 +90,17 @@ func runUpdate(ctx context.Context, c *cmdContext, args []string) error {
 func indent(s, prefix string) string {
 	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
 }
+
+// describePackage says which pinned package the server called name runs,
+// when it runs one.
+func (c *cmdContext) describePackage(ctx context.Context, b backend, name string) {
+	views, err := b.Packages(ctx)
+	if err != nil {
+		return
+	}
+	for _, v := range views {
+		if v.Server == name {
+			fmt.Fprintf(c.Stdout, "  package:     %s, pinned by its content (mcptray updates shows what a newer one changes)\n", sanitize.Line(v.Words))
+		}
+	}
+}

@@ -107,3 +107,30 @@ func waitChange(t *testing.T, s *service.Service) {
 	case <-ctx.Done():
 	}
 }
+
+// TestApproveBindsThePinnedTree: approving a project's npx server pins
+// the tree its package resolves to then, and says so ("version 1.0.0,
+// published …, 1 package in all"); a version published after is an
+// update to review, not what the approval lets run.
+func TestApproveBindsThePinnedTree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a registry")
+	}
+	r := npmtest.Start(t)
+	r.Publish(t, npmtest.Server("1.0.0"))
+	h := newHome(t)
+	h.write(".npmrc", "registry="+r.URL+"\n")
+	proj := h.write("proj/.mcp.json", `{"mcpServers": {"echo": {"command": "npx", "args": ["-y", "echo-mcp"]}}}`)
+	h.must("folders", "add", strings.TrimSuffix(proj, "/.mcp.json"))
+	out := h.must("approve", "echo")
+	if !strings.Contains(out, "package:     echo-mcp version 1.0.0, published just now, 1 package in all, pinned by its content") {
+		t.Fatalf("approve says:\n%s", out)
+	}
+	r.Publish(t, npmtest.Server("2.0.0"))
+	if out := h.must("approve", "echo"); !strings.Contains(out, "echo-mcp version 1.0.0") {
+		t.Errorf("approving again after v2 was published says:\n%s", out)
+	}
+	if out := h.must("updates"); !strings.Contains(out, "version 1.0.0 to 2.0.0") || !strings.Contains(out, "collect.example.net") {
+		t.Errorf("updates says:\n%s", out)
+	}
+}

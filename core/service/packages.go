@@ -124,9 +124,8 @@ func (s *Service) pinnedSet(set *config.Set) *config.Set {
 		}
 		rec, have := recs[e.Name]
 		if have && rec.Config == e.ApprovalKey {
-			command, args, err := s.pinnedProgram(rec.Current, e.Command)
+			err := s.runPinned(e, rec.Current)
 			if err == nil {
-				e.Command, e.Args = command, args
 				continue
 			}
 			s.log.Warn("held: its pinned package is not what was pinned", "server", e.Name, "err", err)
@@ -159,6 +158,52 @@ func (s *Service) pinnedProgram(p npmpin.Pin, npx string) (string, []string, err
 		}
 	}
 	return command, args, nil
+}
+
+// runPinned makes e run p's tree: its program, and its node_modules to
+// read, which a command the person did not write would not give
+// (Settings.ArgsGrantNothing).
+func (s *Service) runPinned(e *config.Entry, p npmpin.Pin) error {
+	command, args, err := s.pinnedProgram(p, e.Command)
+	if err != nil {
+		return err
+	}
+	e.Command, e.Args = command, args
+	e.Sandbox.Read = append(slices.Clone(e.Sandbox.Read), filepath.Join(p.Dir, "node_modules"))
+	return nil
+}
+
+// pinNow pins e's package for what its config asks now, unless it is
+// pinned for that already, and returns its pin; nil for a server that
+// runs no npm package, or where packages are not pinned.
+func (s *Service) pinNow(ctx context.Context, e *config.Entry) (*npmpin.Pin, error) {
+	if s.opts.Packages == nil || e.Transport != config.Stdio || e.Bundle != nil {
+		return nil, nil
+	}
+	spec, ok := npmpin.Detect(e.Command, e.Args)
+	if !ok {
+		return nil, nil
+	}
+	get := func() (*npmpin.Pin, error) {
+		rec, have, err := s.packageStore().Get(e.Name)
+		if err != nil || !have || rec.Config != e.ApprovalKey {
+			return nil, err
+		}
+		return &rec.Current, nil
+	}
+	if p, err := get(); p != nil || err != nil {
+		return p, wrapError(err)
+	}
+	if err := s.pin(ctx, e.Name, e.ApprovalKey, spec, nil); err != nil {
+		return nil, wrapError(fmt.Errorf("pinning %s: %w", spec.Request(), err))
+	}
+	return get()
+}
+
+// packageView is the facts of p, for the server called name.
+func (s *Service) packageView(ctx context.Context, name string, p npmpin.Pin) *PackageView {
+	f := s.npm().Facts(ctx, p)
+	return &PackageView{Server: name, Facts: f, Words: f.Words(s.opts.Now())}
 }
 
 func isFile(path string) bool {
