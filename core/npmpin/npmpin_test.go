@@ -55,11 +55,11 @@ func TestPinnedAcrossPublishes(t *testing.T) {
 		t.Fatal("npx -y echo-mcp not detected")
 	}
 
-	v1, err := n.Resolve(ctx, root, spec)
+	v1, err := n.ResolveInstall(ctx, root, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := n.Install(ctx, v1); err != nil {
+	if err := n.Install(ctx, v1); err != nil { // installed already: checked, kept
 		t.Fatal(err)
 	}
 	if got := serverVersion(t, v1); got != "1.0.0" {

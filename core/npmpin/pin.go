@@ -42,6 +42,17 @@ const rootManifest = `{"name":"mcptray-pinned","private":true}` + "\n"
 // tree's lockfile in a folder of its own under root (root/HASH), where
 // Install installs it. npm reads the registry; nothing of the package runs.
 func (n *NPM) Resolve(ctx context.Context, root string, spec Spec) (Pin, error) {
+	return n.resolve(ctx, root, spec, false)
+}
+
+// ResolveInstall is Resolve and Install in one pass of npm (npm install
+// checks each package against the integrity it records): a server's first
+// pin costs what npx's first start does.
+func (n *NPM) ResolveInstall(ctx context.Context, root string, spec Spec) (Pin, error) {
+	return n.resolve(ctx, root, spec, true)
+}
+
+func (n *NPM) resolve(ctx context.Context, root string, spec Spec, install bool) (Pin, error) {
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return Pin{}, fmt.Errorf("making the packages' folder: %w", err)
 	}
@@ -53,22 +64,31 @@ func (n *NPM) Resolve(ctx context.Context, root string, spec Spec) (Pin, error) 
 	if err := os.WriteFile(filepath.Join(stage, "package.json"), []byte(rootManifest), 0o600); err != nil {
 		return Pin{}, fmt.Errorf("resolving %s: %w", spec.Request(), err)
 	}
-	if _, err := n.run(ctx, stage, "install", "--package-lock-only", "--ignore-scripts", "--save-exact", spec.Request()); err != nil {
+	args := []string{"install", "--ignore-scripts", "--save-exact", spec.Request()}
+	if !install {
+		args = append(args, "--package-lock-only")
+	}
+	if _, err := n.run(ctx, stage, args...); err != nil {
 		return Pin{}, fmt.Errorf("resolving %s: %w", spec.Request(), err)
 	}
 	lock, err := readLock(filepath.Join(stage, "package-lock.json"), spec.Package)
 	if err != nil {
 		return Pin{}, fmt.Errorf("resolving %s: %w", spec.Request(), err)
 	}
-	dir := filepath.Join(root, lock.Hash[:32])
-	if _, err := readLock(filepath.Join(dir, "package-lock.json"), spec.Package); err == nil {
-		return Pin{Spec: spec, Lock: lock, Dir: dir}, nil // resolved before, perhaps installed
+	p := Pin{Spec: spec, Lock: lock, Dir: filepath.Join(root, lock.Hash[:32])}
+	if install {
+		if err := os.WriteFile(filepath.Join(stage, "node_modules", installedMark), []byte(lock.Hash), 0o600); err != nil {
+			return Pin{}, fmt.Errorf("installing %s: %w", spec.Request(), err)
+		}
 	}
-	_ = os.RemoveAll(dir) // a half-made folder of an earlier try
-	if err := os.Rename(stage, dir); err != nil {
+	if _, err := readLock(filepath.Join(p.Dir, "package-lock.json"), spec.Package); err == nil && (!install || p.Installed()) {
+		return p, nil // resolved (and installed) before
+	}
+	_ = os.RemoveAll(p.Dir) // a half-made folder of an earlier try
+	if err := os.Rename(stage, p.Dir); err != nil {
 		return Pin{}, fmt.Errorf("keeping the lockfile of %s: %w", spec.Request(), err)
 	}
-	return Pin{Spec: spec, Lock: lock, Dir: dir}, nil
+	return p, nil
 }
 
 // installedMark, in node_modules, holds the hash of the tree npm ci

@@ -254,11 +254,8 @@ func (s *Service) pin(ctx context.Context, name, key string, spec npmpin.Spec, a
 	if again != nil {
 		return n.Install(ctx, *again)
 	}
-	p, err := n.Resolve(ctx, filepath.Join(s.packagesDir(), sandbox.FolderName(name)), spec)
+	p, err := n.ResolveInstall(ctx, filepath.Join(s.packagesDir(), sandbox.FolderName(name)), spec)
 	if err != nil {
-		return err
-	}
-	if err := n.Install(ctx, p); err != nil {
 		return err
 	}
 	return s.packageStore().Change(ctx, func(all map[string]npmpin.Record) error {
