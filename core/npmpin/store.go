@@ -98,3 +98,43 @@ func (s *Store) Change(ctx context.Context, change func(map[string]Record) error
 	}
 	return config.WriteFileAtomic(s.Path, append(data, '\n'), 0o600)
 }
+
+// Prune removes the trees in dir (a server's folder of trees) that r
+// holds no more: all but its current, previous and candidate ones. Only
+// the folders Resolve makes (named by a hash) are removed; a folder being
+// resolved is left.
+func (r Record) Prune(dir string) error {
+	keep := map[string]bool{filepath.Clean(r.Current.Dir): true}
+	for _, p := range []*Pin{r.Previous, r.Candidate} {
+		if p != nil {
+			keep[filepath.Clean(p.Dir)] = true
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("pruning old trees: %w", err)
+	}
+	var errs []error
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		if !e.IsDir() || !isHashName(e.Name()) || keep[path] {
+			continue
+		}
+		if err := os.RemoveAll(path); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func isHashName(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -333,6 +333,7 @@ func (s *Service) CheckPackages(ctx context.Context) ([]PackageView, error) {
 		if err != nil {
 			errs = append(errs, err)
 		}
+		s.prunePackages(name)
 	}
 	s.notices.Publish(struct{}{})
 	views, err := s.Packages(ctx)
@@ -379,6 +380,7 @@ func (s *Service) UpdatePackage(ctx context.Context, name string, back bool) (Pa
 		return PackageView{}, wrapError(err)
 	}
 	s.reload()
+	s.prunePackages(name)
 	views, err := s.Packages(ctx)
 	if err != nil {
 		return PackageView{}, err
@@ -389,6 +391,18 @@ func (s *Service) UpdatePackage(ctx context.Context, name string, back bool) (Pa
 		}
 	}
 	return PackageView{}, newError(NotFound, "%s runs no pinned package", sanitize.Line(name))
+}
+
+// prunePackages removes the trees of the server called name that its
+// record holds no more.
+func (s *Service) prunePackages(name string) {
+	rec, ok, err := s.packageStore().Get(name)
+	if err == nil && ok {
+		err = rec.Prune(filepath.Join(s.packagesDir(), sandbox.FolderName(name)))
+	}
+	if err != nil {
+		s.log.Info("removing a server's old package trees", "server", name, "err", err)
+	}
 }
 
 // checkPackagesDaily asks the registries what is new every
