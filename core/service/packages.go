@@ -423,8 +423,18 @@ func (s *Service) checkPackagesDaily(ctx context.Context) {
 }
 
 // packageReasons says, of a server held while its package is pinned, why:
-// being installed, or what failed.
+// being installed, or what failed; and counts the updates found.
 func (s *Service) packageReasons(snap *Snapshot) {
+	if s.opts.Packages == nil {
+		return
+	}
+	if recs, err := s.packageStore().Load(); err == nil {
+		for _, r := range recs {
+			if r.Candidate != nil {
+				snap.Updates++
+			}
+		}
+	}
 	st := &s.packages
 	st.mu.Lock()
 	defer st.mu.Unlock()

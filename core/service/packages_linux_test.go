@@ -116,6 +116,9 @@ func TestPinnedPackageRunsWhatWasPinned(t *testing.T) {
 	if got := echoSays(t, s, "echo"); got != "hi [1.0.0]" {
 		t.Fatalf("after the check, before the person updates, it runs %q", got)
 	}
+	if snap, err := s.Snapshot(t.Context()); err != nil || snap.Updates != 1 {
+		t.Errorf("the snapshot counts %d updates (%v), want 1 for the tray", snap.Updates, err)
+	}
 
 	v, err := s.UpdatePackage(t.Context(), "echo", false)
 	if err != nil {
@@ -125,6 +128,9 @@ func TestPinnedPackageRunsWhatWasPinned(t *testing.T) {
 		t.Errorf("after the update: %+v", v)
 	}
 	waitSays(t, s, "echo", "hi [2.0.0]")
+	if snap, err := s.Snapshot(t.Context()); err != nil || snap.Updates != 0 {
+		t.Errorf("after the update the snapshot counts %d updates (%v)", snap.Updates, err)
+	}
 	if _, err := s.UpdatePackage(t.Context(), "echo", true); err != nil {
 		t.Fatal(err)
 	}
