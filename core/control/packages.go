@@ -12,21 +12,6 @@ type packageUpdate struct {
 	Back bool   `json:"back,omitempty"`
 }
 
-// packageRoutes serve POST /v1/packages/list, /v1/packages/check and
-// /v1/packages/update.
-func (s *Endpoint) packageRoutes(mux *http.ServeMux) {
-	b := s.Backend
-	handleJSON(mux, "packages/list", func(ctx context.Context, _ struct{}) ([]service.PackageView, error) {
-		return b.Packages(ctx)
-	})
-	handleJSON(mux, "packages/check", func(ctx context.Context, _ struct{}) ([]service.PackageView, error) {
-		return b.CheckPackages(ctx)
-	})
-	handleJSON(mux, "packages/update", func(ctx context.Context, req packageUpdate) (service.PackageView, error) {
-		return b.UpdatePackage(ctx, req.Name, req.Back)
-	})
-}
-
 // Packages says what each pinned server runs, and the updates found.
 func (c *Client) Packages(ctx context.Context) ([]service.PackageView, error) {
 	var r []service.PackageView
