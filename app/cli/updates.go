@@ -55,14 +55,19 @@ func runUpdates(ctx context.Context, c *cmdContext, args []string) error {
 			continue
 		}
 		fmt.Fprintf(c.Stdout, "  Update: %s\n", indent(v.Update.Words(), "  "))
-		fmt.Fprintf(c.Stdout, "  mcptray update %s runs it; until then %s runs.\n", quoteArg(v.Server), sanitize.Line(v.Facts.Version))
+		fmt.Fprintf(c.Stdout, "  mcptray update %s --tree %s runs it, and no other; until then %s runs.\n", quoteArg(v.Server), shortTree(v.Update.ToHash), sanitize.Line(v.Facts.Version))
 	}
 	return checkErr
 }
 
 // runUpdate runs a server's reviewed update, or goes back with --back.
+// With --tree, only the update whose tree mcptray updates showed runs.
 func runUpdate(ctx context.Context, c *cmdContext, args []string) error {
 	args, back := cutFlag(args, "--back")
+	args, tree, err := cutValue(args, "--tree")
+	if err != nil {
+		return err
+	}
 	if len(args) != 1 {
 		return usagef("name one server")
 	}
@@ -71,7 +76,7 @@ func runUpdate(ctx context.Context, c *cmdContext, args []string) error {
 		return err
 	}
 	defer done()
-	v, err := b.UpdatePackage(ctx, args[0], back)
+	v, err := b.UpdatePackage(ctx, service.PackageUpdate{Name: args[0], Back: back, Tree: tree})
 	if err != nil {
 		return err
 	}
@@ -84,6 +89,36 @@ func runUpdate(ctx context.Context, c *cmdContext, args []string) error {
 		fmt.Fprintf(c.Stdout, "mcptray update %s --back runs version %s again.\n", quoteArg(v.Server), sanitize.Line(v.Back))
 	}
 	return nil
+}
+
+// shortTree is the part of a tree's hash that mcptray update --tree takes.
+func shortTree(hash string) string {
+	if len(hash) > 16 {
+		return hash[:16]
+	}
+	return hash
+}
+
+// cutValue takes "flag VALUE" or "flag=VALUE" out of args, wherever it
+// is, and returns the value ("" when absent).
+func cutValue(args []string, flag string) ([]string, string, error) {
+	var out []string
+	value := ""
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == flag:
+			if i+1 >= len(args) {
+				return nil, "", usagef("%s needs a value", flag)
+			}
+			value = args[i+1]
+			i++
+		case strings.HasPrefix(a, flag+"="):
+			value = strings.TrimPrefix(a, flag+"=")
+		default:
+			out = append(out, a)
+		}
+	}
+	return out, value, nil
 }
 
 // indent indents every line of s but the first by prefix.

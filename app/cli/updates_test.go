@@ -83,7 +83,14 @@ func TestUpdatesShowTheAddedLine(t *testing.T) {
 		t.Fatalf("mcptray updates --json: %+v", views)
 	}
 
-	if out := h.must("update", "echo"); !strings.Contains(out, "echo now runs echo-mcp version 2.0.0") || !strings.Contains(out, "--back runs version 1.0.0 again") {
+	// Only the tree the person read runs: another is refused.
+	h.fails(1, "no longer the one you read", "update", "echo", "--tree", strings.Repeat("0", 16))
+	says("hi [1.0.0]")
+	tree := views[0].Update.ToHash[:16]
+	if !strings.Contains(out, "mcptray update echo --tree "+tree+" runs it") {
+		t.Errorf("mcptray updates does not say how to run that tree:\n%s", out)
+	}
+	if out := h.must("update", "echo", "--tree", tree); !strings.Contains(out, "echo now runs echo-mcp version 2.0.0") || !strings.Contains(out, "--back runs version 1.0.0 again") {
 		t.Errorf("mcptray update says %q", out)
 	}
 	says("hi [2.0.0]")

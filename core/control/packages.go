@@ -7,11 +7,6 @@ import (
 	"github.com/mcptray/mcptray/core/service"
 )
 
-type packageUpdate struct {
-	Name string `json:"name"`
-	Back bool   `json:"back,omitempty"`
-}
-
 // Packages says what each pinned server runs, and the updates found.
 func (c *Client) Packages(ctx context.Context) ([]service.PackageView, error) {
 	var r []service.PackageView
@@ -27,8 +22,8 @@ func (c *Client) CheckPackages(ctx context.Context) ([]service.PackageView, erro
 }
 
 // UpdatePackage runs a server's reviewed update, or goes back.
-func (c *Client) UpdatePackage(ctx context.Context, name string, back bool) (service.PackageView, error) {
+func (c *Client) UpdatePackage(ctx context.Context, req service.PackageUpdate) (service.PackageView, error) {
 	var r service.PackageView
-	err := c.do(ctx, http.MethodPost, "packages/update", packageUpdate{Name: name, Back: back}, &r)
+	err := c.do(ctx, http.MethodPost, "packages/update", req, &r)
 	return r, err
 }

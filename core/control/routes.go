@@ -155,9 +155,7 @@ func (s *Endpoint) routes() []route {
 		// Pinned packages: what runs, and the updates found.
 		{"POST /v1/packages/list", "Packages", noBody(b.Packages)},
 		{"POST /v1/packages/check", "CheckPackages", noBody(b.CheckPackages)},
-		{"POST /v1/packages/update", "UpdatePackage", byJSON(func(ctx context.Context, req packageUpdate) (service.PackageView, error) {
-			return b.UpdatePackage(ctx, req.Name, req.Back)
-		})},
+		{"POST /v1/packages/update", "UpdatePackage", byJSON(b.UpdatePackage)},
 
 		// The window, and what only it asks.
 		{"GET /v1/focus", "", serveStream(s.focusStream)},

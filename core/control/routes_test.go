@@ -351,7 +351,7 @@ func (r *recorder) Tools(_ context.Context, _ string) (_ []tools.Tool, _ error) 
 	r.hit("Tools")
 	return
 }
-func (r *recorder) UpdatePackage(_ context.Context, _ string, _ bool) (_ service.PackageView, _ error) {
+func (r *recorder) UpdatePackage(_ context.Context, _ service.PackageUpdate) (_ service.PackageView, _ error) {
 	r.hit("UpdatePackage")
 	return
 }

@@ -156,11 +156,12 @@ type API interface {
 
 	// Packages says what each server that runs an npm package runs, pinned
 	// by its content, and the update the last check found; CheckPackages
-	// asks the registries first; UpdatePackage runs the reviewed update,
-	// or with back goes back to the tree that ran before.
+	// asks the registries first; UpdatePackage runs the reviewed update
+	// (only the tree the person read, when the request names it), or goes
+	// back to the tree that ran before.
 	Packages(ctx context.Context) ([]PackageView, error)
 	CheckPackages(ctx context.Context) ([]PackageView, error)
-	UpdatePackage(ctx context.Context, name string, back bool) (PackageView, error)
+	UpdatePackage(ctx context.Context, req PackageUpdate) (PackageView, error)
 }
 
 var _ API = (*Service)(nil)

@@ -65,6 +65,21 @@ type PackageView struct {
 	Checked time.Time `json:"checked,omitzero"`
 }
 
+// PackageReview is what an update changes, for the person to read
+// before it runs (npmpin.Review).
+type PackageReview = npmpin.Review
+
+// PackageUpdate asks to run a server's update, or to go back.
+type PackageUpdate struct {
+	Name string `json:"name"`
+	// Back goes back to the tree that ran before the last update.
+	Back bool `json:"back,omitempty"`
+	// Tree is the lockfile's hash of the update the person read
+	// (PackageReview's ToHash): when the last check found another since,
+	// nothing runs. "" runs whatever the last check found.
+	Tree string `json:"tree,omitempty"`
+}
+
 func (s *Service) packagesDir() string {
 	if s.opts.Packages.Dir != "" {
 		return s.opts.Packages.Dir
@@ -345,8 +360,11 @@ func (s *Service) CheckPackages(ctx context.Context) ([]PackageView, error) {
 
 // UpdatePackage runs the newer tree the last check found for the server
 // called name, as reviewed; the tree that ran stays, to go back to. With
-// back, it goes back to the tree that ran before the last update.
-func (s *Service) UpdatePackage(ctx context.Context, name string, back bool) (PackageView, error) {
+// back, it goes back to the tree that ran before the last update. With a
+// tree, it runs that tree only: a check since the person read the review
+// may have found another, which the person has not read.
+func (s *Service) UpdatePackage(ctx context.Context, req PackageUpdate) (PackageView, error) {
+	name, back := req.Name, req.Back
 	if s.opts.Packages == nil {
 		return PackageView{}, newError(NotAllowed, "packages are not pinned here")
 	}
@@ -364,6 +382,9 @@ func (s *Service) UpdatePackage(ctx context.Context, name string, back bool) (Pa
 			return newError(NotAllowed, "%s has no earlier version to go back to", sanitize.Line(name))
 		case to == nil:
 			return newError(NotAllowed, "%s has no update (mcptray updates asks the registry)", sanitize.Line(name))
+		}
+		if req.Tree != "" && !sameTree(req.Tree, to.Lock.Hash) {
+			return newError(NotAllowed, "%s's update is no longer the one you read: a check found %s %s since; read its review first", sanitize.Line(name), to.Spec.Package, to.Version())
 		}
 		if err := to.Check(); err != nil {
 			return err
@@ -391,6 +412,12 @@ func (s *Service) UpdatePackage(ctx context.Context, name string, back bool) (Pa
 		}
 	}
 	return PackageView{}, newError(NotFound, "%s runs no pinned package", sanitize.Line(name))
+}
+
+// sameTree reports whether tree, as the person was shown it (the whole
+// hash, or its first 12 characters or more), names the lockfile hash.
+func sameTree(tree, hash string) bool {
+	return len(tree) >= 12 && strings.HasPrefix(hash, strings.ToLower(tree))
 }
 
 // prunePackages removes the trees of the server called name that its

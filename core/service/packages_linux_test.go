@@ -120,7 +120,7 @@ func TestPinnedPackageRunsWhatWasPinned(t *testing.T) {
 		t.Errorf("the snapshot counts %d updates (%v), want 1 for the tray", snap.Updates, err)
 	}
 
-	v, err := s.UpdatePackage(t.Context(), "echo", false)
+	v, err := s.UpdatePackage(t.Context(), PackageUpdate{Name: "echo", Tree: rv.ToHash})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestPinnedPackageRunsWhatWasPinned(t *testing.T) {
 	if snap, err := s.Snapshot(t.Context()); err != nil || snap.Updates != 0 {
 		t.Errorf("after the update the snapshot counts %d updates (%v)", snap.Updates, err)
 	}
-	if _, err := s.UpdatePackage(t.Context(), "echo", true); err != nil {
+	if _, err := s.UpdatePackage(t.Context(), PackageUpdate{Name: "echo", Back: true}); err != nil {
 		t.Fatal(err)
 	}
 	waitSays(t, s, "echo", "hi [1.0.0]")
