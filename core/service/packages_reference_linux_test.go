@@ -95,6 +95,11 @@ func TestPinnedReferenceServers(t *testing.T) {
 	nf, nl := run(false)
 	t.Logf("three reference servers connected: pinned, first start %v, later %v; npx -y, its own cache empty %v, filled %v",
 		pf.Round(10*time.Millisecond), pl.Round(10*time.Millisecond), nf.Round(10*time.Millisecond), nl.Round(10*time.Millisecond))
+	// A later start runs node on the installed tree, where npx first looks
+	// in its cache and at the registry: it must be no slower.
+	if pl > nl {
+		t.Errorf("a later pinned start (%v) is slower than npx's warm start (%v)", pl, nl)
+	}
 }
 
 // waitAll waits until every server named is connected.
