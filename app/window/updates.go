@@ -60,7 +60,7 @@ func (v *window) showUpdateCount(n int) {
 
 // showUpdates opens the Updates view with what the last check found.
 func (v *window) showUpdates() {
-	u := &updatesView{status: caption("Reading what runs…"), box: container.NewVBox()}
+	u := &updatesView{status: wrapped("Reading what runs…"), box: container.NewVBox()}
 	u.check = widget.NewButton("Check now", func() { v.checkUpdates(u) })
 	top := container.NewBorder(nil, nil, nil, u.check, u.status)
 	u.d = dialog.NewCustom("Updates", "Close", container.NewBorder(top, nil, nil, nil, container.NewVScroll(u.box)), v.win)
@@ -227,8 +227,11 @@ func (v *window) confirmUpdate(pv service.PackageView) {
 	name := sanitize.Line(pv.Server)
 	msg := fmt.Sprintf("%s will run %s %s from its next start, which is now. Version %s stays, and Go back runs it again.",
 		name, sanitize.Line(r.Package), sanitize.Line(r.ToVersion), sanitize.Line(pv.Facts.Version))
-	if len(r.Destinations) > 0 {
-		msg += fmt.Sprintf("\n\nThis update adds %s that send data somewhere new.", count(len(r.Destinations), "line"))
+	switch n := len(r.Destinations); {
+	case n == 1:
+		msg += "\n\nThis update adds 1 line that sends data somewhere new."
+	case n > 1:
+		msg += fmt.Sprintf("\n\nThis update adds %d lines that send data somewhere new.", n)
 	}
 	v.confirm = dialog.NewConfirm("Update "+name+"?", msg, func(yes bool) {
 		if yes {
