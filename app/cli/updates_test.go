@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/instance"
 	"github.com/mcptray/mcptray/core/npmpin/npmtest"
 	"github.com/mcptray/mcptray/core/service"
@@ -34,10 +33,9 @@ func TestUpdatesShowTheAddedLine(t *testing.T) {
 	h.write(".npmrc", "registry="+r.URL+"\n")
 	h.must("add", "echo", "--", npx, "-y", "echo-mcp")
 
-	inst, err := instance.Listen(instance.Options{Service: service.Options{
-		Paths: h.paths, Store: h.store, Follow: true, Packages: &service.PackageOptions{},
-		Conn: conn.Options{BaseEnv: append(os.Environ(), "HOME="+h.dir)},
-	}})
+	so := service.Options{Paths: h.paths, Store: h.store, Follow: true, Packages: &service.PackageOptions{}}
+	so.Conn.BaseEnv = append(os.Environ(), "HOME="+h.dir)
+	inst, err := instance.Listen(instance.Options{Service: so})
 	if err != nil {
 		t.Fatal(err)
 	}
