@@ -31,6 +31,11 @@
 // in words, each added line that names a new destination (a URL, a host,
 // fetch, http.request, net.connect).
 //
+// CheckProvenance reads the registry's signed provenance statement of a
+// version, offline, against the integrity the lockfile pins, and says
+// where it was built or that it was published by hand (provenance.go says
+// what it verifies and what needs Sigstore's trust root, online).
+//
 // mcptray runs npm outside any sandbox, as the person's own npm, with
 // scripts off; the trees it writes lie in its own data folder, where no
 // server may write, and it follows no link there that a server could have
