@@ -136,3 +136,36 @@ func TestRealUpdates(t *testing.T) {
 	r.tap(u.back["echo"])
 	r.waitSays("hi [1.0.0]")
 }
+
+// TestRealLookAtPinnedPackage: the approval dialog's look at a project's
+// npx server says which version it pinned, when it was published and how
+// many packages, as mcptray approve --look does.
+func TestRealLookAtPinnedPackage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a registry")
+	}
+	reg := npmtest.Start(t)
+	reg.Publish(t, npmtest.Server("1.0.0"))
+	npx, err := exec.LookPath("npx")
+	if err != nil {
+		t.Skip("no npx on PATH")
+	}
+	r := newReal(t, nil, following, pinning(reg))
+	proj := filepath.Join(r.dir, "proj")
+	r.write(filepath.Join(proj, ".mcp.json"), map[string]any{"mcpServers": map[string]any{
+		"echo": map[string]any{"command": npx, "args": []string{"-y", "echo-mcp"}},
+	}})
+	r.v.do(func() { r.v.addFolder(proj) })
+	r.until("echo to wait for approval", func() bool { return r.shows("echo", service.AwaitingApproval) })
+	r.v.do(func() { r.v.focus("echo") })
+	r.tap(r.v.detail.fix)
+	r.tap(r.v.lookButton)
+	var text string
+	r.until("the look in the dialog", func() bool {
+		text = strings.Join(labels(r.win.Canvas().Overlays().Top()), "\n")
+		return strings.Contains(text, "Its tools") || strings.Contains(text, "could not look")
+	})
+	if !strings.Contains(text, "It runs echo-mcp version 1.0.0, published just now, 1 package in all, pinned by its content") {
+		t.Errorf("the look does not say what it pinned:\n%s", text)
+	}
+}
