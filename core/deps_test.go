@@ -220,6 +220,49 @@ func TestFrontEndsImportOnlyTheService(t *testing.T) {
 	}
 }
 
+// partMay are the module's packages each part of the service may import,
+// and none other: a part decides one concern from what it is told (the
+// config in use, what the service gives it as it is made), so it never
+// reaches the service, the engine that runs servers (core/conn), nor
+// what stands for the service (the gateway, the control endpoint).
+var partMay = map[string][]string{
+	"core/service/apps":       {"core/config", "core/sanitize", "core/statefile"},
+	"core/service/secretkeep": {"core/config", "core/filelock", "core/sanitize", "core/secret"},
+	"core/service/signin":     {"core/config", "core/oauth", "core/secret", "core/transport"},
+	"core/service/trust":      {"core/activity", "core/config", "core/pins", "core/tools"},
+	"core/service/netpolicy":  {"core/activity", "core/config", "core/egress", "core/guard", "core/sandbox", "core/sanitize"},
+}
+
+func TestServicePartsImportOnlyTheirOwn(t *testing.T) {
+	t.Parallel()
+	const mod = "github.com/mcptray/mcptray/"
+	args := []string{"-f", `{{.ImportPath}} {{join .Imports " "}}`}
+	for part := range partMay {
+		args = append(args, "./"+part)
+	}
+	seen := 0
+	for _, fields := range goList(t, args...) {
+		part := strings.TrimPrefix(fields[0], mod)
+		may, ok := partMay[part]
+		if !ok {
+			t.Fatalf("go list answered for %s, which is not a part listed here", fields[0])
+		}
+		seen++
+		for _, imp := range fields[1:] {
+			pkg, ok := strings.CutPrefix(imp, mod)
+			if !ok {
+				continue
+			}
+			if !slices.Contains(may, pkg) {
+				t.Errorf("%s imports %s; a part of the service is told what it needs (the config in use, a reload, notices, the record) and imports only the packages listed in partMay", part, pkg)
+			}
+		}
+	}
+	if seen != len(partMay) {
+		t.Fatalf("go list found %d of the %d parts; the test no longer looks where they are", seen, len(partMay))
+	}
+}
+
 // storeOf are, for each package that keeps data on disk, what opens or
 // reads that data there: the activity record's file (core/activity), and
 // the MCP Registry's catalogue and its copy in the cache folder

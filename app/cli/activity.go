@@ -14,9 +14,7 @@ import (
 	"time"
 
 	"github.com/mcptray/mcptray/core/activity"
-	"github.com/mcptray/mcptray/core/instance"
 	"github.com/mcptray/mcptray/core/sanitize"
-	"github.com/mcptray/mcptray/core/service"
 )
 
 // mcptray activity reads the activity record's file itself, read-only,
@@ -344,20 +342,4 @@ func recording(run func(context.Context, *cmdContext, []string) error) func(cont
 		c.records = true
 		return run(ctx, c, args)
 	}
-}
-
-// recordTrust has svc, run in this process, record its trust decisions
-// when the command makes some (through the constructor a running
-// mcptray's instance opens its record with), and returns what closes the
-// record once svc is closed.
-func (c *cmdContext) recordTrust(ctx context.Context, svc *service.Service) func() {
-	if !c.records {
-		return func() {}
-	}
-	l, err := instance.OpenActivity(ctx, svc, c.paths, c.logger())
-	if err != nil {
-		c.logger().Warn("the activity record could not be opened; this decision is not recorded", "err", err)
-		return func() {}
-	}
-	return func() { instance.CloseActivity(svc, l, c.logger()) }
 }

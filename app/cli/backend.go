@@ -43,17 +43,19 @@ func (c *cmdContext) backend(ctx context.Context, only []string) (b backend, clo
 	if err != nil {
 		return nil, nil, err
 	}
-	svc, err := service.New(so)
+	// A command that makes trust decisions records them, as the running
+	// mcptray would (recording).
+	core, err := instance.NewCore(ctx, so, instance.CoreOptions{Record: c.records,
+		NoRecord: "the activity record could not be opened; this decision is not recorded"})
 	if err != nil {
 		return nil, nil, err
 	}
-	stop, err := instance.StartService(ctx, svc)
+	stop, err := core.Start(ctx)
 	if err != nil {
-		svc.Close()
+		core.Close()
 		return nil, nil, err
 	}
-	closeRecord := c.recordTrust(ctx, svc)
-	return svc, func() { stop(); closeRecord() }, nil
+	return core.Service, func() { stop() }, nil
 }
 
 // serviceOptions are the options of the service this process runs, for

@@ -17,6 +17,7 @@ import (
 	"github.com/mcptray/mcptray/core/secret"
 	"github.com/mcptray/mcptray/core/secret/secrettest"
 	"github.com/mcptray/mcptray/core/service"
+	"github.com/mcptray/mcptray/core/service/apps"
 )
 
 // withGateway gives the service a keychain holding the gateway's token
@@ -172,18 +173,20 @@ func TestRealToolRules(t *testing.T) {
 // mcptray reads no config of is listed by its name.
 func TestRealAppsInUse(t *testing.T) {
 	var token string
-	r := newReal(t, nil, withGateway(&token), func(r *real, _ *service.Options) {
-		r.write(filepath.Join(r.dir, ".cursor", "mcp.json"), map[string]any{"mcpServers": map[string]any{
-			"mcptray": map[string]any{"command": filepath.Join(r.dir, "bin", "mcptray"), "args": []string{"stdio"}}}})
-	})
 	cursor, _ := gateway.ClientOf("cursor-vscode")
 	now := time.Now()
-	r.svc.FollowApps(func() []service.AppSession {
+	// The apps' sessions, as the gateway would have them.
+	sessions := func() []service.AppSession {
 		return []service.AppSession{
 			{Client: "cursor-vscode", ClientVersion: "1.7", App: "Cursor", Face: gateway.FaceStdio, Started: now, LastSeen: now,
 				Listed: true, Tools: 45, ToolLimit: cursor.ToolLimit, ToolWarning: cursor.ToolWarning(45)},
 			{Client: "my-script", Face: gateway.FaceHTTP, Started: now, LastSeen: now, Listed: true, Tools: 45},
 		}
+	}
+	r := newReal(t, nil, withGateway(&token), func(r *real, o *service.Options) {
+		r.write(filepath.Join(r.dir, ".cursor", "mcp.json"), map[string]any{"mcpServers": map[string]any{
+			"mcptray": map[string]any{"command": filepath.Join(r.dir, "bin", "mcptray"), "args": []string{"stdio"}}}})
+		o.Apps = apps.New(apps.Options{Paths: o.Paths, Sessions: sessions})
 	})
 	a := r.openApps()
 	r.v.do(func() {

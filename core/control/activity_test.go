@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcptray/mcptray/core/activity"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // TestActivityToday: the tray's and the window's summary of today comes
@@ -13,13 +14,12 @@ import (
 func TestActivityToday(t *testing.T) {
 	t.Parallel()
 	p := testPaths(t)
-	r := serveAt(t, p, make(chan string, 1))
-	l, err := activity.Open(r.ctx, activity.Options{Path: p.ActivityFile()})
+	l, err := activity.Open(t.Context(), activity.Options{Path: p.ActivityFile()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	r.svc.UseActivity(l)
+	r := serveAt(t, p, make(chan string, 1), func(o *service.Options) { o.Record = l })
 	l.RecordCall(activity.Call{Time: time.Now(), App: "Claude Code", Server: "chat", Tool: "post", Outcome: activity.Refused, Decision: activity.GuardBlocked})
 	if err := l.Flush(r.ctx); err != nil {
 		t.Fatal(err)

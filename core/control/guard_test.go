@@ -45,19 +45,18 @@ func newGuardRig(t *testing.T, stream StreamFunc) *guardRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := service.New(service.Options{Paths: p, Store: secrettest.New(), Only: []string{}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
-	if err := svc.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
 	l, err := activity.Open(ctx, activity.Options{Path: p.ActivityFile()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc.UseActivity(l)
+	svc, err := service.New(service.Options{Paths: p, Store: secrettest.New(), Only: []string{}, Record: l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
 	srv := &Endpoint{API: svc, Stream: stream}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
@@ -65,9 +64,8 @@ func newGuardRig(t *testing.T, stream StreamFunc) *guardRig {
 		cancel()
 		<-done
 		ln.Close()
-		svc.UseActivity(nil)
-		l.Close()
 		svc.Close()
+		l.Close()
 	})
 	return &guardRig{paths: p, svc: svc, log: l}
 }

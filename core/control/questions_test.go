@@ -31,14 +31,18 @@ type served struct {
 }
 
 // serveAt is serveWith with the paths given, so that a test can write a
-// config first.
-func serveAt(t *testing.T, p config.Paths, opened chan<- string) served {
+// config first; mutate changes the service's options (its record).
+func serveAt(t *testing.T, p config.Paths, opened chan<- string, mutate ...func(*service.Options)) served {
 	t.Helper()
 	ln, err := Listen(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := service.New(service.Options{Paths: p, Store: secrettest.New()})
+	so := service.Options{Paths: p, Store: secrettest.New()}
+	for _, m := range mutate {
+		m(&so)
+	}
+	svc, err := service.New(so)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,6 +67,11 @@ type Options struct {
 	// Home is the person's home folder, written ~ in the guard's words;
 	// "" writes paths whole.
 	Home string
+	// AppsChanged is called when an app arrives, lists its tools or
+	// leaves, and Sessions changed: core/instance gives the service's
+	// roster of the apps (apps.Roster.Changed), which reads Sessions.
+	// It must not wait.
+	AppsChanged func()
 }
 
 // Name is the gateway's server name in initialize.
@@ -123,6 +128,7 @@ func New(svc Servers, opts Options) *Gateway {
 	}
 	g := &Gateway{svc: svc, log: opts.Logger, ask: opts.Ask, askTimeout: opts.AskTimeout, rec: opts.Recorder, apps: newAppSessions(), warm: newWarmup(),
 		askGuard: opts.AskGuard, guard: guard.NewTracker(opts.Home, modernIdle)}
+	g.apps.changed = opts.AppsChanged
 	hooks := &server.Hooks{}
 	g.apps.addHooks(hooks)
 	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) { g.guard.End(cs.SessionID()) })

@@ -25,6 +25,8 @@ import (
 	"github.com/mcptray/mcptray/core/secret"
 	"github.com/mcptray/mcptray/core/secret/secrettest"
 	"github.com/mcptray/mcptray/core/service"
+	"github.com/mcptray/mcptray/core/service/apps"
+	"github.com/mcptray/mcptray/core/service/netpolicy"
 	"github.com/mcptray/mcptray/test/mcpserver"
 )
 
@@ -109,16 +111,29 @@ func newRigFull(t testing.TB, servers map[string]any, gateway map[string]any, ov
 	r := &rig{t: t, paths: paths, store: secrettest.New()}
 	opts := service.Options{Paths: paths, Store: r.store, Lookup: lookup, Follow: true, Debounce: 20 * time.Millisecond}
 	mutate(&opts)
+	// The service's roster of the apps reads the gateway's sessions, and
+	// the gateway tells it of each change, as core/instance wires them.
+	roster := apps.New(apps.Options{Paths: paths, Sessions: func() []service.AppSession { return r.gw.Sessions() }})
+	opts.Apps = roster
+	// The proxy of the sandboxed servers' network and the policy it asks,
+	// as core/instance makes them; mutate may give the policy, to answer
+	// its questions.
+	var proxy *egress.Proxy
+	if opts.NeedsProxy() {
+		if opts.Network == nil {
+			opts.Network = netpolicy.New(netpolicy.Options{UserFile: paths.UserFile()})
+		}
+		proxy = egress.New(opts.Network.ProxyOptions())
+		opts.Proxy = proxy
+	}
 	r.svc, err = service.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o, ok := r.svc.EgressOptions(); ok {
-		proxy := egress.New(o)
+	if proxy != nil {
 		if err := proxy.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		r.svc.UseEgress(proxy)
 		t.Cleanup(func() { proxy.Close() })
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -129,7 +144,7 @@ func newRigFull(t testing.TB, servers map[string]any, gateway map[string]any, ov
 	if over != nil {
 		back = over(r.svc)
 	}
-	r.gw = New(back, Options{})
+	r.gw = New(back, Options{AppsChanged: roster.Changed})
 	ran := make(chan error, 1)
 	go func() { ran <- r.gw.Run(ctx) }()
 	r.face, err = r.gw.OpenHTTP(ctx, HTTPOptions{Paths: paths, Token: r.svc.GatewayToken, Addr: "127.0.0.1:0"})

@@ -18,6 +18,7 @@ import (
 	"github.com/mcptray/mcptray/core/egress"
 	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/service"
+	"github.com/mcptray/mcptray/core/service/netpolicy"
 	"github.com/mcptray/mcptray/test/mcpserver"
 )
 
@@ -90,7 +91,7 @@ func newProxyRig(t *testing.T, ask bool) *proxyRig {
 		func(o *service.Options) {
 			o.Launcher = self
 			if ask {
-				o.EgressAsk = func(ctx context.Context, q egress.Question) (egress.Reply, error) {
+				o.Network = netpolicy.New(netpolicy.Options{UserFile: o.Paths.UserFile(), Ask: func(ctx context.Context, q egress.Question) (egress.Reply, error) {
 					pr.questions <- q
 					select {
 					case a := <-pr.answers:
@@ -98,7 +99,7 @@ func newProxyRig(t *testing.T, ask bool) *proxyRig {
 					case <-ctx.Done():
 						return egress.Reply{Answer: egress.Deny}, ctx.Err()
 					}
-				}
+				}})
 			}
 		})
 	for _, tool := range []string{"mcp__files__read_text_file", "mcp__web__fetch", "mcp__store__" + mcpserver.BackupTool} {

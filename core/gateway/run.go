@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"sync"
+
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // StartOptions configure Start.
@@ -26,9 +28,6 @@ type Running struct {
 // why in plain words. Wait waits for both to end.
 func Start(ctx context.Context, svc Servers, opts StartOptions) *Running {
 	r := &Running{g: New(svc, opts.Options)}
-	if f, ok := svc.(AppFollower); ok {
-		r.g.ReportSessions(f)
-	}
 	log := r.g.log
 	r.wg.Add(1)
 	go func() {
@@ -64,6 +63,9 @@ func (r *Running) ServeStream(ctx context.Context, in io.Reader, out io.Writer) 
 // Status says where the HTTP face listens and how to authenticate, or
 // why it does not run.
 func (r *Running) Status() Status { return r.status }
+
+// Sessions are the apps' sessions with the gateway (Gateway.Sessions).
+func (r *Running) Sessions() []service.AppSession { return r.g.Sessions() }
 
 // Wait waits until the gateway has stopped, once Start's ctx has ended.
 func (r *Running) Wait() { r.wg.Wait() }

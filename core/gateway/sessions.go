@@ -50,7 +50,7 @@ type appSessions struct {
 	byID    map[string]*service.AppSession
 	ended   []service.AppSession  // newest last
 	modern  map[string]*modernApp // sessionless apps, by face and client (modern.go)
-	changed func()                // tells the service; nil until FollowApps
+	changed func()                // Options.AppsChanged: tells the service
 }
 
 // setNow sets the clock the record reads.
@@ -202,19 +202,3 @@ func sessionID(ctx context.Context) string {
 // Sessions are the apps' sessions with the gateway since it started: the
 // live ones, newest first, then the last ones that ended.
 func (g *Gateway) Sessions() []service.AppSession { return g.apps.list() }
-
-// AppFollower is what takes the gateway's sessions: the service.
-type AppFollower interface {
-	FollowApps(sessions func() []service.AppSession) (changed func())
-}
-
-var _ AppFollower = (*service.Service)(nil)
-
-// ReportSessions gives f the gateway's sessions, and tells it whenever an
-// app arrives, lists its tools or leaves.
-func (g *Gateway) ReportSessions(f AppFollower) {
-	changed := f.FollowApps(g.Sessions)
-	g.apps.mu.Lock()
-	g.apps.changed = changed
-	g.apps.mu.Unlock()
-}

@@ -66,7 +66,6 @@ func TestSessionsRecordModernApps(t *testing.T) {
 	now := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
 	r.gw.apps.setNow(func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
-	r.gw.ReportSessions(r.svc)
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	notices, _ := r.svc.Subscribe(ctx)

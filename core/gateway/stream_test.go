@@ -15,8 +15,6 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/mcptray/mcptray/core/service"
 )
 
 // appStream is one app's session on ServeStream, as mcptray stdio gives
@@ -315,7 +313,9 @@ func TestStreamAppThatDoesNotRead(t *testing.T) {
 func TestStreamAnswersInitializeFirst(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, nil)
-	r.gw.ReportSessions(tellOnArrival{r.gw})
+	r.gw.apps.mu.Lock()
+	r.gw.apps.changed = tellOnArrival(r.gw)
+	r.gw.apps.mu.Unlock()
 	for i := range 50 {
 		a := r.stream()
 		if err := a.out.SetReadDeadline(time.Now().Add(deadline)); err != nil {
@@ -332,11 +332,9 @@ func TestStreamAnswersInitializeFirst(t *testing.T) {
 }
 
 // tellOnArrival tells every app that the tools changed whenever an app
-// arrives.
-type tellOnArrival struct{ g *Gateway }
-
-func (f tellOnArrival) FollowApps(func() []service.AppSession) func() {
+// arrives (Options.AppsChanged).
+func tellOnArrival(g *Gateway) func() {
 	return func() {
-		f.g.mcp.SendNotificationToAllClients(string(mcp.MethodNotificationToolsListChanged), nil)
+		g.mcp.SendNotificationToAllClients(string(mcp.MethodNotificationToolsListChanged), nil)
 	}
 }

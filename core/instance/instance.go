@@ -3,7 +3,10 @@
 // the person's apps, the activity record, and the control endpoint through
 // which the window, the command line and mcptray stdio reach them all. It
 // owns every listener, and is the one place that wires them together and
-// takes them down again, in order.
+// takes them down again, in order: it makes the service's parts beside
+// what they serve (the network policy with the egress proxy, the roster
+// of the apps with the gateway, the record; NewCore) and gives each to the
+// service as it is made. What is done with them, the service decides.
 //
 // The tray's process (app/host) and mcptray serve (app/cli) each run one,
 // and so do the tests that need a whole mcptray. What differs between them
@@ -13,7 +16,7 @@
 //	...                                 // hook up what needs inst.Endpoint
 //	err = inst.Start(ctx)               // servers start; the endpoint and the gateway serve
 //	<-inst.Context().Done()             // Quit, mcptray quit, ctx's end, or the endpoint failed
-//	inst.Close()                        // endpoint, gateway, record, every server process, the proxy, the socket and its key
+//	inst.Close()                        // endpoint, gateway, every server process, the proxy, the record, the socket and its key
 package instance
 
 import (
@@ -26,6 +29,7 @@ import (
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/service"
+	"github.com/mcptray/mcptray/core/service/apps"
 )
 
 // Options configure an Instance.
@@ -51,8 +55,8 @@ type Options struct {
 	HTTP gateway.HTTPOptions
 }
 
-// Instance is a running mcptray. Listen sets Service and Endpoint, Start
-// sets Gateway; none changes after.
+// Instance is a running mcptray. Listen sets Service, Activity and
+// Endpoint, Start sets Gateway; none changes after.
 type Instance struct {
 	// Service runs the servers.
 	Service *service.Service
@@ -62,13 +66,19 @@ type Instance struct {
 	// has started it.
 	Gateway *gateway.Running
 	// Activity is the record of the apps' calls and the person's trust
-	// decisions (activity.go); nil until Start, and when it could not be
-	// opened.
+	// decisions, opened beside the service (NewCore); nil when it could
+	// not be opened.
 	Activity *activity.Log
 
 	opts Options
 	log  *slog.Logger
 	ln   *control.Listener
+	// core is the service with what is made beside it: the network
+	// policy with the egress proxy, and the activity record (NewCore).
+	core *Core
+	// apps is the service's roster of the AI apps, made beside the
+	// gateway whose sessions it reads.
+	apps *apps.Roster
 
 	ctx    context.Context // ends with Quit
 	cancel context.CancelFunc
@@ -76,7 +86,7 @@ type Instance struct {
 	mu      sync.Mutex
 	started bool
 	served  chan error // the endpoint's end, once it serves
-	// stopService closes the service, then its egress proxy (StartService).
+	// stopService closes the service, then its egress proxy and the record (Core.Start).
 	stopService func() error
 	err         error // why the endpoint stopped by itself
 
@@ -101,15 +111,26 @@ func Listen(opts Options) (*Instance, error) {
 	i.Endpoint = &control.Endpoint{Logger: opts.Logger, OpenWindow: opts.OpenWindow, OpenBundle: opts.OpenBundle, Quit: i.Quit}
 	so := opts.Service
 	so.Logger, so.Follow = opts.Logger, true
+	co := CoreOptions{Record: true, NoRecord: "the activity record could not be opened; calls are not recorded"}
 	if opts.Window {
-		so.Elicit, so.EgressAsk = i.Endpoint.Ask, i.Endpoint.AskEgress
+		so.Elicit, co.Ask = i.Endpoint.Ask, i.Endpoint.AskEgress
 	}
-	if i.Service, err = service.New(so); err != nil {
+	// The apps' sessions are the gateway's, which Start starts: the
+	// roster reads them, and the gateway tells it of each change. A
+	// roster given in Service.Apps (tests: sessions of their own) is
+	// told instead.
+	if so.Apps == nil {
+		so.Apps = apps.New(apps.Options{Paths: so.Paths, Logger: so.Logger, Now: so.Now, Sessions: i.sessions})
+	}
+	i.apps = so.Apps
+	i.ctx, i.cancel = context.WithCancel(context.Background())
+	if i.core, err = NewCore(i.ctx, so, co); err != nil {
+		i.cancel()
 		ln.Close()
 		return nil, err
 	}
+	i.Service, i.Activity = i.core.Service, i.core.Record
 	i.Endpoint.API = i.Service
-	i.ctx, i.cancel = context.WithCancel(context.Background())
 	return i, nil
 }
 
@@ -125,15 +146,16 @@ func (i *Instance) Start(ctx context.Context) error {
 	i.mu.Unlock()
 	stop := context.AfterFunc(ctx, i.Quit)
 	go func() { <-i.ctx.Done(); stop() }()
-	stopService, err := StartService(i.ctx, i.Service)
+	stopService, err := i.core.Start(i.ctx)
 	if err != nil {
 		return err
 	}
 	i.mu.Lock()
 	i.stopService = stopService
 	i.mu.Unlock()
-	gopts := gateway.StartOptions{Options: gateway.Options{Logger: i.log, Recorder: i.openActivity(), Home: i.opts.Service.Paths.Home}, HTTP: i.opts.HTTP}
+	gopts := gateway.StartOptions{Options: gateway.Options{Logger: i.log, Recorder: i.recorder(), Home: i.opts.Service.Paths.Home}, HTTP: i.opts.HTTP}
 	gopts.HTTP.Paths, gopts.HTTP.Token = i.opts.Service.Paths, i.Service.GatewayToken
+	gopts.AppsChanged = i.apps.Changed
 	if i.opts.Window {
 		gopts.Ask, gopts.AskGuard = i.Endpoint.AskPermission, i.Endpoint.AskGuard
 	}
@@ -157,6 +179,18 @@ func (i *Instance) Start(ctx context.Context) error {
 	return nil
 }
 
+// sessions are the gateway's sessions with the apps; none before Start
+// has started it.
+func (i *Instance) sessions() []service.AppSession {
+	i.mu.Lock()
+	gw := i.Gateway
+	i.mu.Unlock()
+	if gw == nil {
+		return nil
+	}
+	return gw.Sessions()
+}
+
 // Quit asks the instance to stop, as the tray's Quit, mcptray quit and
 // Ctrl-C do. It does not wait: Close does.
 func (i *Instance) Quit() { i.cancel() }
@@ -174,8 +208,9 @@ func (i *Instance) Err() error {
 }
 
 // Close stops the instance and waits, in order, for the endpoint, the
-// gateway and every server process to be gone, then lets go of the
-// socket, the control key and the instance lock. It is safe to call more
+// gateway and every server process to be gone, closes the proxy and the
+// record, then lets go of the socket, the control key and the instance
+// lock. It is safe to call more
 // than once.
 func (i *Instance) Close() error {
 	i.closeOnce.Do(func() {
@@ -187,15 +222,23 @@ func (i *Instance) Close() error {
 			<-served
 			gw.Wait()
 		}
-		i.closeActivity()
 		i.mu.Lock()
 		stopService := i.stopService
 		i.mu.Unlock()
 		if stopService == nil { // Start did not get as far
-			stopService = i.Service.Close
+			stopService = i.core.Close
 		}
 		i.closeErr = stopService()
 		i.ln.Close()
 	})
 	return i.closeErr
+}
+
+// recorder is the activity record as the gateway's recorder: none when it
+// could not be opened, not a nil *activity.Log in one.
+func (i *Instance) recorder() gateway.Recorder {
+	if i.Activity == nil {
+		return nil
+	}
+	return i.Activity
 }

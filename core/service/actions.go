@@ -48,16 +48,9 @@ func (s *Service) decide(ctx context.Context, name string, d config.Approval) (S
 			return Server{}, err
 		}
 	}
-	err = s.loader.Approvals.Record(e.ApprovalKey, config.Decision{
-		Approval: d, Name: e.Name, File: e.Origin.File, At: s.opts.Now().UTC(),
-	})
-	if err != nil {
-		return Server{}, wrapError(fmt.Errorf("recording your decision: %w", err))
+	if err := s.trust.Decide(ctx, e, d); err != nil {
+		return Server{}, wrapError(err)
 	}
-	if d == config.Approved {
-		s.pinLook(e) // before it starts: what the person looked at is what is pinned
-	}
-	s.recordTrustBy(ctx, trustOf(d), e.Name, e.Origin.File)
 	s.reload()
 	return s.server(ctx, e.Name, fromEntry(e))
 }

@@ -10,18 +10,11 @@ import (
 )
 
 // The activity record (core/activity) is opened by the running mcptray
-// (core/instance), which hands it to the service (UseActivity) and to the
-// gateway. The service records the person's trust decisions in it
-// (approvals, sign-ins and sign-outs, permission changes), keeps its
-// settings those of mcptray's config file, and tells it which values to
-// mask (ActivitySecrets).
-
-// UseActivity has the service record trust decisions in l, and keep l's
-// settings those of mcptray's config file; nil records nothing.
-func (s *Service) UseActivity(l *activity.Log) {
-	s.activity.Store(l)
-	s.followActivitySettings()
-}
+// (core/instance) beside the service, which it is given to as it is made
+// (Options.Record), and the gateway. The service records the person's
+// trust decisions in it (approvals, sign-ins and sign-outs, permission
+// changes), keeps its settings those of mcptray's config file, and tells
+// it which values to mask (ActivitySecrets).
 
 // activitySecretsChanged tells the record that the secrets it masks may
 // have changed.
@@ -161,14 +154,6 @@ func (s *Service) ActivitySecrets(ctx context.Context) []string {
 		out = append(out, string(v))
 	}
 	return out
-}
-
-// trustOf is the trust decision of an approval.
-func trustOf(d config.Approval) activity.TrustAction {
-	if d == config.Approved {
-		return activity.Approved
-	}
-	return activity.Denied
 }
 
 // permissionWord is a permission as the record says it.

@@ -28,7 +28,7 @@ func TestActivityRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	s.UseActivity(l)
+	s = h.start(false, withRecord(l)) // as core/instance gives it the record it opened
 	now := time.Now()
 	for i := range maxActivityRows + 5 {
 		srv := "files"

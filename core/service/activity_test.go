@@ -27,7 +27,6 @@ func TestActivityTrustDecisions(t *testing.T) {
 	h.writeJSON(filepath.Join(proj, ".mcp.json"), map[string]any{
 		"mcpServers": map[string]any{"theirs": testServer("theirs")},
 	})
-	s := h.start(false, func(o *Options) { o.Only = []string{} })
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	l, err := activity.Open(ctx, activity.Options{Path: h.paths.ActivityFile()})
@@ -35,7 +34,7 @@ func TestActivityTrustDecisions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	s.UseActivity(l)
+	s := h.start(false, withRecord(l), func(o *Options) { o.Only = []string{} })
 	if got := l.Settings(); got != (activity.Settings{KeepArguments: true, Days: 7}) {
 		t.Errorf("settings from config.json: %+v", got)
 	}
@@ -122,7 +121,6 @@ func TestActivitySettingsFollowTheFile(t *testing.T) {
 	t.Parallel()
 	h := newHome(t)
 	h.writeJSON(h.paths.UserFile(), map[string]any{"activity": map[string]any{"days": 7}})
-	s := h.start(true, func(o *Options) { o.Only = []string{} })
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	l, err := activity.Open(ctx, activity.Options{Path: h.paths.ActivityFile()})
@@ -130,7 +128,7 @@ func TestActivitySettingsFollowTheFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	s.UseActivity(l)
+	s := h.start(true, withRecord(l), func(o *Options) { o.Only = []string{} })
 	if got := l.Settings(); got != (activity.Settings{Days: 7}) {
 		t.Fatalf("settings at start: %+v", got)
 	}

@@ -15,10 +15,9 @@ func TestActivityToday(t *testing.T) {
 	t.Parallel()
 	h := newHome(t)
 	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{}})
-	s := h.start(false)
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
-	if _, err := s.ActivityToday(ctx); err == nil || CodeOf(err) != Other {
+	if _, err := h.start(false).ActivityToday(ctx); err == nil || CodeOf(err) != Other {
 		t.Errorf("with no record: %v", err)
 	}
 	l, err := activity.Open(ctx, activity.Options{Path: h.paths.ActivityFile()})
@@ -26,7 +25,7 @@ func TestActivityToday(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	s.UseActivity(l)
+	s := h.start(false, withRecord(l))
 	for _, d := range []activity.Decision{activity.Allowed, activity.GuardDeclined, activity.GuardNoWindow} {
 		l.RecordCall(activity.Call{Time: time.Now(), App: "Claude Code", Server: "chat", Tool: "post", Outcome: activity.Refused, Decision: d})
 	}

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcptray/mcptray/core/service/apps"
 )
 
 // TestAppsStates: an app's state follows its config, when this mcptray
@@ -23,13 +25,16 @@ func TestAppsStates(t *testing.T) {
 	var mu sync.Mutex // the service reads the clock and the sessions on its goroutines
 	now := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	var sessions []AppSession
+	var roster *apps.Roster // the gateway's sessions, as core/instance gives them
 	s := h.start(false, func(o *Options) {
 		o.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 		o.GatewayCommand = "/opt/bin/mcptray"
 		o.Only = []string{}
+		roster = apps.New(apps.Options{Paths: o.Paths, Now: o.Now, Sessions: func() []AppSession { mu.Lock(); defer mu.Unlock(); return sessions }})
+		o.Apps = roster
 	})
-	var sessions []AppSession
-	changed := s.FollowApps(func() []AppSession { mu.Lock(); defer mu.Unlock(); return sessions })
+	changed := roster.Changed
 	ctx := context.Background()
 	app := func(name string) App {
 		t.Helper()

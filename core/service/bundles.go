@@ -348,7 +348,7 @@ func (s *Service) installBundle(ctx context.Context, b *bundle.Bundle, req Bundl
 	if old == nil {
 		// Before the server can first run: what it offers then is held
 		// unless it is what it declared.
-		if err := s.pins.policy.PinDeclared(name, toolDefs, promptDefs); err != nil {
+		if err := s.trust.Policy().PinDeclared(name, toolDefs, promptDefs); err != nil {
 			_ = os.RemoveAll(dir)
 			return BundleResult{}, wrapError(fmt.Errorf("pinning the tools it declares: %w", err))
 		}

@@ -59,10 +59,15 @@ func TestEgressAskedDeniedAllowed(t *testing.T) {
 	}
 	questions := make(chan egress.Question, 4)
 	answers := make(chan egress.Answer, 4)
-	s := h.start(true, func(o *Options) {
+	record, err := activity.Open(t.Context(), activity.Options{Path: h.paths.ActivityFile()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer record.Close()
+	s := h.start(true, withRecord(record), func(o *Options) {
 		o.Launcher = self
 		o.Conn.BaseEnv = append(os.Environ(), "HOME="+h.dir)
-		o.EgressAsk = func(ctx context.Context, q egress.Question) (egress.Reply, error) {
+		h.ask = func(ctx context.Context, q egress.Question) (egress.Reply, error) {
 			questions <- q
 			select {
 			case a := <-answers:
@@ -72,12 +77,6 @@ func TestEgressAskedDeniedAllowed(t *testing.T) {
 			}
 		}
 	})
-	record, err := activity.Open(t.Context(), activity.Options{Path: h.paths.ActivityFile()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer record.Close()
-	s.UseActivity(record)
 	snap := waitFor(t, s, "web connected", func(snap Snapshot) bool { return state(snap, "web") == conn.Connected })
 	sv, _ := snap.Find("web")
 	since := sv.Since
@@ -290,7 +289,7 @@ func TestSandboxedNeedsTheProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, ok := s.EgressOptions(); !ok {
+	if o := (Options{Paths: h.paths, Store: h.store, Launcher: self}); !o.NeedsProxy() {
 		t.Fatal("a service with a launcher says it needs no proxy")
 	}
 	if err := s.Start(t.Context()); err == nil || !strings.Contains(err.Error(), "egress proxy") {

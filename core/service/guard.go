@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/guard"
 	"github.com/mcptray/mcptray/core/sandbox"
@@ -111,20 +110,7 @@ func (s *Service) SetGuardMode(ctx context.Context, m GuardMode) error {
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
-	if m == "" || !m.Valid() {
-		return newError(Invalid, "the guard's mode is off, ask or block, not %q", sanitize.Line(string(m)))
-	}
-	if err := config.ModifyGatewayRules(s.opts.Paths.UserFile(), func(r *config.GatewayRules) {
-		r.Guard.Mode = m
-		if m == GuardAsk {
-			r.Guard.Mode = "" // the default, not written
-		}
-	}); err != nil {
-		return wrapError(err)
-	}
-	s.recordTrustBy(ctx, activity.GuardSet, "the gateway", string(m))
-	s.reload()
-	return nil
+	return partError(s.net.SetGuardMode(ctx, m))
 }
 
 // SetGuardLabels corrects a tool's labels (its qualified name,
@@ -135,39 +121,5 @@ func (s *Service) SetGuardLabels(ctx context.Context, tool string, c LabelChange
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
-	if !strings.HasPrefix(tool, "mcp__") {
-		return newError(Invalid, "a tool is named as apps see it, mcp__SERVER__TOOL")
-	}
-	if c.Empty() && !reset {
-		return newError(Invalid, "say which label to give or take away: private, untrusted or egress")
-	}
-	if err := config.ModifyGatewayRules(s.opts.Paths.UserFile(), func(r *config.GatewayRules) {
-		r.Guard.SetLabels(tool, c, reset)
-	}); err != nil {
-		return wrapError(err)
-	}
-	s.recordTrustBy(ctx, activity.GuardSet, tool, labelChangeWords(c, reset))
-	s.reload()
-	return nil
-}
-
-// labelChangeWords says a correction: "not egress, private".
-func labelChangeWords(c LabelChange, reset bool) string {
-	var out []string
-	if reset {
-		out = append(out, "labels as derived")
-	}
-	for _, x := range []struct {
-		name string
-		v    *bool
-	}{{"private", c.Private}, {"untrusted", c.Untrusted}, {"egress", c.Egress}} {
-		switch {
-		case x.v == nil:
-		case *x.v:
-			out = append(out, x.name)
-		default:
-			out = append(out, "not "+x.name)
-		}
-	}
-	return strings.Join(out, ", ")
+	return partError(s.net.SetGuardLabels(ctx, tool, c, reset))
 }

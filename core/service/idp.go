@@ -4,10 +4,9 @@ import (
 	"context"
 
 	"github.com/mcptray/mcptray/core/activity"
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
-	"github.com/mcptray/mcptray/core/oauth"
 	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service/signin"
 )
 
 // SignInIdP signs the person in to their identity provider (the
@@ -19,15 +18,15 @@ func (s *Service) SignInIdP(ctx context.Context) error {
 		return err
 	}
 	set := s.inUse()
-	if identityProvider(set) == nil {
+	if signin.IdentityProvider(set) == nil {
 		return newError(Invalid, `no identity provider is set up: add "identityProvider" with its "issuer" and "clientId" to %s`, s.opts.Paths.UserFile())
 	}
-	s.auth.SetIdentityProvider(identityProvider(set))
+	s.auth.SetIdentityProvider(signin.IdentityProvider(set))
 	if err := s.auth.SignInIdP(ctx); err != nil {
-		s.noteKeychain(err)
+		s.signins.NoteKeychain(err)
 		return wrapError(err)
 	}
-	s.recordTrustBy(ctx, activity.SignedIn, idpTarget(set), "identity provider")
+	s.recordTrustBy(ctx, activity.SignedIn, signin.IdPTarget(set), "identity provider")
 	// Servers set up for Cross-App Access that wait for a sign-in need
 	// no browser now: sign them in.
 	snap, _ := s.Snapshot(ctx)
@@ -48,34 +47,13 @@ func (s *Service) SignOutIdP(ctx context.Context) error {
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
-	if identityProvider(s.current()) == nil {
+	if signin.IdentityProvider(s.current()) == nil {
 		return newError(Invalid, "no identity provider is set up")
 	}
 	if err := s.auth.SignOutIdP(ctx); err != nil {
-		s.noteKeychain(err)
+		s.signins.NoteKeychain(err)
 		return wrapError(err)
 	}
-	s.recordTrustBy(ctx, activity.SignedOut, idpTarget(s.current()), "identity provider")
+	s.recordTrustBy(ctx, activity.SignedOut, signin.IdPTarget(s.current()), "identity provider")
 	return nil
-}
-
-// idpTarget names the identity provider in the activity record: its
-// issuer.
-func idpTarget(set *config.Set) string {
-	if p := set.IdentityProvider; p != nil {
-		return p.Issuer
-	}
-	return "identity provider"
-}
-
-// identityProvider is set's identity provider as sign-in takes it.
-func identityProvider(set *config.Set) *oauth.IdentityProvider {
-	p := set.IdentityProvider
-	if p == nil {
-		return nil
-	}
-	return &oauth.IdentityProvider{
-		Issuer: p.Issuer, ClientID: p.ClientID, ClientSecret: p.ClientSecret,
-		Scopes: p.Scopes, CallbackPort: p.CallbackPort,
-	}
 }

@@ -3,8 +3,6 @@ package service
 import (
 	"context"
 	"os"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -23,7 +21,7 @@ import (
 // approval dialog could not say what its tools tell the AI. LookAtTools
 // runs it once, locked down, lists its tools and prompts, reads them for
 // hidden instructions and stops it. Approving it right after pins what the
-// person saw (pinLook): if its tools at its first real start differ, they
+// person saw (trust.Keeper.PinLook): if its tools at its first real start differ, they
 // are held as changes.
 //
 // Locked down: its default sandbox (none of what its own entry asks for),
@@ -37,10 +35,6 @@ import (
 // enough for npx or uvx to fetch a small package; longer keeps the person
 // waiting at a dialog for a server that will not answer.
 const LookTimeout = conn.DefaultConnectTimeout
-
-// lookPrefix marks a look's name at the egress proxy, which refuses rather
-// than asks for it.
-const lookPrefix = "look at "
 
 // Look is what a server waiting for approval showed of itself when
 // mcptray ran it once in its sandbox.
@@ -64,28 +58,6 @@ type Look struct {
 // Flagged reports whether the tool called name reads as instructions to
 // the AI.
 func (l *Look) Flagged(name string) bool { return l != nil && len(l.Flags[name]) > 0 }
-
-// looked is a look kept until the approval: what was seen, for exactly
-// what the server ran.
-type looked struct {
-	signature     string
-	tools         []pins.Def
-	prompts       []pins.Def
-	promptsListed bool
-}
-
-// lookState is the looks running and kept.
-type lookState struct {
-	mu      sync.Mutex
-	running map[string]bool    // by the proxy's name for the look
-	kept    map[string]*looked // by server name
-}
-
-func (l *lookState) isRunning(key string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.running[key]
-}
 
 // lookTimeout is LookTimeout, or the service's connect timeout when it is
 // shorter (tests).
@@ -125,7 +97,11 @@ func (s *Service) LookAtTools(ctx context.Context, name string) (Look, error) {
 	// person's.
 	entry.Sandbox = sandbox.Settings{ArgsGrantNothing: e.Sandbox.ArgsGrantNothing}
 	entry.Approval = config.Approved
-	key := lookPrefix + e.Name
+	key, endLook, ok := s.net.StartLook(e.Name)
+	if !ok {
+		return Look{}, newError(NotAllowed, "mcptray is looking at %s's tools already", n)
+	}
+	defer endLook()
 	// What it would run is pinned now, and the look runs that: approving
 	// it after runs what was looked at (packages.go).
 	pkg, err := s.pinNow(ctx, e)
@@ -180,25 +156,11 @@ func (s *Service) LookAtTools(ctx context.Context, name string) (Look, error) {
 	}
 	s.adhoc[m] = struct{}{}
 	s.mu.Unlock()
-	s.looks.mu.Lock()
-	if s.looks.running[key] {
-		s.looks.mu.Unlock()
-		s.closeAdhoc(m)
-		return Look{}, newError(NotAllowed, "mcptray is looking at %s's tools already", n)
-	}
-	if s.looks.running == nil {
-		s.looks.running, s.looks.kept = map[string]bool{}, map[string]*looked{}
-	}
-	s.looks.running[key] = true
-	s.looks.mu.Unlock()
 	defer func() {
 		s.closeAdhoc(m) // waits until its process is gone
 		if s.egress != nil {
 			s.egress.Forget(key)
 		}
-		s.looks.mu.Lock()
-		delete(s.looks.running, key)
-		s.looks.mu.Unlock()
 	}()
 
 	lctx, cancel := context.WithTimeout(ctx, timeout)
@@ -240,23 +202,9 @@ func (s *Service) LookAtTools(ctx context.Context, name string) (Look, error) {
 	if pkg != nil {
 		l.Package = s.packageView(ctx, e.Name, *pkg)
 	}
-	kept := &looked{signature: e.Signature, promptsListed: perr == nil}
-	for _, t := range list {
-		d := pins.FromTool(t)
-		kept.tools = append(kept.tools, d)
-		if f := pins.Scan(d, others); len(f) > 0 {
-			if l.Flags == nil {
-				l.Flags = map[string][]pins.Flag{}
-			}
-			l.Flags[t.Name] = f
-		}
-	}
-	for _, pr := range prompts {
-		kept.prompts = append(kept.prompts, pins.FromPrompt(pr))
-	}
-	s.looks.mu.Lock()
-	s.looks.kept[e.Name] = kept
-	s.looks.mu.Unlock()
+	// Kept until the approval, which pins it (trust.Keeper.PinLook); the
+	// network policy knows which look runs (netpolicy.Policy.StartLook).
+	l.Flags = s.trust.Looked(e.Name, e.Signature, list, prompts, perr == nil, others)
 	s.log.Info("looked at a server's tools before approval", "server", e.Name, "tools", len(list), "flagged", len(l.Flags))
 	return l, nil
 }
@@ -268,49 +216,4 @@ func (s *Service) closeAdhoc(m *conn.Manager) {
 	delete(s.adhoc, m)
 	s.mu.Unlock()
 	m.Close()
-}
-
-// pinLook pins what the person saw in a look at e's server, if they
-// looked at exactly what it runs and it has no pins yet: its first real
-// start is then compared with the look, and what differs is held.
-func (s *Service) pinLook(e *config.Entry) {
-	s.looks.mu.Lock()
-	l := s.looks.kept[e.Name]
-	delete(s.looks.kept, e.Name)
-	s.looks.mu.Unlock()
-	if l == nil || l.signature != e.Signature {
-		return
-	}
-	if err := s.pins.policy.PinLooked(e.Name, l.tools, l.prompts, l.promptsListed); err != nil {
-		s.log.Warn("pinning the tools looked at", "server", e.Name, "err", err)
-	}
-}
-
-// askEgress asks the person about a server's connection, but for a
-// look's: that is refused without a question.
-func (s *Service) askEgress(ctx context.Context, q egress.Question) (egress.Reply, error) {
-	if strings.HasPrefix(q.Server, lookPrefix) && s.looks.isRunning(q.Server) {
-		return egress.Reply{Answer: egress.Deny}, egress.ErrNotAsked
-	}
-	if q.Chain != "" {
-		return s.askFlow(ctx, q)
-	}
-	if s.opts.EgressAsk == nil {
-		return egress.Reply{Answer: egress.Deny}, egress.ErrNoWindow
-	}
-	return s.opts.EgressAsk(ctx, q)
-}
-
-// lookHosts is the proxy's list for a look: only what the server
-// declares.
-func (s *Service) lookHosts(key string) ([]string, bool) {
-	name, ok := strings.CutPrefix(key, lookPrefix)
-	if !ok || !s.looks.isRunning(key) {
-		return nil, false
-	}
-	e, err := s.find(s.current(), name)
-	if err != nil {
-		return nil, true
-	}
-	return egress.Declared(e.Command, e.Args, nil), true
 }

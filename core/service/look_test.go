@@ -217,7 +217,7 @@ func TestLookLockedDown(t *testing.T) {
 	planted := filepath.Join(h.dir, "proj", "planted")
 	var asked atomic.Int32
 	s := h.start(true, inSandbox(h), func(o *Options) {
-		o.EgressAsk = func(context.Context, egress.Question) (egress.Reply, error) {
+		h.ask = func(context.Context, egress.Question) (egress.Reply, error) {
 			asked.Add(1)
 			return egress.Reply{Answer: egress.AllowOnce}, nil
 		}

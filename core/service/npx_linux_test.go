@@ -48,7 +48,7 @@ func TestNpxThroughTheProxy(t *testing.T) {
 		s := h.start(true, func(o *Options) {
 			o.Launcher = self
 			o.Conn.BaseEnv = append(os.Environ(), "HOME="+h.dir)
-			o.EgressAsk = func(context.Context, egress.Question) (egress.Reply, error) {
+			h.ask = func(context.Context, egress.Question) (egress.Reply, error) {
 				return egress.Reply{Answer: egress.Deny}, nil
 			}
 		})

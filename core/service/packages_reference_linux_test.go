@@ -62,7 +62,7 @@ func TestPinnedReferenceServers(t *testing.T) {
 				o.Launcher = self
 				o.Conn.ConnectTimeout = 3 * time.Minute // npx from an empty cache, three at once
 				o.Conn.BaseEnv = append(os.Environ(), "HOME="+h.dir)
-				o.EgressAsk = func(context.Context, egress.Question) (egress.Reply, error) {
+				h.ask = func(context.Context, egress.Question) (egress.Reply, error) {
 					return egress.Reply{Answer: egress.Deny}, nil
 				}
 				if pinned {

@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/pins"
@@ -37,9 +35,9 @@ type Review = pins.Review
 // ToolChange is one held tool or prompt, in words (pins.ToolChange).
 type ToolChange = pins.ToolChange
 
-// pinState is the service's side of the pins.
+// pinState is the service's side of the pins: the lists it told the
+// policy (trust.Keeper.Policy).
 type pinState struct {
-	policy *pins.Policy
 	// mu is held while the lists are told to the policy, so that an
 	// older report never follows a newer one.
 	mu sync.Mutex
@@ -70,12 +68,6 @@ const (
 	settleLookWait  = 2 * time.Second
 )
 
-// newPolicy is the service's holding policy, on the pins in mcptray's
-// folder.
-func (s *Service) newPolicy() *pins.Policy {
-	return pins.NewPolicy(filepath.Join(s.opts.Paths.Dir(), pins.FileName), s.opts.Now, s.log)
-}
-
 // seeLists tells the policy every running server's tools as the connection
 // manager has them now. It runs whenever they may have changed: at each of
 // the manager's events, before the change notice goes out, and when a
@@ -90,7 +82,7 @@ func (s *Service) seeLists() {
 			running = append(running, pins.Listed{Server: i.Name, Tools: i.Tools, Own: i.Transport == config.InProcess})
 		}
 	}
-	s.pins.policy.SeeTools(running)
+	s.trust.Policy().SeeTools(running)
 	s.pins.told.Store(&report)
 	s.lookAtPrompts(report)
 }
@@ -149,7 +141,7 @@ func (s *Service) toldInfo(live conn.Report, name string) (info conn.ServerInfo,
 	if !ok || len(info.Tools) == 0 || info.Transport == config.InProcess {
 		return info, ok, info.Tools, nil
 	}
-	if offered, review, known := s.pins.policy.Tools(name, info.Tools); known {
+	if offered, review, known := s.trust.Policy().Tools(name, info.Tools); known {
 		return info, true, offered, review
 	}
 	if told := s.pins.told.Load(); told != nil {
@@ -160,7 +152,7 @@ func (s *Service) toldInfo(live conn.Report, name string) (info conn.ServerInfo,
 	if !ok || len(info.Tools) == 0 {
 		return info, ok, nil, nil
 	}
-	offered, review, known := s.pins.policy.Tools(name, info.Tools)
+	offered, review, known := s.trust.Policy().Tools(name, info.Tools)
 	if !known {
 		offered, review = nil, nil // changed again meanwhile: none until told
 	}
@@ -170,7 +162,7 @@ func (s *Service) toldInfo(live conn.Report, name string) (info conn.ServerInfo,
 // readPins gives each server that does not run its Review from its pins,
 // and every server its held prompts. It only reads.
 func (s *Service) readPins(snap *Snapshot) {
-	policy := s.pins.policy
+	policy := s.trust.Policy()
 	for i := range snap.Servers {
 		sv := &snap.Servers[i]
 		if sv.BuiltIn() {
@@ -191,14 +183,14 @@ func (s *Service) readPins(snap *Snapshot) {
 // now (pins.Policy.OfferablePrompts). The gateway withholds every other
 // one, and all of them on an error.
 func (s *Service) OfferablePrompts(server string, list []mcp.Prompt) ([]mcp.Prompt, error) {
-	return s.pins.policy.OfferablePrompts(server, list)
+	return s.trust.Policy().OfferablePrompts(server, list)
 }
 
 // seePrompts tells the policy a configured server's prompts as just
 // listed (nil when listing failed: a server may have none), and tells
 // front ends when what it holds changed.
 func (s *Service) seePrompts(name string, list []mcp.Prompt) {
-	if s.pins.policy.SeePrompts(name, list) {
+	if s.trust.Policy().SeePrompts(name, list) {
 		s.notices.Publish(struct{}{})
 	}
 }
@@ -234,12 +226,8 @@ func (s *Service) AcceptTools(ctx context.Context, server string, names []string
 	if err != nil {
 		return Server{}, err
 	}
-	accepted, err := s.pins.policy.Accept(name, names)
-	if err != nil {
+	if err := s.trust.Accept(ctx, name, names); err != nil {
 		return Server{}, pinsError(name, "accepting %s's tools", err)
-	}
-	for _, d := range accepted {
-		s.recordTrustBy(ctx, activity.ToolChangeAccept, d.Change.Name+" ("+name+")", "")
 	}
 	return s.decided(ctx, name)
 }
@@ -258,12 +246,8 @@ func (s *Service) KeepHeld(ctx context.Context, server string, names []string) (
 	if err != nil {
 		return Server{}, err
 	}
-	kept, err := s.pins.policy.Keep(name, names)
-	if err != nil {
+	if err := s.trust.Keep(ctx, name, names); err != nil {
 		return Server{}, pinsError(name, "keeping %s's changed tools held", err)
-	}
-	for _, d := range kept {
-		s.recordTrustBy(ctx, activity.ToolChangeKeep, d.Change.Name+" ("+name+")", "")
 	}
 	return s.decided(ctx, name)
 }
@@ -289,7 +273,7 @@ func (s *Service) SetAcceptChanges(ctx context.Context, server string, on bool) 
 	if err != nil {
 		return err
 	}
-	if err := s.pins.policy.SetAcceptChanges(name, on); err != nil {
+	if err := s.trust.Policy().SetAcceptChanges(name, on); err != nil {
 		return newError(Other, "%v", err)
 	}
 	s.notices.Publish(struct{}{})

@@ -76,14 +76,13 @@ func TestPinsHoldChanges(t *testing.T) {
 	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{
 		"weather": map[string]any{"command": testServerBin, "args": []string{"-name", "weather", "-tools-file", file}},
 	}})
-	s := h.start(false)
 	ctx := context.Background()
 	record, err := activity.Open(ctx, activity.Options{Path: h.paths.ActivityFile()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer record.Close()
-	s.UseActivity(record)
+	s := h.start(false, withRecord(record))
 	snap := waitFor(t, s, "weather to connect", func(s Snapshot) bool { return state(s, "weather") == conn.Connected })
 	sv, _ := snap.Find("weather")
 	if !slices.Contains(toolNames(sv), "get_weather") || sv.Review.Summary() != "" {

@@ -86,9 +86,6 @@ func TestSandboxCheckOnDemand(t *testing.T) {
 	defer sandbox.SetLastCheck(sandbox.LastCheck())
 	h := newHome(t)
 	self, _ := os.Executable()
-	s := h.start(false, func(o *Options) {
-		o.Launcher, o.SandboxProbe, o.Only = self, []string{self, sandbox.ProbeArg}, []string{}
-	})
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	l, err := activity.Open(ctx, activity.Options{Path: h.paths.ActivityFile()})
@@ -96,7 +93,9 @@ func TestSandboxCheckOnDemand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	s.UseActivity(l)
+	s := h.start(false, withRecord(l), func(o *Options) {
+		o.Launcher, o.SandboxProbe, o.Only = self, []string{self, sandbox.ProbeArg}, []string{}
+	})
 
 	if last, err := s.LastSandboxCheck(ctx); err != nil || last != nil {
 		t.Fatalf("a check before any ran: %+v, %v", last, err)

@@ -2,17 +2,12 @@ package service
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sanitize"
-	"github.com/mcptray/mcptray/core/secret"
 )
 
 // SetSecretAction means the server needs a secret that has not been
@@ -44,27 +39,21 @@ type SecretInfo struct {
 	Set bool `json:"set"`
 }
 
-// secretKey is where the secret called name of server s is kept: a stable
-// id of the server (a hash of its scope and name, and of its file outside
-// the user scope, where two folders may both have a "github") and the
-// secret's name as the kind. Neither holds / or #, which the keychain's
-// accounts reserve.
-func secretKey(s *config.Server, name string) secret.Key {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00", s.Scope, s.ConfigName)
-	if s.Scope != config.User {
-		fmt.Fprintf(h, "%s\x00", s.Origin.File)
-	}
-	return secret.Key{Server: "vars-" + hex.EncodeToString(h.Sum(nil))[:32], Kind: secret.Var(name)}
-}
-
 // readSecret is the connection manager's way to a server's secrets.
 func (s *Service) readSecret(ctx context.Context, sv *config.Server, name string) (string, error) {
-	v, err := s.opts.Store.Get(ctx, secretKey(sv, name))
-	if err != nil {
-		return "", err
-	}
-	return string(v), nil
+	return s.secrets.Read(ctx, sv, name)
+}
+
+// rememberSecrets adds secrets just stored to the keeper's index, after
+// the file that refers to them was written (secretkeep.Keeper.Remember).
+func (s *Service) rememberSecrets(scope config.Scope, file, server string, names []string) {
+	s.secrets.Remember(s.ctx, scope, file, server, names)
+}
+
+// forgetVanishedSecrets removes from the keychain the secrets of servers
+// that are gone from set (secretkeep.Keeper.ForgetVanished).
+func (s *Service) forgetVanishedSecrets(set *config.Set) {
+	s.secrets.ForgetVanished(s.ctx, set, s.loader.Load)
 }
 
 // checkSecretValue refuses values a server could not be given. It never
@@ -94,23 +83,8 @@ func (s *Service) putSecrets(ctx context.Context, sv *config.Server, values map[
 			return nil, err
 		}
 	}
-	var stored []secret.Key
-	undo = func() {
-		for _, k := range stored {
-			if err := s.opts.Store.Delete(context.WithoutCancel(ctx), k); err != nil {
-				s.log.Warn("removing a secret again", "kind", k.Kind, "err", err)
-			}
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(values)) {
-		k := secretKey(sv, name)
-		if err := s.opts.Store.Set(ctx, k, []byte(values[name])); err != nil {
-			undo()
-			return nil, wrapError(fmt.Errorf("keeping %s in your keychain: %w", name, err))
-		}
-		stored = append(stored, k)
-	}
-	return undo, nil
+	undo, err = s.secrets.Put(ctx, sv, values)
+	return undo, wrapError(err)
 }
 
 // secretServer finds a configured server that may have secrets.
@@ -165,8 +139,8 @@ func (s *Service) UnsetSecret(ctx context.Context, req SecretRequest) error {
 	if err != nil {
 		return err
 	}
-	if err := s.opts.Store.Delete(ctx, secretKey(&e.Server, req.Name)); err != nil {
-		return wrapError(fmt.Errorf("removing %s from your keychain: %w", req.Name, err))
+	if err := s.secrets.Remove(ctx, &e.Server, req.Name); err != nil {
+		return wrapError(err)
 	}
 	s.log.Info("secret removed", "server", e.Name, "secret", req.Name)
 	return nil
@@ -184,37 +158,19 @@ func (s *Service) Secrets(ctx context.Context, server string) ([]SecretInfo, err
 	}
 	out := []SecretInfo{}
 	for _, name := range e.SecretNames() {
-		_, err := s.opts.Store.Get(ctx, secretKey(&e.Server, name))
-		switch {
-		case err == nil:
-			out = append(out, SecretInfo{Name: name, Set: true})
-		case errors.Is(err, secret.ErrNotFound):
-			out = append(out, SecretInfo{Name: name})
-		default:
-			return nil, wrapError(fmt.Errorf("reading %s from your keychain: %w", name, err))
+		set, err := s.secrets.Has(ctx, &e.Server, name)
+		if err != nil {
+			return nil, wrapError(err)
 		}
+		out = append(out, SecretInfo{Name: name, Set: set})
 	}
 	return out, nil
 }
 
 // forgetSecrets removes the secrets of the user-scope server called name,
-// as it was in before, from the keychain.
+// as it was in before, from the keychain (secretkeep.Keeper.Forget).
 func (s *Service) forgetSecrets(ctx context.Context, before *config.Set, name string) error {
-	var errs []error
-	for _, e := range append(slices.Clone(before.Servers), before.Suppressed...) {
-		if e.Scope != config.User || e.ConfigName != name {
-			continue
-		}
-		for _, n := range e.SecretNames() {
-			if err := s.opts.Store.Delete(ctx, secretKey(&e.Server, n)); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", n, err))
-			}
-		}
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("its secrets could not all be removed from your keychain (%s)", sanitize.Line(errors.Join(errs...).Error()))
-	}
-	return nil
+	return s.secrets.Forget(ctx, before, name)
 }
 
 // commandArg writes a server's name as a shell argument: as it is when it

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/service/secretkeep"
 )
 
 // noFileHoldsBut fails the test if a file under dir other than except
@@ -186,7 +187,7 @@ func TestSecretsOfHandRemovedServerAreForgotten(t *testing.T) {
 	if n := h.store.Len(); n != 1 || secretOf(s, "c") != "value-c" {
 		t.Errorf("after b was removed while mcptray was not running: %d items, c's %q", n, secretOf(s, "c"))
 	}
-	idx, _ := os.ReadFile(filepath.Join(h.paths.Dir(), secretIndexFile))
+	idx, _ := os.ReadFile(filepath.Join(h.paths.Dir(), secretkeep.IndexFile))
 	if strings.Contains(string(idx), "value-") || strings.Contains(string(idx), `"b"`) {
 		t.Errorf("the index holds a value or a forgotten server:\n%s", idx)
 	}
@@ -233,7 +234,7 @@ func TestSecretsStoredBeforeTheIndex(t *testing.T) {
 	entry := testServer("old")
 	entry["env"] = map[string]string{"K": "${secret:K}"}
 	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{"old": entry}})
-	if err := h.store.Set(ctx, secretKey(&config.Server{Scope: config.User, ConfigName: "old"}, "K"), []byte("v")); err != nil {
+	if err := h.store.Set(ctx, secretkeep.Key(&config.Server{Scope: config.User, ConfigName: "old"}, "K"), []byte("v")); err != nil {
 		t.Fatal(err)
 	}
 	s := h.start(false)

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"path/filepath"
 	"reflect"
 	"runtime/debug"
 	"slices"
@@ -26,6 +25,11 @@ import (
 	"github.com/mcptray/mcptray/core/oauth"
 	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/secret"
+	"github.com/mcptray/mcptray/core/service/apps"
+	"github.com/mcptray/mcptray/core/service/netpolicy"
+	"github.com/mcptray/mcptray/core/service/secretkeep"
+	"github.com/mcptray/mcptray/core/service/signin"
+	"github.com/mcptray/mcptray/core/service/trust"
 	"github.com/mcptray/mcptray/core/transport"
 )
 
@@ -100,11 +104,25 @@ type Options struct {
 	// the variables that send its traffic there; nil means no proxy, and
 	// servers' TCP connections stay unrestricted.
 	Egress func(server string) (port int, env map[string]string)
-	// EgressAsk asks the person whether a sandboxed server may reach a
-	// host that is not on its list ("Allow weather to reach
-	// api.weather.gov?"); nil means there is no one to ask, and such
-	// connections are refused with the command that allows them.
-	EgressAsk egress.AskFunc
+	// Network is the network policy that decides the sandboxed servers'
+	// connections, and Proxy the egress proxy they go through, which asks
+	// it: core/instance makes both beside the service when NeedsProxy
+	// says so, starts the proxy before Start and closes it after Close.
+	// Without them, a service that needs them does not start; one that
+	// does not gets a policy of its own.
+	Network *netpolicy.Policy
+	Proxy   *egress.Proxy
+	// Record is the activity record, in which the service records the
+	// person's trust decisions and whose settings it keeps those of
+	// mcptray's config file: core/instance opens it beside the service,
+	// masking what ActivitySecrets gives, and closes it after Close. nil
+	// records nothing.
+	Record *activity.Log
+	// Apps is what the service knows of the AI apps, with the gateway's
+	// sessions: core/instance makes it beside the gateway, which tells it
+	// when an app arrives or leaves (apps.Roster.Changed). nil: the
+	// service makes one that follows no gateway.
+	Apps *apps.Roster
 	// SandboxProbe is mcptray's hostile probe, which the sandbox's check
 	// runs in each kind of server's sandbox (sandboxcheck.go): mcptray's
 	// program and sandbox.ProbeArg. nil: no check can run here (tests
@@ -129,9 +147,11 @@ type Service struct {
 	auth  *oauth.Manager
 	conns *conn.Manager
 	// egress is the proxy through which sandboxed servers reach the
-	// network, made, started and closed by core/instance (UseEgress); nil
-	// when servers run without sandboxes (egress.go).
+	// network, made, started and closed by core/instance (Options.Proxy);
+	// nil when servers run without sandboxes (egress.go).
 	egress *egress.Proxy
+	// net decides the sandboxed servers' connections (Options.Network).
+	net *netpolicy.Policy
 	// notices tell front ends that the Snapshot may have changed; each
 	// subscriber holds at most one, so a burst reaches a slow one once.
 	notices hub.Hub[struct{}]
@@ -147,25 +167,21 @@ type Service struct {
 	dataMu   sync.Mutex
 	dataGone map[string]chan struct{} // removed servers' data folders being removed, by name (datafolders.go)
 
-	mu       sync.Mutex
-	set      *config.Set // the last loaded config
-	paused   bool
-	keychain Keychain
-	started  bool
-	closed   bool
-	// challenges are the last sign-in challenges of servers reached by
-	// URL (configured servers' are in the connection manager), by URL.
-	challenges map[string]*transport.AuthError
-	// overrides are sign-in settings given for one sign-in, by server key.
-	overrides map[string]oauth.Settings
+	mu      sync.Mutex
+	set     *config.Set // the last loaded config
+	paused  bool
+	started bool
+	closed  bool
 	// adhoc are the connection managers of servers reached by URL.
 	adhoc map[*conn.Manager]struct{}
 
-	apps    appsState  // the apps connected to the gateway (apps.go)
-	pins    pinState   // what the person saw of each server's tools and prompts (pins.go)
-	looks   lookState  // looks at unapproved servers' tools (look.go)
-	flows   flowState  // the calls of sessions the flow guard follows closely (flows.go)
-	tokenMu sync.Mutex // held while the gateway's token is read or made
+	apps    *apps.Roster       // the AI apps and their sessions with the gateway (Options.Apps)
+	secrets *secretkeep.Keeper // servers' secrets in the keychain (secrets.go)
+	signins *signin.Desk       // what sign-ins need beside auth, which it made (signin.go)
+	trust   *trust.Keeper      // approvals, the pins' holding policy, looks kept until the approval (pins.go, look.go)
+	pins    pinState           // the lists told to the pins' policy (pins.go)
+	flows   flowState          // the calls of sessions the flow guard follows closely, told to net (flows.go)
+	tokenMu sync.Mutex         // held while the gateway's token is read or made
 
 	// activity is the activity record, for trust decisions (activity.go).
 	activity atomic.Pointer[activity.Log]
@@ -183,6 +199,10 @@ func New(opts Options) (*Service, error) {
 	if opts.Store == nil {
 		return nil, errors.New("service: no secret store was given")
 	}
+	if opts.Proxy != nil && opts.Network == nil {
+		// The proxy would ask a policy that knows nothing of this service.
+		return nil, errors.New("service: an egress proxy was given without the network policy it asks")
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -195,29 +215,27 @@ func New(opts Options) (*Service, error) {
 	if opts.Debounce == 0 {
 		opts.Debounce = config.DefaultDebounce
 	}
-	s := &Service{opts: opts, log: opts.Logger,
-		challenges: map[string]*transport.AuthError{}, overrides: map[string]oauth.Settings{},
-		adhoc: map[*conn.Manager]struct{}{}}
+	s := &Service{opts: opts, log: opts.Logger, adhoc: map[*conn.Manager]struct{}{}}
+	s.attachNetwork()
+	s.attachApps()
+	s.secrets = secretkeep.New(secretkeep.Options{Store: opts.Store, Dir: opts.Paths.Dir(), UserFile: opts.Paths.UserFile(), Logger: opts.Logger})
+	s.activity.Store(opts.Record)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.loader = config.NewLoader(opts.Paths)
 	s.loader.Lookup = opts.Lookup
 	s.loader.Loaded = func() { s.loads.Add(1) }
 	s.loader.Skipped = func() { s.skips.Publish(struct{}{}) }
-	s.auth = oauth.New(oauth.Options{
-		Store:             opts.Store,
-		Logger:            opts.Logger,
-		Browser:           opts.Browser,
-		LockDir:           s.lockDir(),
-		ClientMetadataURL: opts.ClientMetadataURL,
-		Settings:          s.settings,
+	s.signins = signin.New(signin.Options{
+		Store: opts.Store, Dir: opts.Paths.Dir(), Logger: opts.Logger,
+		Browser: opts.Browser, ClientMetadataURL: opts.ClientMetadataURL,
+		Changed: func() { s.notices.Publish(struct{}{}) },
 	})
+	s.auth = s.signins.Auth()
 	s.conns = s.newConns(s.opts.Logger)
-	s.pins.policy = s.newPolicy()
+	s.trust = trust.New(trust.Options{Dir: opts.Paths.Dir(), Approvals: s.loader.Approvals, Record: s.recordTrustBy, Now: opts.Now, Logger: opts.Logger})
 	s.set = &config.Set{}
 	return s, nil
 }
-
-func (s *Service) lockDir() string { return filepath.Join(s.opts.Paths.Dir(), "locks") }
 
 // newConns returns a connection manager wired to the service's sign-in
 // manager and built-in server; adjust, if given, changes its options last.
@@ -267,7 +285,7 @@ func (s *Service) Start(ctx context.Context) error {
 		// Sandboxed servers would have no way out, not even to their
 		// package registry: core/instance gives the proxy.
 		s.mu.Unlock()
-		return errors.New("service: sandboxed servers need the egress proxy (UseEgress) before Start")
+		return errors.New("service: sandboxed servers need the egress proxy and its network policy (Options.Proxy, Options.Network)")
 	}
 	s.started = true
 	s.mu.Unlock()
@@ -302,6 +320,13 @@ func (s *Service) Start(ctx context.Context) error {
 	s.wg.Add(1)
 	go s.relay(events)
 	set := s.reload()
+	if s.apps.Follows() { // when each app was last seen, kept across restarts
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.apps.Run(s.ctx)
+		}()
+	}
 	if s.opts.Follow { // the running mcptray checks again when it must
 		s.wg.Add(1)
 		go func() {
@@ -313,7 +338,7 @@ func (s *Service) Start(ctx context.Context) error {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			s.checkKeychain(s.ctx)
+			s.signins.CheckKeychain(s.ctx)
 		}()
 		updates, err := s.loader.Watch(s.ctx, s.log, set, s.opts.Debounce)
 		if err != nil {
@@ -357,7 +382,7 @@ func (s *Service) use(set *config.Set) {
 	paused := s.paused
 	s.mu.Unlock()
 	s.activitySecretsChanged()
-	s.auth.SetIdentityProvider(identityProvider(set))
+	s.auth.SetIdentityProvider(signin.IdentityProvider(set))
 	gone, renamed := dataChanges(before, set)
 	s.moveRenamedData(renamed) // before the server starts under its new name
 	if !paused {
@@ -481,34 +506,6 @@ func (s *Service) current() *config.Set {
 	return s.set
 }
 
-// mergeSettings lays settings given for one sign-in over the config's.
-func mergeSettings(base, over oauth.Settings) oauth.Settings {
-	set := func(dst *string, v string) {
-		if v != "" {
-			*dst = v
-		}
-	}
-	set(&base.ClientID, over.ClientID)
-	set(&base.ClientSecret, over.ClientSecret)
-	set(&base.AuthServerMetadataURL, over.AuthServerMetadataURL)
-	set(&base.PrivateKeyPEM, over.PrivateKeyPEM)
-	set(&base.SigningAlg, over.SigningAlg)
-	set(&base.IdPTokenURL, over.IdPTokenURL)
-	set(&base.IdPClientID, over.IdPClientID)
-	set(&base.IdPIDToken, over.IdPIDToken)
-	set(&base.Assertion, over.Assertion)
-	if over.Grant != "" {
-		base.Grant = over.Grant
-	}
-	if len(over.Scopes) > 0 {
-		base.Scopes = over.Scopes
-	}
-	if over.CallbackPort != 0 {
-		base.CallbackPort = over.CallbackPort
-	}
-	return base
-}
-
 // FromEnvironment returns the options mcptray takes from its environment,
 // read through lookup; every front end starts from them.
 //
@@ -527,4 +524,14 @@ func FromEnvironment(lookup func(string) (string, bool)) Options {
 	}
 	o.ClientMetadataURL, _ = lookup("MCPTRAY_CLIENT_METADATA_URL")
 	return o
+}
+
+// attachApps gives the roster of the AI apps the service's notices;
+// without one given, the service makes its own, which follows no gateway.
+func (s *Service) attachApps() {
+	s.apps = s.opts.Apps
+	if s.apps == nil {
+		s.apps = apps.New(apps.Options{Paths: s.opts.Paths, Logger: s.log, Now: s.opts.Now})
+	}
+	s.apps.Attach(func() { s.notices.Publish(struct{}{}) })
 }

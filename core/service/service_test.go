@@ -11,6 +11,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/demo"
@@ -18,6 +19,7 @@ import (
 	"github.com/mcptray/mcptray/core/oauth"
 	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/secret/secrettest"
+	"github.com/mcptray/mcptray/core/service/netpolicy"
 	"github.com/mcptray/mcptray/test/authserver"
 	"github.com/mcptray/mcptray/test/mcpserver"
 )
@@ -53,6 +55,9 @@ type home struct {
 	paths config.Paths
 	store *secrettest.Store
 	env   map[string]string
+	// ask answers the egress proxy's questions in the services start
+	// makes, as the window would; nil: there is no one to ask.
+	ask egress.AskFunc
 }
 
 func newHome(t *testing.T) *home {
@@ -109,6 +114,10 @@ func (h *home) startSandboxed(env ...string) *Service {
 	return h.start(true, func(o *Options) { o.Launcher = self; o.Conn.BaseEnv = base })
 }
 
+// withRecord gives the service the activity record l, as core/instance
+// does.
+func withRecord(l *activity.Log) func(*Options) { return func(o *Options) { o.Record = l } }
+
 // start runs a Service for the home until the test ends.
 func (h *home) start(follow bool, mutate ...func(*Options)) *Service {
 	h.t.Helper()
@@ -119,18 +128,22 @@ func (h *home) start(follow bool, mutate ...func(*Options)) *Service {
 	for _, m := range mutate {
 		m(&opts)
 	}
+	// The proxy of a sandboxed server's network and the policy it asks,
+	// as core/instance makes them.
+	var proxy *egress.Proxy
+	if opts.NeedsProxy() {
+		opts.Network = netpolicy.New(netpolicy.Options{UserFile: opts.Paths.UserFile(), Ask: h.ask})
+		proxy = egress.New(opts.Network.ProxyOptions())
+		opts.Proxy = proxy
+	}
 	s, err := New(opts)
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	// The proxy of a sandboxed server's network, as core/instance gives it.
-	var proxy *egress.Proxy
-	if o, ok := s.EgressOptions(); ok {
-		proxy = egress.New(o)
+	if proxy != nil {
 		if err := proxy.Start(context.Background()); err != nil {
 			h.t.Fatal(err)
 		}
-		s.UseEgress(proxy)
 	}
 	if err := s.Start(context.Background()); err != nil {
 		h.t.Fatal(err)

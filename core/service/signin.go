@@ -3,20 +3,14 @@ package service
 import (
 	"context"
 	"errors"
-	"net/url"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
-
-	"github.com/fsnotify/fsnotify"
 
 	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/oauth"
 	"github.com/mcptray/mcptray/core/sanitize"
-	"github.com/mcptray/mcptray/core/secret"
+	"github.com/mcptray/mcptray/core/service/signin"
 	"github.com/mcptray/mcptray/core/transport"
 )
 
@@ -27,10 +21,6 @@ import (
 type SignInOptions struct {
 	Settings *oauth.Settings `json:"settings,omitempty"`
 }
-
-// signInsFile is touched after every sign-in and sign-out, holding the
-// server's key, so that every running mcptray notices at once.
-const signInsFile = "signins"
 
 // SignIn signs the person in to a remote server: a configured one by name,
 // or any by URL. A saved sign-in that the server refused is refreshed
@@ -47,8 +37,8 @@ func (s *Service) SignIn(ctx context.Context, target string, opts SignInOptions)
 		return err
 	}
 	if opts.Settings != nil {
-		s.setOverride(sv, opts.Settings)
-		defer s.setOverride(sv, nil)
+		s.signins.SetOverride(sv, opts.Settings)
+		defer s.signins.SetOverride(sv, nil)
 	}
 	ch := s.challenge(name, sv)
 	if ch == nil || ch.ErrorCode != "insufficient_scope" {
@@ -60,7 +50,7 @@ func (s *Service) SignIn(ctx context.Context, target string, opts SignInOptions)
 		}
 	}
 	if err := s.auth.SignIn(ctx, sv, ch); err != nil {
-		s.noteKeychain(err)
+		s.signins.NoteKeychain(err)
 		return wrapError(err)
 	}
 	s.recordTrustBy(ctx, activity.SignedIn, target, "")
@@ -84,7 +74,7 @@ func (s *Service) SignOut(ctx context.Context, target string) error {
 		err = nil
 	}
 	if err != nil {
-		s.noteKeychain(err)
+		s.signins.NoteKeychain(err)
 		return wrapError(err)
 	}
 	s.recordTrustBy(ctx, activity.SignedOut, target, "")
@@ -95,11 +85,7 @@ func (s *Service) SignOut(ctx context.Context, target string) error {
 // signedIn tells every mcptray (this one included) that sv's sign-in
 // changed, and reconnects it here.
 func (s *Service) signedIn(sv *config.Server, name string) {
-	if err := os.MkdirAll(s.lockDir(), 0o700); err == nil {
-		if err := os.WriteFile(filepath.Join(s.lockDir(), signInsFile), []byte(oauth.ServerKey(sv)+"\n"), 0o600); err != nil {
-			s.log.Debug("telling others of a sign-in", "err", err)
-		}
-	}
+	s.signins.Tell(sv)
 	if name != "" {
 		before, _ := s.conns.Report().Find(name)
 		_ = s.conns.Retry(name)
@@ -124,44 +110,15 @@ func (s *Service) signedIn(sv *config.Server, name string) {
 // watchSignIns reconnects servers whose sign-in another process changed,
 // within moments rather than after conn.NeedsAuthTTL.
 func (s *Service) watchSignIns() {
-	dir := s.lockDir()
-	w, err := fsnotify.NewWatcher()
-	if err == nil {
-		err = os.MkdirAll(dir, 0o700)
-	}
-	if err == nil {
-		err = w.Add(dir)
-	}
+	run, err := s.signins.Watch(s.ctx, s.signInElsewhere)
 	if err != nil {
 		s.log.Warn("sign-ins in other windows will show after a while", "err", err)
-		if w != nil {
-			w.Close()
-		}
 		return
 	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		defer w.Close()
-		for {
-			select {
-			case <-s.ctx.Done():
-				return
-			case ev, ok := <-w.Events:
-				if !ok {
-					return
-				}
-				if filepath.Base(ev.Name) == signInsFile && ev.Has(fsnotify.Write|fsnotify.Create) {
-					data, _ := os.ReadFile(ev.Name)
-					s.signInElsewhere(strings.TrimSpace(string(data)))
-				}
-			case err, ok := <-w.Errors:
-				if !ok {
-					return
-				}
-				s.log.Debug("watching sign-ins", "err", err)
-			}
-		}
+		run()
 	}()
 }
 
@@ -186,7 +143,7 @@ func (s *Service) signInElsewhere(key string) {
 // remoteTarget finds the remote server a sign-in names: a configured one
 // (name is its name), or one given by URL (name is "").
 func (s *Service) remoteTarget(target string) (*config.Server, string, error) {
-	if sv, ok := urlServer(target); ok {
+	if sv, ok := signin.URLServer(target); ok {
 		return sv, "", nil
 	}
 	if target == builtinName {
@@ -203,23 +160,6 @@ func (s *Service) remoteTarget(target string) (*config.Server, string, error) {
 	return &sv, e.Name, nil
 }
 
-// urlServer is a remote server given by its URL rather than configured.
-func urlServer(target string) (*config.Server, bool) {
-	if !strings.Contains(target, "://") {
-		return nil, false // a server's name, as on every call
-	}
-	u, err := url.Parse(target)
-	if err != nil || u.Host == "" {
-		return nil, false
-	}
-	t := config.HTTP
-	if u.Scheme == "ws" || u.Scheme == "wss" {
-		t = config.WebSocket
-	}
-	return &config.Server{Name: u.Host, ConfigName: u.Host, Scope: config.Dynamic, Transport: t, URL: target,
-		Origin: config.Origin{App: "the command line"}}, true
-}
-
 // challenge is the 401 or 403 that last asked for a sign-in to the server,
 // or nil.
 func (s *Service) challenge(name string, sv *config.Server) *transport.AuthError {
@@ -229,61 +169,5 @@ func (s *Service) challenge(name string, sv *config.Server) *transport.AuthError
 		}
 		return nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.challenges[sv.URL]
-}
-
-// setOverride lays settings given for one sign-in over sv's config (nil
-// removes them).
-func (s *Service) setOverride(sv *config.Server, st *oauth.Settings) {
-	key := oauth.ServerKey(sv)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if st == nil {
-		delete(s.overrides, key)
-		return
-	}
-	s.overrides[key] = *st
-}
-
-// settings is the sign-in manager's view of a server's sign-in settings.
-func (s *Service) settings(sv *config.Server) oauth.Settings {
-	base := oauth.SettingsFrom(sv)
-	s.mu.Lock()
-	over, ok := s.overrides[oauth.ServerKey(sv)]
-	s.mu.Unlock()
-	if !ok {
-		return base
-	}
-	return mergeSettings(base, over)
-}
-
-// checkKeychain finds out whether sign-ins can be kept.
-func (s *Service) checkKeychain(ctx context.Context) {
-	_, err := s.opts.Store.Get(ctx, secret.Key{Server: "mcptray-probe", Kind: secret.Tokens})
-	if err == nil || errors.Is(err, secret.ErrNotFound) {
-		s.setKeychain(Keychain{Available: true})
-		return
-	}
-	s.noteKeychain(err)
-}
-
-// noteKeychain records a keychain that cannot be used.
-func (s *Service) noteKeychain(err error) {
-	var ue *secret.UnavailableError
-	if !errors.As(err, &ue) {
-		return
-	}
-	s.setKeychain(Keychain{Problem: ue.Reason, Fix: ue.Fix})
-}
-
-func (s *Service) setKeychain(k Keychain) {
-	s.mu.Lock()
-	changed := s.keychain != k
-	s.keychain = k
-	s.mu.Unlock()
-	if changed {
-		s.notices.Publish(struct{}{})
-	}
+	return s.signins.Challenge(sv.URL)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service/signin"
 	"github.com/mcptray/mcptray/core/tools"
 	"github.com/mcptray/mcptray/core/transport"
 )
@@ -83,7 +84,7 @@ func (s *Service) connected(target string) (string, bool) {
 	if s.checkOpen() != nil {
 		return "", false
 	}
-	if _, ok := urlServer(target); ok {
+	if _, ok := signin.URLServer(target); ok {
 		return "", false
 	}
 	name, err := s.configuredName(target)
@@ -114,7 +115,7 @@ func (s *Service) withServer(ctx context.Context, target string, fn func(m *conn
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
-	if sv, ok := urlServer(target); ok {
+	if sv, ok := signin.URLServer(target); ok {
 		return s.withURL(ctx, sv, fn)
 	}
 	name, err := s.configuredName(target)
@@ -157,9 +158,7 @@ func (s *Service) withURL(ctx context.Context, sv *config.Server, fn func(m *con
 		if !errors.As(err, &ch) {
 			ch, _ = m.AuthChallenge(sv.Name)
 		}
-		s.mu.Lock()
-		s.challenges[sv.URL] = ch
-		s.mu.Unlock()
+		s.signins.SetChallenge(sv.URL, ch)
 	}
 	return wrapError(err)
 }

@@ -10,7 +10,7 @@ import (
 // Snapshot returns everything a front end shows, now.
 func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 	s.mu.Lock()
-	set, paused, kc := s.set, s.paused, s.keychain
+	set, paused := s.set, s.paused
 	s.mu.Unlock()
 	live := s.conns.Report()
 
@@ -18,7 +18,7 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 		Servers:  make([]Server, 0, len(set.Servers)+len(set.Suppressed)+1),
 		Problems: append([]config.Problem{}, set.Problems...),
 		Folders:  append([]string{}, set.Folders...),
-		Keychain: kc,
+		Keychain: Keychain(s.signins.Keychain()),
 		Paused:   paused,
 		Version:  Version,
 		Gateway:  set.Gateway,

@@ -1,6 +1,6 @@
 // Package statefile keeps a small state of mcptray's own in a JSON file:
 // values by key, such as each server's last connect time (core/conn) or
-// when each app last used the gateway (core/service). Such a file is
+// when each app last used the gateway (core/service/apps). Such a file is
 // mcptray's, never the person's: a missing one is an empty state, and so
 // is one that cannot be read, with the error that says why; it is made
 // anew at the next write.

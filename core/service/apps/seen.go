@@ -1,6 +1,7 @@
-package service
+package apps
 
 import (
+	"context"
 	"time"
 
 	"github.com/mcptray/mcptray/core/config"
@@ -8,12 +9,12 @@ import (
 )
 
 // The gateway's sessions live in memory, so after a restart a connected
-// app would look as if it had never used mcptray. The service keeps, per
+// app would look as if it had never used mcptray. The roster keeps, per
 // app it recognises (by its key, "claude-code"), when the gateway last saw
 // it and how many tools it was given then, in Paths.AppsSeenFile: never a
 // client's arguments, results or tokens. It writes the file when an app
-// arrives or leaves, at most once every appsSeenEvery, and when it closes
-// (core/statefile keeps the file).
+// arrives or leaves, at most once every appsSeenEvery, and when the
+// service closes (Run; core/statefile keeps the file).
 
 // appsSeenEvery is how often, at most, the file is written.
 const appsSeenEvery = 5 * time.Minute
@@ -33,13 +34,11 @@ type appSeen struct {
 	Tools int `json:"tools,omitempty"`
 }
 
-// seenState is the service's copy of the file (core/statefile), opened on
-// first use, and written by a goroutine of the service's once it follows
-// the gateway's apps (followSeen).
+// seenState is the roster's copy of the file (core/statefile), opened on
+// first use, and written by Run; Roster.mu guards it.
 type seenState struct {
-	file      *statefile.File[appSeen]
-	following bool   // the writer runs
-	saved     func() // tests: called after each write
+	file  *statefile.File[appSeen]
+	saved func() // tests: called after each write
 }
 
 // mergeSeen lays v, what is new of an app, over old (had: what was known)
@@ -57,7 +56,7 @@ func mergeSeen(old appSeen, had bool, v appSeen) (appSeen, bool) {
 }
 
 // seenOf is what sessions say of each app the gateway recognised.
-func seenOf(sessions []AppSession) map[string]appSeen {
+func seenOf(sessions []Session) map[string]appSeen {
 	out := map[string]appSeen{}
 	for _, ss := range sessions {
 		k := config.AppKeyFor(ss.App)
@@ -78,31 +77,26 @@ func seenOf(sessions []AppSession) map[string]appSeen {
 
 // seenOptions are the file's: at path, with what the gateway's sessions
 // say gathered before each write, and tests told of each write.
-func (s *Service) seenOptions(path string) statefile.Options[appSeen] {
-	return statefile.Options[appSeen]{
+func (r *Roster) seenOptions(path string) statefile.Options[appSeen] {
+	o := statefile.Options[appSeen]{
 		Path: path, Field: "apps", MaxSize: maxAppsSeenSize, Max: maxAppsSeen,
-		When:  func(a appSeen) time.Time { return a.LastSeen },
-		Merge: mergeSeen,
-		Every: appsSeenEvery,
-		Gather: func() map[string]appSeen {
-			s.apps.mu.Lock()
-			read := s.apps.sessions
-			s.apps.mu.Unlock()
-			if read == nil {
-				return nil
-			}
-			return seenOf(read())
-		},
-		Logger: s.log, Failed: "could not keep when the apps last used mcptray",
+		When:   func(a appSeen) time.Time { return a.LastSeen },
+		Merge:  mergeSeen,
+		Every:  appsSeenEvery,
+		Logger: r.opts.Logger, Failed: "could not keep when the apps last used mcptray",
 		Saved: func() {
-			s.apps.mu.Lock()
-			saved := s.apps.seen.saved
-			s.apps.mu.Unlock()
+			r.mu.Lock()
+			saved := r.seen.saved
+			r.mu.Unlock()
 			if saved != nil {
 				saved()
 			}
 		},
 	}
+	if r.opts.Sessions != nil {
+		o.Gather = func() map[string]appSeen { return seenOf(r.opts.Sessions()) }
+	}
+	return o
 }
 
 // readAppsSeen reads the file as it is now; a missing one is empty.
@@ -112,48 +106,38 @@ func readAppsSeen(path string) (map[string]appSeen, error) {
 	return f.Values(), err
 }
 
-// loadSeen reads the file once and returns it; s.apps.mu is held.
-func (s *Service) loadSeen() *statefile.File[appSeen] {
-	if s.apps.seen.file == nil {
-		f, err := statefile.Open(s.seenOptions(s.opts.Paths.AppsSeenFile()))
+// loadSeen reads the file once and returns it; r.mu is held.
+func (r *Roster) loadSeen() *statefile.File[appSeen] {
+	if r.seen.file == nil {
+		f, err := statefile.Open(r.seenOptions(r.opts.Paths.AppsSeenFile()))
 		if err != nil {
-			s.log.Warn("forgetting when the apps last used mcptray", "err", err)
+			r.opts.Logger.Warn("forgetting when the apps last used mcptray", "err", err)
 		}
-		s.apps.seen.file = f
+		r.seen.file = f
 	}
-	return s.apps.seen.file
+	return r.seen.file
 }
 
-// noteSessions takes what sessions say into the service's copy, and
+// seenFile is the roster's copy of the file, read on first use.
+func (r *Roster) seenFile() *statefile.File[appSeen] {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.loadSeen()
+}
+
+// noteSessions takes what sessions say into the roster's copy, and
 // returns the copy.
-func (s *Service) noteSessions(sessions []AppSession) map[string]appSeen {
-	news := seenOf(sessions)
-	s.apps.mu.Lock()
-	f := s.loadSeen()
-	s.apps.mu.Unlock()
-	return f.Merge(news)
+func (r *Roster) noteSessions(sessions []Session) map[string]appSeen {
+	return r.seenFile().Merge(seenOf(sessions))
 }
 
-// followSeen starts the file's writer, unless it runs or the service is
-// closed, and returns what pokes it: an app arrived, listed its tools or
-// left. The writer writes what the gateway's sessions say at once, then at
-// most once every appsSeenEvery and every appsSeenEvery, and when the
-// service closes; its goroutine is in s.wg.
-func (s *Service) followSeen() (poke func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.apps.mu.Lock()
-	defer s.apps.mu.Unlock()
-	f := s.loadSeen()
-	if !s.apps.seen.following && !s.closed {
-		s.apps.seen.following = true
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			f.Write(s.ctx)
-		}()
-	}
-	return f.Poke
+// Run writes what the gateway's sessions say into the file until ctx
+// ends: at once when poked (Changed: an app arrived, listed its tools or
+// left), then at most once every appsSeenEvery, every appsSeenEvery, and
+// once more as ctx ends. The service runs it from Start to Close when the
+// roster follows a gateway (Follows).
+func (r *Roster) Run(ctx context.Context) {
+	r.seenFile().Write(ctx)
 }
 
 // agoWords says how long ago d was, roughly: "3 hours ago".

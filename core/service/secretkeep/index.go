@@ -1,4 +1,4 @@
-package service
+package secretkeep
 
 import (
 	"cmp"
@@ -25,11 +25,11 @@ import (
 // hand), its secrets leave the keychain too, unless a server still refers
 // to them.
 
-// secretIndexFile is the index, in mcptray's folder.
-const secretIndexFile = "secret-names.json"
+// IndexFile is the index, in mcptray's folder.
+const IndexFile = "secret-names.json"
 
 // indexedSecret is one secret mcptray stored: enough to find its keychain
-// item again (secretKey) and to see whether a server still refers to it.
+// item again (Key) and to see whether a server still refers to it.
 type indexedSecret struct {
 	Scope  config.Scope `json:"scope"`
 	File   string       `json:"file,omitempty"`
@@ -46,14 +46,14 @@ type secretIndex struct {
 	Secrets []indexedSecret `json:"secrets"`
 }
 
-func (s *Service) secretIndexPath() string {
-	return filepath.Join(s.opts.Paths.Dir(), secretIndexFile)
+func (k *Keeper) secretIndexPath() string {
+	return filepath.Join(k.opts.Dir, IndexFile)
 }
 
 // readSecretIndex reads the index; a missing one is empty.
-func (s *Service) readSecretIndex() (secretIndex, error) {
+func (k *Keeper) readSecretIndex() (secretIndex, error) {
 	var idx secretIndex
-	b, err := os.ReadFile(s.secretIndexPath())
+	b, err := os.ReadFile(k.secretIndexPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return idx, nil
 	}
@@ -61,25 +61,25 @@ func (s *Service) readSecretIndex() (secretIndex, error) {
 		return idx, err
 	}
 	if err := json.Unmarshal(b, &idx); err != nil {
-		return idx, fmt.Errorf("%s is damaged: %w", s.secretIndexPath(), err)
+		return idx, fmt.Errorf("%s is damaged: %w", k.secretIndexPath(), err)
 	}
 	return idx, nil
 }
 
 // modifySecretIndex changes the index under the lock every mcptray process
 // takes for it.
-func (s *Service) modifySecretIndex(fn func(*secretIndex)) error {
-	path := s.secretIndexPath()
-	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
+func (k *Keeper) modifySecretIndex(ctx context.Context, fn func(*secretIndex)) error {
+	path := k.secretIndexPath()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	unlock, err := filelock.Lock(ctx, path+".lock")
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	idx, err := s.readSecretIndex()
+	idx, err := k.readSecretIndex()
 	if err != nil {
-		s.log.Warn("starting the index of secrets anew", "err", err)
+		k.opts.Logger.Warn("starting the index of secrets anew", "err", err)
 		idx = secretIndex{}
 	}
 	fn(&idx)
@@ -90,14 +90,14 @@ func (s *Service) modifySecretIndex(fn func(*secretIndex)) error {
 	return config.WriteFileAtomic(path, append(b, '\n'), 0o600)
 }
 
-// rememberSecrets adds secrets just stored to the index. It is called
-// after the file that refers to them was written, so that a reload that
-// reads the index then the config always finds them referred to.
-func (s *Service) rememberSecrets(scope config.Scope, file, server string, names []string) {
+// Remember adds secrets just stored to the index. It is called after the
+// file that refers to them was written, so that a reload that reads the
+// index then the config always finds them referred to.
+func (k *Keeper) Remember(ctx context.Context, scope config.Scope, file, server string, names []string) {
 	if scope == config.User {
-		file = s.opts.Paths.UserFile()
+		file = k.opts.UserFile
 	}
-	err := s.modifySecretIndex(func(idx *secretIndex) {
+	err := k.modifySecretIndex(ctx, func(idx *secretIndex) {
 		for _, n := range names {
 			i := indexedSecret{Scope: scope, File: file, Server: server, Name: n}
 			if !slices.ContainsFunc(idx.Secrets, func(x indexedSecret) bool { return sameItem(x, i) }) {
@@ -106,7 +106,7 @@ func (s *Service) rememberSecrets(scope config.Scope, file, server string, names
 		}
 	})
 	if err != nil {
-		s.log.Warn("the index of secrets was not updated; a secret may stay in the keychain after its server is gone", "err", err)
+		k.opts.Logger.Warn("the index of secrets was not updated; a secret may stay in the keychain after its server is gone", "err", err)
 	}
 }
 
@@ -157,16 +157,16 @@ func unindexed(idx secretIndex, set *config.Set) []indexedSecret {
 
 // sameItem reports whether a and b are one keychain item.
 func sameItem(a, b indexedSecret) bool {
-	return a.Name == b.Name && secretKey(a.key(), a.Name) == secretKey(b.key(), b.Name)
+	return a.Name == b.Name && Key(a.key(), a.Name) == Key(b.key(), b.Name)
 }
 
 // referred reports whether a server of set keeps its secret called i.Name
 // under the same keychain item as i.
 func referred(set *config.Set, i indexedSecret) bool {
-	want := secretKey(i.key(), i.Name)
+	want := Key(i.key(), i.Name)
 	for _, list := range [][]config.Entry{set.Servers, set.Suppressed} {
 		for _, e := range list {
-			if e.ConfigName == i.Server && e.Scope == i.Scope && secretKey(&e.Server, i.Name) == want && slices.Contains(e.SecretNames(), i.Name) {
+			if e.ConfigName == i.Server && e.Scope == i.Scope && Key(&e.Server, i.Name) == want && slices.Contains(e.SecretNames(), i.Name) {
 				return true
 			}
 		}
@@ -174,20 +174,20 @@ func referred(set *config.Set, i indexedSecret) bool {
 	return false
 }
 
-// forgetVanishedSecrets removes from the keychain the secrets of servers
-// that are gone from set, and from the index. set may be older than an
-// entry of the index (a server added meanwhile), so what would go is
-// checked again against the config read after the index.
-func (s *Service) forgetVanishedSecrets(set *config.Set) {
-	idx, err := s.readSecretIndex()
+// ForgetVanished removes from the keychain the secrets of servers that
+// are gone from set, and from the index. set may be older than an entry of
+// the index (a server added meanwhile), so what would go is checked again
+// against the config load reads after the index.
+func (k *Keeper) ForgetVanished(ctx context.Context, set *config.Set, load func() *config.Set) {
+	idx, err := k.readSecretIndex()
 	if err != nil {
-		s.log.Warn("reading the index of secrets", "err", err)
+		k.opts.Logger.Warn("reading the index of secrets", "err", err)
 		return
 	}
 	if unseen := unindexed(idx, set); len(unseen) > 0 {
 		// References written by hand, or before mcptray kept the index:
 		// their secrets may be in the keychain too.
-		err := s.modifySecretIndex(func(idx *secretIndex) {
+		err := k.modifySecretIndex(ctx, func(idx *secretIndex) {
 			for _, i := range unseen {
 				if !slices.ContainsFunc(idx.Secrets, func(x indexedSecret) bool { return sameItem(x, i) }) {
 					idx.Secrets = append(idx.Secrets, i)
@@ -195,30 +195,29 @@ func (s *Service) forgetVanishedSecrets(set *config.Set) {
 			}
 		})
 		if err != nil {
-			s.log.Warn("updating the index of secrets", "err", err)
+			k.opts.Logger.Warn("updating the index of secrets", "err", err)
 		}
 	}
 	if len(vanishedSecrets(idx, set)) == 0 {
 		return
 	}
-	gone := vanishedSecrets(idx, s.loader.Load())
+	gone := vanishedSecrets(idx, load())
 	if len(gone) == 0 {
 		return
 	}
-	ctx := s.ctx
 	var forgotten []indexedSecret
 	for _, i := range gone {
-		if err := s.opts.Store.Delete(ctx, secretKey(i.key(), i.Name)); err != nil {
-			s.log.Warn("a removed server's secret is still in the keychain", "server", i.Server, "secret", i.Name, "err", err)
+		if err := k.opts.Store.Delete(ctx, Key(i.key(), i.Name)); err != nil {
+			k.opts.Logger.Warn("a removed server's secret is still in the keychain", "server", i.Server, "secret", i.Name, "err", err)
 			continue
 		}
-		s.log.Info("secret of a removed server forgotten", "server", i.Server, "secret", i.Name, "file", cmp.Or(i.File, string(i.Scope.String())))
+		k.opts.Logger.Info("secret of a removed server forgotten", "server", i.Server, "secret", i.Name, "file", cmp.Or(i.File, string(i.Scope.String())))
 		forgotten = append(forgotten, i)
 	}
-	err = s.modifySecretIndex(func(idx *secretIndex) {
+	err = k.modifySecretIndex(ctx, func(idx *secretIndex) {
 		idx.Secrets = slices.DeleteFunc(idx.Secrets, func(i indexedSecret) bool { return slices.Contains(forgotten, i) })
 	})
 	if err != nil {
-		s.log.Warn("updating the index of secrets", "err", err)
+		k.opts.Logger.Warn("updating the index of secrets", "err", err)
 	}
 }

@@ -1,4 +1,4 @@
-package service
+package apps
 
 import (
 	"context"
@@ -6,11 +6,73 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcptray/mcptray/core/config"
 )
+
+const deadline = 20 * time.Second
+
+// home is a person's home with its apps' configs.
+type home struct {
+	t     *testing.T
+	dir   string
+	paths config.Paths
+}
+
+func newHome(t *testing.T) *home {
+	t.Helper()
+	dir := t.TempDir()
+	paths, err := config.NewPaths("linux", func(k string) (string, bool) {
+		if k == "HOME" {
+			return dir, true
+		}
+		return "", false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &home{t: t, dir: dir, paths: paths}
+}
+
+// writeJSON writes v as JSON to path under the home.
+func (h *home) writeJSON(path string, v any) {
+	h.t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// run runs r's writer, as the service does from Start to Close; stop ends
+// it and waits until its last write is done.
+func run(r *Roster) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); r.Run(ctx) }()
+	return func() { cancel(); <-done }
+}
+
+// find is the app called name in r's list.
+func find(t *testing.T, r *Roster, name string) App {
+	t.Helper()
+	list := r.List(&config.Set{})
+	i := slices.IndexFunc(list, func(a App) bool { return a.Name == name })
+	if i < 0 {
+		t.Fatalf("no app called %q in %+v", name, list)
+	}
+	return list[i]
+}
 
 // TestAppsSeenAfterRestart: when a connected app last used the gateway,
 // and how many tools it was given, outlive mcptray; apps the gateway does
@@ -23,28 +85,25 @@ func TestAppsSeenAfterRestart(t *testing.T) {
 	h.writeJSON(filepath.Join(h.dir, ".cursor", "mcp.json"), map[string]any{"mcpServers": map[string]any{
 		"mcptray": map[string]any{"command": "/opt/bin/mcptray", "args": []string{"stdio"}}}})
 	used := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
-	clock := func(at time.Time) func(*Options) {
-		return func(o *Options) { o.Now = func() time.Time { return at }; o.Only = []string{} }
-	}
-	ctx := context.Background()
+	clock := func(at time.Time) func() time.Time { return func() time.Time { return at } }
 
-	first := h.start(false, clock(used))
 	var mu sync.Mutex
-	sessions := []AppSession{
+	sessions := []Session{
 		{Client: "claude-code", App: "Claude Code", Face: "stdio", Started: used.Add(-time.Hour), LastSeen: used.Add(-time.Hour), Listed: true, Tools: 12},
 		{Client: "my-script", Face: "http", Started: used, LastSeen: used, Listed: true, Tools: 3},
 	}
+	first := New(Options{Paths: h.paths, Now: clock(used), Sessions: func() []Session { mu.Lock(); defer mu.Unlock(); return slices.Clone(sessions) }})
 	saved := make(chan struct{}, 1)
-	first.apps.mu.Lock()
-	first.apps.seen.saved = func() {
+	first.mu.Lock()
+	first.seen.saved = func() {
 		select {
 		case saved <- struct{}{}:
 		default:
 		}
 	}
-	first.apps.mu.Unlock()
-	changed := first.FollowApps(func() []AppSession { mu.Lock(); defer mu.Unlock(); return sessions })
-	changed() // Claude Code arrived: the first news is written at once
+	first.mu.Unlock()
+	stop := run(first)
+	first.Changed() // Claude Code arrived: the first news is written at once
 	select {
 	case <-saved:
 	case <-time.After(deadline):
@@ -57,11 +116,9 @@ func TestAppsSeenAfterRestart(t *testing.T) {
 	// Claude Code is seen again, and starts a session that has not asked
 	// for the tools: it keeps the count it was given.
 	mu.Lock()
-	sessions = append(sessions, AppSession{Client: "claude-code", App: "Claude Code", Face: "stdio", Started: used, LastSeen: used})
+	sessions = append(sessions, Session{Client: "claude-code", App: "Claude Code", Face: "stdio", Started: used, LastSeen: used})
 	mu.Unlock()
-	if err := first.Close(); err != nil {
-		t.Fatal(err)
-	}
+	stop()
 
 	b, err := os.ReadFile(file)
 	if err != nil {
@@ -71,16 +128,12 @@ func TestAppsSeenAfterRestart(t *testing.T) {
 		t.Errorf("the file keeps the apps the gateway recognises, by their key:\n%s", b)
 	}
 
-	later := h.start(false, clock(used.Add(3*time.Hour+10*time.Minute)))
-	cc, err := later.app(ctx, "Claude Code")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !cc.LastSeen.Equal(used) || cc.LastTools != 12 || cc.State != AppIdle || cc.Status != "connected — last used 3 hours ago, when it saw 12 tools" {
+	later := New(Options{Paths: h.paths, Now: clock(used.Add(3*time.Hour + 10*time.Minute))})
+	if cc := find(t, later, "Claude Code"); !cc.LastSeen.Equal(used) || cc.LastTools != 12 || cc.State != Idle || cc.Status != "connected — last used 3 hours ago, when it saw 12 tools" {
 		t.Errorf("Claude Code after a restart: %+v", cc)
 	}
-	if cur, err := later.app(ctx, "Cursor"); err != nil || !cur.LastSeen.IsZero() || cur.Status != "connected — not used since mcptray started" {
-		t.Errorf("Cursor, never seen: %+v, %v", cur, err)
+	if cur := find(t, later, "Cursor"); !cur.LastSeen.IsZero() || cur.Status != "connected — not used since mcptray started" {
+		t.Errorf("Cursor, never seen: %+v", cur)
 	}
 }
 
@@ -98,15 +151,18 @@ func TestAppsSeenDamaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
-	s := h.start(false, func(o *Options) { o.Now = func() time.Time { return now }; o.Only = []string{} })
-	cc, err := s.app(context.Background(), "Claude Code")
-	if err != nil || cc.Status != "connected — not used since mcptray started" {
-		t.Fatalf("Claude Code with a damaged file: %+v, %v", cc, err)
+	var mu sync.Mutex
+	var sessions []Session // none until Claude Code arrives
+	r := New(Options{Paths: h.paths, Now: func() time.Time { return now }, Sessions: func() []Session { mu.Lock(); defer mu.Unlock(); return sessions }})
+	stop := run(r)
+	if cc := find(t, r, "Claude Code"); cc.Status != "connected — not used since mcptray started" {
+		t.Fatalf("Claude Code with a damaged file: %+v", cc)
 	}
-	s.FollowApps(func() []AppSession {
-		return []AppSession{{Client: "claude-code", App: "Claude Code", LastSeen: now.Add(-time.Minute)}}
-	})
-	s.Close()
+	mu.Lock()
+	sessions = []Session{{Client: "claude-code", App: "Claude Code", LastSeen: now.Add(-time.Minute)}}
+	mu.Unlock()
+	r.Changed()
+	stop()
 	got, err := readAppsSeen(h.paths.AppsSeenFile())
 	if err != nil || !got["claude-code"].LastSeen.Equal(now.Add(-time.Minute)) {
 		t.Errorf("written anew: %+v, %v", got, err)
@@ -124,13 +180,12 @@ func TestAppsSeenBounded(t *testing.T) {
 	t.Parallel()
 	h := newHome(t)
 	now := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
-	s := h.start(false, func(o *Options) { o.Only = []string{} })
-	var sessions []AppSession
+	var sessions []Session
 	for i := range maxAppsSeen + 10 {
-		sessions = append(sessions, AppSession{App: fmt.Sprintf("App %d", i), LastSeen: now.Add(time.Duration(i) * time.Minute)})
+		sessions = append(sessions, Session{App: fmt.Sprintf("App %d", i), LastSeen: now.Add(time.Duration(i) * time.Minute)})
 	}
-	s.FollowApps(func() []AppSession { return sessions })
-	s.Close()
+	r := New(Options{Paths: h.paths, Sessions: func() []Session { return sessions }})
+	run(r)()
 	b, err := os.ReadFile(h.paths.AppsSeenFile())
 	if err != nil {
 		t.Fatal(err)
