@@ -166,6 +166,14 @@ func Build(s service.Snapshot) Menu {
 		})
 	}
 	m.Items = append(m.Items, heldItems(running)...)
+	if s.Updates > 0 {
+		what := "1 update"
+		if s.Updates > 1 {
+			what = fmt.Sprintf("%d updates", s.Updates)
+		}
+		// What each would change is read before it runs: mcptray updates.
+		add(Item{Label: "Review " + what + " of servers' packages…", Action: OpenAction})
+	}
 	if len(signIn) > maxFixItems {
 		add(Item{
 			Label:  fmt.Sprintf("Sign in to %s…", servers(len(signIn))),

@@ -305,3 +305,26 @@ func TestMenuNeedsSecret(t *testing.T) {
 		t.Errorf("no item asks for the secret: %+v", m.Items)
 	}
 }
+
+// TestMenuCountsUpdates: updates of pinned packages that the last check
+// found are counted in the menu, which opens the window.
+func TestMenuCountsUpdates(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[int]string{1: "Review 1 update of servers' packages…", 3: "Review 3 updates of servers' packages…"} {
+		m := Build(service.Snapshot{Servers: []service.Server{sv("a", service.Connected, "")}, Updates: n})
+		found := false
+		for _, it := range m.Items {
+			if it.Label == want {
+				found = it.Action == OpenAction
+			}
+		}
+		if !found {
+			t.Errorf("%d updates: no item %q: %+v", n, want, m.Items)
+		}
+	}
+	for _, it := range Build(service.Snapshot{Servers: []service.Server{sv("a", service.Connected, "")}}).Items {
+		if strings.Contains(it.Label, "update") {
+			t.Errorf("no update, yet %q", it.Label)
+		}
+	}
+}

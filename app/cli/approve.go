@@ -56,6 +56,7 @@ func (c *cmdContext) decide(ctx context.Context, args []string, approve bool) er
 	fmt.Fprintf(c.Stdout, "%s %s (from %s).\n", verb, sanitize.Line(s.Name), c.from(s.Origin))
 	c.describe(s)
 	if approve {
+		c.describePackage(ctx, b, s.Name) // updates.go
 		fmt.Fprintln(c.Stdout, "If this file changes what the server runs, mcptray will ask you again.")
 	}
 	return nil

@@ -61,11 +61,15 @@ func (v *window) lookBox(sv service.Server) fyne.CanvasObject {
 // lookFlaggedIntro begins the look's flagged tools.
 const lookFlaggedIntro = "These tools' descriptions give the AI instructions"
 
-// lookText says what a look found, a paragraph each: the flagged tools
+// lookText says what a look found, a paragraph each: the npm package it
+// runs (as mcptray approve --look says it), the flagged tools
 // with the lines quoted, the others by name, the prompts, and the
 // connections it was refused.
 func lookText(l service.Look) []string {
 	var out []string
+	if p := l.Package; p != nil {
+		out = append(out, "It runs "+sanitize.Line(p.Words)+", pinned by its content: approving it runs this tree and no other until you update it.")
+	}
 	if len(l.Tools) == 0 {
 		out = append(out, "It ran in its sandbox and offers no tools.")
 	}

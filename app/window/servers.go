@@ -153,8 +153,9 @@ func (v *window) build() {
 	v.settingsButton = widget.NewButtonWithIcon("Settings", theme.SettingsIcon(), v.showSettings)
 	v.appsButton = widget.NewButtonWithIcon("Apps", theme.ComputerIcon(), v.showApps)
 	v.activityBtn = widget.NewButtonWithIcon("Activity", theme.HistoryIcon(), v.showActivity)
+	v.updatesBtn = widget.NewButtonWithIcon(updatesLabel(0), theme.DownloadIcon(), v.showUpdates)
 	top := container.NewVBox(
-		container.NewBorder(nil, nil, nil, container.NewHBox(v.addButton, v.appsButton, v.activityBtn, v.settingsButton, v.pause), v.summary),
+		container.NewBorder(nil, nil, nil, container.NewHBox(v.addButton, v.appsButton, v.activityBtn, v.updatesBtn, v.settingsButton, v.pause), v.summary),
 		v.trayBanner, v.keyBox, v.problems,
 		widget.NewSeparator(),
 	)

@@ -98,10 +98,12 @@ type window struct {
 	settings     *settingsDialog
 	apps         *appsView      // the Apps view, while open
 	activity     *activityView  // the Activity view, while open (activity.go)
+	updates      *updatesView   // the Updates view, while open (updates.go)
 	rules        *rulesWidgets  // the shown server's gateway switches (toolrules.go)
 	appsWork     sync.WaitGroup // the Apps view's background work
 	appsButton   *widget.Button
 	activityBtn  *widget.Button
+	updatesBtn   *widget.Button
 	confirm      *dialog.ConfirmDialog // the last confirmation asked
 
 	// The MCP Registry's catalogue (catalogue.go): the dialog, once shown,
@@ -198,6 +200,7 @@ func (v *window) showSnapshot() {
 	}
 	v.pause.Enable()
 	v.pause.Refresh()
+	v.showUpdateCount(s.Updates)
 
 	if !s.Keychain.Available && s.Keychain.Problem != "" {
 		v.keyBanner.SetText("Sign-ins cannot be kept: " + sanitize.Line(s.Keychain.Problem))

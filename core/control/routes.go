@@ -152,6 +152,11 @@ func (s *Endpoint) routes() []route {
 			return b.SearchCatalogue(ctx, req.Query)
 		})},
 
+		// Pinned packages: what runs, and the updates found.
+		{"POST /v1/packages/list", "Packages", noBody(b.Packages)},
+		{"POST /v1/packages/check", "CheckPackages", noBody(b.CheckPackages)},
+		{"POST /v1/packages/update", "UpdatePackage", byJSON(b.UpdatePackage)},
+
 		// The window, and what only it asks.
 		{"GET /v1/focus", "", serveStream(s.focusStream)},
 		{"GET /v1/questions", "", serveStream(s.questionStream)},

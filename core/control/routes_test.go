@@ -235,6 +235,10 @@ func (r *recorder) ChangeSandbox(_ context.Context, _ service.SandboxChange) (_ 
 	r.hit("ChangeSandbox")
 	return
 }
+func (r *recorder) CheckPackages(_ context.Context) (_ []service.PackageView, _ error) {
+	r.hit("CheckPackages")
+	return
+}
 func (r *recorder) CheckSandbox(_ context.Context) (_ sandbox.Report, _ error) {
 	r.hit("CheckSandbox")
 	return
@@ -272,6 +276,10 @@ func (r *recorder) LookAtTools(_ context.Context, _ string) (_ service.Look, _ e
 }
 func (r *recorder) MoveSecrets(_ context.Context, _ string) (_ service.MoveSecretsResult, _ error) {
 	r.hit("MoveSecrets")
+	return
+}
+func (r *recorder) Packages(_ context.Context) (_ []service.PackageView, _ error) {
+	r.hit("Packages")
 	return
 }
 func (r *recorder) PauseAll(_ context.Context) (_ error) { r.hit("PauseAll"); return }
@@ -341,6 +349,10 @@ func (r *recorder) Snapshot(_ context.Context) (_ service.Snapshot, _ error) {
 }
 func (r *recorder) Tools(_ context.Context, _ string) (_ []tools.Tool, _ error) {
 	r.hit("Tools")
+	return
+}
+func (r *recorder) UpdatePackage(_ context.Context, _ service.PackageUpdate) (_ service.PackageView, _ error) {
+	r.hit("UpdatePackage")
 	return
 }
 func (r *recorder) UnsetSecret(_ context.Context, _ service.SecretRequest) (_ error) {

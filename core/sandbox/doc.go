@@ -320,6 +320,12 @@
 //     folder: os.RemoveAll, which works beneath the folder with unlinkat
 //     and opens no link. TestRemovedDataFolderFollowsNoLink (core/service).
 //     A renamed server's folder moves within servers/, which is mcptray's;
+//   - its npm package, when it runs one pinned (core/npmpin): mcptray
+//     runs the person's npm, install scripts off, in a folder of its own
+//     (packages/NAME beside servers/), which no server may write, and the
+//     server runs its tree from there, given its node_modules to read.
+//     TestPinnedPackageRunsWhatWasPinned (core/service) has the server
+//     try to change its own code for its next start;
 //   - shown safe: its program is looked up on its PATH with stat alone
 //     and runs only through the launcher; its error output comes through
 //     a pipe into memory, never a file of its folders; its processes are

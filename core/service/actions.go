@@ -41,6 +41,13 @@ func (s *Service) decide(ctx context.Context, name string, d config.Approval) (S
 		return Server{}, newError(NotAllowed, "%s comes from the %s scope (%s), which needs no approval; only servers from project folders do",
 			sanitize.Line(e.Name), e.Scope, e.Origin)
 	}
+	if d == config.Approved {
+		// The approval binds the tree its package resolves to now (or
+		// the one a look ran): another is an update (packages.go).
+		if _, err := s.pinNow(ctx, e); err != nil {
+			return Server{}, err
+		}
+	}
 	if err := s.trust.Decide(ctx, e, d); err != nil {
 		return Server{}, wrapError(err)
 	}

@@ -151,6 +151,17 @@ type API interface {
 	// SearchCatalogue searches the registry's catalogue, kept in the
 	// person's cache folder by the running mcptray (catalogue.go).
 	SearchCatalogue(ctx context.Context, query string) (CatalogueResult, error)
+
+	// Pinned packages (packages.go).
+
+	// Packages says what each server that runs an npm package runs, pinned
+	// by its content, and the update the last check found; CheckPackages
+	// asks the registries first; UpdatePackage runs the reviewed update
+	// (only the tree the person read, when the request names it), or goes
+	// back to the tree that ran before.
+	Packages(ctx context.Context) ([]PackageView, error)
+	CheckPackages(ctx context.Context) ([]PackageView, error)
+	UpdatePackage(ctx context.Context, req PackageUpdate) (PackageView, error)
 }
 
 var _ API = (*Service)(nil)

@@ -50,6 +50,9 @@ type Look struct {
 	// Protection is how well its sandbox held it.
 	Protection sandbox.Level `json:"protection"`
 	At         time.Time     `json:"at"`
+	// Package is the npm package it runs, pinned by its content: what
+	// approving it runs (packages.go); nil for a server that runs none.
+	Package *PackageView `json:"package,omitempty"`
 }
 
 // Flagged reports whether the tool called name reads as instructions to
@@ -99,6 +102,17 @@ func (s *Service) LookAtTools(ctx context.Context, name string) (Look, error) {
 		return Look{}, newError(NotAllowed, "mcptray is looking at %s's tools already", n)
 	}
 	defer endLook()
+	// What it would run is pinned now, and the look runs that: approving
+	// it after runs what was looked at (packages.go).
+	pkg, err := s.pinNow(ctx, e)
+	if err != nil {
+		return Look{}, err
+	}
+	if pkg != nil {
+		if err := s.runPinned(&entry, *pkg); err != nil {
+			return Look{}, wrapError(err)
+		}
+	}
 
 	o := s.sandboxOpts()
 	o.ReadOnlyProject = true
@@ -185,6 +199,9 @@ func (s *Service) LookAtTools(ctx context.Context, name string) (Look, error) {
 	}
 	others := func(t string) bool { return owners[t] }
 	l := Look{Server: e.Name, Tools: list, Prompts: prompts, Network: refused, Protection: level, At: s.opts.Now()}
+	if pkg != nil {
+		l.Package = s.packageView(ctx, e.Name, *pkg)
+	}
 	// Kept until the approval, which pins it (trust.Keeper.PinLook); the
 	// network policy knows which look runs (netpolicy.Policy.StartLook).
 	l.Flags = s.trust.Looked(e.Name, e.Signature, list, prompts, perr == nil, others)

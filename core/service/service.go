@@ -129,6 +129,9 @@ type Options struct {
 	// program and sandbox.ProbeArg. nil: no check can run here (tests
 	// that do not try it), and the check says so.
 	SandboxProbe []string
+	// Packages pin the servers that run an npm package by their content
+	// (packages.go); nil runs them as their config says.
+	Packages *PackageOptions
 }
 
 // Service is one running mcptray. Its methods are safe for concurrent use.
@@ -181,6 +184,9 @@ type Service struct {
 
 	// activity is the activity record, for trust decisions (activity.go).
 	activity atomic.Pointer[activity.Log]
+
+	// packages are the servers' packages being pinned (packages.go).
+	packages packageState
 }
 
 // builtinName is the name of mcptray's own in-process server.
@@ -346,6 +352,13 @@ func (s *Service) Start(ctx context.Context) error {
 			go s.follow(updates)
 		}
 		s.watchSignIns()
+		if s.opts.Packages != nil && s.opts.Packages.Every > 0 {
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				s.checkPackagesDaily(s.ctx)
+			}()
+		}
 	}
 	return nil
 }
@@ -394,6 +407,7 @@ func (s *Service) apply(set *config.Set) {
 		})
 		set = &only
 	}
+	set = s.pinnedSet(set)
 	if err := s.conns.Apply(set); err != nil && !errors.Is(err, conn.ErrClosed) {
 		s.log.Warn("applying the config", "err", err)
 	}
@@ -504,8 +518,11 @@ func (s *Service) current() *config.Set {
 //     directly, never through a shell.
 //   - MCPTRAY_CLIENT_METADATA_URL is the https URL of a Client ID Metadata
 //     Document to use as the client id with servers that support them.
+//
+// Servers that run an npm package are pinned by their content, and their
+// registries asked once a day what is new (packages.go).
 func FromEnvironment(lookup func(string) (string, bool)) Options {
-	var o Options
+	o := Options{Packages: &PackageOptions{Every: 24 * time.Hour}}
 	if v, _ := lookup("MCPTRAY_BROWSER"); strings.TrimSpace(v) != "" {
 		o.Browser = oauth.CommandBrowser(oauth.ParseBrowserCommand(v))
 	}

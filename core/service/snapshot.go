@@ -31,6 +31,9 @@ type Snapshot struct {
 	// Gateway are the person's permissions and hidden tools for the
 	// gateway.
 	Gateway config.GatewayRules `json:"gateway"`
+	// Updates counts the pinned packages whose newer version the last
+	// check found and the person has not reviewed and run (packages.go).
+	Updates int `json:"updates,omitempty"`
 }
 
 // Server is one server as a person sees it.

@@ -63,6 +63,7 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 		sv.Reason = e.Suppressed
 		snap.Servers = append(snap.Servers, sv)
 	}
+	s.packageReasons(&snap)
 	s.readPins(&snap)
 	return snap, nil
 }

@@ -1,0 +1,43 @@
+// Package npmpin pins a server that runs an npm package by its content:
+// what runs is the tree the person approved, byte for byte, until the
+// person has seen what changed and said yes.
+//
+// A server whose command is npx (npx -y pkg, npx --package=pkg bin) runs
+// whatever version npm serves when npx's cache next refreshes, and its
+// dependencies float within their ranges at each fresh install. This is
+// how a package such as postmark-mcp turned: fifteen clean versions, then
+// one that added a line sending mail to its author, with the same tools'
+// words.
+//
+// Instead, mcptray resolves the package and its whole tree with npm's own
+// CLI (Resolve: npm install --package-lock-only --ignore-scripts, with the
+// person's npm config, so a company's registry works), keeps the lockfile
+// with each package's exact version and integrity hash, and installs that
+// tree (Install: npm ci --ignore-scripts, which checks every tarball
+// against its integrity) into a folder of mcptray's own that no server may
+// write. The server then runs from there (Program: node and the package's
+// bin), with no npx and no registry. A Pin names that tree by the hash of
+// its lockfile's packages and their integrity (Lock.Hash): another tree is
+// another pin, which the person approves as they would a changed command.
+//
+// Install scripts never run: npm runs them outside any sandbox, which is
+// how the Shai-Hulud worm spread. A package that needs them (Lock.Scripts
+// names those that declare one) is said so.
+//
+// Updates are found by resolving the same request again (Check): a new
+// version of the package, or of any package in its tree, gives another
+// hash. Review compares the two installed trees: the packages added,
+// removed and changed, each changed file with a readable diff, and first,
+// in words, each added line that names a new destination (a URL, a host,
+// fetch, http.request, net.connect).
+//
+// CheckProvenance reads the registry's signed provenance statement of a
+// version, offline, against the integrity the lockfile pins, and says
+// where it was built or that it was published by hand (provenance.go says
+// what it verifies and what needs Sigstore's trust root, online).
+//
+// mcptray runs npm outside any sandbox, as the person's own npm, with
+// scripts off; the trees it writes lie in its own data folder, where no
+// server may write, and it follows no link there that a server could have
+// made.
+package npmpin

@@ -1,0 +1,363 @@
+package npmpin
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
+
+	"github.com/mcptray/mcptray/core/sanitize"
+)
+
+// Review is what changes from one pinned tree to another, for the person
+// to read before the new one runs.
+type Review struct {
+	Package     string `json:"package"`
+	FromVersion string `json:"fromVersion"`
+	ToVersion   string `json:"toVersion"`
+	FromHash    string `json:"fromHash"`
+	ToHash      string `json:"toHash"`
+	// Destinations are the added lines that send data somewhere: what the
+	// person must not miss, first.
+	Destinations []Destination `json:"destinations,omitempty"`
+	// Packages are the packages added, removed and changed.
+	Packages []PackageChange `json:"packages,omitempty"`
+	// Files are the files changed, with their diffs.
+	Files []FileChange `json:"files,omitempty"`
+}
+
+// Destination is one added line that names a place data can go.
+type Destination struct {
+	File string `json:"file"` // package/path/in/it.js
+	Line int    `json:"line"` // in the new file, from 1
+	Text string `json:"text"`
+	// What says what it names, in words: "a new address,
+	// collect.example.net", "a call that sends data out (fetch)".
+	What string `json:"what"`
+}
+
+// PackageChange is one package added, removed or changed in the tree.
+type PackageChange struct {
+	Path string `json:"path"`
+	Name string `json:"name"`
+	From string `json:"from,omitempty"` // "" when added
+	To   string `json:"to,omitempty"`   // "" when removed
+}
+
+// FileChange is one file added, removed or changed.
+type FileChange struct {
+	File string `json:"file"`
+	// Change is "added", "removed" or "changed".
+	Change string `json:"change"`
+	// Diff is the lines removed ("- ") and added ("+ "), with the line of
+	// the new file where each run starts ("@@ line N"); empty for a file
+	// that is not text.
+	Diff string `json:"diff,omitempty"`
+}
+
+// maxDiffLines bounds each file's diff; the rest is counted.
+const maxDiffLines = 400
+
+// Compare reviews the change from the installed tree from to the
+// installed tree to.
+func Compare(from, to Pin) (Review, error) {
+	r := Review{Package: to.Spec.Package, FromVersion: from.Version(), ToVersion: to.Version(), FromHash: from.Lock.Hash, ToHash: to.Lock.Hash}
+	old := map[string]Package{}
+	for _, p := range from.Lock.Packages {
+		old[p.Path] = p
+	}
+	now := map[string]Package{}
+	for _, p := range to.Lock.Packages {
+		now[p.Path] = p
+	}
+	paths := slices.Sorted(func(yield func(string) bool) {
+		for k := range old {
+			if !yield(k) {
+				return
+			}
+		}
+		for k := range now {
+			if _, dup := old[k]; !dup && !yield(k) {
+				return
+			}
+		}
+	})
+	// What the old tree says anywhere, to tell a new address from one it
+	// named before.
+	oldText := &strings.Builder{}
+	for _, path := range paths {
+		o, wasThere := old[path]
+		n, isThere := now[path]
+		if wasThere && isThere && o.Integrity == n.Integrity {
+			continue
+		}
+		pc := PackageChange{Path: path, Name: n.Name}
+		if wasThere {
+			pc.From, pc.Name = o.Version, o.Name
+		}
+		if isThere {
+			pc.To, pc.Name = n.Version, n.Name
+		}
+		r.Packages = append(r.Packages, pc)
+		files, err := comparePackage(filepath.Join(from.Dir, path), filepath.Join(to.Dir, path), pc.Name, wasThere, isThere, oldText)
+		if err != nil {
+			return Review{}, err
+		}
+		r.Files = append(r.Files, files...)
+	}
+	for _, f := range r.Files {
+		r.Destinations = append(r.Destinations, destinations(f, oldText.String())...)
+	}
+	return r, nil
+}
+
+// comparePackage compares one package's files in two trees: its own
+// files, not those of the packages nested in its node_modules.
+func comparePackage(fromDir, toDir, name string, wasThere, isThere bool, oldText *strings.Builder) ([]FileChange, error) {
+	var a, b map[string][]byte
+	var err error
+	if wasThere {
+		if a, err = packageFiles(fromDir); err != nil {
+			return nil, err
+		}
+	}
+	if isThere {
+		if b, err = packageFiles(toDir); err != nil {
+			return nil, err
+		}
+	}
+	for _, data := range a {
+		oldText.Write(data)
+	}
+	var out []FileChange
+	names := slices.Sorted(func(yield func(string) bool) {
+		for k := range a {
+			if !yield(k) {
+				return
+			}
+		}
+		for k := range b {
+			if _, dup := a[k]; !dup && !yield(k) {
+				return
+			}
+		}
+	})
+	for _, f := range names {
+		x, inA := a[f]
+		y, inB := b[f]
+		fc := FileChange{File: sanitize.Line(name + "/" + f)}
+		switch {
+		case inA && inB && bytes.Equal(x, y):
+			continue
+		case !inA:
+			fc.Change = "added"
+		case !inB:
+			fc.Change = "removed"
+		default:
+			fc.Change = "changed"
+		}
+		if isText(x) && isText(y) {
+			fc.Diff = lineDiff(string(x), string(y))
+		}
+		out = append(out, fc)
+	}
+	return out, nil
+}
+
+// packageFiles reads a package's plain files, by their path in it,
+// leaving out its nested node_modules and any link.
+func packageFiles(dir string) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "node_modules" && path != dir {
+			return filepath.SkipDir
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		files[filepath.ToSlash(rel)] = data
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the package in %s: %w", dir, err)
+	}
+	return files, nil
+}
+
+func isText(b []byte) bool { return len(b) < 1<<20 && !bytes.Contains(b, []byte{0}) }
+
+// lineDiff is the lines removed and added from a to b.
+func lineDiff(a, b string) string {
+	dmp := diffmatchpatch.New()
+	ra, rb, lines := dmp.DiffLinesToRunes(a, b)
+	diffs := dmp.DiffCharsToLines(dmp.DiffMainRunes(ra, rb, false), lines)
+	var out strings.Builder
+	line, written, left := 1, 0, 0
+	inRun := false
+	for _, d := range diffs {
+		ls := strings.SplitAfter(d.Text, "\n")
+		if ls[len(ls)-1] == "" {
+			ls = ls[:len(ls)-1]
+		}
+		switch d.Type {
+		case diffmatchpatch.DiffEqual:
+			line += len(ls)
+			inRun = false
+			continue
+		}
+		if !inRun {
+			fmt.Fprintf(&out, "@@ line %d\n", line)
+			inRun = true
+		}
+		mark := "- "
+		if d.Type == diffmatchpatch.DiffInsert {
+			mark = "+ "
+			line += len(ls)
+		}
+		for _, l := range ls {
+			if written >= maxDiffLines {
+				left++
+				continue
+			}
+			out.WriteString(mark + shown(strings.TrimRight(l, "\r\n")) + "\n")
+			written++
+		}
+	}
+	if left > 0 {
+		fmt.Fprintf(&out, "… and %d more lines\n", left)
+	}
+	return out.String()
+}
+
+// shown is a line of a package's file as a terminal may print it: with
+// no control character, and no character that hides or reorders text,
+// which the line says it had.
+func shown(l string) string {
+	c := strings.ReplaceAll(sanitize.String(l), "\n", " ")
+	if c != l {
+		c += "   <- hidden characters or controls taken out here"
+	}
+	return c
+}
+
+// urlPattern finds addresses in code: a URL's host, or a host given to a
+// connecting call.
+var urlPattern = regexp.MustCompile(`(?i)\b(?:https?|wss?|ftp)://([a-z0-9.-]+|\[[0-9a-f:]+\])`)
+
+// sendPatterns are the calls through which node code sends data out.
+var sendPatterns = []struct {
+	re   *regexp.Regexp
+	what string
+}{
+	{regexp.MustCompile(`\bfetch\s*\(`), "fetch"},
+	{regexp.MustCompile(`\bhttps?\.(?:request|get)\s*\(`), "http.request"},
+	{regexp.MustCompile(`\bnet\.(?:connect|createConnection)\s*\(`), "net.connect"},
+	{regexp.MustCompile(`\btls\.connect\s*\(`), "tls.connect"},
+	{regexp.MustCompile(`\bdgram\.createSocket\s*\(`), "a UDP socket"},
+	{regexp.MustCompile(`\bnew\s+WebSocket\s*\(`), "a WebSocket"},
+	{regexp.MustCompile(`\bXMLHttpRequest\b`), "XMLHttpRequest"},
+	{regexp.MustCompile(`\brequire\s*\(\s*['"](?:node:)?(?:http|https|net|tls|dgram|http2)['"]\s*\)`), "node's network modules"},
+	{regexp.MustCompile(`\bfrom\s+['"](?:node:)?(?:http|https|net|tls|dgram|http2)['"]`), "node's network modules"},
+	{regexp.MustCompile(`\b(?:axios|got|undici|node-fetch|superagent)\b`), "an HTTP client"},
+	{regexp.MustCompile(`\bchild_process\b`), "running other programs"},
+}
+
+// destinations are the added lines of f that name a place data can go:
+// an address not in old (the whole old tree's text), or a call that
+// sends data out.
+func destinations(f FileChange, old string) []Destination {
+	var out []Destination
+	line := 0
+	for _, l := range strings.Split(f.Diff, "\n") {
+		if n, ok := strings.CutPrefix(l, "@@ line "); ok {
+			fmt.Sscanf(n, "%d", &line)
+			continue
+		}
+		text, added := strings.CutPrefix(l, "+ ")
+		if !added {
+			continue
+		}
+		var what []string
+		for _, m := range urlPattern.FindAllStringSubmatch(text, -1) {
+			if host := strings.ToLower(m[1]); !strings.Contains(strings.ToLower(old), host) {
+				what = append(what, "a new address, "+host)
+			}
+		}
+		for _, p := range sendPatterns {
+			if p.re.MatchString(text) && !slices.Contains(what, "a call that sends data out ("+p.what+")") {
+				what = append(what, "a call that sends data out ("+p.what+")")
+			}
+		}
+		if len(what) > 0 {
+			t := strings.TrimSpace(text)
+			if len(t) > 200 {
+				t = t[:200] + "…"
+			}
+			out = append(out, Destination{File: f.File, Line: line, Text: t, What: strings.Join(what, "; ")})
+		}
+		line++
+	}
+	return out
+}
+
+// Words says the review as the person reads it: the destinations first.
+func (r Review) Words() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: version %s to %s (tree %s to %s)\n", r.Package, r.FromVersion, r.ToVersion, short(r.FromHash), short(r.ToHash))
+	if len(r.Destinations) > 0 {
+		fmt.Fprintf(&b, "\nNew lines that send data somewhere (read these first):\n")
+		for _, d := range r.Destinations {
+			fmt.Fprintf(&b, "  %s line %d adds %s:\n      %s\n", d.File, d.Line, d.What, d.Text)
+		}
+	} else {
+		b.WriteString("\nNo added line names a new address or a call that sends data out.\n")
+	}
+	if len(r.Packages) > 0 {
+		b.WriteString("\nPackages:\n")
+		for _, p := range r.Packages {
+			switch {
+			case p.From == "":
+				fmt.Fprintf(&b, "  added   %s %s\n", p.Name, p.To)
+			case p.To == "":
+				fmt.Fprintf(&b, "  removed %s %s\n", p.Name, p.From)
+			case p.From == p.To:
+				fmt.Fprintf(&b, "  changed %s %s (same version, other content)\n", p.Name, p.To)
+			default:
+				fmt.Fprintf(&b, "  changed %s %s to %s\n", p.Name, p.From, p.To)
+			}
+		}
+	}
+	if len(r.Files) > 0 {
+		b.WriteString("\nFiles:\n")
+		for _, f := range r.Files {
+			fmt.Fprintf(&b, "  %s %s\n", f.Change, f.File)
+			for _, l := range strings.Split(strings.TrimRight(f.Diff, "\n"), "\n") {
+				if l != "" {
+					fmt.Fprintf(&b, "      %s\n", l)
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

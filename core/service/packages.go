@@ -1,0 +1,481 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/npmpin"
+	"github.com/mcptray/mcptray/core/sandbox"
+	"github.com/mcptray/mcptray/core/sanitize"
+)
+
+// PackageOptions pin the servers that run an npm package (npx) by their
+// content (core/npmpin): what runs is the tree that was resolved when the
+// server was approved or first started, installed without install scripts
+// in a folder of mcptray's own, until the person updates it.
+type PackageOptions struct {
+	// Dir holds the pinned trees and their record; "" means the
+	// packages folder in mcptray's folder.
+	Dir string
+	// NPM is npm's program; "" looks for npm on PATH.
+	NPM string
+	// Env is npm's environment, whose HOME names the person's ~/.npmrc;
+	// nil means the servers' (Conn.BaseEnv), or this process's with HOME
+	// the person's home (Paths.Home).
+	Env []string
+	// Every is how often the running mcptray asks the registries what is
+	// new; zero asks only on demand (mcptray updates).
+	Every time.Duration
+}
+
+// packageState is what the service keeps of the pins while it runs.
+type packageState struct {
+	mu sync.Mutex
+	// busy names the servers whose tree is being resolved and installed.
+	busy map[string]bool
+	// failed is, by server, the config (approval key) whose pinning
+	// failed, and why: it is not tried again until the config changes or
+	// mcptray restarts.
+	failed map[string]failedPin
+}
+
+type failedPin struct{ config, why string }
+
+// PackageView is one pinned server's package, as the person sees it.
+type PackageView struct {
+	Server string       `json:"server"`
+	Facts  npmpin.Facts `json:"facts"`
+	// Words says the facts: "echo-mcp version 1.0.0, published 3 months
+	// ago, 1 package in all".
+	Words string `json:"words"`
+	// Update is the newer tree found, with its review; nil when none.
+	Update *npmpin.Review `json:"update,omitempty"`
+	// Back is the version update --back goes back to; "" when none.
+	Back    string    `json:"back,omitempty"`
+	Checked time.Time `json:"checked,omitzero"`
+}
+
+// PackageReview is what an update changes, for the person to read
+// before it runs (npmpin.Review).
+type PackageReview = npmpin.Review
+
+// PackageUpdate asks to run a server's update, or to go back.
+type PackageUpdate struct {
+	Name string `json:"name"`
+	// Back goes back to the tree that ran before the last update.
+	Back bool `json:"back,omitempty"`
+	// Tree is the lockfile's hash of the update the person read
+	// (PackageReview's ToHash): when the last check found another since,
+	// nothing runs. "" runs whatever the last check found.
+	Tree string `json:"tree,omitempty"`
+}
+
+func (s *Service) packagesDir() string {
+	if s.opts.Packages.Dir != "" {
+		return s.opts.Packages.Dir
+	}
+	return filepath.Join(s.opts.Paths.Dir(), "packages")
+}
+
+func (s *Service) packageStore() *npmpin.Store {
+	return &npmpin.Store{Path: filepath.Join(s.packagesDir(), "pins.json")}
+}
+
+// npm runs the person's npm, with a cache of mcptray's own.
+func (s *Service) npm() *npmpin.NPM {
+	env := s.opts.Packages.Env
+	if env == nil {
+		env = s.opts.Conn.BaseEnv
+	}
+	if env == nil && s.opts.Paths.Home != "" {
+		// This process's, in the home mcptray serves, whose ~/.npmrc
+		// names the registry.
+		env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "HOME=") }), "HOME="+s.opts.Paths.Home)
+	}
+	return &npmpin.NPM{Path: s.opts.Packages.NPM, Env: env, Cache: filepath.Join(s.packagesDir(), "cache"), Logger: s.log}
+}
+
+// packageSpec is the package e's server runs, when it is pinned: a local
+// server whose command is npx with a registry's package, that may run.
+func packageSpec(e *config.Entry) (npmpin.Spec, bool) {
+	if e.Transport != config.Stdio || e.Bundle != nil || e.Disabled ||
+		e.Approval == config.Undecided || e.Approval == config.Denied {
+		return npmpin.Spec{}, false
+	}
+	return npmpin.Detect(e.Command, e.Args)
+}
+
+// pinnedSet is set with each pinned server's command replaced by its
+// pinned tree's program. A server not pinned yet is held (as waiting for
+// approval) while its tree is resolved and installed, and runs once it is;
+// one whose tree no longer is what was pinned is held, and the log says
+// why.
+func (s *Service) pinnedSet(set *config.Set) *config.Set {
+	if s.opts.Packages == nil {
+		return set
+	}
+	recs, err := s.packageStore().Load()
+	if err != nil {
+		s.log.Warn("pinned packages", "err", err)
+		recs = nil
+	}
+	out := *set
+	out.Servers = slices.Clone(set.Servers)
+	for i := range out.Servers {
+		e := &out.Servers[i]
+		spec, ok := packageSpec(e)
+		if !ok {
+			continue
+		}
+		rec, have := recs[e.Name]
+		if have && rec.Config == e.ApprovalKey {
+			err := s.runPinned(e, rec.Current)
+			if err == nil {
+				continue
+			}
+			s.log.Warn("held: its pinned package is not what was pinned", "server", e.Name, "err", err)
+			e.Approval = config.Undecided
+			s.pinLater(e.Name, e.ApprovalKey, spec, &rec.Current)
+			continue
+		}
+		e.Approval = config.Undecided
+		s.pinLater(e.Name, e.ApprovalKey, spec, nil)
+	}
+	return &out
+}
+
+// pinnedProgram is what runs p: node beside the npx the config named, when
+// there is one there, and the package's program.
+func (s *Service) pinnedProgram(p npmpin.Pin, npx string) (string, []string, error) {
+	if err := p.Check(); err != nil {
+		return "", nil, err
+	}
+	if !p.Installed() {
+		return "", nil, fmt.Errorf("%s's tree %s is not installed", p.Spec.Package, p.Short())
+	}
+	command, args, err := p.Program()
+	if err != nil {
+		return "", nil, err
+	}
+	if command == "node" && filepath.IsAbs(npx) {
+		if node := filepath.Join(filepath.Dir(npx), "node"); isFile(node) {
+			command = node
+		}
+	}
+	return command, args, nil
+}
+
+// runPinned makes e run p's tree: its program, and its node_modules to
+// read, which a command the person did not write would not give
+// (Settings.ArgsGrantNothing).
+func (s *Service) runPinned(e *config.Entry, p npmpin.Pin) error {
+	command, args, err := s.pinnedProgram(p, e.Command)
+	if err != nil {
+		return err
+	}
+	e.Command, e.Args = command, args
+	e.Sandbox.Read = append(slices.Clone(e.Sandbox.Read), filepath.Join(p.Dir, "node_modules"))
+	return nil
+}
+
+// pinNow pins e's package for what its config asks now, unless it is
+// pinned for that already, and returns its pin; nil for a server that
+// runs no npm package, or where packages are not pinned.
+func (s *Service) pinNow(ctx context.Context, e *config.Entry) (*npmpin.Pin, error) {
+	if s.opts.Packages == nil || e.Transport != config.Stdio || e.Bundle != nil {
+		return nil, nil
+	}
+	spec, ok := npmpin.Detect(e.Command, e.Args)
+	if !ok {
+		return nil, nil
+	}
+	get := func() (*npmpin.Pin, error) {
+		rec, have, err := s.packageStore().Get(e.Name)
+		if err != nil || !have || rec.Config != e.ApprovalKey {
+			return nil, err
+		}
+		return &rec.Current, nil
+	}
+	if p, err := get(); p != nil || err != nil {
+		return p, wrapError(err)
+	}
+	if err := s.pin(ctx, e.Name, e.ApprovalKey, spec, nil); err != nil {
+		return nil, wrapError(fmt.Errorf("pinning %s: %w", spec.Request(), err))
+	}
+	return get()
+}
+
+// packageView is the facts of p, for the server called name.
+func (s *Service) packageView(ctx context.Context, name string, p npmpin.Pin) *PackageView {
+	f := s.npm().Facts(ctx, p)
+	return &PackageView{Server: name, Facts: f, Words: f.Words(s.opts.Now())}
+}
+
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// pinLater resolves and installs the tree of a server not pinned yet (or
+// installs again the tree again pinned for it, again), in the background,
+// and runs the server once it is: at most once at a time, and not again
+// after a failure for the same config.
+func (s *Service) pinLater(name, key string, spec npmpin.Spec, again *npmpin.Pin) {
+	st := &s.packages
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.busy == nil {
+		st.busy, st.failed = map[string]bool{}, map[string]failedPin{}
+	}
+	if st.busy[name] || st.failed[name].config == key {
+		return
+	}
+	st.busy[name] = true
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		err := s.pin(s.ctx, name, key, spec, again)
+		st.mu.Lock()
+		delete(st.busy, name)
+		if err != nil {
+			st.failed[name] = failedPin{config: key, why: err.Error()}
+		}
+		st.mu.Unlock()
+		if err != nil {
+			s.log.Warn("pinning a server's package", "server", name, "err", err)
+			return
+		}
+		if s.ctx.Err() == nil {
+			s.reload()
+		}
+	}()
+}
+
+// pin resolves spec's tree, installs it, and records it as name's for the
+// config key. With again, it installs that tree once more and records
+// nothing: a tree whose lockfile changed is not installed.
+func (s *Service) pin(ctx context.Context, name, key string, spec npmpin.Spec, again *npmpin.Pin) error {
+	n := s.npm()
+	if again != nil {
+		return n.Install(ctx, *again)
+	}
+	p, err := n.ResolveInstall(ctx, filepath.Join(s.packagesDir(), sandbox.FolderName(name)), spec)
+	if err != nil {
+		return err
+	}
+	return s.packageStore().Change(ctx, func(all map[string]npmpin.Record) error {
+		all[name] = npmpin.Record{Config: key, Current: p, At: s.opts.Now().UTC()}
+		return nil
+	})
+}
+
+// Packages says what each pinned server runs, and the updates the last
+// check found.
+func (s *Service) Packages(ctx context.Context) ([]PackageView, error) {
+	if s.opts.Packages == nil {
+		return nil, nil
+	}
+	recs, err := s.packageStore().Load()
+	if err != nil {
+		return nil, wrapError(err)
+	}
+	var out []PackageView
+	n := s.npm()
+	for _, name := range slices.Sorted(maps.Keys(recs)) {
+		r := recs[name]
+		v := PackageView{Server: name, Facts: n.Facts(ctx, r.Current), Update: r.Review, Checked: r.Checked}
+		v.Words = v.Facts.Words(s.opts.Now())
+		if r.Previous != nil {
+			v.Back = r.Previous.Version()
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// CheckPackages asks each pinned server's registry what is new: it
+// resolves the server's request again, and when that gives another tree it
+// installs it beside the one that runs and reviews the change. Nothing of
+// it runs until the person updates.
+func (s *Service) CheckPackages(ctx context.Context) ([]PackageView, error) {
+	if s.opts.Packages == nil {
+		return nil, nil
+	}
+	recs, err := s.packageStore().Load()
+	if err != nil {
+		return nil, wrapError(err)
+	}
+	n := s.npm()
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(recs)) {
+		cur := recs[name].Current
+		next, err := n.Resolve(ctx, filepath.Dir(cur.Dir), cur.Spec)
+		var review *npmpin.Review
+		if err == nil && next.Lock.Hash != cur.Lock.Hash {
+			if err = n.Install(ctx, next); err == nil {
+				var r npmpin.Review
+				if r, err = npmpin.Compare(cur, next); err == nil {
+					review = &r
+				}
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", sanitize.Line(name), err))
+			continue
+		}
+		err = s.packageStore().Change(ctx, func(all map[string]npmpin.Record) error {
+			r, ok := all[name]
+			if !ok || r.Current.Lock.Hash != cur.Lock.Hash {
+				return nil // updated or removed meanwhile
+			}
+			r.Checked, r.Candidate, r.Review = s.opts.Now().UTC(), nil, nil
+			if review != nil {
+				r.Candidate, r.Review = &next, review
+			}
+			all[name] = r
+			return nil
+		})
+		if err != nil {
+			errs = append(errs, err)
+		}
+		s.prunePackages(name)
+	}
+	s.notices.Publish(struct{}{})
+	views, err := s.Packages(ctx)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	return views, wrapError(errors.Join(errs...))
+}
+
+// UpdatePackage runs the newer tree the last check found for the server
+// called name, as reviewed; the tree that ran stays, to go back to. With
+// back, it goes back to the tree that ran before the last update. With a
+// tree, it runs that tree only: a check since the person read the review
+// may have found another, which the person has not read.
+func (s *Service) UpdatePackage(ctx context.Context, req PackageUpdate) (PackageView, error) {
+	name, back := req.Name, req.Back
+	if s.opts.Packages == nil {
+		return PackageView{}, newError(NotAllowed, "packages are not pinned here")
+	}
+	err := s.packageStore().Change(ctx, func(all map[string]npmpin.Record) error {
+		r, ok := all[name]
+		if !ok {
+			return newError(NotFound, "%s runs no pinned package", sanitize.Line(name))
+		}
+		to := r.Candidate
+		if back {
+			to = r.Previous
+		}
+		switch {
+		case to == nil && back:
+			return newError(NotAllowed, "%s has no earlier version to go back to", sanitize.Line(name))
+		case to == nil:
+			return newError(NotAllowed, "%s has no update (mcptray updates asks the registry)", sanitize.Line(name))
+		}
+		if req.Tree != "" && !sameTree(req.Tree, to.Lock.Hash) {
+			return newError(NotAllowed, "%s's update is no longer the one you read: a check found %s %s since; read its review first", sanitize.Line(name), to.Spec.Package, to.Version())
+		}
+		if err := to.Check(); err != nil {
+			return err
+		}
+		if !to.Installed() {
+			return fmt.Errorf("%s's tree %s is not installed", to.Spec.Package, to.Short())
+		}
+		was := r.Current
+		r.Current, r.Previous, r.Candidate, r.Review, r.At = *to, &was, nil, nil, s.opts.Now().UTC()
+		all[name] = r
+		return nil
+	})
+	if err != nil {
+		return PackageView{}, wrapError(err)
+	}
+	s.reload()
+	s.prunePackages(name)
+	views, err := s.Packages(ctx)
+	if err != nil {
+		return PackageView{}, err
+	}
+	for _, v := range views {
+		if v.Server == name {
+			return v, nil
+		}
+	}
+	return PackageView{}, newError(NotFound, "%s runs no pinned package", sanitize.Line(name))
+}
+
+// sameTree reports whether tree, as the person was shown it (the whole
+// hash, or its first 12 characters or more), names the lockfile hash.
+func sameTree(tree, hash string) bool {
+	return len(tree) >= 12 && strings.HasPrefix(hash, strings.ToLower(tree))
+}
+
+// prunePackages removes the trees of the server called name that its
+// record holds no more.
+func (s *Service) prunePackages(name string) {
+	rec, ok, err := s.packageStore().Get(name)
+	if err == nil && ok {
+		err = rec.Prune(filepath.Join(s.packagesDir(), sandbox.FolderName(name)))
+	}
+	if err != nil {
+		s.log.Info("removing a server's old package trees", "server", name, "err", err)
+	}
+}
+
+// checkPackagesDaily asks the registries what is new every
+// PackageOptions.Every, until ctx ends.
+func (s *Service) checkPackagesDaily(ctx context.Context) {
+	t := time.NewTicker(s.opts.Packages.Every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := s.CheckPackages(ctx); err != nil {
+				s.log.Info("checking pinned packages for updates", "err", err)
+			}
+		}
+	}
+}
+
+// packageReasons says, of a server held while its package is pinned, why:
+// being installed, or what failed; and counts the updates found.
+func (s *Service) packageReasons(snap *Snapshot) {
+	if s.opts.Packages == nil {
+		return
+	}
+	if recs, err := s.packageStore().Load(); err == nil {
+		for _, r := range recs {
+			if r.Candidate != nil {
+				snap.Updates++
+			}
+		}
+	}
+	st := &s.packages
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for i := range snap.Servers {
+		sv := &snap.Servers[i]
+		if sv.State != conn.AwaitingApproval || sv.Approval == config.Undecided {
+			continue
+		}
+		if st.busy[sv.Name] {
+			sv.Reason = "installing its package, pinned by its content (npm, without install scripts)"
+			continue
+		}
+		if f, ok := st.failed[sv.Name]; ok {
+			sv.State, sv.Reason = conn.Failed, "its package could not be pinned: "+f.why
+		}
+	}
+}
