@@ -615,7 +615,16 @@ __attribute__((constructor)) static void launch(int argc, char **argv, char **en
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &passed, &old);
 	pid_t self = getpid();
-	pid_t child = fork();
+	// vfork: the server's process borrows the init's memory until it
+	// executes, rather than a copy that the kernel would make page by page
+	// as either side writes (a fork's page tables and copy-on-write
+	// faults, most of a millisecond here). The init waits meanwhile, and
+	// the child never returns from here: it executes the server or exits.
+	// What it changes is its own (its credentials, Landlock's domain, its
+	// filter, its file descriptors, its signal mask); what it writes in
+	// the shared memory (the policy's lines, what it allocates) the init
+	// does not read again.
+	pid_t child = vfork();
 	if (child < 0) fail(126, "could not put the server in its sandbox: starting it", "");
 	if (child == 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
