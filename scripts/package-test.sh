@@ -129,7 +129,7 @@ $(cat "$tmp/demo.out")"
 # beside itself and starts every local server through.
 # What to run comes in the policy, after its rules, not on the launcher's
 # command line.
-timeout 20 env -i HOME="$tmp/home" PATH=/nonexistent MCPTRAY_SANDBOX_POLICY="$(printf 'mcptray-sandbox 2\nr /\nw /dev/null\nx %s\na mcptray\na demo-server\n' "$root/usr/bin/mcptray")" \
+timeout 20 env -i HOME="$tmp/home" PATH=/nonexistent MCPTRAY_SANDBOX_POLICY="$(printf 'mcptray-sandbox 4\nr /\nw /dev/null\nx %s\na mcptray\na demo-server\n' "$root/usr/bin/mcptray")" \
 	"$root/usr/bin/mcptray-sandbox" sandbox-exec -- <"$tmp/demo.in" >"$tmp/demo-boxed.out" 2>&1 ||
 	fail "the installed mcptray demo-server, through mcptray-sandbox, failed:
 $(cat "$tmp/demo-boxed.out")"
