@@ -57,8 +57,8 @@ var isolation struct {
 // namespaces of their own on this computer: it starts the launcher's
 // probe once (--probe), which makes them as for a server, brings up its
 // loopback there, mounts its own /proc, /tmp and /dev/shm, and ends:
-// where it cannot, servers run
-// without namespaces, as the words then say. Some systems
+// where it cannot, servers run without namespaces, as the words then
+// say. Some systems
 // forbid unprivileged user namespaces (a sysctl), or let a program make
 // one but give it no rights there (Ubuntu from 24.04, for a program that
 // has no AppArmor profile saying it may): the probe fails on both.
