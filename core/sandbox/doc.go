@@ -202,9 +202,13 @@
 // The launcher stays as the server's init (init_linux.go): it forks the
 // server, passes on mcptray's signals, and when the server ends (or is
 // stopped) it ends every process the server left, a double-forked setsid
-// grandchild included, before it exits. In a PID namespace the kernel
-// does that much even when the launcher is killed; without one, the
-// launcher is their child subreaper.
+// grandchild included, before it exits. Where it has namespaces, the
+// launcher mcptray started makes them itself and forks their init, pid 1
+// of the server's PID namespace, which does this (namespaces_linux.go):
+// the launcher passes signals on to it and ends as it does, and when the
+// launcher is killed the init is killed with it, and the kernel ends the
+// rest of the namespace. Without one, the launcher is the init and their
+// child subreaper.
 //
 // # The check: a sandbox that proves itself on this computer
 //

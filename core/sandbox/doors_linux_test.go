@@ -159,7 +159,10 @@ func TestSocketsGranted(t *testing.T) {
 
 // TestDetachedEnds: a grandchild in a session of its own, left behind by
 // the server (door 6), ends with it, whether the server ends by itself or
-// mcptray stops it (SIGTERM to its group, as transport's stop does).
+// mcptray stops it (SIGTERM to its group, as transport's stop does), and
+// in namespaces of its own also when the launcher mcptray started is
+// killed (SIGKILL to it alone: its init, pid 1 of the server's PID
+// namespace, is another process, which must end with it).
 func TestDetachedEnds(t *testing.T) {
 	if ABI() < 1 {
 		t.Skip("no Landlock")
@@ -168,11 +171,15 @@ func TestDetachedEnds(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			w := newIsolatedWorld(t, true, namespaces)
 			for name, launcher := range launchers(t) {
-				for _, stop := range []string{"exits", "stopped"} {
+				stops := []string{"exits", "stopped"}
+				if namespaces {
+					stops = append(stops, "killed")
+				}
+				for _, stop := range stops {
 					t.Run(name+"/"+stop, func(t *testing.T) {
 						marker := fmt.Sprintf("%d.%d", 1000+os.Getpid()%1000, time.Now().UnixNano()%1000000)
 						tries := []string{"detach:" + marker}
-						if stop == "stopped" {
+						if stop != "exits" {
 							tries = append(tries, "wait:")
 						}
 						self := mustExe(t)
@@ -183,13 +190,17 @@ func TestDetachedEnds(t *testing.T) {
 						ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 						defer cancel()
 						cmd := &exec.Cmd{Path: path, Args: argv, Env: env, SysProcAttr: &syscall.SysProcAttr{Setpgid: true}, WaitDelay: 10 * time.Second}
-						stdin, err := cmd.StdinPipe()
+						// A pipe of the test's own, which Wait does not close:
+						// the probe waits on it until the test ends.
+						stdinR, stdin, err := os.Pipe()
 						if err != nil {
 							t.Fatal(err)
 						}
+						cmd.Stdin = stdinR
 						var out lockedBuffer
 						cmd.Stdout = &out
 						ln, err := Start(cmd, w.policy, (*exec.Cmd).Start)
+						stdinR.Close()
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -197,13 +208,22 @@ func TestDetachedEnds(t *testing.T) {
 							defer ln.Close()
 						}
 						defer stdin.Close()
-						if stop == "stopped" {
+						if stop != "exits" {
 							// Once the probe says so, the grandchild runs and the
 							// probe waits for stdin.
 							waitFor(ctx, t, "the grandchild to start", func() bool { return strings.Contains(out.String(), "detach:"+marker+" ok") })
-							_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+							if stop == "stopped" {
+								_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+							} else {
+								_ = cmd.Process.Kill()
+							}
 						}
 						_ = cmd.Wait()
+						if stop == "killed" {
+							// The kernel ends the namespace's processes a moment
+							// after its init.
+							waitFor(ctx, t, "the server's processes to end", func() bool { return len(livingWith(marker)) == 0 })
+						}
 						if !strings.Contains(out.String(), "detach:"+marker+" ok") {
 							t.Fatalf("the probe did not leave its grandchild: %q", out.String())
 						}

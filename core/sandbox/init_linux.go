@@ -39,6 +39,9 @@ func runInit(p Policy, raw string, plan launchPlan, env []string) (int, error) {
 	// the runtime's threads, the server had them all (root's in CI, the
 	// launcher's own in its namespaces).
 	runtime.LockOSThread()
+	if plan.own && os.Getpid() != 1 {
+		return enterNamespaces([]string{os.Args[0], LauncherArg, "--"}, plan.bridge > 0, plan.bridge > 0)
+	}
 	if plan.bridge > 0 {
 		if err := bridge(plan.bridge); err != nil {
 			return 126, err
@@ -189,7 +192,7 @@ func children() []int {
 func withoutInit(raw string) string {
 	var b strings.Builder
 	for _, l := range strings.SplitAfter(raw, "\n") {
-		if l == "i\n" || l == "i" || l == "m\n" || l == "m" || strings.HasPrefix(l, "b ") {
+		if l == "i\n" || l == "i" || l == "m\n" || l == "m" || l == "n\n" || l == "n" || strings.HasPrefix(l, "b ") {
 			continue
 		}
 		b.WriteString(l)

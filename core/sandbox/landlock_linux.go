@@ -259,10 +259,18 @@ func installFilter(hex string) error {
 	return nil
 }
 
-// probeIsolation is the launcher's --probe: started in a server's
-// namespaces, it does what the init does there first, its own /proc,
-// /tmp and /dev/shm included.
+// probeIsolation is the launcher's --probe: it makes a server's
+// namespaces, as the launcher does for a server, and its init there does
+// what the init does first, its own /proc, /tmp and /dev/shm included.
 func probeIsolation() error {
+	if os.Getpid() != 1 {
+		runtime.LockOSThread()
+		code, err := enterNamespaces([]string{os.Args[0], LauncherArg, probeArg}, true, false)
+		if err == nil && code != 0 {
+			err = fmt.Errorf("its init in them ended with %d", code)
+		}
+		return err
+	}
 	if err := loopbackUp(); err != nil {
 		return fmt.Errorf("bringing up its network: %w", err)
 	}

@@ -38,14 +38,16 @@ const policyEnv = "MCPTRAY_SANDBOX_POLICY"
 // limit TCP to the "p PORT" lines, "u" to leave named sockets to the
 // filter (Policy.AnySocket), "f HEX" the system call filter to
 // install (seccomp.go), "b PORT" to bring the proxy's port into the
-// network namespace the launcher was started in (namespaces_linux.go),
-// "m" to give the server a /proc, /tmp and /dev/shm of its own in the
-// mount namespace the launcher was started in (mounts_linux.go), "i" to
-// stay as the server's init (init_linux.go), and last "x PROGRAM" and an
+// server's network namespace (namespaces_linux.go), "m" to give the
+// server a /proc, /tmp and /dev/shm of its own in its mount namespace
+// (mounts_linux.go), "n" to
+// make the server's namespaces itself and start its init in them
+// (namespaces_linux.go), "i" to stay as the server's init
+// (init_linux.go), and last "x PROGRAM" and an
 // "a ARG" for each of its argv, in which a backslash is written "\\" and a
 // line break "\n". A path with a line break in it cannot be written as a
 // rule, and is refused.
-const policyMagic = "mcptray-sandbox 3"
+const policyMagic = "mcptray-sandbox 4"
 
 // launchPlan is what the launcher does beyond Landlock's rules.
 type launchPlan struct {
@@ -53,6 +55,7 @@ type launchPlan struct {
 	bridge int    // the proxy's port to bring in; 0 for none
 	init   bool   // stay as init: fork the server, end its descendants with it
 	mounts bool   // a /proc, /tmp and /dev/shm of its own
+	own    bool   // make the namespaces and start the init in them
 	// program and argv are what to execute.
 	program string
 	argv    []string
@@ -143,7 +146,7 @@ func encode(p Policy) (string, error) {
 		fmt.Fprintf(&b, "b %d\n", p.Bridge)
 	}
 	if p.Namespaces {
-		b.WriteString("m\n")
+		b.WriteString("m\nn\n")
 	}
 	b.WriteString("i\n")
 	return b.String(), nil
@@ -190,6 +193,8 @@ func decode(s string) (Policy, launchPlan, error) {
 			plan.init = true
 		case "m":
 			plan.mounts = true
+		case "n":
+			plan.own = true
 		case "x", "a":
 			a, err := unescapeArg(arg)
 			if err != nil {

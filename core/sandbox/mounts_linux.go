@@ -11,10 +11,10 @@ import (
 )
 
 // A server in namespaces of its own gets a /proc, a /tmp and a /dev/shm of
-// its own: in a mount namespace that mcptray makes as it starts the
-// launcher (CLONE_NEWNS, with the user and PID namespaces), the launcher,
-// as init, before anything of the server runs and before Landlock (which
-// forbids mount changes once a process is restricted):
+// its own: in a mount namespace that the launcher makes (with the user and
+// PID namespaces, namespaces_linux.go), the init it starts there, before
+// anything of the server runs and before Landlock (which forbids mount
+// changes once a process is restricted):
 //
 //   - makes every mount private, so that nothing it mounts reaches the
 //     computer's own mounts;
@@ -49,8 +49,8 @@ const privateSize = "512m"
 // and /dev/shm, carrying what of the computer's /tmp the paths carry (the
 // policy's) name back into its /tmp; it reports whether it carried
 // anything. It refuses to work outside a PID namespace of its own, which
-// mcptray makes with the mount namespace: it would change the computer's
-// own mounts.
+// the launcher makes with the mount namespace: it would change the
+// computer's own mounts.
 func privateMounts(carry []string) (bool, error) {
 	if os.Getpid() != 1 {
 		return false, errors.New("its own /proc, /tmp and /dev/shm need namespaces of its own")

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"sync"
 	"syscall"
 	"time"
@@ -25,11 +26,18 @@ import (
 // on it: the proxy is all there is to reach, by TCP or UDP, at any
 // address.
 //
-// mcptray makes the namespaces as it starts the launcher (clone flags):
-// the launcher starts inside them, with CAP_NET_ADMIN and CAP_SYS_ADMIN in
-// its own user namespace only (ambient capabilities) to bring its loopback
-// up and mount its own /proc, /tmp and /dev/shm, and drops them before the
-// server runs.
+// The launcher makes the namespaces itself (the policy's "n" line,
+// enterNamespaces), not mcptray as it starts the launcher: a clone that
+// makes a user namespace cannot share its parent's memory (no vfork), so
+// the kernel would copy mcptray's page tables and mark all its memory
+// copy-on-write at each server's start, milliseconds for mcptray and its
+// threads alike (bench/README.md). The launcher makes them and forks their
+// init, pid 1 there, which has CAP_NET_ADMIN and CAP_SYS_ADMIN in its own
+// user namespace only, to bring its loopback up and mount its own /proc,
+// /tmp and /dev/shm, and drops them before the server runs; the launcher
+// itself stays outside, passes mcptray's signals on to the init and exits
+// as it does, and when it is killed the init is killed with it, and the
+// kernel ends the rest of the PID namespace.
 
 // bridgeFD is the launcher's file descriptor on which it sends the
 // listener back: the first of exec.Cmd's ExtraFiles.
@@ -46,10 +54,11 @@ var isolation struct {
 }
 
 // Isolation reports whether servers started through launcher can run in
-// namespaces of their own on this computer: it starts the launcher once
-// in them (--probe), which brings up its loopback, mounts its own /proc,
-// /tmp and /dev/shm, and ends: where it cannot mount them, servers run
-// without namespaces, as the words then say. Some systems
+// namespaces of their own on this computer: it starts the launcher's
+// probe once (--probe), which makes them as for a server, brings up its
+// loopback there, mounts its own /proc, /tmp and /dev/shm, and ends:
+// where it cannot, servers run without namespaces, as the words then
+// say. Some systems
 // forbid unprivileged user namespaces (a sysctl), or let a program make
 // one but give it no rights there (Ubuntu from 24.04, for a program that
 // has no AppArmor profile saying it may): the probe fails on both.
@@ -62,10 +71,7 @@ func Isolation(launcher string) bool {
 	if ok, known := isolation.byLauncher[launcher]; known {
 		return ok
 	}
-	cmd := exec.Command(launcher, LauncherArg, probeArg)
-	cmd.SysProcAttr = &syscall.SysProcAttr{}
-	isolate(cmd.SysProcAttr, true)
-	ok := cmd.Run() == nil
+	ok := exec.Command(launcher, LauncherArg, probeArg).Run() == nil
 	if isolation.byLauncher == nil {
 		isolation.byLauncher = map[string]bool{}
 	}
@@ -77,7 +83,8 @@ func Isolation(launcher string) bool {
 // own, keeping the person's user and group ids: a user, PID and mount
 // namespace, in which it may mount its own /proc, /tmp and /dev/shm
 // (CAP_SYS_ADMIN there, mounts_linux.go), and a network namespace when
-// network.
+// network. The Go launcher starts its init so (enterNamespaces): a Go
+// program has threads, and unshare(CLONE_NEWUSER) wants a process of one.
 func isolate(attr *syscall.SysProcAttr, network bool) {
 	uid, gid := os.Getuid(), os.Getgid()
 	attr.Cloneflags |= unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNS
@@ -92,19 +99,13 @@ func isolate(attr *syscall.SysProcAttr, network bool) {
 }
 
 // Start starts cmd, made from Command's answer for p, through start (which
-// calls cmd.Start), in p's namespaces. It returns the listener the
-// launcher brought out of the server's network namespace, on which the
-// caller serves the proxy until the server ends, or nil when p has none.
-// The launcher exits with words on its stderr when it could not make it.
+// calls cmd.Start); the launcher makes p's namespaces. It returns the
+// listener the launcher brought out of the server's network namespace, on
+// which the caller serves the proxy until the server ends, or nil when p
+// has none. The launcher exits with words on its stderr when it could not
+// make it.
 func Start(cmd *exec.Cmd, p Policy, start func(*exec.Cmd) error) (net.Listener, error) {
-	if !p.Namespaces || p.None {
-		return nil, start(cmd)
-	}
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	isolate(cmd.SysProcAttr, p.Bridge > 0)
-	if p.Bridge == 0 {
+	if !p.Namespaces || p.None || p.Bridge == 0 {
 		return nil, start(cmd)
 	}
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
@@ -124,6 +125,49 @@ func Start(cmd *exec.Cmd, p Policy, start func(*exec.Cmd) error) (net.Listener, 
 		return nil, nil // the launcher ends, and says why
 	}
 	return ln, nil
+}
+
+// enterNamespaces is the Go launcher's part of the "n" line (the C
+// launcher's enter_namespaces): it starts itself again, with args, in
+// namespaces of its own (isolate; a network namespace when network), as
+// their init, handing it the bridge's end when bridged, passes the
+// signals mcptray sends on to it, and returns its exit code. The init is
+// killed when this thread ends (Pdeathsig): the caller locked it.
+func enterNamespaces(args []string, network, bridged bool) (int, error) {
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return 126, fmt.Errorf("making its namespaces: %w", err)
+	}
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: args, Env: os.Environ(),
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}}
+	isolate(cmd.SysProcAttr, network)
+	if bridged {
+		cmd.ExtraFiles = []*os.File{os.NewFile(bridgeFD, "bridge")}
+	}
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
+	defer signal.Stop(sigs)
+	err := cmd.Start()
+	if bridged {
+		cmd.ExtraFiles[0].Close() // the init's alone
+	}
+	if err != nil {
+		return 126, fmt.Errorf("making its namespaces: %w", err)
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				_ = cmd.Process.Signal(s)
+			case <-done:
+				return
+			}
+		}
+	}()
+	_ = cmd.Wait()
+	return statusCode(cmd.ProcessState.Sys().(syscall.WaitStatus)), nil
 }
 
 // receiveListener reads the listener the launcher sends on c.

@@ -183,26 +183,44 @@ func TestNothingShared(t *testing.T) {
 	}
 }
 
-// TestProbeNeedsItsNamespaces: the launcher's probe, started outside
-// namespaces of its own (as root, whose loopback it could bring up even
-// so), fails, and changes nothing of this computer's mounts.
+// TestProbeNeedsItsNamespaces: the launcher's probe makes namespaces of
+// its own and mounts only there, changing nothing of this computer's
+// mounts; and a policy that asks for the server's own /proc, /tmp and
+// /dev/shm but not for its namespaces (the "n" line taken out) is refused,
+// as root too, whose mounts the launcher could otherwise change.
 func TestProbeNeedsItsNamespaces(t *testing.T) {
 	before, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		t.Fatal(err)
 	}
+	unchanged := func(t *testing.T) {
+		t.Helper()
+		if after, _ := os.ReadFile("/proc/self/mountinfo"); !bytes.Equal(before, after) {
+			t.Errorf("the launcher changed this computer's mounts")
+		}
+	}
 	for name, launcher := range launchers(t) {
 		t.Run(name, func(t *testing.T) {
+			_ = exec.Command(launcher, LauncherArg, probeArg).Run()
+			unchanged(t)
+			path, argv, env, err := Command(launcher, Policy{Read: []string{"/"}, Namespaces: true}, "/bin/true", []string{"true"}, []string{"PATH=/usr/bin:/bin"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, kv := range env {
+				if strings.HasPrefix(kv, policyEnv+"=") {
+					env[i] = strings.Replace(kv, "\nn\n", "\n", 1)
+					if env[i] == kv {
+						t.Fatalf("no \"n\" line in %q", kv)
+					}
+				}
+			}
 			var errOut bytes.Buffer
-			cmd := exec.Command(launcher, LauncherArg, probeArg)
-			cmd.Stderr = &errOut
-			if err := cmd.Run(); err == nil {
-				t.Errorf("the probe succeeded outside namespaces of its own")
+			cmd := &exec.Cmd{Path: path, Args: argv, Env: env, Stderr: &errOut}
+			if err := cmd.Run(); err == nil || !strings.Contains(errOut.String(), "need namespaces of its own") {
+				t.Errorf("mounts without namespaces: %v, %q", err, errOut.String())
 			}
-			after, _ := os.ReadFile("/proc/self/mountinfo")
-			if !bytes.Equal(before, after) {
-				t.Errorf("the probe changed this computer's mounts")
-			}
+			unchanged(t)
 		})
 	}
 }

@@ -61,7 +61,13 @@ func TestStdioSandboxedDiesWithMcptray(t *testing.T) {
 			// The launcher may not have forked the server yet: wait for it.
 			var server int
 			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-				if server = childOf(pid); server > 0 {
+				// In namespaces the launcher's child is their init,
+				// and the server the init's child: the last of the line.
+				server = 0
+				for c := childOf(pid); c > 0; c = childOf(c) {
+					server = c
+				}
+				if server > 0 {
 					status, _ := os.ReadFile("/proc/" + strconv.Itoa(server) + "/status")
 					if strings.Contains(string(status), "NoNewPrivs:\t1") {
 						break
@@ -81,7 +87,7 @@ func TestStdioSandboxedDiesWithMcptray(t *testing.T) {
 	}
 }
 
-// childOf is a child of pid, or 0: the launcher's one child is its server.
+// childOf is a child of pid, or 0: the launcher's and the init's one child.
 func childOf(pid int) int {
 	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
 	for _, task := range tasks {

@@ -23,6 +23,8 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <net/if.h>
+#include <poll.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -47,7 +49,7 @@
 #endif
 
 #define POLICY_ENV "MCPTRAY_SANDBOX_POLICY"
-#define POLICY_MAGIC "mcptray-sandbox 3"
+#define POLICY_MAGIC "mcptray-sandbox 4"
 
 // The kernel's structures and flags (linux/landlock.h), written out so
 // that older system headers do not matter.
@@ -450,12 +452,83 @@ static void sandbox_and_exec(char *policy, size_t n, int restrict_tcp, int any_s
 	fail(127, "running ", argv[0]);
 }
 
+// write_file writes s to path, whole.
+static int write_file(const char *path, const char *s) {
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) return -1;
+	ssize_t n = write(fd, s, strlen(s));
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+// enter_namespaces makes the server's namespaces (enterNamespaces): a
+// user namespace in which it keeps the person's user and group ids, a PID
+// and a mount namespace, and a network namespace when network. The PID
+// namespace holds only what this process forks next: it forks the
+// namespaces' init, pid 1 there, and returns in it. This process stays
+// outside as what mcptray started and waits for: it passes mcptray's
+// signals on to the init and exits as the init does; killed, it takes the
+// init, and with it the namespace, along (PR_SET_PDEATHSIG). Made here
+// rather than by mcptray as it starts the launcher: a clone with
+// CLONE_NEWUSER cannot share mcptray's memory, so the kernel would copy
+// mcptray's page tables, and mark every page of it copy-on-write, at each
+// start. bridged: fd 3 is the bridge's end, the init's alone. code and
+// what are how a failure ends.
+static void enter_namespaces(int network, int bridged, int code, const char *what) {
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) fail(code, what, "");
+	if (unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | (network ? CLONE_NEWNET : 0)) != 0) fail(code, what, "");
+	char map[64];
+	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	if (write_file("/proc/self/uid_map", map) != 0) fail(code, what, " (its user ids)");
+	if (write_file("/proc/self/setgroups", "deny") != 0) fail(code, what, " (its groups)");
+	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	if (write_file("/proc/self/gid_map", map) != 0) fail(code, what, " (its group ids)");
+	// alive: the init learns from it whether this process ended before
+	// the init asked to end with it.
+	int alive[2];
+	if (pipe2(alive, O_CLOEXEC) != 0) fail(code, what, "");
+	sigset_t passed, old;
+	sigemptyset(&passed);
+	int forward[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD};
+	for (size_t k = 0; k < sizeof forward / sizeof forward[0]; k++) sigaddset(&passed, forward[k]);
+	sigprocmask(SIG_BLOCK, &passed, &old);
+	pid_t init = fork();
+	if (init < 0) fail(code, what, "");
+	if (init == 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		close(alive[1]);
+		struct pollfd pf = {.fd = alive[0], .events = POLLIN};
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || poll(&pf, 1, 0) != 0) _exit(code);
+		close(alive[0]);
+		return;
+	}
+	close(alive[0]);
+	if (bridged) close(3);
+	if (drop_caps() != 0) fail(code, what, "");
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&passed, &si);
+		if (sig < 0) continue;
+		if (sig != SIGCHLD) {
+			kill(init, sig);
+			continue;
+		}
+		int status;
+		if (waitpid(init, &status, WNOHANG) == init) _exit(WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status));
+	}
+}
+
 __attribute__((constructor)) static void launch(int argc, char **argv, char **envp) {
 	(void)envp;
 	int i = 1;
 	if (argv == NULL) return;
 	if (i < argc && strcmp(argv[i], "sandbox-exec") == 0) i++;
 	if (i + 1 == argc && strcmp(argv[i], "--probe") == 0) {
+		if (getpid() != 1) enter_namespaces(1, 0, 1, "mcptray sandbox-exec: no namespaces here");
 		if (loopback_up() != 0) fail(1, "mcptray sandbox-exec: no namespaces here", "");
 		private_mounts(NULL, NULL);
 		if (drop_caps() != 0) fail(1, "mcptray sandbox-exec: no namespaces here", "");
@@ -472,19 +545,20 @@ __attribute__((constructor)) static void launch(int argc, char **argv, char **en
 
 	// First pass: is every line one this code knows? If not, Launch reads
 	// the policy and says what is wrong.
-	int restrict_tcp = 0, init = 0, any_socket = 0, mounts = 0, args = 0;
+	int restrict_tcp = 0, init = 0, any_socket = 0, mounts = 0, own = 0, args = 0;
 	unsigned long bridge_port = 0;
 	const char *filter = NULL;
 	for (char *l = policy + n + 1; *l != '\0';) {
 		char *end = strchr(l, '\n');
 		if (end == NULL) return;
 		int arg = (l[0] == 'r' || l[0] == 'w' || l[0] == 's' || l[0] == 'p' || l[0] == 'f' || l[0] == 'b' || l[0] == 'x' || l[0] == 'a') && l[1] == ' ';
-		int alone = (l[0] == 't' || l[0] == 'i' || l[0] == 'u' || l[0] == 'm') && end == l + 1;
+		int alone = (l[0] == 't' || l[0] == 'i' || l[0] == 'u' || l[0] == 'm' || l[0] == 'n') && end == l + 1;
 		if (!arg && !alone) return;
 		if (l[0] == 't') restrict_tcp = 1;
 		if (l[0] == 'i') init = 1;
 		if (l[0] == 'u') any_socket = 1;
 		if (l[0] == 'm') mounts = 1;
+		if (l[0] == 'n') own = 1;
 		if (l[0] == 'a') args++;
 		if (l[0] == 'b') {
 			char *rest;
@@ -522,6 +596,7 @@ __attribute__((constructor)) static void launch(int argc, char **argv, char **en
 	if (run[0] == NULL || args == 0) return;
 	unsetenv(POLICY_ENV);
 	if (!init) sandbox_and_exec(policy, n, restrict_tcp, any_socket, filter, run);
+	if (own && getpid() != 1) enter_namespaces(bridge_port > 0, bridge_port > 0, 126, "could not put the server in its sandbox: making its namespaces");
 
 	// The init (runInit): bring the proxy in, give up capabilities, fork
 	// the server, pass signals on, and end what it leaves.
@@ -540,7 +615,16 @@ __attribute__((constructor)) static void launch(int argc, char **argv, char **en
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &passed, &old);
 	pid_t self = getpid();
-	pid_t child = fork();
+	// vfork: the server's process borrows the init's memory until it
+	// executes, rather than a copy that the kernel would make page by page
+	// as either side writes (a fork's page tables and copy-on-write
+	// faults, most of a millisecond here). The init waits meanwhile, and
+	// the child never returns from here: it executes the server or exits.
+	// What it changes is its own (its credentials, Landlock's domain, its
+	// filter, its file descriptors, its signal mask); what it writes in
+	// the shared memory (the policy's lines, what it allocates) the init
+	// does not read again.
+	pid_t child = vfork();
 	if (child < 0) fail(126, "could not put the server in its sandbox: starting it", "");
 	if (child == 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
