@@ -6,12 +6,13 @@
 // kept until its approval (looks.go). Each decision goes into the activity
 // record.
 //
-// The service makes a Keeper as it is made, with the approvals file its
-// config loader reads and the record it was given; it finds the server a
-// request names, checks that it may be decided, and gives a refusal its
-// code, then hands the keeper the decision. The keeper never imports the
-// service nor the engine that runs servers (core/conn), and
-// core/deps_test.go pins what it may import.
+// core/instance makes a Keeper on the approvals file beside the service
+// and gives it in the service's Options; the service's config loader reads
+// the keeper's approvals file, and the service attaches its record
+// (Attach). The service finds the server a request names, checks that it
+// may be decided, and gives a refusal its code, then hands the keeper the
+// decision. The keeper never imports the service nor the engine that runs
+// servers (core/conn), and core/deps_test.go pins what it may import.
 package trust
 
 import (
