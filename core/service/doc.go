@@ -17,7 +17,8 @@
 // Its parts are small types of their own, each told what it needs as the
 // service is made (the config in use, a reload, notices, the record) and
 // never importing the service (core/deps_test.go pins what each may
-// import); the service attaches itself to each as it is made, and
+// import); the service attaches itself to each as it is made (a part
+// serves one service: New refuses one that serves another), and
 // delegates to them:
 //
 //   - netpolicy: the network policy, which decides the sandboxed servers'

@@ -2,6 +2,7 @@ package service
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/mcptray/mcptray/core/service/datafolders"
 	"github.com/mcptray/mcptray/core/service/secretkeep"
@@ -13,7 +14,8 @@ import (
 // and given in Options; New attaches the service to each (what a part
 // needs of it: the config in use, a reload, notices, the record). A part
 // not given, as in tests that make a service directly, the service makes
-// here as core/instance would.
+// here as core/instance would. A part serves one service: one given that
+// serves another already is refused, and New fails.
 
 // attachSecrets takes the keeper of servers' secrets given, or makes one
 // on Store.
@@ -26,7 +28,7 @@ func (s *Service) attachSecrets() {
 
 // attachSignIns takes the sign-in desk given, or makes one on Store, and
 // gives it the service's notices.
-func (s *Service) attachSignIns() {
+func (s *Service) attachSignIns() error {
 	s.signins = s.opts.SignIns
 	if s.signins == nil {
 		s.signins = signin.New(signin.Options{
@@ -34,22 +36,29 @@ func (s *Service) attachSignIns() {
 			Browser: s.opts.Browser, ClientMetadataURL: s.opts.ClientMetadataURL,
 		})
 	}
-	s.signins.Attach(func() { s.notices.Publish(struct{}{}) })
+	if err := s.signins.Attach(func() { s.notices.Publish(struct{}{}) }); err != nil {
+		return fmt.Errorf("service: %w", err)
+	}
+	return nil
 }
 
 // attachDataFolders takes the data folders given, or makes them, and
 // gives them where the folders are now, the connection manager's word
 // that a server stopped and the config in use.
-func (s *Service) attachDataFolders() {
+func (s *Service) attachDataFolders() error {
 	s.data = s.opts.DataFolders
 	if s.data == nil {
 		s.data = datafolders.New(datafolders.Options{Logger: s.log})
 	}
-	s.data.Attach(datafolders.Service{
+	err := s.data.Attach(datafolders.Service{
 		Dir:     func() string { return s.sandboxOpts().ServersDir },
 		Stopped: s.conns.Stopped,
 		InUse:   s.inUseWhile,
 	})
+	if err != nil {
+		return fmt.Errorf("service: %w", err)
+	}
+	return nil
 }
 
 // attachTrust takes the trust keeper given, or makes one on the approvals
@@ -63,7 +72,9 @@ func (s *Service) attachTrust() error {
 	if s.trust.Approvals() == nil {
 		return errors.New("service: the trust part was given without the approvals file it records in")
 	}
+	if err := s.trust.Attach(s.recordTrustBy); err != nil {
+		return fmt.Errorf("service: %w", err)
+	}
 	s.loader.Approvals = s.trust.Approvals()
-	s.trust.Attach(s.recordTrustBy)
 	return nil
 }

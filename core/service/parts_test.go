@@ -98,3 +98,33 @@ func TestTrustWithoutApprovalsRefused(t *testing.T) {
 		t.Fatal("New took a trust keeper without an approvals file")
 	}
 }
+
+// TestPartGivenToTwoServicesRefused: a part attached to one service and
+// given to a second (Options reused) would hear the second's word that a
+// server stopped, or give it the first's notices and record: the data
+// folders could then remove a folder whose server still runs in the
+// first. New refuses a part that serves another service already.
+func TestPartGivenToTwoServicesRefused(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	parts := map[string]func(*Options){
+		"sign-in desk": func(o *Options) { o.SignIns = signin.New(signin.Options{Store: h.store, Dir: h.paths.Dir()}) },
+		"trust keeper": func(o *Options) {
+			o.Trust = trust.New(trust.Options{Dir: h.paths.Dir(), Approvals: &config.ApprovalStore{Path: h.paths.ApprovalsFile()}})
+		},
+		"data folders": func(o *Options) { o.DataFolders = datafolders.New(datafolders.Options{}) },
+	}
+	for name, give := range parts {
+		opts := Options{Paths: h.paths, Store: h.store}
+		give(&opts)
+		first, err := New(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if second, err := New(opts); err == nil {
+			second.Close()
+			t.Errorf("the %s of one service was taken by a second", name)
+		}
+		first.Close()
+	}
+}

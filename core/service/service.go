@@ -231,11 +231,21 @@ func New(opts Options) (*Service, error) {
 	s.loader.Lookup = opts.Lookup
 	s.loader.Loaded = func() { s.loads.Add(1) }
 	s.loader.Skipped = func() { s.skips.Publish(struct{}{}) }
-	s.attachSignIns()
+	if err := s.attachSignIns(); err != nil {
+		s.cancel()
+		return nil, err
+	}
 	s.auth = s.signins.Auth()
 	s.conns = s.newConns(s.opts.Logger)
-	s.attachDataFolders() // after conns, whose word that a server stopped they wait for
+	// After conns, whose word that a server stopped the folders wait for.
+	if err := s.attachDataFolders(); err != nil {
+		s.cancel()
+		s.conns.Close()
+		return nil, err
+	}
 	if err := s.attachTrust(); err != nil {
+		s.cancel()
+		s.conns.Close()
 		return nil, err
 	}
 	s.set = &config.Set{}

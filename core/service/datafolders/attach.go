@@ -1,6 +1,10 @@
 package datafolders
 
-import "github.com/mcptray/mcptray/core/config"
+import (
+	"errors"
+
+	"github.com/mcptray/mcptray/core/config"
+)
 
 // Service is what the folders need of the running mcptray, given once by
 // the service as it is made (Attach): they are Options' fields of the same
@@ -19,7 +23,13 @@ type Service struct {
 // Attach gives the folders what they need of the service. service.New
 // calls it, once, before the folders are used; nothing else does.
 // core/instance makes the folders beside the service and gives them in the
-// service's Options.
-func (f *Folders) Attach(s Service) {
+// service's Options. Folders serve one service: a second Attach, which
+// would have them wait for another service's servers, is refused and
+// changes nothing.
+func (f *Folders) Attach(s Service) error {
+	if !f.attached.CompareAndSwap(false, true) {
+		return errors.New("the data folders serve another service already")
+	}
 	f.opts.Dir, f.opts.Stopped, f.opts.InUse = s.Dir, s.Stopped, s.InUse
+	return nil
 }

@@ -28,6 +28,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sandbox"
@@ -51,8 +52,9 @@ type Options struct {
 // Folders keeps the servers' data folders with their servers. Its methods
 // are safe for concurrent use.
 type Folders struct {
-	opts Options
-	wg   sync.WaitGroup // the removals under way
+	opts     Options
+	wg       sync.WaitGroup // the removals under way
+	attached atomic.Bool    // Attach was called
 
 	mu   sync.Mutex
 	gone map[string]chan struct{} // removed servers' data folders being removed, by name

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/oauth"
@@ -57,8 +58,9 @@ type Keychain struct {
 
 // Desk keeps what sign-ins need. Its methods are safe for concurrent use.
 type Desk struct {
-	opts Options
-	auth *oauth.Manager
+	opts     Options
+	auth     *oauth.Manager
+	attached atomic.Bool // Attach was called
 
 	mu sync.Mutex
 	// challenges are the last sign-in challenges of servers reached by

@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcptray/mcptray/core/activity"
@@ -46,8 +47,9 @@ type Options struct {
 // Keeper keeps the person's trust decisions. Its methods are safe for
 // concurrent use.
 type Keeper struct {
-	opts   Options
-	policy *pins.Policy
+	opts     Options
+	policy   *pins.Policy
+	attached atomic.Bool // Attach was called
 
 	mu     sync.Mutex
 	looked map[string]*looked // looks kept until the approval, by server name
