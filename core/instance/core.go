@@ -16,9 +16,10 @@ import (
 
 // Core is a service with what core/instance makes beside it: its parts
 // (parts.go), the network policy that decides its sandboxed servers'
-// connections with the egress proxy that asks it, and the activity record. An instance makes its
-// service so; the command line's in-process service, which runs a
-// command's servers while no mcptray runs, is made the same way.
+// connections with the egress proxy that asks it, and the activity
+// record. An instance makes its service so; the command line's in-process
+// service, which runs a command's servers while no mcptray runs, is made
+// the same way.
 type Core struct {
 	Service *service.Service
 	// Record is the activity record the service records trust decisions
@@ -43,10 +44,10 @@ type CoreOptions struct {
 
 // NewCore makes the service of so and, beside it, what it is given as it
 // is made: its parts on so's keychain and paths (makeParts); when its
-// sandboxed servers reach the network through
-// mcptray's egress proxy (so.NeedsProxy), the network policy that decides
-// their connections and the proxy that asks it, which meet here; with
-// o.Record, the activity record. Start them with Start.
+// sandboxed servers reach the network through mcptray's egress proxy
+// (so.NeedsProxy), the network policy that decides their connections and
+// the proxy that asks it, which meet here; with o.Record, the activity
+// record. Start them with Start.
 func NewCore(ctx context.Context, so service.Options, o CoreOptions) (*Core, error) {
 	log := so.Logger
 	if log == nil {
