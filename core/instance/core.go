@@ -14,11 +14,12 @@ import (
 	"github.com/mcptray/mcptray/core/service/netpolicy"
 )
 
-// Core is a service with what core/instance makes beside it: the network
-// policy that decides its sandboxed servers' connections with the egress
-// proxy that asks it, and the activity record. An instance makes its
-// service so; the command line's in-process service, which runs a
-// command's servers while no mcptray runs, is made the same way.
+// Core is a service with what core/instance makes beside it: its parts
+// (parts.go), the network policy that decides its sandboxed servers'
+// connections with the egress proxy that asks it, and the activity
+// record. An instance makes its service so; the command line's in-process
+// service, which runs a command's servers while no mcptray runs, is made
+// the same way.
 type Core struct {
 	Service *service.Service
 	// Record is the activity record the service records trust decisions
@@ -42,16 +43,18 @@ type CoreOptions struct {
 }
 
 // NewCore makes the service of so and, beside it, what it is given as it
-// is made: when its sandboxed servers reach the network through
-// mcptray's egress proxy (so.NeedsProxy), the network policy that decides
-// their connections and the proxy that asks it, which meet here; with
-// o.Record, the activity record. Start them with Start.
+// is made: its parts on so's keychain and paths (makeParts); when its
+// sandboxed servers reach the network through mcptray's egress proxy
+// (so.NeedsProxy), the network policy that decides their connections and
+// the proxy that asks it, which meet here; with o.Record, the activity
+// record. Start them with Start.
 func NewCore(ctx context.Context, so service.Options, o CoreOptions) (*Core, error) {
 	log := so.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	c := &Core{log: log}
+	makeParts(&so, log)
 	if so.NeedsProxy() {
 		so.Network = netpolicy.New(netpolicy.Options{Logger: log, UserFile: so.Paths.UserFile(), Ask: o.Ask})
 		c.proxy = egress.New(so.Network.ProxyOptions())

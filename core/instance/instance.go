@@ -5,8 +5,10 @@
 // owns every listener, and is the one place that wires them together and
 // takes them down again, in order: it makes the service's parts beside
 // what they serve (the network policy with the egress proxy, the roster
-// of the apps with the gateway, the record; NewCore) and gives each to the
-// service as it is made. What is done with them, the service decides.
+// of the apps with the gateway, the keeper of secrets and the sign-in
+// desk on the keychain, the trust keeper on the approvals file, the data
+// folders, the record; NewCore) and gives each to the service as it is
+// made. What is done with them, the service decides.
 //
 // The tray's process (app/host) and mcptray serve (app/cli) each run one,
 // and so do the tests that need a whole mcptray. What differs between them

@@ -124,6 +124,19 @@ type Options struct {
 	// when an app arrives or leaves (apps.Roster.Changed). nil: the
 	// service makes one that follows no gateway.
 	Apps *apps.Roster
+	// Secrets keeps servers' secrets in the keychain, SignIns is the one
+	// sign-in manager with what sign-ins need beside it, Trust keeps the
+	// person's approvals and the pins' holding policy on the approvals
+	// file the service's config loader then reads, and DataFolders keeps
+	// each sandboxed server's data folder: core/instance makes each beside
+	// the service (NewCore), on Store and Paths, and the service attaches
+	// itself to each as it is made. core/instance is the one place that
+	// wires the running mcptray; nil: the service makes its own, as tests
+	// that make a service directly do (parts.go).
+	Secrets     *secretkeep.Keeper
+	SignIns     *signin.Desk
+	Trust       *trust.Keeper
+	DataFolders *datafolders.Folders
 	// SandboxProbe is mcptray's hostile probe, which the sandbox's check
 	// runs in each kind of server's sandbox (sandboxcheck.go): mcptray's
 	// program and sandbox.ProbeArg. nil: no check can run here (tests
@@ -217,25 +230,30 @@ func New(opts Options) (*Service, error) {
 	s := &Service{opts: opts, log: opts.Logger, adhoc: map[*conn.Manager]struct{}{}}
 	s.attachNetwork()
 	s.attachApps()
-	s.secrets = secretkeep.New(secretkeep.Options{Store: opts.Store, Dir: opts.Paths.Dir(), UserFile: opts.Paths.UserFile(), Logger: opts.Logger})
+	s.attachSecrets()
 	s.activity.Store(opts.Record)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.loader = config.NewLoader(opts.Paths)
 	s.loader.Lookup = opts.Lookup
 	s.loader.Loaded = func() { s.loads.Add(1) }
 	s.loader.Skipped = func() { s.skips.Publish(struct{}{}) }
-	s.signins = signin.New(signin.Options{
-		Store: opts.Store, Dir: opts.Paths.Dir(), Logger: opts.Logger,
-		Browser: opts.Browser, ClientMetadataURL: opts.ClientMetadataURL,
-		Changed: func() { s.notices.Publish(struct{}{}) },
-	})
+	if err := s.attachSignIns(); err != nil {
+		s.cancel()
+		return nil, err
+	}
 	s.auth = s.signins.Auth()
 	s.conns = s.newConns(s.opts.Logger)
-	s.data = datafolders.New(datafolders.Options{
-		Dir: func() string { return s.sandboxOpts().ServersDir }, Stopped: s.conns.Stopped,
-		InUse: s.inUseWhile, Logger: opts.Logger,
-	})
-	s.trust = trust.New(trust.Options{Dir: opts.Paths.Dir(), Approvals: s.loader.Approvals, Record: s.recordTrustBy, Now: opts.Now, Logger: opts.Logger})
+	// After conns, whose word that a server stopped the folders wait for.
+	if err := s.attachDataFolders(); err != nil {
+		s.cancel()
+		s.conns.Close()
+		return nil, err
+	}
+	if err := s.attachTrust(); err != nil {
+		s.cancel()
+		s.conns.Close()
+		return nil, err
+	}
 	s.set = &config.Set{}
 	return s, nil
 }

@@ -11,9 +11,10 @@
 // once it is mended, nor does a file that is gone (a project's .mcp.json
 // on another git branch, say): it may come back as it was.
 //
-// The service makes Folders as it is made, with where the folders are,
-// the connection manager's word that a server stopped and the config in
-// use; it never imports the service nor the engine that runs servers
+// core/instance makes Folders beside the service and gives them in the
+// service's Options; the service attaches where the folders are, the
+// connection manager's word that a server stopped and the config in use
+// (Attach); it never imports the service nor the engine that runs servers
 // (core/conn), and core/deps_test.go pins what it may import.
 package datafolders
 
@@ -27,6 +28,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sandbox"
@@ -50,8 +52,9 @@ type Options struct {
 // Folders keeps the servers' data folders with their servers. Its methods
 // are safe for concurrent use.
 type Folders struct {
-	opts Options
-	wg   sync.WaitGroup // the removals under way
+	opts     Options
+	wg       sync.WaitGroup // the removals under way
+	attached atomic.Bool    // Attach was called
 
 	mu   sync.Mutex
 	gone map[string]chan struct{} // removed servers' data folders being removed, by name

@@ -3,7 +3,9 @@
 // values stored and read, and an index of what mcptray stored, so that a
 // server deleted by hand does not leave its secrets behind (index.go). It
 // decides nothing about who may set what: the service checks a request
-// first, then hands the keeper what to keep.
+// first, then hands the keeper what to keep. core/instance makes the
+// keeper on the keychain beside the service and gives it in the service's
+// Options.
 //
 // It never imports the service; core/deps_test.go pins what it may
 // import.

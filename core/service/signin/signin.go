@@ -5,8 +5,9 @@
 // identity provider as sign-in takes it, and the word every mcptray of the
 // person's hears when a sign-in changed (tell.go).
 //
-// The service makes a Desk from the keychain it is given, signs in and out
-// through it, and reconnects servers when it is told; the desk never
+// core/instance makes a Desk on the keychain beside the service and gives
+// it in the service's Options; the service attaches its notices (Attach),
+// signs in and out through it, and reconnects servers when it is told; the desk never
 // imports the service nor the engine that runs servers (core/conn), and
 // core/deps_test.go pins what it may import.
 package signin
@@ -19,6 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/oauth"
@@ -41,7 +43,8 @@ type Options struct {
 	// to use as the client id where servers support it.
 	ClientMetadataURL string
 	// Changed is called when what a Snapshot says of sign-ins changed
-	// (the keychain's state); nil calls no one.
+	// (the keychain's state); nil calls no one. The service gives its
+	// notices through Attach.
 	Changed func()
 }
 
@@ -55,8 +58,9 @@ type Keychain struct {
 
 // Desk keeps what sign-ins need. Its methods are safe for concurrent use.
 type Desk struct {
-	opts Options
-	auth *oauth.Manager
+	opts     Options
+	auth     *oauth.Manager
+	attached atomic.Bool // Attach was called
 
 	mu sync.Mutex
 	// challenges are the last sign-in challenges of servers reached by

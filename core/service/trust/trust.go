@@ -6,12 +6,13 @@
 // kept until its approval (looks.go). Each decision goes into the activity
 // record.
 //
-// The service makes a Keeper as it is made, with the approvals file its
-// config loader reads and the record it was given; it finds the server a
-// request names, checks that it may be decided, and gives a refusal its
-// code, then hands the keeper the decision. The keeper never imports the
-// service nor the engine that runs servers (core/conn), and
-// core/deps_test.go pins what it may import.
+// core/instance makes a Keeper on the approvals file beside the service
+// and gives it in the service's Options; the service's config loader reads
+// the keeper's approvals file, and the service attaches its record
+// (Attach). The service finds the server a request names, checks that it
+// may be decided, and gives a refusal its code, then hands the keeper the
+// decision. The keeper never imports the service nor the engine that runs
+// servers (core/conn), and core/deps_test.go pins what it may import.
 package trust
 
 import (
@@ -20,6 +21,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcptray/mcptray/core/activity"
@@ -45,8 +47,9 @@ type Options struct {
 // Keeper keeps the person's trust decisions. Its methods are safe for
 // concurrent use.
 type Keeper struct {
-	opts   Options
-	policy *pins.Policy
+	opts     Options
+	policy   *pins.Policy
+	attached atomic.Bool // Attach was called
 
 	mu     sync.Mutex
 	looked map[string]*looked // looks kept until the approval, by server name
