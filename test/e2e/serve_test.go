@@ -302,14 +302,31 @@ func (s *serve) servers() []proc {
 		if err != nil {
 			continue // gone meanwhile
 		}
-		// A sandboxed server is the child of its launcher (its init),
-		// which is mcptray's.
-		if launcher, err := readStat(st.ppid); st.ppid != s.cmd.Process.Pid && (err != nil || launcher.ppid != s.cmd.Process.Pid) {
+		// A sandboxed server is the child of its launcher, which is
+		// mcptray's; in namespaces of its own, the launcher's init stands
+		// between them (launcher, init, server).
+		if !s.descends(st.ppid, 3) {
 			s.t.Errorf("test server %d is a child of %d, neither mcptray (%d) nor its launcher", p.pid, st.ppid, s.cmd.Process.Pid)
 		}
 		out = append(out, p)
 	}
 	return out
+}
+
+// descends reports whether pid is this serve's mcptray or one of its
+// descendants at most depth-1 generations below it.
+func (s *serve) descends(pid, depth int) bool {
+	for ; depth > 0; depth-- {
+		if pid == s.cmd.Process.Pid {
+			return true
+		}
+		st, err := readStat(pid)
+		if err != nil {
+			return false
+		}
+		pid = st.ppid
+	}
+	return false
 }
 
 // stop sends sig to mcptray serve and checks that it says it stopped,
