@@ -123,6 +123,7 @@ func merge(all []Server, policy *Policy, decisions map[string]Decision) *Set {
 		e.SuppressedBy = w.Name
 		e.Suppressed = fmt.Sprintf("same server as %q from the %s scope (%s)", w.Name, w.Scope, w.Origin)
 	}
+	set.refuseSharedFolders()
 	return set
 }
 
