@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"crypto/sha256"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,4 +54,53 @@ func TestProjectServerGetsNoOthersDataFolder(t *testing.T) {
 	if theirs == mine || strings.HasPrefix(theirs, mineDir+string(filepath.Separator)) {
 		t.Errorf("the project's %s writes in my notes's data folder: its TMPDIR is %s", namesake, theirs)
 	}
+}
+
+// TestProjectServerSharingAFolderDoesNotRun: a project's server whose name
+// gives the same data folder as the person's (the two names clean to one
+// and their 32-bit hashes agree, which can be found on purpose) does not
+// run, and says whose folder it would be; the person's runs.
+func TestProjectServerSharingAFolderDoesNotRun(t *testing.T) {
+	t.Parallel()
+	mine, theirs := collidingNames(t)
+	h := newHome(t)
+	proj := filepath.Join(h.dir, "proj")
+	h.writeJSON(h.paths.UserFile(), map[string]any{"folders": []string{proj},
+		"mcpServers": map[string]any{mine: testServer("mine")}})
+	h.writeJSON(filepath.Join(proj, ".mcp.json"), map[string]any{"mcpServers": map[string]any{theirs: testServer("theirs")}})
+	s := h.start(false)
+	snap := waitFor(t, s, "mine connected", func(snap Snapshot) bool { return state(snap, mine) == conn.Connected })
+	sv, ok := snap.Find(theirs)
+	if !ok || sv.Runnable || sv.State != conn.Disabled || !strings.Contains(sv.Reason, `its data folder would be that of "`+mine+`"; rename it`) {
+		t.Errorf("the project's %q: %+v", theirs, sv)
+	}
+	if _, err := s.Approve(t.Context(), theirs); err == nil {
+		t.Errorf("the project's %q was approved", theirs)
+	}
+}
+
+// collidingNames are two server names with one data folder: names that
+// differ only in characters sandbox.FolderName replaces clean to one, and
+// among some hundred thousand of them two hashes agree.
+func collidingNames(t *testing.T) (string, string) {
+	t.Helper()
+	seen := map[[4]byte]string{}
+	for i := 0; i < 1<<24; i++ {
+		var b strings.Builder
+		b.WriteString("notes")
+		for bit := range 24 {
+			b.WriteByte("!#"[i>>bit&1])
+		}
+		name := b.String()
+		sum := sha256.Sum256([]byte(name))
+		if other, ok := seen[[4]byte(sum[:4])]; ok {
+			if sandbox.FolderName(other) != sandbox.FolderName(name) {
+				t.Fatalf("%q and %q: one hash, two folders", other, name)
+			}
+			return other, name
+		}
+		seen[[4]byte(sum[:4])] = name
+	}
+	t.Fatal("no two names share a folder")
+	return "", ""
 }
