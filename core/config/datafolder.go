@@ -21,9 +21,11 @@ import (
 // name, as macOS's and Windows's do.
 var foldsCase = runtime.GOOS == "darwin" || runtime.GOOS == "windows"
 
-// dataFolder is the data folder of the server called name as the file
-// system tells folders apart.
-func dataFolder(name string) string {
+// DataFolder is the name of the data folder of the server called name
+// (sandbox.FolderName) as the file system tells folders apart: in lower
+// case where it takes Notes and notes for one name. Two servers with one
+// DataFolder would share their data.
+func DataFolder(name string) string {
 	folder := sandbox.FolderName(name)
 	if foldsCase {
 		folder = strings.ToLower(folder)
@@ -44,7 +46,7 @@ func (set *Set) refuseSharedFolders() {
 			kept = append(kept, e)
 			continue
 		}
-		folder := dataFolder(e.Name)
+		folder := DataFolder(e.Name)
 		if owner, ok := owners[folder]; ok {
 			e.Suppressed = fmt.Sprintf("its data folder would be that of %q; rename it", owner)
 			refused = append(refused, e)
