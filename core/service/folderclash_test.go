@@ -3,10 +3,14 @@ package service
 import (
 	"context"
 	"crypto/sha256"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mcptray/mcptray/core/bundle"
+	"github.com/mcptray/mcptray/core/bundle/bundletest"
+	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/sandbox"
 )
@@ -103,4 +107,58 @@ func collidingNames(t *testing.T) (string, string) {
 	}
 	t.Fatal("no two names share a folder")
 	return "", ""
+}
+
+// TestBundleTakesNoOthersFolder: a hostile bundle named (in its manifest)
+// so that its folder is that of a bundle the person installed is refused
+// in plain words: installed, it would have replaced the person's
+// bundle's files, which the person's server then runs, and shared its
+// data folder.
+func TestBundleTakesNoOthersFolder(t *testing.T) {
+	t.Parallel()
+	mine, theirs := collidingNames(t)
+	h := newHome(t)
+	if err := os.Mkdir(filepath.Join(h.dir, "notes"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s := h.start(false, func(o *Options) { o.Only = []string{} })
+	ctx := t.Context()
+	values := map[string][]string{"folder": {"~/notes"}}
+	named := func(name, description string) string {
+		return bundletest.Pack(t, bundletest.Testdata("node"), func(m map[string]any) { m["name"], m["description"] = name, description })
+	}
+	res, err := s.InstallBundle(ctx, BundleRequest{File: named(mine, "the person's"), Values: values})
+	if err != nil || res.Name != mine {
+		t.Fatalf("installing %q: %+v, %v", mine, res, err)
+	}
+	_, err = s.InstallBundle(ctx, BundleRequest{File: named(theirs, "the hostile one"), Values: values})
+	if CodeOf(err) != Invalid || !strings.Contains(err.Error(), `"`+mine+`"`) {
+		t.Errorf("installing %q beside %q: %v", theirs, mine, err)
+	}
+	if m, err := bundle.ReadManifest(res.Cwd); err != nil || m.Description != "the person's" {
+		t.Errorf("the person's bundle's files were replaced: %q, %v", m.Description, err)
+	}
+	u, err := config.ReadUserFile(h.paths.UserFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := u.MCPServers[theirs]; ok {
+		t.Errorf("%q was written to the config", theirs)
+	}
+
+	// Written into the config by hand and removed, the namesake does not
+	// take the person's bundle's files with it.
+	if err := config.ModifyUserFile(h.paths.UserFile(), func(u *config.UserFile) error {
+		u.MCPServers[theirs] = u.MCPServers[mine]
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s.reload()
+	if _, err := s.Remove(ctx, theirs); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := bundle.ReadManifest(res.Cwd); err != nil || m.Description != "the person's" {
+		t.Errorf("removing %q removed the person's bundle's files: %v", theirs, err)
+	}
 }
