@@ -35,8 +35,8 @@ func DataFolder(name string) string {
 
 // refuseSharedFolders moves each local server whose data folder would be
 // that of a server before it (Servers are most trusted first: the
-// person's own before other apps', projects' and plugins') to Suppressed,
-// with the reason and what to do.
+// organisation's and the person's own before other apps', projects' and
+// plugins') to Suppressed, with the reason and what to do.
 func (set *Set) refuseSharedFolders() {
 	owners := map[string]string{} // data folder → the server that has it
 	kept := set.Servers[:0]
