@@ -18,7 +18,8 @@ type Entry struct {
 	Approval    Approval
 	// Suppressed, when set, says in plain words why this entry does not
 	// run: a more trusted scope has the same server (SuppressedBy names
-	// it), or the organisation's policy blocks it.
+	// it), the organisation's policy blocks it, or its data folder would
+	// be that of a more trusted server (refuseSharedFolders).
 	Suppressed   string
 	SuppressedBy string
 	// TurnedOff says the person turned the server off in mcptray (it is
@@ -36,8 +37,8 @@ type Set struct {
 	// Servers holds one entry per Signature, most trusted scope first,
 	// with unique names.
 	Servers []Entry
-	// Suppressed holds the entries that give way to another or are
-	// blocked, each with its reason.
+	// Suppressed holds the entries that give way to another, are
+	// blocked or would share another's data folder, each with its reason.
 	Suppressed []Entry
 	// Problems are the files and servers that could not be read.
 	Problems []Problem
@@ -123,6 +124,7 @@ func merge(all []Server, policy *Policy, decisions map[string]Decision) *Set {
 		e.SuppressedBy = w.Name
 		e.Suppressed = fmt.Sprintf("same server as %q from the %s scope (%s)", w.Name, w.Scope, w.Origin)
 	}
+	set.refuseSharedFolders()
 	return set
 }
 

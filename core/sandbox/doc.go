@@ -59,10 +59,10 @@
 //
 // Read and write:
 //   - its own data folder, created for it under mcptray's folder (servers/
-//     NAME), and in it a private tmp folder that TMPDIR (and TMP, TEMP)
-//     point at. The folder goes when the server is removed, once its
-//     process has stopped; a server renamed with the same command keeps
-//     it (core/service);
+//     NAME, FolderName), and in it a private tmp folder that TMPDIR (and
+//     TMP, TEMP) point at; no other server has it (below). The folder goes
+//     when the server is removed, once its process has stopped; a server
+//     renamed with the same command keeps it (core/service);
 //   - in that data folder, cache/: its package managers install there,
 //     each pointed at a folder of its own by the variable it reads:
 //     npm_config_cache (npm, and npx's packages), COREPACK_HOME,
@@ -330,6 +330,24 @@
 //     server runs its tree from there, given its node_modules to read.
 //     TestPinnedPackageRunsWhatWasPinned (core/service) has the server
 //     try to change its own code for its next start;
+//   - its folders' name: its data folder and a bundle's files are named
+//     after the server (FolderName), and a project chooses its servers'
+//     names, a bundle's manifest its own. No two servers share a folder: a
+//     plain name that ends as a hashed one does (my_notes-f30ac2b5, the
+//     folder of "my notes") gets a hash of its own; of two servers whose
+//     names still give one folder (their 32-bit hashes agree, which can
+//     be found on purpose, or they differ only in case on macOS and
+//     Windows: config.DataFolder), the less trusted does not run and says
+//     whose folder it would be (core/config); a bundle named so is not
+//     installed; a server removed or renamed neither removes nor moves a
+//     folder another configured server has (core/service/datafolders).
+//     TestFolderName, TestSharedDataFolderRefused,
+//     TestSharedDataFolderCase (core/config),
+//     TestProjectServerGetsNoOthersDataFolder,
+//     TestProjectServerSharingAFolderDoesNotRun,
+//     TestBundleTakesNoOthersFolder (core/service),
+//     TestRemovedNamesakeLeavesOthersData,
+//     TestRenamedNamesakeMovesNoOthersData (core/service/datafolders);
 //   - shown safe: its program is looked up on its PATH with stat alone
 //     and runs only through the launcher; its error output comes through
 //     a pipe into memory, never a file of its folders; its processes are

@@ -641,7 +641,12 @@ func (s Settings) Clone() Settings {
 
 // FolderName is a server's name as a folder name: letters, digits, '.',
 // '-' and '_' as they are, anything else as '_', with a short hash of the
-// name when anything was replaced, so that two names never share a folder.
+// name when anything was replaced. A name kept as it is never ends as a
+// hashed one does ('-' and 8 hex digits): one that would (a project's
+// my_notes-f30ac2b5, the folder of the person's "my notes") gets a hash
+// of its own too. Two names can still share a folder when their hashes
+// agree, which can be found on purpose; config refuses the less trusted
+// of two such servers.
 func FolderName(server string) string {
 	var b strings.Builder
 	changed := false
@@ -657,9 +662,28 @@ func FolderName(server string) string {
 	if name == "" || name == "." || name == ".." || strings.HasPrefix(name, ".") {
 		changed, name = true, "_"+name
 	}
+	if !changed && endsLikeHash(name) {
+		changed = true
+	}
 	if changed {
 		sum := sha256.Sum256([]byte(server))
 		name += "-" + hex.EncodeToString(sum[:4])
 	}
 	return name
+}
+
+// endsLikeHash reports whether name ends as FolderName's hashed names do:
+// '-' and 8 hex digits, in either case (a folder that differs only in case
+// is the same folder on macOS and Windows).
+func endsLikeHash(name string) bool {
+	const n = 8
+	if len(name) < n+1 || name[len(name)-n-1] != '-' {
+		return false
+	}
+	for _, c := range name[len(name)-n:] {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }

@@ -184,6 +184,20 @@ func TestFolderName(t *testing.T) {
 	if FolderName("a/b") == FolderName("a_b") {
 		t.Error("two names share a folder")
 	}
+	// A plain name that ends as a hashed one does gets a hash of its own:
+	// a project's my_notes-f30ac2b5 is not the folder of "my notes".
+	hashed := FolderName("my notes")
+	for _, plain := range []string{hashed, strings.ToUpper(hashed)} {
+		if got := FolderName(plain); got == plain || strings.EqualFold(got, hashed) || !strings.HasPrefix(got, plain+"-") {
+			t.Errorf("FolderName(%q) = %q, beside %q's %q", plain, got, "my notes", hashed)
+		}
+	}
+	// Ordinary names keep the folders they have.
+	for _, kept := range []string{"weather", "notes-2", "db-deadbee", "x-deadbeefa", "y_deadbeef", "server-v1.2.3"} {
+		if got := FolderName(kept); got != kept {
+			t.Errorf("FolderName(%q) = %q, its folder moved", kept, got)
+		}
+	}
 }
 
 // TestLevelWords: what each kernel gives, said in words.

@@ -181,6 +181,9 @@ func (s *Service) InstallBundle(ctx context.Context, req BundleRequest) (BundleR
 		}
 		old = &sv
 	}
+	if err := folderTaken(u, name); err != nil {
+		return BundleResult{}, err
+	}
 
 	dir := filepath.Join(s.opts.Paths.BundlesDir(), sandbox.FolderName(name))
 	res := BundleResult{Name: name, Title: m.Title(), Author: m.Author.Name, Description: m.Description,
@@ -550,6 +553,9 @@ func absPath(p string) string {
 func (s *Service) removeBundle(before *config.Set, name string) error {
 	for _, e := range append(slices.Clone(before.Servers), before.Suppressed...) {
 		if e.Scope == config.User && e.ConfigName == name && e.Bundle != nil {
+			if bundleFolderShared(before, name) {
+				return nil // its folder is another bundle's
+			}
 			dir := filepath.Join(s.opts.Paths.BundlesDir(), sandbox.FolderName(name))
 			if err := os.RemoveAll(dir); err != nil {
 				return fmt.Errorf("its files are still in %s (%v); remove that folder", dir, err)

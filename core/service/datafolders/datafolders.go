@@ -94,11 +94,12 @@ func configuredNames(set *config.Set) map[string]*config.Entry {
 	return out
 }
 
-// foldersOf are the data folders' names of every server in set.
+// foldersOf are the data folders' names of every server in set, as the
+// file system tells them apart (config.DataFolder).
 func foldersOf(set *config.Set) map[string]bool {
 	out := map[string]bool{}
 	for name := range configuredNames(set) {
-		out[sandbox.FolderName(name)] = true
+		out[config.DataFolder(name)] = true
 	}
 	return out
 }
@@ -106,9 +107,9 @@ func foldersOf(set *config.Set) map[string]bool {
 // Changes are the local servers of before that after no longer has:
 // those renamed in after with the same command and arguments (renamed:
 // old name → new name), and the others (gone). A server whose folder is
-// also that of a server after has (two names can share one: "my notes"
-// keeps its data in my_notes-f30ac2b5, which is also that name's folder)
-// is neither: its folder is another's.
+// also that of a server after has (two names can give one folder: their
+// hashes agree, or they differ only in case on macOS and Windows; config
+// runs only one of them) is neither: its folder is another's.
 func Changes(before, after *config.Set) (gone []string, renamed map[string]string) {
 	if before == nil || after == nil {
 		return nil, nil
@@ -123,7 +124,7 @@ func Changes(before, after *config.Set) (gone []string, renamed map[string]strin
 	taken := map[string]bool{}
 	for _, name := range slices.Sorted(maps.Keys(was)) {
 		e := was[name]
-		if _, ok := now[name]; ok || e.Transport != config.Stdio || unreadable[e.Origin.File] || fileGone(e.Origin.File) || kept[sandbox.FolderName(name)] {
+		if _, ok := now[name]; ok || e.Transport != config.Stdio || unreadable[e.Origin.File] || fileGone(e.Origin.File) || kept[config.DataFolder(name)] {
 			continue
 		}
 		i := slices.IndexFunc(slices.Sorted(maps.Keys(now)), func(newName string) bool {
@@ -207,7 +208,7 @@ func (f *Folders) RemoveWhenStopped(gone []string) {
 			}()
 			<-stopped
 			f.opts.InUse(func(set *config.Set) {
-				if foldersOf(set)[sandbox.FolderName(name)] {
+				if foldersOf(set)[config.DataFolder(name)] {
 					return // configured again, or another's folder
 				}
 				if err := os.RemoveAll(dir); err != nil {

@@ -1,9 +1,11 @@
 package datafolders
 
 import (
+	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,20 +42,33 @@ func removed(t *testing.T, f *Folders, name string) {
 }
 
 // TestRemovedNamesakeLeavesOthersData: a server's data folder is named
-// after it, and a name with other characters than a folder's gets a hash
-// of itself: "my notes" keeps its data in my_notes-f30ac2b5. A project
-// whose server is named my_notes-f30ac2b5, once approved and then removed,
-// does not take the data of the person's "my notes" with it.
+// after it, and a name with other characters than a folder's gets a short
+// hash of itself, which another name can be found to share. A project
+// whose server is named so (config does not run it), once removed, does
+// not take the data of the person's server with it.
 func TestRemovedNamesakeLeavesOthersData(t *testing.T) {
 	t.Parallel()
+	mine, theirs := collidingNames(t)
+	removedNamesake(t, mine, theirs)
+}
+
+// TestRemovedCaseNamesakeLeavesOthersData: where the file system takes
+// Notes and notes for one name (macOS, Windows), a project's Notes, once
+// removed, does not take the data of the person's notes with it.
+func TestRemovedCaseNamesakeLeavesOthersData(t *testing.T) {
+	t.Parallel()
+	if config.DataFolder("Notes") != config.DataFolder("notes") {
+		t.Skip("this computer's file system tells Notes from notes")
+	}
+	removedNamesake(t, "notes", "Notes")
+}
+
+func removedNamesake(t *testing.T, mine, theirs string) {
+	t.Helper()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "config.json")
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
-	}
-	mine, theirs := "my notes", sandbox.FolderName("my notes")
-	if mine == theirs {
-		t.Fatal("the test's name needs a hash in its folder's name")
 	}
 	entry := func(name, sig string) config.Entry {
 		return config.Entry{Server: config.Server{Name: name, Transport: config.Stdio, Origin: config.Origin{File: file}}, Signature: sig}
@@ -105,12 +120,12 @@ func TestRemovedServerLeavesNoData(t *testing.T) {
 	}
 }
 
-// TestRenamedNamesakeMovesNoOthersData: the project's my_notes-f30ac2b5
-// renamed with the same command does not move the folder it shares with
-// the person's "my notes" to its new name.
+// TestRenamedNamesakeMovesNoOthersData: a project's server whose name
+// gives the folder of the person's server, renamed with the same command,
+// does not move that folder to its new name.
 func TestRenamedNamesakeMovesNoOthersData(t *testing.T) {
 	t.Parallel()
-	mine, theirs := "my notes", sandbox.FolderName("my notes")
+	mine, theirs := collidingNames(t)
 	entry := func(name, sig string) config.Entry {
 		return config.Entry{Server: config.Server{Name: name, Transport: config.Stdio}, Signature: sig}
 	}
@@ -154,4 +169,30 @@ func TestDataChanges(t *testing.T) {
 	if gone, renamed := Changes(nil, after); gone != nil || renamed != nil {
 		t.Errorf("the first config removed %q, moved %v", gone, renamed)
 	}
+}
+
+// collidingNames are two server names with one data folder: names that
+// differ only in characters sandbox.FolderName replaces clean to one, and
+// among some hundred thousand of them two hashes agree.
+func collidingNames(t *testing.T) (string, string) {
+	t.Helper()
+	seen := map[[4]byte]string{}
+	for i := 0; i < 1<<24; i++ {
+		var b strings.Builder
+		b.WriteString("notes")
+		for bit := range 24 {
+			b.WriteByte("!#"[i>>bit&1])
+		}
+		name := b.String()
+		sum := sha256.Sum256([]byte(name))
+		if other, ok := seen[[4]byte(sum[:4])]; ok {
+			if sandbox.FolderName(other) != sandbox.FolderName(name) {
+				t.Fatalf("%q and %q: one hash, two folders", other, name)
+			}
+			return other, name
+		}
+		seen[[4]byte(sum[:4])] = name
+	}
+	t.Fatal("no two names share a folder")
+	return "", ""
 }
