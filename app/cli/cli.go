@@ -88,7 +88,7 @@ func init() {
 		{"accept", "SERVER [TOOL…]", "accept a server's changed tools (all when none is named): your apps are offered them as they are now", recording(runAccept)},
 		{"keep", "SERVER [TOOL…]", "keep a server's changed tools held (all when none is named): your apps are not offered them, and mcptray stops asking you to look at them until they change again", recording(runKeep)},
 		{"updates", "[--json]", "ask the registry of each server that runs a pinned npm package what is new, and say what each update changes: the lines that send data somewhere new first, then the packages and files changed", runUpdates},
-		{"update", "NAME [--tree HASH] [--back]", "run the update mcptray updates reviewed for a server (its earlier version is kept); --tree runs it only if it is still the tree that was shown; --back runs the earlier version again", runUpdate},
+		{"update", "NAME [--tree HASH] [--back]", "run the update mcptray updates reviewed for a server, after showing it and asking (its earlier version is kept); --tree runs it without asking, only if it is still the tree that was shown; --back runs the earlier version again", runUpdate},
 		{"accept-changes", "SERVER on|off", "accept a server's changes as they come (but for flagged tools and lowered annotations), or hold them for review", runAcceptChanges},
 		{"call", "SERVER|URL TOOL [JSON]", "call a tool and print what it returns", recording(withSignIn(runCall))},
 		{"login", "[--client-id ID] [--client-secret-file FILE] [--scope S] [--callback-port N] SERVER|URL", "sign in to a remote server in your browser", recording(runLogin)},

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -76,6 +77,15 @@ func runUpdate(ctx context.Context, c *cmdContext, args []string) error {
 		return err
 	}
 	defer done()
+	if !back && tree == "" {
+		// Only what the person read runs: without --tree, show the update
+		// and ask, and then run that tree and no other, even if a check
+		// meanwhile found another.
+		var run bool
+		if tree, run, err = c.askUpdate(ctx, b, args[0]); err != nil || !run {
+			return err
+		}
+	}
 	v, err := b.UpdatePackage(ctx, service.PackageUpdate{Name: args[0], Back: back, Tree: tree})
 	if err != nil {
 		return err
@@ -89,6 +99,36 @@ func runUpdate(ctx context.Context, c *cmdContext, args []string) error {
 		fmt.Fprintf(c.Stdout, "mcptray update %s --back runs version %s again.\n", quoteArg(v.Server), sanitize.Line(v.Back))
 	}
 	return nil
+}
+
+// askUpdate shows the update the last check found for server and asks
+// whether to run it: it returns the tree to run and whether to go on (not
+// when the person said no). With no update found there is nothing to
+// show, and mcptray update goes on to say why in the service's words.
+func (c *cmdContext) askUpdate(ctx context.Context, b backend, server string) (string, bool, error) {
+	views, err := b.Packages(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	var v *service.PackageView
+	for i := range views {
+		if views[i].Server == server {
+			v = &views[i]
+		}
+	}
+	if v == nil || v.Update == nil {
+		return "", true, nil
+	}
+	if !c.Interactive || c.Stdin == nil {
+		return "", false, usagef("mcptray update runs only what you read: run it in a terminal to be shown the update and asked, or name the tree mcptray updates showed (mcptray update %s --tree %s)", quoteArg(server), shortTree(v.Update.ToHash))
+	}
+	fmt.Fprintf(c.Stdout, "%s runs version %s.\nUpdate: %s\nRun it? [y/N] ", sanitize.Line(v.Server), sanitize.Line(v.Facts.Version), indent(v.Update.Words(), "  "))
+	line, _ := bufio.NewReader(c.Stdin).ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		fmt.Fprintf(c.Stdout, "Nothing changed: %s still runs version %s.\n", sanitize.Line(v.Server), sanitize.Line(v.Facts.Version))
+		return "", false, nil
+	}
+	return v.Update.ToHash, true, nil
 }
 
 // shortTree is the part of a tree's hash that mcptray update --tree takes.

@@ -85,6 +85,14 @@ func TestUpdatesShowTheAddedLine(t *testing.T) {
 	h.fails(1, "no longer the one you read", "update", "echo", "--tree", strings.Repeat("0", 16))
 	says("hi [1.0.0]")
 	tree := views[0].Update.ToHash[:16]
+	// Without --tree it shows the update and asks; a script is told to
+	// name the tree it read.
+	h.fails(2, "mcptray update echo --tree "+tree, "update", "echo")
+	if code, out, errOut := h.runAtTerminal("n\n", "update", "echo"); code != 0 || !strings.Contains(out, "a new address, collect.example.net") ||
+		!strings.Contains(out, "Run it? [y/N]") || !strings.Contains(out, "Nothing changed: echo still runs version 1.0.0") {
+		t.Errorf("mcptray update at a terminal, answered no: exit %d %q %q", code, out, errOut)
+	}
+	says("hi [1.0.0]")
 	if !strings.Contains(out, "mcptray update echo --tree "+tree+" runs it") {
 		t.Errorf("mcptray updates does not say how to run that tree:\n%s", out)
 	}
