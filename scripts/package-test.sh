@@ -128,8 +128,11 @@ $(cat "$tmp/demo.out")"
 # The same through the installed sandbox launcher, which mcptray finds
 # beside itself and starts every local server through.
 # What to run comes in the policy, after its rules, not on the launcher's
-# command line.
-timeout 20 env -i HOME="$tmp/home" PATH=/nonexistent MCPTRAY_SANDBOX_POLICY="$(printf 'mcptray-sandbox 2\nr /\nw /dev/null\nx %s\na mcptray\na demo-server\n' "$root/usr/bin/mcptray")" \
+# command line; its first line is the format's version, as core/sandbox
+# writes it.
+magic=$(sed -n 's/^const policyMagic = "\(.*\)"$/\1/p' core/sandbox/launch.go)
+[ -n "$magic" ] || fail "core/sandbox/launch.go names no policyMagic"
+timeout 20 env -i HOME="$tmp/home" PATH=/nonexistent MCPTRAY_SANDBOX_POLICY="$(printf '%s\nr /\nw /dev/null\nx %s\na mcptray\na demo-server\n' "$magic" "$root/usr/bin/mcptray")" \
 	"$root/usr/bin/mcptray-sandbox" sandbox-exec -- <"$tmp/demo.in" >"$tmp/demo-boxed.out" 2>&1 ||
 	fail "the installed mcptray demo-server, through mcptray-sandbox, failed:
 $(cat "$tmp/demo-boxed.out")"
