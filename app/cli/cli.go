@@ -119,7 +119,7 @@ func init() {
 		{"autostart", "on|off|status [--json]", "start mcptray in the tray when you log in, or stop doing so", runAutostart},
 		{"version", "[--json]", "say which mcptray this is: its version, the Go it was built with, and the system", runVersion},
 		{"help", "[COMMAND]", "say how to call a command (mcptray COMMAND --help does too), or list them all", runHelp},
-		{"stdio", "", "be an MCP server on stdin and stdout for an app: every server mcptray runs, through the running mcptray (started when none runs)", runStdio},
+		{"stdio", "[--app NAME]", "be an MCP server on stdin and stdout for an app: the servers mcptray runs that the app NAME gets (mcptray connect names it), through the running mcptray (started when none runs)", runStdio},
 	}
 }
 

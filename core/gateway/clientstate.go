@@ -22,6 +22,7 @@ type clientState struct {
 	initialized atomic.Bool
 	clientInfo  atomic.Pointer[mcp.Implementation]
 	app         atomic.Pointer[string] // the app's name as people know it (appName), from clientInfo
+	known       atomic.Pointer[string] // the name mcptray gave the app (sets.go), if it did
 	caps        atomic.Pointer[mcp.ClientCapabilities]
 	direct      atomic.Bool // initialize settled on a revision before 2026-07-28 (answersDirect)
 	logLevel    atomic.Pointer[mcp.LoggingLevel]

@@ -63,7 +63,7 @@ func allowCommand(tool string) string { return "mcptray permissions allow " + to
 // asked about once, in the guard's words, which stand for the permission's
 // question too. The guard's verdict comes with it, for the call's Flow.
 func (g *Gateway) check(ctx context.Context, r route, args json.RawMessage, c guard.Call) (string, guard.Verdict) {
-	switch permission(g.rules.Load(), r.qualified, r.readOnly) {
+	switch g.permissionFor(ctx, r) {
 	case config.Allow:
 		return g.guarded(ctx, r, c)
 	case config.Block:
