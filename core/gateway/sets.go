@@ -260,7 +260,11 @@ func (g *Gateway) filterList(ctx context.Context, _ any, _ *mcp.ListToolsRequest
 // SetChoices gives the gateway what each app gets, and tells at once
 // each session whose set changed that its list changed.
 func (g *Gateway) SetChoices(c sets.Choices) {
-	g.choices.Store(&c)
+	if len(c.Sets) == 0 && c.Unknown != sets.Nothing {
+		g.choices.Store(nil) // every app gets everything: the calls' way is today's
+	} else {
+		g.choices.Store(&c)
+	}
 	g.sets.mu.Lock()
 	g.sets.byKey = map[string]*encodedList{}
 	var tell []string
@@ -308,3 +312,7 @@ func (g *Gateway) sessionEnded(_ context.Context, cs server.ClientSession) {
 	delete(g.sets.keys, cs.SessionID())
 	g.sets.mu.Unlock()
 }
+
+// SetChoices gives the running gateway what each app gets
+// (Gateway.SetChoices).
+func (r *Running) SetChoices(c sets.Choices) { r.g.SetChoices(c) }

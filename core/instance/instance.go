@@ -30,6 +30,7 @@ import (
 	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/core/service/apps"
+	"github.com/mcptray/mcptray/core/sets"
 )
 
 // Options configure an Instance.
@@ -79,6 +80,8 @@ type Instance struct {
 	// apps is the service's roster of the AI apps, made beside the
 	// gateway whose sessions it reads.
 	apps *apps.Roster
+	// sets keep what each app gets; the gateway follows them.
+	sets *sets.Keeper
 
 	ctx    context.Context // ends with Quit
 	cancel context.CancelFunc
@@ -123,6 +126,15 @@ func Listen(opts Options) (*Instance, error) {
 		so.Apps = apps.New(apps.Options{Paths: so.Paths, Logger: so.Logger, Now: so.Now, Sessions: i.sessions})
 	}
 	i.apps = so.Apps
+	// What each app gets, kept in mcptray's config folder; the gateway
+	// follows it once Start has started it.
+	if so.Sets == nil {
+		var err error
+		if so.Sets, err = sets.Open(sets.Path(so.Paths)); err != nil {
+			opts.Logger.Warn("every app gets every server until the sets are fixed", "err", err)
+		}
+	}
+	i.sets = so.Sets
 	i.ctx, i.cancel = context.WithCancel(context.Background())
 	if i.core, err = NewCore(i.ctx, so, co); err != nil {
 		i.cancel()
@@ -161,6 +173,7 @@ func (i *Instance) Start(ctx context.Context) error {
 	}
 	gw := gateway.Start(i.ctx, i.Service, gopts)
 	i.Endpoint.Gateway, i.Endpoint.Stream = gw.Status, gw.ServeStream
+	i.sets.Follow(gw.SetChoices)
 	served := make(chan error, 1)
 	i.mu.Lock()
 	i.Gateway, i.served = gw, served
