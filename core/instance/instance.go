@@ -126,15 +126,6 @@ func Listen(opts Options) (*Instance, error) {
 		so.Apps = apps.New(apps.Options{Paths: so.Paths, Logger: so.Logger, Now: so.Now, Sessions: i.sessions})
 	}
 	i.apps = so.Apps
-	// What each app gets, kept in mcptray's config folder; the gateway
-	// follows it once Start has started it.
-	if so.Sets == nil {
-		var err error
-		if so.Sets, err = sets.Open(sets.Path(so.Paths)); err != nil {
-			opts.Logger.Warn("every app gets every server until the sets are fixed", "err", err)
-		}
-	}
-	i.sets = so.Sets
 	i.ctx, i.cancel = context.WithCancel(context.Background())
 	if i.core, err = NewCore(i.ctx, so, co); err != nil {
 		i.cancel()
@@ -142,6 +133,7 @@ func Listen(opts Options) (*Instance, error) {
 		return nil, err
 	}
 	i.Service, i.Activity = i.core.Service, i.core.Record
+	i.sets = i.core.Sets // the gateway follows them once Start has started it
 	i.Endpoint.API = i.Service
 	return i, nil
 }
