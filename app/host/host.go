@@ -148,6 +148,11 @@ func Run(ctx context.Context, opts Options) int {
 		WindowOpen: inst.Endpoint.WindowOpen,
 		Questions:  inst.Endpoint,
 		Today:      inst.Service.ActivityToday,
+		Sets:       inst.Service.Sets,
+		SetTray: func(ctx context.Context, name string) error {
+			_, err := inst.Service.SetTraySet(ctx, name)
+			return err
+		},
 		Dark:       tray.PrefersDark(),
 	})
 	if err != nil {

@@ -100,6 +100,7 @@ func (s *Service) PutSet(ctx context.Context, req SetRequest) (SetsView, error) 
 	if err != nil {
 		return SetsView{}, invalid(err)
 	}
+	s.notices.Publish(struct{}{}) // the tray and the window show the sets
 	return s.setsViewOf(snap, c), nil
 }
 
@@ -127,6 +128,7 @@ func (s *Service) modifySets(ctx context.Context, fn func(*sets.Choices) error) 
 	if err != nil {
 		return SetsView{}, invalid(err)
 	}
+	s.notices.Publish(struct{}{})
 	return s.setsView(ctx, c)
 }
 
