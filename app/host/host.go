@@ -153,7 +153,7 @@ func Run(ctx context.Context, opts Options) int {
 			_, err := inst.Service.SetTraySet(ctx, name)
 			return err
 		},
-		Dark:       tray.PrefersDark(),
+		Dark: tray.PrefersDark(),
 	})
 	if err != nil {
 		fmt.Fprintf(opts.Stderr, "mcptray: %v\n", err)
