@@ -56,8 +56,13 @@ func (c *clientState) SetClientInfo(v mcp.Implementation) {
 	c.app.Store(&app)
 }
 
-// appName is appName's answer for the session, found once.
+// appName is appName's answer for the session, found once: the name
+// mcptray gave the app when it did (sets.go), which the app cannot claim
+// otherwise, else the one its clientInfo says.
 func (c *clientState) appName() string {
+	if known := c.known.Load(); known != nil {
+		return *known
+	}
 	if app := c.app.Load(); app != nil {
 		return *app
 	}

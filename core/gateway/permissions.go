@@ -82,7 +82,7 @@ func (g *Gateway) check(ctx context.Context, r route, args json.RawMessage, c gu
 	if snap, err := g.svc.Snapshot(ctx); err == nil {
 		rules := snap.Gateway
 		g.rules.Store(&rules)
-		switch permission(&rules, r.qualified, r.readOnly) {
+		switch g.permissionFor(ctx, r) { // the app's set's own first (sets.go)
 		case config.Allow:
 			return g.guarded(ctx, r, c)
 		case config.Block:
@@ -91,7 +91,7 @@ func (g *Gateway) check(ctx context.Context, r route, args json.RawMessage, c gu
 	}
 	actx, cancel := context.WithTimeout(ctx, g.askTimeout)
 	defer cancel()
-	ok, err := g.ask(actx, Question{Tool: r.qualified, Server: r.server, ServerTool: r.tool, Arguments: args, ReadOnly: r.readOnly, App: appName(ctx)})
+	ok, err := g.ask(actx, Question{Tool: r.qualified, Server: r.server, ServerTool: r.tool, Arguments: args, ReadOnly: r.readOnly, App: g.appAndSet(ctx)})
 	recordOf(ctx).asked(ok, err)
 	switch {
 	case ctx.Err() != nil:

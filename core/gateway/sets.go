@@ -284,15 +284,6 @@ func (g *Gateway) SetChoices(c sets.Choices) {
 	}
 }
 
-// Given is what the app of a session gets, in words ("the Work set"),
-// for the record and the Apps view; "" without sets.
-func (g *Gateway) givenName(ctx context.Context) string {
-	if given, ok := g.givenTo(ctx); ok {
-		return given.Name()
-	}
-	return ""
-}
-
 // sessionStarted and sessionEnded keep the live sessions whose set a
 // change may change.
 func (g *Gateway) sessionStarted(_ context.Context, cs server.ClientSession) {
@@ -316,3 +307,16 @@ func (g *Gateway) sessionEnded(_ context.Context, cs server.ClientSession) {
 // SetChoices gives the running gateway what each app gets
 // (Gateway.SetChoices).
 func (r *Running) SetChoices(c sets.Choices) { r.g.SetChoices(c) }
+
+// appAndSet is the calling app as people know it and, when apps get sets,
+// what it gets: "writer (the Writing set)", for the person's questions.
+func (g *Gateway) appAndSet(ctx context.Context) string {
+	app := callerApp(ctx)
+	if given, ok := g.givenTo(ctx); ok {
+		if app == "" {
+			return "an app (" + given.Name() + ")"
+		}
+		return app + " (" + given.Name() + ")"
+	}
+	return app
+}

@@ -13,6 +13,8 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcptray/mcptray/core/activity"
+	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sets"
 )
 
@@ -262,4 +264,79 @@ func httpDo(req *http.Request) (int, error) {
 	}
 	resp.Body.Close()
 	return resp.StatusCode, nil
+}
+
+// callsKept keeps the records of the calls.
+type callsKept struct{ ch chan activity.Call }
+
+func (k callsKept) RecordCall(c activity.Call) { k.ch <- c }
+
+// TestSetsRecordNamesTheKnownApp: the record names the app by the name
+// mcptray gave it, not by the clientInfo it claims, and a call refused for
+// being outside its set is recorded as refused, with why.
+func TestSetsRecordNamesTheKnownApp(t *testing.T) {
+	t.Parallel()
+	r := newSetsRig(t)
+	kept := callsKept{make(chan activity.Call, 4)}
+	g := New(r.svc, Options{Recorder: kept})
+	if err := g.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	g.SetChoices(twoSets(t))
+	r.gw = g // streamAs serves on r.gw
+	c := r.streamAs("writer", "cursor-vscode") // it claims to be Cursor
+	callText(t, c, "mcp__a__echo", map[string]any{"text": "x"})
+	callText(t, c, "mcp__b__echo", map[string]any{"text": "x"})
+	for i, want := range []activity.Outcome{activity.Answered, activity.Refused} {
+		select {
+		case rec := <-kept.ch:
+			if rec.App != "writer" || rec.Outcome != want {
+				t.Errorf("record %d: app %q, outcome %q; want writer, %q (%s)", i, rec.App, rec.Outcome, want, rec.Reason)
+			}
+		case <-time.After(deadline):
+			t.Fatalf("no record %d", i)
+		}
+	}
+}
+
+// TestSetsOwnPermissions: a set's own permission wins over the gateway's
+// for the apps that get it, and the question names the app and its set.
+func TestSetsOwnPermissions(t *testing.T) {
+	t.Parallel()
+	r := newSetsRig(t)
+	asked := make(chan Question, 2)
+	g := New(r.svc, Options{Ask: func(_ context.Context, q Question) (bool, error) { asked <- q; return true, nil }})
+	if err := g.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	choices := twoSets(t)
+	w, _ := choices.Find("Writing")
+	w.Permissions = map[string]config.Permission{"mcp__a__echo": config.Ask, "mcp__a__pid": config.Block}
+	g.SetChoices(choices)
+	r.gw = g
+	writer := r.streamAs("writer", "cursor-vscode")
+	if got, isErr := callText(t, writer, "mcp__a__echo", map[string]any{"text": "x"}); isErr || got != "x" {
+		t.Errorf("the writer's asked call: %q (error %v)", got, isErr)
+	}
+	select {
+	case q := <-asked:
+		if q.App != "writer (the Writing set)" || q.Tool != "mcp__a__echo" {
+			t.Errorf("the question: app %q, tool %q", q.App, q.Tool)
+		}
+	default:
+		t.Error("the set's Ask did not ask")
+	}
+	if got, isErr := callText(t, writer, "mcp__a__pid", nil); !isErr || !strings.Contains(got, "blocks") {
+		t.Errorf("the set's Block let the call through: %q", got)
+	}
+	// Another app, with everything, has the gateway's permissions.
+	other := r.streamAs("zed", "zed")
+	if got, isErr := callText(t, other, "mcp__a__echo", map[string]any{"text": "y"}); isErr || got != "y" {
+		t.Errorf("another app's call: %q (error %v)", got, isErr)
+	}
+	select {
+	case q := <-asked:
+		t.Errorf("another app was asked about %s: the Writing set's permission reached it", q.Tool)
+	default:
+	}
 }
