@@ -283,7 +283,7 @@ func TestSetsRecordNamesTheKnownApp(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.SetChoices(twoSets(t))
-	r.gw = g // streamAs serves on r.gw
+	r.gw = g                                   // streamAs serves on r.gw
 	c := r.streamAs("writer", "cursor-vscode") // it claims to be Cursor
 	callText(t, c, "mcp__a__echo", map[string]any{"text": "x"})
 	callText(t, c, "mcp__b__echo", map[string]any{"text": "x"})
