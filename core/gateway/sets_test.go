@@ -81,7 +81,7 @@ func (r *rig) initClient(c *client.Client, clientInfo string) {
 }
 
 // servedServers are the servers whose tools c lists.
-func servedServers(t *testing.T, c *client.Client) []string {
+func servedServers(t testing.TB, c *client.Client) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
