@@ -35,6 +35,7 @@ type appsView struct {
 	stop   chan struct{}
 	apps   []service.App
 	status gateway.Status
+	sets   *service.SetsView // what each app gets (appsets.go); nil when unknown
 	// The widgets of each app, by its key, for tests.
 	connect    map[string]*widget.Button
 	statusText map[string]*widget.Label
@@ -44,7 +45,9 @@ type appsView struct {
 	copyStdio  *widget.Button
 	moveDialog *dialog.ConfirmDialog
 	moveChecks map[string]*widget.Check
-	moveAnswer func(bool) // the move dialog's answer, for tests
+	moveAnswer func(bool)                // the move dialog's answer, for tests
+	gets       map[string]*widget.Select // each app's What it gets, by its key
+	getsText   map[string]*widget.Label  // and its words
 }
 
 // showApps opens the Apps view.
@@ -96,6 +99,7 @@ func (v *window) reloadApps() {
 		defer v.appsWork.Done()
 		apps, err := g.Apps(v.ctx)
 		st, serr := g.GatewayStatus(v.ctx)
+		sv, setsErr := g.Sets(v.ctx)
 		if serr != nil {
 			st = gateway.Status{Problem: serr.Error()}
 		}
@@ -109,6 +113,10 @@ func (v *window) reloadApps() {
 					a.list.Add(wrapped("Cannot read the apps: " + sanitize.Line(err.Error())))
 				} else {
 					a.apps, a.status = apps, st
+					a.sets = nil
+					if setsErr == nil {
+						a.sets = &sv
+					}
 					a.render(v)
 				}
 			}
@@ -135,6 +143,7 @@ func (a *appsView) render(v *window) {
 	a.list.RemoveAll()
 	a.connect = map[string]*widget.Button{}
 	a.statusText = map[string]*widget.Label{}
+	a.gets, a.getsText = map[string]*widget.Select{}, map[string]*widget.Label{}
 	var missing []string
 	for _, app := range a.apps {
 		if !app.Found {
@@ -175,6 +184,9 @@ func (a *appsView) appRow(v *window, app service.App) fyne.CanvasObject {
 		box.Add(name)
 	}
 	box.Add(status)
+	if gets := a.whatItGets(v, app); gets != nil {
+		box.Add(gets)
+	}
 	if app.Hint != "" {
 		box.Add(wrapped(sanitize.Line(app.Hint)))
 	}
