@@ -340,3 +340,39 @@ func TestSetsOwnPermissions(t *testing.T) {
 	default:
 	}
 }
+
+// TestSetsTokenKeepsToItsSession: a session started with one app's token
+// is not reached with another app's token, nor with the gateway's own,
+// even knowing its id.
+func TestSetsTokenKeepsToItsSession(t *testing.T) {
+	t.Parallel()
+	r := newSetsRig(t)
+	writer := AppToken(r.token, "writer")
+	req := r.request(t, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+legacy+`","capabilities":{},"clientInfo":{"name":"w","version":"1"}}}`)
+	req.Header.Set("Authorization", "Bearer "+writer)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	id := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || id == "" {
+		t.Fatalf("initialize with the writer's token: %s", resp.Status)
+	}
+	for name, tok := range map[string]string{"another app's token": AppToken(r.token, "coder"), "the gateway's token": r.token} {
+		for _, method := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
+			req := r.request(t, id, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+			req.Method = method
+			req.Header.Set("Authorization", "Bearer "+tok)
+			if code, err := httpDo(req); err != nil || code != http.StatusForbidden {
+				t.Errorf("%s %s on the writer's session: %d %v, want 403", method, name, code, err)
+			}
+		}
+	}
+	// The writer's own token still reaches it.
+	req = r.request(t, id, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+	req.Header.Set("Authorization", "Bearer "+writer)
+	if code, err := httpDo(req); err != nil || code != http.StatusOK {
+		t.Errorf("the writer's own token on its session: %d %v", code, err)
+	}
+}
