@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sets"
 )
 
@@ -62,4 +63,38 @@ func TestSetsThroughTheService(t *testing.T) {
 	if v, err = s.RemoveSet(ctx, "Work"); err != nil || len(v.Sets) != 0 || v.Tray != "" {
 		t.Errorf("after removing the set: %+v, %v", v, err)
 	}
+
+	// A set that reads private data and can send it out says so when it
+	// is made; one that only reads does not.
+	yes := true
+	if err := s.SetGuardLabels(ctx, "mcp__a__echo", config.LabelChange{Private: &yes}, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetGuardLabels(ctx, "mcp__b__echo", config.LabelChange{Egress: &yes}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	v, err = s.PutSet(ctx, SetRequest{Name: "Reader", Tools: []string{"a/echo"}})
+	if reader, _ := findSet(v, "Reader"); err != nil || reader.Warning != "" {
+		t.Errorf("a set that only reads private data: %+v, %v", v.Sets, err)
+	}
+	v, err = s.PutSet(ctx, SetRequest{Name: "Leaky", Tools: []string{"a/echo", "b/echo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaky, _ := findSet(v, "Leaky")
+	if !strings.Contains(leaky.Warning, "reads private data (mcp__a__echo)") || !strings.Contains(leaky.Warning, "can send data out (mcp__b__echo)") {
+		t.Errorf("the Leaky set's warning: %q", leaky.Warning)
+	}
+}
+
+func findSet(v SetsView, name string) (SetView, bool) {
+	for _, s := range v.Sets {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return SetView{}, false
 }
