@@ -48,14 +48,18 @@ type appsView struct {
 	moveAnswer func(bool)                // the move dialog's answer, for tests
 	gets       map[string]*widget.Select // each app's What it gets, by its key
 	getsText   map[string]*widget.Label  // and its words
+	setsBox    *fyne.Container           // the sets and New set… (appsets.go)
+	newSet     *widget.Button
+	newSetForm *newSetForm // the open New set dialog's form, for tests
 }
 
 // showApps opens the Apps view.
 func (v *window) showApps() {
 	a := &appsView{list: container.NewVBox(), ways: container.NewVBox(), stop: make(chan struct{})}
 	a.list.Add(caption("Looking for your apps…"))
-	a.searchBox = container.NewVBox()
-	body := container.NewVBox(wrapped(appsIntro), a.list, widget.NewSeparator(), section("Many servers?"), a.searchBox,
+	a.searchBox, a.setsBox = container.NewVBox(), container.NewVBox()
+	body := container.NewVBox(wrapped(appsIntro), a.list, widget.NewSeparator(), section("Sets"), a.setsBox,
+		widget.NewSeparator(), section("Many servers?"), a.searchBox,
 		widget.NewSeparator(), section("Other apps"), a.ways)
 	a.scroll = container.NewVScroll(body)
 	a.d = dialog.NewCustom("Apps", "Close", a.scroll, v.win)
@@ -155,6 +159,7 @@ func (a *appsView) render(v *window) {
 	if len(missing) > 0 {
 		a.list.Add(caption("Not found on this computer: " + strings.Join(missing, ", ") + "."))
 	}
+	a.renderSets(v)
 	a.renderSearch(v)
 	a.renderWays(v)
 	a.scroll.Content.Refresh()

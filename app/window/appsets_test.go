@@ -28,11 +28,27 @@ func TestRealAppsWhatItGets(t *testing.T) {
 	if _, err := r.svc.Settle(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.cl.PutSet(ctx, service.SetRequest{Name: "Work", Servers: []string{"a"}}); err != nil {
-		t.Fatal(err)
-	}
 	a := r.openApps()
-	r.until("Cursor's What it gets", func() bool { return a.gets["cursor"] != nil })
+	// Making the set by click: New set…, a name, a server, Save.
+	r.until("New set…", func() bool { return a.newSet != nil })
+	var newSet *widget.Button
+	r.v.do(func() { newSet = a.newSet })
+	r.tap(newSet)
+	r.until("the New set dialog", func() bool { return a.newSetForm != nil })
+	r.v.do(func() {
+		f := a.newSetForm
+		f.name.SetText("Work")
+		if f.servers["a"] == nil || f.servers["b"] == nil {
+			t.Fatalf("the New set dialog's servers: %v", f.servers)
+		}
+		f.servers["a"].SetChecked(true)
+	})
+	screenshot(t, r, "apps-new-set")
+	r.v.do(func() { a.newSetForm.save() })
+	r.until("Cursor's What it gets", func() bool {
+		return r.v.apps.gets["cursor"] != nil && strings.Contains(strings.Join(r.v.apps.gets["cursor"].Options, "|"), "The Work set")
+	})
+	a = r.v.apps
 	var gets *widget.Select
 	r.v.do(func() {
 		gets = a.gets["cursor"]
