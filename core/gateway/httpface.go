@@ -159,6 +159,12 @@ func (f *httpFace) post(ctx *fasthttp.RequestCtx) {
 	var m postEnvelope
 	if json.Unmarshal(body, &m) != nil || mcp.IsModernProtocol(version) || mcp.IsModernProtocol(m.Params.Meta.Version) {
 		// Not JSON-RPC (mcp-go says so), or the sessionless revision.
+		if tokenApp(ctx) != "" {
+			// Its set is kept to a session's app (sets.go): an app's
+			// own token does not go around it without one.
+			httpError(ctx, "Forbidden: an app's own token works on sessions only; start one with initialize", http.StatusForbidden)
+			return
+		}
 		f.slow(ctx)
 		return
 	}

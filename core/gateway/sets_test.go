@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"os"
 	"slices"
@@ -374,5 +375,26 @@ func TestSetsTokenKeepsToItsSession(t *testing.T) {
 	req.Header.Set("Authorization", "Bearer "+writer)
 	if code, err := httpDo(req); err != nil || code != http.StatusOK {
 		t.Errorf("the writer's own token on its session: %d %v", code, err)
+	}
+}
+
+// TestSetsSessionlessAppToken: an app with a set of its own that speaks
+// MCP's sessionless revision with its token does not get around its set.
+func TestSetsSessionlessAppToken(t *testing.T) {
+	t.Parallel()
+	r := newSetsRig(t)
+	req := r.request(t, "", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"mcp__b__echo","arguments":{"text":"out of its set"},`+modernMeta+`}}`)
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", "mcp__b__echo")
+	req.Header.Set("Authorization", "Bearer "+AppToken(r.token, "writer"))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || strings.Contains(string(body), "out of its set") {
+		t.Errorf("the writer called a tool outside its set on the sessionless revision: %s", body)
 	}
 }
