@@ -136,6 +136,8 @@ func New(svc Servers, opts Options) *Gateway {
 	hooks := &server.Hooks{}
 	// Each app's set first: the record counts what the app was given.
 	hooks.AddAfterListTools(g.filterList)
+	hooks.AddAfterListResources(g.filterResources)
+	hooks.AddAfterListPrompts(g.filterPrompts)
 	hooks.AddOnRegisterSession(g.sessionStarted)
 	hooks.AddOnUnregisterSession(g.sessionEnded)
 	g.apps.addHooks(hooks)

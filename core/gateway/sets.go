@@ -179,8 +179,10 @@ type setLists struct {
 	tools  []server.ServerTool     // its tools
 	routes map[string]route        // and their routes, by qualified name
 	byKey  map[string]*encodedList // each set's, by givenKey
-	keys   map[string]string       // each session's last givenKey, by id
-	live   map[string]server.ClientSession
+	// whose each offered resource (by URI) and prompt is
+	resourceOf, promptOf map[string]string
+	keys                 map[string]string // each session's last givenKey, by id
+	live                 map[string]server.ClientSession
 }
 
 // givenKey tells one set's content from another's.
@@ -278,8 +280,10 @@ func (g *Gateway) SetChoices(c sets.Choices) {
 	}
 	g.sets.mu.Unlock()
 	for _, id := range tell {
-		if err := g.mcp.SendNotificationToSpecificClient(id, string(mcp.MethodNotificationToolsListChanged), nil); err != nil {
-			g.log.Debug("gateway: telling an app its set changed", "err", err)
+		for _, m := range []string{string(mcp.MethodNotificationToolsListChanged), mcp.MethodNotificationResourcesListChanged, mcp.MethodNotificationPromptsListChanged} {
+			if err := g.mcp.SendNotificationToSpecificClient(id, m, nil); err != nil {
+				g.log.Debug("gateway: telling an app its set changed", "err", err)
+			}
 		}
 	}
 }
@@ -319,4 +323,62 @@ func (g *Gateway) appAndSet(ctx context.Context) string {
 		return app + " (" + given.Name() + ")"
 	}
 	return app
+}
+
+// keepContent keeps whose each offered resource and prompt is, for the
+// sets' lists.
+func (g *Gateway) keepContent(resources, prompts map[string]string) {
+	g.sets.mu.Lock()
+	g.sets.resourceOf, g.sets.promptOf = resources, prompts
+	g.sets.mu.Unlock()
+}
+
+// outsideSetServer says why the session in ctx may not have what (a
+// resource or a prompt) of srv, or "" when it may.
+func (g *Gateway) outsideSetServer(ctx context.Context, srv, what string) string {
+	given, ok := g.givenTo(ctx)
+	if !ok || given.HoldsServer(srv) {
+		return ""
+	}
+	if given.Nothing {
+		return sets.ErrNothing.Error()
+	}
+	return fmt.Sprintf("the %s is not in the %s set, which is what this app gets from mcptray; to change what it gets: mcptray app set %s SET|all",
+		sanitize.Line(what), given.Set.Name, appOf(ctx))
+}
+
+// filterResources and filterPrompts leave out of mcp-go's answers the
+// resources and prompts of servers the session's set does not hold.
+func (g *Gateway) filterResources(ctx context.Context, _ any, _ *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
+	given, ok := g.givenTo(ctx)
+	if !ok || res == nil {
+		return
+	}
+	g.sets.mu.Lock()
+	of := g.sets.resourceOf
+	g.sets.mu.Unlock()
+	kept := make([]mcp.Resource, 0, len(res.Resources))
+	for _, r := range res.Resources {
+		if srv, ok := of[r.URI]; !ok || given.HoldsServer(srv) {
+			kept = append(kept, r)
+		}
+	}
+	res.Resources = kept
+}
+
+func (g *Gateway) filterPrompts(ctx context.Context, _ any, _ *mcp.ListPromptsRequest, res *mcp.ListPromptsResult) {
+	given, ok := g.givenTo(ctx)
+	if !ok || res == nil {
+		return
+	}
+	g.sets.mu.Lock()
+	of := g.sets.promptOf
+	g.sets.mu.Unlock()
+	kept := make([]mcp.Prompt, 0, len(res.Prompts))
+	for _, p := range res.Prompts {
+		if srv, ok := of[p.Name]; !ok || given.HoldsServer(srv) {
+			kept = append(kept, p)
+		}
+	}
+	res.Prompts = kept
 }

@@ -398,3 +398,47 @@ func TestSetsSessionlessAppToken(t *testing.T) {
 		t.Errorf("the writer called a tool outside its set on the sessionless revision: %s", body)
 	}
 }
+
+// TestSetsKeepResourcesAndPrompts: a set holds its servers' resources and
+// prompts too: the writer (Writing: a) neither lists nor reads b's.
+func TestSetsKeepResourcesAndPrompts(t *testing.T) {
+	t.Parallel()
+	r := newSetsRig(t)
+	c := r.streamAs("writer", "writer")
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	res, err := c.ListResources(ctx, mcp.ListResourcesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rs := range res.Resources {
+		if strings.HasPrefix(rs.Title, "b: ") {
+			t.Errorf("the writer lists b's resource %s", rs.URI)
+		}
+	}
+	read := mcp.ReadResourceRequest{}
+	read.Params.URI = "mcptray://b/test://greeting"
+	if got, err := c.ReadResource(ctx, read); err == nil || !strings.Contains(err.Error(), "not in the Writing set") {
+		t.Errorf("the writer read b's resource: %+v, %v", got, err)
+	}
+	prompts, err := c.ListPrompts(ctx, mcp.ListPromptsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range prompts.Prompts {
+		if p.Name == "mcp__b__greet" {
+			t.Error("the writer lists b's prompt")
+		}
+	}
+	get := mcp.GetPromptRequest{}
+	get.Params.Name = "mcp__b__greet"
+	get.Params.Arguments = map[string]string{"who": "Ada"}
+	if got, err := c.GetPrompt(ctx, get); err == nil || !strings.Contains(err.Error(), "not in the Writing set") {
+		t.Errorf("the writer got b's prompt: %+v, %v", got, err)
+	}
+	// Its own server's are there.
+	read.Params.URI = "test://greeting"
+	if _, err := c.ReadResource(ctx, read); err != nil {
+		t.Errorf("the writer could not read a's resource: %v", err)
+	}
+}

@@ -341,6 +341,21 @@ func (g Given) Holds(server, tool, qualified string) bool {
 	return g.Set.Holds(server, tool) && !g.Set.Hides(server, qualified)
 }
 
+// HoldsServer reports whether the app is offered server's resources and
+// prompts: the set holds the server whole (not only single tools of it),
+// and does not hide it.
+func (g Given) HoldsServer(server string) bool {
+	if g.Nothing {
+		return false
+	}
+	if g.Set == nil {
+		return true
+	}
+	s := g.Set
+	whole := slices.Contains(s.Servers, server) || (s.NewServers && !slices.Contains(s.Known, server))
+	return whole && !slices.Contains(s.Hidden, server)
+}
+
 // For is what app gets; known says whether mcptray knows the app for sure
 // (it named it in the app's config, or the app sent a token of its own),
 // and an app it does not know gets the default for unknown apps.
