@@ -382,3 +382,13 @@ func (g *Gateway) filterPrompts(ctx context.Context, _ any, _ *mcp.ListPromptsRe
 	}
 	res.Prompts = kept
 }
+
+// keepsFor is what search mode's find keeps for the session in ctx: the
+// tools of its set; none when it gets everything.
+func (g *Gateway) keepsFor(ctx context.Context) []func(route) bool {
+	given, ok := g.givenTo(ctx)
+	if !ok {
+		return nil
+	}
+	return []func(route) bool{func(r route) bool { return given.Holds(r.server, r.tool, r.qualified) }}
+}

@@ -442,3 +442,32 @@ func TestSetsKeepResourcesAndPrompts(t *testing.T) {
 		t.Errorf("the writer could not read a's resource: %v", err)
 	}
 }
+
+// TestSetsInSearchMode: in search mode an app finds only its set's tools,
+// and calling another through call_tool is refused in words.
+func TestSetsInSearchMode(t *testing.T) {
+	t.Parallel()
+	r := newSetsRig(t)
+	err := config.ModifyUserFile(r.paths.UserFile(), func(u *config.UserFile) error {
+		rules, err := u.GatewayRules()
+		rules.Search = true
+		if err == nil {
+			err = u.SetGatewayRules(rules)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.waitTool(FindTool)
+	r.gw.SetChoices(twoSets(t))
+	c := r.streamAs("writer", "writer")
+	found, _ := callText(t, c, FindTool, map[string]any{"query": "echo"})
+	if !strings.Contains(found, "mcp__a__echo") || strings.Contains(found, "mcp__b__echo") {
+		t.Errorf("the writer found outside its set:\n%s", found)
+	}
+	got, isErr := callText(t, c, CallTool, map[string]any{"name": "mcp__b__echo", "arguments": map[string]any{"text": "x"}})
+	if !isErr || !strings.Contains(got, "not in the Writing set") {
+		t.Errorf("the writer called b's echo through %s: %q", CallTool, got)
+	}
+}
