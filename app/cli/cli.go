@@ -105,6 +105,7 @@ func init() {
 		{"set", "NAME --servers A,B [--tools SERVER/TOOL,…] [--new-servers]", "make a set of servers (and single tools of others) to give apps, or change one; --new-servers has it hold servers added later too", runSet},
 		{"set", "remove NAME", "take a set away; the apps that had it get every server", nil},
 		{"app", "set APP SET|all|tray", "give an app (as mcptray connect names it) a set, every server, or the tray's set; its sessions are told at once", runApp},
+		{"app", "unknown all|none", "what an app mcptray does not know gets (one that only says who it is): every server, or nothing until you choose", nil},
 		{"app", "token APP", "print an app's own token for the gateway's HTTP face, by which the gateway knows the app", nil},
 		{"permissions", "[list] | allow|ask|block|reset TOOL", "what the gateway does when an app calls a tool (mcp__SERVER__TOOL)", recording(runPermissions)},
 		{"guard", "[status] | off|ask|block", "how strict the flow guard is: once an app's session has read your data and content from outside, it asks (the default) or refuses before the app sends data out", recording(runGuard)},

@@ -151,6 +151,21 @@ func runApp(ctx context.Context, c *cmdContext, args []string) error {
 		}
 		fmt.Fprintf(c.Stdout, "%s gets %s; its sessions are told at once.\n", sanitize.Line(args[1]), sanitize.Line(what))
 		return nil
+	case len(args) == 2 && args[0] == "unknown":
+		b, done, err := c.apps(ctx)
+		if err != nil {
+			return err
+		}
+		defer done()
+		if _, err := b.GiveApp(ctx, service.GiveRequest{Unknown: true, Choice: args[1]}); err != nil {
+			return err
+		}
+		if args[1] == sets.Nothing {
+			fmt.Fprintln(c.Stdout, "Apps mcptray does not know get nothing until you choose; those it connected (mcptray connect) are known.")
+		} else {
+			fmt.Fprintln(c.Stdout, "Apps mcptray does not know get every server.")
+		}
+		return nil
 	case len(args) == 2 && args[0] == "token":
 		if err := sets.CheckApp(args[1]); err != nil {
 			return usagef("%v", err)
@@ -167,7 +182,7 @@ func runApp(ctx context.Context, c *cmdContext, args []string) error {
 		fmt.Fprintln(c.Stdout, gateway.AppToken(tok, args[1]))
 		return nil
 	}
-	return usagef("app takes set APP SET|all|tray, or token APP")
+	return usagef("app takes set APP SET|all|tray, unknown all|none, or token APP")
 }
 
 // splitList splits "a,b" into its names, without empty ones.

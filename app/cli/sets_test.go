@@ -41,6 +41,11 @@ func TestSetsCommands(t *testing.T) {
 	if err != nil || back.For("cursor", true).Name() != "the Work set" || back.For("claude-code", true).Name() != "everything" {
 		t.Errorf("the file: %+v, %v", back, err)
 	}
+	h.must("app", "unknown", "none")
+	h.fails(1, `gets all or none, not "some"`, "app", "unknown", "some")
+	if c, err := sets.Read(sets.Path(h.paths)); err != nil || !c.For("anyone", false).Nothing {
+		t.Errorf("after app unknown none: %+v, %v", c, err)
+	}
 	h.must("set", "remove", "Work")
 	if out := h.must("sets"); !strings.Contains(out, "No sets") {
 		t.Errorf("after remove, sets printed %q", out)

@@ -25,8 +25,10 @@ type SetRequest struct {
 }
 
 // GiveRequest gives an app what it gets: sets.Everything, sets.Tray or a
-// set's name.
+// set's name. With Unknown, it says instead what the apps mcptray does not
+// know get: sets.Everything or sets.Nothing.
 type GiveRequest struct {
+	Unknown bool `json:"unknown,omitempty"`
 	App    string `json:"app"`
 	Choice string `json:"choice"`
 }
@@ -111,7 +113,12 @@ func (s *Service) RemoveSet(ctx context.Context, name string) (SetsView, error) 
 
 // GiveApp gives an app everything, the tray's set or a set.
 func (s *Service) GiveApp(ctx context.Context, req GiveRequest) (SetsView, error) {
-	return s.modifySets(ctx, func(c *sets.Choices) error { return c.Give(req.App, req.Choice) })
+	return s.modifySets(ctx, func(c *sets.Choices) error {
+		if req.Unknown {
+			return c.SetUnknown(req.Choice)
+		}
+		return c.Give(req.App, req.Choice)
+	})
 }
 
 // SetTraySet makes a set the tray's: the apps that follow the tray get it

@@ -289,6 +289,20 @@ func (c *Choices) Give(app, choice string) error {
 	return nil
 }
 
+// SetUnknown sets what an app mcptray does not know gets: Everything or
+// Nothing.
+func (c *Choices) SetUnknown(choice string) error {
+	switch choice {
+	case Everything:
+		c.Unknown = ""
+	case Nothing:
+		c.Unknown = Nothing
+	default:
+		return fmt.Errorf("an app mcptray does not know gets %s or %s, not %q", Everything, Nothing, choice)
+	}
+	return nil
+}
+
 // SetTray makes name the tray's set; "" or Everything is everything.
 func (c *Choices) SetTray(name string) error {
 	if name == Everything {
