@@ -28,9 +28,9 @@ type SetRequest struct {
 // set's name. With Unknown, it says instead what the apps mcptray does not
 // know get: sets.Everything or sets.Nothing.
 type GiveRequest struct {
-	Unknown bool `json:"unknown,omitempty"`
-	App    string `json:"app"`
-	Choice string `json:"choice"`
+	Unknown bool   `json:"unknown,omitempty"`
+	App     string `json:"app"`
+	Choice  string `json:"choice"`
 }
 
 // SetsView is every set and who gets which, as the front ends show them.
