@@ -5,7 +5,6 @@ import (
 
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
-	"github.com/mcptray/mcptray/core/sets"
 )
 
 // The sets in the menu: the apps that follow "the tray's set" get the set
@@ -45,7 +44,7 @@ func withSets(m Menu, v service.SetsView) Menu {
 	}
 	items := []Item{
 		{Label: "The tray's set, for the apps that follow it:", Disabled: true},
-		{Label: tick(v.Tray == "", "Every server"), Action: SetTrayAction, Set: sets.Everything},
+		{Label: tick(v.Tray == "", "Every server"), Action: SetTrayAction, Set: service.GetsEverything},
 	}
 	for _, s := range v.Sets {
 		items = append(items, Item{Label: tick(v.Tray == s.Name, shorten(sanitize.Line(s.Words), maxNameLen+maxReasonLen)), Action: SetTrayAction, Set: s.Name})

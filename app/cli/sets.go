@@ -11,7 +11,6 @@ import (
 	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
-	"github.com/mcptray/mcptray/core/sets"
 )
 
 // runSets is mcptray sets: every set, what it holds, which apps get it,
@@ -73,7 +72,7 @@ func printSets(w io.Writer, v service.SetsView) {
 			fmt.Fprintf(w, "  warning: %s\n", sanitize.Line(s.Warning))
 		}
 	}
-	if v.Unknown == sets.Nothing {
+	if v.Unknown == service.GetsNothing {
 		fmt.Fprintln(w, "Apps mcptray does not know get nothing until you choose.")
 	}
 }
@@ -144,9 +143,9 @@ func runApp(ctx context.Context, c *cmdContext, args []string) error {
 		}
 		what := "the " + args[2] + " set"
 		switch args[2] {
-		case sets.Everything:
+		case service.GetsEverything:
 			what = "every server"
-		case sets.Tray:
+		case service.GetsTray:
 			what = "the tray's set, whichever it is"
 		}
 		fmt.Fprintf(c.Stdout, "%s gets %s; its sessions are told at once.\n", sanitize.Line(args[1]), sanitize.Line(what))
@@ -160,14 +159,14 @@ func runApp(ctx context.Context, c *cmdContext, args []string) error {
 		if _, err := b.GiveApp(ctx, service.GiveRequest{Unknown: true, Choice: args[1]}); err != nil {
 			return err
 		}
-		if args[1] == sets.Nothing {
+		if args[1] == service.GetsNothing {
 			fmt.Fprintln(c.Stdout, "Apps mcptray does not know get nothing until you choose; those it connected (mcptray connect) are known.")
 		} else {
 			fmt.Fprintln(c.Stdout, "Apps mcptray does not know get every server.")
 		}
 		return nil
 	case len(args) == 2 && args[0] == "token":
-		if err := sets.CheckApp(args[1]); err != nil {
+		if err := service.CheckAppName(args[1]); err != nil {
 			return usagef("%v", err)
 		}
 		b, done, err := c.apps(ctx)

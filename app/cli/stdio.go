@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/mcptray/mcptray/core/control"
-	"github.com/mcptray/mcptray/core/sets"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // startWait bounds how long mcptray stdio waits for an mcptray it started
@@ -40,7 +40,7 @@ func runStdio(ctx context.Context, c *cmdContext, args []string) error {
 		return usagef("stdio takes no arguments but --app NAME")
 	}
 	if *app != "" {
-		if err := sets.CheckApp(*app); err != nil {
+		if err := service.CheckAppName(*app); err != nil {
 			return usagef("%v", err)
 		}
 	}

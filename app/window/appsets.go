@@ -13,7 +13,6 @@ import (
 	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
-	"github.com/mcptray/mcptray/core/sets"
 )
 
 // What each app gets, in the Apps view: every server, the tray's set or a
@@ -37,7 +36,7 @@ func (a *appsView) whatItGets(v *window, app service.App) fyne.CanvasObject {
 		return nil
 	}
 	options := []string{getsEverything, getsTray}
-	byLabel := map[string]string{getsEverything: sets.Everything, getsTray: sets.Tray}
+	byLabel := map[string]string{getsEverything: service.GetsEverything, getsTray: service.GetsTray}
 	for _, s := range a.sets.Sets {
 		options = append(options, getsLabel(s.Name))
 		byLabel[getsLabel(s.Name)] = s.Name
@@ -45,7 +44,7 @@ func (a *appsView) whatItGets(v *window, app service.App) fyne.CanvasObject {
 	choice := a.sets.Apps[app.Key]
 	selected := getsEverything
 	switch {
-	case choice == sets.Tray:
+	case choice == service.GetsTray:
 		selected = getsTray
 	case choice != "":
 		selected = getsLabel(choice)
@@ -72,7 +71,7 @@ func (a *appsView) whatItGets(v *window, app service.App) fyne.CanvasObject {
 // givenSet is the set an app gets, if any.
 func (a *appsView) givenSet(app service.App) (service.SetView, bool) {
 	name := a.sets.Apps[app.Key]
-	if name == sets.Tray {
+	if name == service.GetsTray {
 		name = a.sets.Tray
 	}
 	for _, s := range a.sets.Sets {
@@ -89,13 +88,13 @@ func (a *appsView) getsWords(app service.App) string {
 	name := sanitize.Line(app.Name)
 	s, ok := a.givenSet(app)
 	if !ok {
-		if a.sets.Apps[app.Key] == sets.Tray {
+		if a.sets.Apps[app.Key] == service.GetsTray {
 			return name + ": the tray's set, now every server"
 		}
 		return name + ": every server"
 	}
 	line := fmt.Sprintf("%s: the %s set, %s, %s", name, sanitize.Line(s.Name), plural(s.ServerCount, "server"), plural(s.ToolCount, "tool"))
-	if a.sets.Apps[app.Key] == sets.Tray {
+	if a.sets.Apps[app.Key] == service.GetsTray {
 		line += " (the tray's set)"
 	}
 	if len(s.Joined) > 0 {

@@ -14,6 +14,17 @@ import (
 // Each app its own servers (core/sets): the sets, which app gets which,
 // and the tray's set, in the words the front ends show.
 
+// What an app may get besides a set, in the API's words (core/sets).
+const (
+	GetsEverything = sets.Everything
+	GetsTray       = sets.Tray
+	GetsNothing    = sets.Nothing
+)
+
+// CheckAppName says in plain words what is wrong with an app's name as
+// mcptray names apps, or nil.
+func CheckAppName(app string) error { return sets.CheckApp(app) }
+
 // SetRequest makes a set or changes one.
 type SetRequest struct {
 	Name string `json:"name"`
