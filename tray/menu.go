@@ -31,6 +31,9 @@ type Item struct {
 	Server string
 	// Question is the id of the question an answer's item answers, or "".
 	Question string
+	// Set is the set SetTrayAction makes the tray's ("all": every
+	// server), by its name in mcptray, or "".
+	Set string
 	// Disabled items are greyed out and do nothing.
 	Disabled bool
 	// Separator items are a line between groups; they have no label.
@@ -61,6 +64,8 @@ const (
 	AllowOnceAction
 	AllowAlwaysAction
 	DenyAction
+	// SetTrayAction makes Item.Set the tray's set (sets.go).
+	SetTrayAction
 )
 
 // The longest texts the menu shows, in characters: a tray menu is narrow.

@@ -61,6 +61,11 @@ type Options struct {
 	// today, and those the flow guard held, for a line of the menu
 	// (activity.go): the service's ActivityToday. It must answer soon.
 	Today func(ctx context.Context) (service.ActivitySummary, error)
+	// Sets, when set, are the sets the menu lists, and SetTray makes one
+	// the tray's: the set every app that follows the tray gets
+	// (sets.go). They must answer soon.
+	Sets    func(ctx context.Context) (service.SetsView, error)
+	SetTray func(ctx context.Context, name string) error
 	// Questions, when set, are the network proxy's questions, which the
 	// tray shows and answers (questions.go); nil shows none.
 	Questions Questions
@@ -221,7 +226,7 @@ func (t *tray) refresh(ctx context.Context) {
 // menu is what the tray shows for s: Build's menu with the questions
 // waiting and today's count of calls.
 func (t *tray) menu(ctx context.Context, s service.Snapshot) Menu {
-	return t.today(ctx, withQuestions(Build(s), t.asks))
+	return t.today(ctx, withQuestions(t.withSets(ctx, Build(s)), t.asks))
 }
 
 // notify shows a notification and returns its id (0 when it could not),
@@ -312,6 +317,12 @@ func (t *tray) act(ctx context.Context, it Item) {
 		t.answer(ctx, it, true, true)
 	case DenyAction:
 		t.answer(ctx, it, false, false)
+	case SetTrayAction:
+		if t.opts.SetTray != nil {
+			t.run(ctx, "", "Couldn't switch the tray's set", func(ctx context.Context) error {
+				return t.opts.SetTray(ctx, it.Set)
+			})
+		}
 	}
 }
 

@@ -103,6 +103,12 @@ func init() {
 		{"gateway", "search [on|off]", "with search on, apps see two tools that find and call your tools, instead of every tool (for many servers)", nil},
 		{"connect", "APP [--move]", "make an app (claude-desktop, claude-code, cursor, vs-code) use mcptray's gateway: writes mcptray stdio into its config, with a backup", runConnect},
 		{"disconnect", "APP", "take mcptray's gateway out of an app's config again", runDisconnect},
+		{"sets", "[--json]", "list the sets of servers and tools, what each holds and which apps get it", runSets},
+		{"set", "NAME --servers A,B [--tools SERVER/TOOL,…] [--new-servers]", "make a set of servers (and single tools of others) to give apps, or change one; --new-servers has it hold servers added later too", runSet},
+		{"set", "remove NAME", "take a set away; the apps that had it get every server", nil},
+		{"app", "set APP SET|all|tray", "give an app (as mcptray connect names it) a set, every server, or the tray's set; its sessions are told at once", runApp},
+		{"app", "unknown all|none", "what an app mcptray does not know gets (one that only says who it is): every server, or nothing until you choose", nil},
+		{"app", "token APP", "print an app's own token for the gateway's HTTP face, by which the gateway knows the app", nil},
 		{"permissions", "[list] | allow|ask|block|reset TOOL", "what the gateway does when an app calls a tool (mcp__SERVER__TOOL)", recording(runPermissions)},
 		{"guard", "[status] | off|ask|block", "how strict the flow guard is: once an app's session has read your data and content from outside, it asks (the default) or refuses before the app sends data out", recording(runGuard)},
 		{"guard", "label TOOL [--private|--not-private|--untrusted|--not-untrusted|--egress|--not-egress|--reset]", "show a tool's labels with their reasons, or correct them", nil},
@@ -121,7 +127,7 @@ func init() {
 		{"autostart", "on|off|status [--json]", "start mcptray in the tray when you log in, or stop doing so", runAutostart},
 		{"version", "[--json]", "say which mcptray this is: its version, the Go it was built with, and the system", runVersion},
 		{"help", "[COMMAND]", "say how to call a command (mcptray COMMAND --help does too), or list them all", runHelp},
-		{"stdio", "", "be an MCP server on stdin and stdout for an app: every server mcptray runs, through the running mcptray (started when none runs)", runStdio},
+		{"stdio", "[--app NAME]", "be an MCP server on stdin and stdout for an app: the servers mcptray runs that the app NAME gets (mcptray connect names it), through the running mcptray (started when none runs)", runStdio},
 	}
 }
 

@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcptray/mcptray/core/control"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // startWait bounds how long mcptray stdio waits for an mcptray it started
@@ -23,10 +26,23 @@ const startWait = 20 * time.Second
 // authentication, so no token lands in the app's config), starting mcptray
 // without a window when none runs. Where it can, it hands its stdin and
 // stdout to the running mcptray, which then talks to the app directly, and
-// only waits; otherwise it copies the messages both ways.
+// only waits; otherwise it copies the messages both ways. With --app NAME
+// (as mcptray connect writes it) the gateway knows the app by NAME, not by
+// what it says of itself, and serves it only the servers NAME gets.
 func runStdio(ctx context.Context, c *cmdContext, args []string) error {
-	if len(args) > 0 {
-		return usagef("stdio takes no arguments")
+	fs := flag.NewFlagSet("stdio", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	app := fs.String("app", "", "")
+	if err := parseAnywhere(fs, args); err != nil {
+		return usagef("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return usagef("stdio takes no arguments but --app NAME")
+	}
+	if *app != "" {
+		if err := service.CheckAppName(*app); err != nil {
+			return usagef("%v", err)
+		}
 	}
 	// Handed over, the app's stdin and stdout are read and written by the
 	// running mcptray itself: one process fewer on every message's way.
@@ -35,7 +51,7 @@ func runStdio(ctx context.Context, c *cmdContext, args []string) error {
 	if !control.CanHandOver(stdin) || !control.CanHandOver(stdout) {
 		stdin, stdout = nil, nil
 	}
-	st, err := control.OpenStream(ctx, c.paths, stdin, stdout)
+	st, err := control.OpenStreamAs(ctx, c.paths, *app, stdin, stdout)
 	if errors.Is(err, control.ErrNotRunning) {
 		// None runs: start one, then ask again. When one runs, as it
 		// mostly does, the session is the only connection made.
@@ -44,7 +60,7 @@ func runStdio(ctx context.Context, c *cmdContext, args []string) error {
 			return rerr
 		}
 		cl.Close()
-		st, err = control.OpenStream(ctx, c.paths, stdin, stdout)
+		st, err = control.OpenStreamAs(ctx, c.paths, *app, stdin, stdout)
 	}
 	if err != nil {
 		return err

@@ -148,7 +148,12 @@ func Run(ctx context.Context, opts Options) int {
 		WindowOpen: inst.Endpoint.WindowOpen,
 		Questions:  inst.Endpoint,
 		Today:      inst.Service.ActivityToday,
-		Dark:       tray.PrefersDark(),
+		Sets:       inst.Service.Sets,
+		SetTray: func(ctx context.Context, name string) error {
+			_, err := inst.Service.SetTraySet(ctx, name)
+			return err
+		},
+		Dark: tray.PrefersDark(),
 	})
 	if err != nil {
 		fmt.Fprintf(opts.Stderr, "mcptray: %v\n", err)

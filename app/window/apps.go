@@ -35,6 +35,7 @@ type appsView struct {
 	stop   chan struct{}
 	apps   []service.App
 	status gateway.Status
+	sets   *service.SetsView // what each app gets (appsets.go); nil when unknown
 	// The widgets of each app, by its key, for tests.
 	connect    map[string]*widget.Button
 	statusText map[string]*widget.Label
@@ -44,15 +45,21 @@ type appsView struct {
 	copyStdio  *widget.Button
 	moveDialog *dialog.ConfirmDialog
 	moveChecks map[string]*widget.Check
-	moveAnswer func(bool) // the move dialog's answer, for tests
+	moveAnswer func(bool)                // the move dialog's answer, for tests
+	gets       map[string]*widget.Select // each app's What it gets, by its key
+	getsText   map[string]*widget.Label  // and its words
+	setsBox    *fyne.Container           // the sets and New set… (appsets.go)
+	newSet     *widget.Button
+	newSetForm *newSetForm // the open New set dialog's form, for tests
 }
 
 // showApps opens the Apps view.
 func (v *window) showApps() {
 	a := &appsView{list: container.NewVBox(), ways: container.NewVBox(), stop: make(chan struct{})}
 	a.list.Add(caption("Looking for your apps…"))
-	a.searchBox = container.NewVBox()
-	body := container.NewVBox(wrapped(appsIntro), a.list, widget.NewSeparator(), section("Many servers?"), a.searchBox,
+	a.searchBox, a.setsBox = container.NewVBox(), container.NewVBox()
+	body := container.NewVBox(wrapped(appsIntro), a.list, widget.NewSeparator(), section("Sets"), a.setsBox,
+		widget.NewSeparator(), section("Many servers?"), a.searchBox,
 		widget.NewSeparator(), section("Other apps"), a.ways)
 	a.scroll = container.NewVScroll(body)
 	a.d = dialog.NewCustom("Apps", "Close", a.scroll, v.win)
@@ -96,6 +103,7 @@ func (v *window) reloadApps() {
 		defer v.appsWork.Done()
 		apps, err := g.Apps(v.ctx)
 		st, serr := g.GatewayStatus(v.ctx)
+		sv, setsErr := g.Sets(v.ctx)
 		if serr != nil {
 			st = gateway.Status{Problem: serr.Error()}
 		}
@@ -109,6 +117,10 @@ func (v *window) reloadApps() {
 					a.list.Add(wrapped("Cannot read the apps: " + sanitize.Line(err.Error())))
 				} else {
 					a.apps, a.status = apps, st
+					a.sets = nil
+					if setsErr == nil {
+						a.sets = &sv
+					}
 					a.render(v)
 				}
 			}
@@ -135,6 +147,7 @@ func (a *appsView) render(v *window) {
 	a.list.RemoveAll()
 	a.connect = map[string]*widget.Button{}
 	a.statusText = map[string]*widget.Label{}
+	a.gets, a.getsText = map[string]*widget.Select{}, map[string]*widget.Label{}
 	var missing []string
 	for _, app := range a.apps {
 		if !app.Found {
@@ -146,6 +159,7 @@ func (a *appsView) render(v *window) {
 	if len(missing) > 0 {
 		a.list.Add(caption("Not found on this computer: " + strings.Join(missing, ", ") + "."))
 	}
+	a.renderSets(v)
 	a.renderSearch(v)
 	a.renderWays(v)
 	a.scroll.Content.Refresh()
@@ -175,6 +189,9 @@ func (a *appsView) appRow(v *window, app service.App) fyne.CanvasObject {
 		box.Add(name)
 	}
 	box.Add(status)
+	if gets := a.whatItGets(v, app); gets != nil {
+		box.Add(gets)
+	}
 	if app.Hint != "" {
 		box.Add(wrapped(sanitize.Line(app.Hint)))
 	}

@@ -20,7 +20,10 @@ const GatewayEntry = "mcptray"
 // IsGateway reports whether s runs mcptray's own gateway (mcptray stdio), as
 // mcptray connect writes it into an app's config.
 func IsGateway(s *Server) bool {
-	if s.Transport != Stdio || len(s.Args) != 1 || s.Args[0] != "stdio" {
+	if s.Transport != Stdio || len(s.Args) == 0 || s.Args[0] != "stdio" {
+		return false
+	}
+	if len(s.Args) != 1 && (len(s.Args) != 3 || s.Args[1] != "--app") {
 		return false
 	}
 	base := strings.TrimSuffix(strings.ToLower(filepath.Base(s.Command)), ".exe")
@@ -60,12 +63,19 @@ func AppKeyFor(app string) string {
 	return strings.ToLower(strings.ReplaceAll(strings.TrimSpace(app), " ", "-"))
 }
 
-// ConnectApp writes the gateway's entry (command with the single argument
-// "stdio") into src's file, keeping everything else in it as written,
+// GatewayArgs are the arguments of the gateway's entry in src's file:
+// mcptray stdio, naming the app (--app), so that the gateway knows the app
+// by the name mcptray gave it and not by what it says of itself.
+func GatewayArgs(src Source) []string {
+	return []string{"stdio", "--app", AppKeyFor(src.App)}
+}
+
+// ConnectApp writes the gateway's entry (command with GatewayArgs) into
+// src's file, keeping everything else in it as written,
 // comments included; the file is replaced atomically and the old one kept
 // as FILE.bak. A missing file is created.
 func ConnectApp(src Source, command string) error {
-	entry := map[string]any{"command": command, "args": []string{"stdio"}}
+	entry := map[string]any{"command": command, "args": GatewayArgs(src)}
 	if src.Format == VSCode {
 		entry["type"] = "stdio"
 	}

@@ -73,6 +73,11 @@ func TestConnectApp(t *testing.T) {
 		if len(problems) > 0 || gw == nil || gw.Command != exe || !IsGateway(gw) {
 			t.Fatalf("%s after connect: servers %+v, problems %+v\n%s", src.App, servers, problems, read(src.File))
 		}
+		// The app is named in what mcptray wrote, so that the gateway
+		// knows it by that and not by what it says of itself.
+		if want := []string{"stdio", "--app", AppKeyFor(src.App)}; strings.Join(gw.Args, " ") != strings.Join(want, " ") {
+			t.Errorf("%s after connect: the gateway's args %q, want %q", src.App, gw.Args, want)
+		}
 	}
 	after := read(vs.File)
 	for _, keep := range []string{"// my VS Code servers", "// the one I use every day", `"notes-mcp"`, `"inputs"`} {

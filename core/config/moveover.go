@@ -32,7 +32,7 @@ func Movable(set *Set, src Source) []Entry {
 // was is kept as FILE.bak, and everything else in it stays as written,
 // comments included.
 func ConnectAppMoving(src Source, command string, move []string) error {
-	entry := map[string]any{"command": command, "args": []string{"stdio"}}
+	entry := map[string]any{"command": command, "args": GatewayArgs(src)}
 	if src.Format == VSCode {
 		entry["type"] = "stdio"
 	}

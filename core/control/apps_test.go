@@ -136,7 +136,7 @@ func TestAppArrives(t *testing.T) {
 	if err := json.Unmarshal(b, &file); err != nil {
 		t.Fatal(err)
 	}
-	if e := file.MCPServers[config.GatewayEntry]; filepath.Base(e.Command) != "mcptray" || len(e.Args) != 1 || e.Args[0] != "stdio" {
+	if e := file.MCPServers[config.GatewayEntry]; filepath.Base(e.Command) != "mcptray" || strings.Join(e.Args, " ") != "stdio --app cursor" {
 		t.Errorf("Cursor's config after connecting: %s", b)
 	}
 	if res.App.State != service.AppWaiting || !strings.Contains(res.App.Status, "waiting for Cursor to start it; quit it fully and open it again") {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/service"
+	"github.com/mcptray/mcptray/core/sets"
 )
 
 // An app's MCP session through mcptray stdio. The bridge asks for a
@@ -37,6 +38,10 @@ const streamPath = "/v1/mcp-stream"
 // handoverHeader asks to hand the bridge's stdin and stdout over.
 const handoverHeader = "Mcptray-Handover"
 
+// appHeader names the app, as mcptray named it in the config it wrote
+// for it (mcptray stdio --app NAME).
+const appHeader = "Mcptray-App"
+
 // Why a session's stream ended, the last byte mcptray sends the bridge.
 const (
 	endDone     = '0' // the app closed its end
@@ -53,6 +58,14 @@ func (s *Endpoint) mcpStream(w http.ResponseWriter, r *http.Request) {
 		reply(w, nil, &service.Error{Code: service.NotFound, Msg: "this mcptray runs no gateway"})
 		return
 	}
+	ctx := r.Context()
+	if app := r.Header.Get(appHeader); app != "" {
+		if err := sets.CheckApp(app); err != nil {
+			reply(w, nil, &service.Error{Code: service.Invalid, Msg: err.Error()})
+			return
+		}
+		ctx = sets.WithApp(ctx, app)
+	}
 	hj, ok := w.(http.Hijacker)
 	if !ok {
 		reply(w, nil, errors.New("the control endpoint cannot hand over its connection"))
@@ -67,7 +80,7 @@ func (s *Endpoint) mcpStream(w http.ResponseWriter, r *http.Request) {
 	if brw.Flush() != nil {
 		return
 	}
-	ctx, cancel := context.WithCancel(r.Context())
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	in, out := io.Reader(brw.Reader), io.Writer(conn)
 	var files []*os.File
@@ -135,6 +148,13 @@ var ErrStopping = errors.New("the running mcptray stopped")
 // mcptray and the caller only waits (Stream.Wait); with nil, the caller
 // reads and writes the Stream, or copies through it (Stream.Copy).
 func OpenStream(ctx context.Context, p config.Paths, in, out *os.File) (*Stream, error) {
+	return OpenStreamAs(ctx, p, "", in, out)
+}
+
+// OpenStreamAs is OpenStream for the app mcptray named app in the config
+// it wrote for it ("" for none): the gateway gives the session that app's
+// set (core/sets).
+func OpenStreamAs(ctx context.Context, p config.Paths, app string, in, out *os.File) (*Stream, error) {
 	conn, err := dial(ctx, p)
 	if err != nil {
 		return nil, err
@@ -144,6 +164,9 @@ func OpenStream(ctx context.Context, p config.Paths, in, out *os.File) (*Stream,
 	req.Header.Set("Upgrade", "mcp-stream")
 	if in != nil {
 		req.Header.Set(handoverHeader, "stdio")
+	}
+	if app != "" {
+		req.Header.Set(appHeader, app)
 	}
 	if err := req.Write(conn); err != nil {
 		conn.Close()

@@ -103,6 +103,11 @@ func (s *Endpoint) routes() []route {
 		{"POST /v1/gateway/search", "SetSearch", byJSONDone(func(ctx context.Context, req searchRequest) error {
 			return b.SetSearch(ctx, req.On)
 		})},
+		{"GET /v1/sets", "Sets", noBody(b.Sets)},
+		{"POST /v1/sets/put", "PutSet", byJSON(b.PutSet)},
+		{"POST /v1/sets/remove", "RemoveSet", byName(b.RemoveSet)},
+		{"POST /v1/sets/give", "GiveApp", byJSON(b.GiveApp)},
+		{"POST /v1/sets/tray", "SetTraySet", byName(b.SetTraySet)},
 		{"GET /v1/gateway/token", "GatewayToken", noBody(func(ctx context.Context) (tokenResponse, error) {
 			tok, err := b.GatewayToken(ctx)
 			return tokenResponse{Token: tok}, err

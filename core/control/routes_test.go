@@ -363,3 +363,24 @@ func (r *recorder) VerifyActivity(_ context.Context) (_ service.ActivityVerifica
 	r.hit("VerifyActivity")
 	return
 }
+
+func (r *recorder) Sets(context.Context) (_ service.SetsView, _ error) {
+	r.hit("Sets")
+	return
+}
+func (r *recorder) PutSet(context.Context, service.SetRequest) (_ service.SetsView, _ error) {
+	r.hit("PutSet")
+	return
+}
+func (r *recorder) RemoveSet(context.Context, string) (_ service.SetsView, _ error) {
+	r.hit("RemoveSet")
+	return
+}
+func (r *recorder) GiveApp(context.Context, service.GiveRequest) (_ service.SetsView, _ error) {
+	r.hit("GiveApp")
+	return
+}
+func (r *recorder) SetTraySet(context.Context, string) (_ service.SetsView, _ error) {
+	r.hit("SetTraySet")
+	return
+}

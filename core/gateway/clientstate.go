@@ -22,6 +22,7 @@ type clientState struct {
 	initialized atomic.Bool
 	clientInfo  atomic.Pointer[mcp.Implementation]
 	app         atomic.Pointer[string] // the app's name as people know it (appName), from clientInfo
+	known       atomic.Pointer[string] // the name mcptray gave the app (sets.go), if it did
 	caps        atomic.Pointer[mcp.ClientCapabilities]
 	direct      atomic.Bool // initialize settled on a revision before 2026-07-28 (answersDirect)
 	logLevel    atomic.Pointer[mcp.LoggingLevel]
@@ -55,8 +56,13 @@ func (c *clientState) SetClientInfo(v mcp.Implementation) {
 	c.app.Store(&app)
 }
 
-// appName is appName's answer for the session, found once.
+// appName is appName's answer for the session, found once: the name
+// mcptray gave the app when it did (sets.go), which the app cannot claim
+// otherwise, else the one its clientInfo says.
 func (c *clientState) appName() string {
+	if known := c.known.Load(); known != nil {
+		return *known
+	}
 	if app := c.app.Load(); app != nil {
 		return *app
 	}

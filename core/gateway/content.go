@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -101,6 +102,7 @@ func (g *Gateway) syncContent(ctx context.Context, snap service.Snapshot) {
 		}
 	}
 	var resources []server.ServerResource
+	contentOf, promptOf := map[string]string{}, map[string]string{} // whose each is (sets.go)
 	apps := false
 	for i, l := range order {
 		seen := map[string]bool{}
@@ -118,6 +120,7 @@ func (g *Gateway) syncContent(ctx context.Context, snap service.Snapshot) {
 			r.Title = sanitize.Line(servers[i] + ": " + firstOf(r.Title, r.Name))
 			r.Description = tools.TruncateDescription(r.Description)
 			resources = append(resources, server.ServerResource{Resource: r, Handler: g.read(servers[i], own, r.URI)})
+			contentOf[r.URI] = servers[i]
 		}
 		for _, r := range l.resources {
 			add(r)
@@ -152,9 +155,11 @@ func (g *Gateway) syncContent(ctx context.Context, snap service.Snapshot) {
 			p.Description = tools.TruncateDescription(p.Description)
 			p.Arguments = cleanArguments(p.Arguments)
 			prompts = append(prompts, server.ServerPrompt{Prompt: p, Handler: g.prompt(servers[i], own)})
+			promptOf[p.Name] = servers[i]
 		}
 	}
 
+	g.keepContent(contentOf, promptOf) // before they are offered: a list never shows one unknown
 	if enc := encode(resources, func(r server.ServerResource) any { return r.Resource }); !bytes.Equal(enc, g.lastResources) || g.lastResources == nil {
 		g.lastResources = enc
 		g.mcp.SetResources(resources...) // sends resources/list_changed
@@ -202,6 +207,9 @@ func encode[T any](list []T, f func(T) any) []byte {
 // server that has it, as own.
 func (g *Gateway) read(srv, own, shown string) server.ResourceHandlerFunc {
 	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		if why := g.outsideSetServer(ctx, srv, "resource "+shown); why != "" {
+			return nil, errors.New(why)
+		}
 		res, err := g.svc.(Content).ReadResource(ctx, srv, own)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -217,6 +225,9 @@ func (g *Gateway) read(srv, own, shown string) server.ResourceHandlerFunc {
 // own name for it.
 func (g *Gateway) prompt(srv, name string) server.PromptHandlerFunc {
 	return func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		if why := g.outsideSetServer(ctx, srv, "prompt "+req.Params.Name); why != "" {
+			return nil, errors.New(why)
+		}
 		res, err := g.svc.(Content).GetPrompt(ctx, srv, name, req.Params.Arguments)
 		if err != nil {
 			if ctx.Err() != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/mcptray/mcptray/core/guard"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
+	"github.com/mcptray/mcptray/core/sets"
 	"github.com/mcptray/mcptray/core/tools"
 )
 
@@ -105,6 +106,9 @@ type Gateway struct {
 	offersApps    atomic.Bool                 // a server it offers has an MCP App's view (mcpapps.go)
 
 	apps *appSessions // the apps' sessions (sessions.go)
+
+	choices atomic.Pointer[sets.Choices] // what each app gets (sets.go); nil: everything
+	sets    setLists                     // the sets' lists and the sessions they go to
 }
 
 // route is where a qualified name's calls go.
@@ -130,6 +134,12 @@ func New(svc Servers, opts Options) *Gateway {
 		askGuard: opts.AskGuard, guard: guard.NewTracker(opts.Home, modernIdle)}
 	g.apps.changed = opts.AppsChanged
 	hooks := &server.Hooks{}
+	// Each app's set first: the record counts what the app was given.
+	hooks.AddAfterListTools(g.filterList)
+	hooks.AddAfterListResources(g.filterResources)
+	hooks.AddAfterListPrompts(g.filterPrompts)
+	hooks.AddOnRegisterSession(g.sessionStarted)
+	hooks.AddOnUnregisterSession(g.sessionEnded)
 	g.apps.addHooks(hooks)
 	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) { g.guard.End(cs.SessionID()) })
 	hooks.AddAfterInitialize(g.declareApps)
@@ -234,6 +244,7 @@ func (g *Gateway) Sync(ctx context.Context) error {
 			g.log.Warn("gateway: encoding the tools", "err", err)
 		}
 		g.routes.Store(direct)
+		g.keepTools(list, routes)
 		g.mcp.SetTools(list...) // sends tools/list_changed to every session
 		g.log.Debug("gateway: tools changed", "tools", len(list))
 	}
@@ -357,8 +368,12 @@ func (g *Gateway) forward(ctx context.Context, r route, req mcp.CallToolRequest,
 		}
 		args = b
 	}
-	p := permission(g.rules.Load(), r.qualified, r.readOnly)
+	p := g.permissionFor(ctx, r)
 	ctx, done = g.startRecord(ctx, r, args, p, done)
+	if why := g.outsideSet(ctx, r); why != "" {
+		g.refuse(ctx, why, done)
+		return
+	}
 	c := g.guardCall(ctx, r, args)
 	if p == config.Allow {
 		v := g.guard.See(c)

@@ -111,7 +111,7 @@ func guardCommands(tool string, m config.GuardMode) string {
 // decideHeld asks about, or refuses, a call the guard held, and says why
 // it may not go ahead, or "" when it may (then the call counts as made).
 func (g *Gateway) decideHeld(ctx context.Context, r route, c guard.Call, v guard.Verdict) string {
-	v.Chain.App = callerApp(ctx) // only a held call needs it
+	v.Chain.App = g.appAndSet(ctx) // only a held call needs it
 	chain := v.Chain.Words()
 	cr := recordOf(ctx)
 	mode := g.guardMode()

@@ -76,6 +76,8 @@ func (f *httpFace) serve(ctx *fasthttp.RequestCtx) {
 	switch {
 	case string(ctx.Path()) != Path:
 		httpError(ctx, "404 page not found", http.StatusNotFound)
+	case !f.sameApp(ctx):
+		httpError(ctx, "Forbidden: this session was started with another app's token", http.StatusForbidden)
 	case ctx.IsPost():
 		f.post(ctx)
 	default:
@@ -157,6 +159,12 @@ func (f *httpFace) post(ctx *fasthttp.RequestCtx) {
 	var m postEnvelope
 	if json.Unmarshal(body, &m) != nil || mcp.IsModernProtocol(version) || mcp.IsModernProtocol(m.Params.Meta.Version) {
 		// Not JSON-RPC (mcp-go says so), or the sessionless revision.
+		if tokenApp(ctx) != "" {
+			// Its set is kept to a session's app (sets.go): an app's
+			// own token does not go around it without one.
+			httpError(ctx, "Forbidden: an app's own token works on sessions only; start one with initialize", http.StatusForbidden)
+			return
+		}
 		f.slow(ctx)
 		return
 	}
@@ -194,7 +202,7 @@ func (f *httpFace) post(ctx *fasthttp.RequestCtx) {
 		f.g.handle(f.g.mcp.WithContext(s.ctx, s), body)
 		ctx.SetStatusCode(http.StatusAccepted)
 	case m.Method == string(mcp.MethodToolsList) && s.answersDirect():
-		if out, ok := f.g.listAnswer(s.id, body, f.g.listJSON.Load()); ok {
+		if out, ok := f.g.listAnswer(s.id, body, f.g.listFor(&s.clientState)); ok {
 			ctx.SetContentType("application/json")
 			ctx.SetBody(out)
 			return
@@ -267,6 +275,9 @@ func (f *httpFace) answerRequest(ctx *fasthttp.RequestCtx, p *postStream, end fu
 func (f *httpFace) initialize(ctx *fasthttp.RequestCtx, body []byte) {
 	id := f.ids.Generate()
 	s := newHTTPSession(id)
+	if app := tokenApp(ctx); app != "" {
+		s.known.Store(&app)
+	}
 	p := newPostStream(func() {})
 	res, ok := f.g.handle(f.g.mcp.WithContext(s.ctx, postSession{s, p}), body)
 	if ok {

@@ -63,7 +63,7 @@ func allowCommand(tool string) string { return "mcptray permissions allow " + to
 // asked about once, in the guard's words, which stand for the permission's
 // question too. The guard's verdict comes with it, for the call's Flow.
 func (g *Gateway) check(ctx context.Context, r route, args json.RawMessage, c guard.Call) (string, guard.Verdict) {
-	switch permission(g.rules.Load(), r.qualified, r.readOnly) {
+	switch g.permissionFor(ctx, r) {
 	case config.Allow:
 		return g.guarded(ctx, r, c)
 	case config.Block:
@@ -82,7 +82,7 @@ func (g *Gateway) check(ctx context.Context, r route, args json.RawMessage, c gu
 	if snap, err := g.svc.Snapshot(ctx); err == nil {
 		rules := snap.Gateway
 		g.rules.Store(&rules)
-		switch permission(&rules, r.qualified, r.readOnly) {
+		switch g.permissionFor(ctx, r) { // the app's set's own first (sets.go)
 		case config.Allow:
 			return g.guarded(ctx, r, c)
 		case config.Block:
@@ -91,7 +91,7 @@ func (g *Gateway) check(ctx context.Context, r route, args json.RawMessage, c gu
 	}
 	actx, cancel := context.WithTimeout(ctx, g.askTimeout)
 	defer cancel()
-	ok, err := g.ask(actx, Question{Tool: r.qualified, Server: r.server, ServerTool: r.tool, Arguments: args, ReadOnly: r.readOnly, App: appName(ctx)})
+	ok, err := g.ask(actx, Question{Tool: r.qualified, Server: r.server, ServerTool: r.tool, Arguments: args, ReadOnly: r.readOnly, App: g.appAndSet(ctx)})
 	recordOf(ctx).asked(ok, err)
 	switch {
 	case ctx.Err() != nil:

@@ -46,13 +46,17 @@ func newSearchIndex(list []server.ServerTool, routes []route) *searchIndex {
 
 // find returns the tools whose text holds every word of query, those with
 // the words in their name first; an empty query finds the first tools.
-func (ix *searchIndex) find(query string) (found []mcp.Tool, total int) {
+// With keep, only the tools whose route it keeps (the app's set, sets.go).
+func (ix *searchIndex) find(query string, keep ...func(route) bool) (found []mcp.Tool, total int) {
 	words := strings.Fields(strings.ToLower(query))
 	type hit struct {
 		i, score int
 	}
 	var hits []hit
 	for i, text := range ix.text {
+		if r, ok := ix.routes[ix.tools[i].Name]; ok && len(keep) > 0 && !keep[0](r) {
+			continue
+		}
 		score, all := 0, true
 		name := strings.ToLower(ix.tools[i].Name)
 		for _, w := range words {
@@ -90,8 +94,8 @@ func (g *Gateway) searchTools(list []server.ServerTool, routes []route) []server
 		mcp.WithObject("arguments", mcp.Description("the tool's arguments, following its input schema")),
 	)
 	return []server.ServerTool{
-		{Tool: find, Handler: func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return ix.result(req.GetString("query", "")), nil
+		{Tool: find, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return ix.result(req.GetString("query", ""), g.keepsFor(ctx)...), nil
 		}},
 		{Tool: call, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			name := req.GetString("name", "")
@@ -120,8 +124,8 @@ type foundTool struct {
 
 // result is FindTool's answer to query: the tools found as JSON, with a
 // line that says how many there were.
-func (ix *searchIndex) result(query string) *mcp.CallToolResult {
-	found, total := ix.find(query)
+func (ix *searchIndex) result(query string, keep ...func(route) bool) *mcp.CallToolResult {
+	found, total := ix.find(query, keep...)
 	if total == 0 {
 		return mcp.NewToolResultText(fmt.Sprintf("No tool matches %q. Try fewer or other words.", query))
 	}

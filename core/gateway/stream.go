@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcptray/mcptray/core/rawio"
+	"github.com/mcptray/mcptray/core/sets"
 )
 
 // The stdio face serves each app's session on a stream of its own: one
@@ -36,6 +37,9 @@ const maxMessage = 32 << 20
 // flight are cancelled.
 func (g *Gateway) ServeStream(ctx context.Context, r io.Reader, w io.Writer) error {
 	s := newStreamSession(w)
+	if app, ok := sets.AppFrom(ctx); ok {
+		s.known.Store(&app)
+	}
 	if err := g.mcp.RegisterSession(ctx, s); err != nil {
 		return fmt.Errorf("starting the app's session: %w", err)
 	}
@@ -155,7 +159,7 @@ func (g *Gateway) streamList(s *streamSession, method string, line []byte) bool 
 	if method != string(mcp.MethodToolsList) || !s.answersDirect() {
 		return false
 	}
-	out, ok := g.listAnswer(s.id, line, g.listJSON.Load())
+	out, ok := g.listAnswer(s.id, line, g.listFor(&s.clientState))
 	if ok {
 		s.writeRaw(out)
 	}

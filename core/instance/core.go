@@ -12,6 +12,7 @@ import (
 	"github.com/mcptray/mcptray/core/egress"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/core/service/netpolicy"
+	"github.com/mcptray/mcptray/core/sets"
 )
 
 // Core is a service with what core/instance makes beside it: its parts
@@ -25,6 +26,9 @@ type Core struct {
 	// Record is the activity record the service records trust decisions
 	// in; nil when none was asked for, or it could not be opened.
 	Record *activity.Log
+	// Sets keep what each app gets (core/sets), in mcptray's config
+	// folder.
+	Sets *sets.Keeper
 
 	proxy *egress.Proxy
 	log   *slog.Logger
@@ -60,6 +64,13 @@ func NewCore(ctx context.Context, so service.Options, o CoreOptions) (*Core, err
 		c.proxy = egress.New(so.Network.ProxyOptions())
 		so.Proxy = c.proxy
 	}
+	if so.Sets == nil {
+		var err error
+		if so.Sets, err = sets.Open(sets.Path(so.Paths)); err != nil {
+			log.Warn("every app gets every server until the sets are fixed", "err", err)
+		}
+	}
+	c.Sets = so.Sets
 	if o.Record {
 		// The record masks the secrets the service keeps, and the service
 		// records in the record: it is opened first, and asks the service

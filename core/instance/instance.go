@@ -32,6 +32,7 @@ import (
 	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/core/service/apps"
+	"github.com/mcptray/mcptray/core/sets"
 )
 
 // Options configure an Instance.
@@ -81,6 +82,8 @@ type Instance struct {
 	// apps is the service's roster of the AI apps, made beside the
 	// gateway whose sessions it reads.
 	apps *apps.Roster
+	// sets keep what each app gets; the gateway follows them.
+	sets *sets.Keeper
 
 	ctx    context.Context // ends with Quit
 	cancel context.CancelFunc
@@ -132,6 +135,7 @@ func Listen(opts Options) (*Instance, error) {
 		return nil, err
 	}
 	i.Service, i.Activity = i.core.Service, i.core.Record
+	i.sets = i.core.Sets // the gateway follows them once Start has started it
 	i.Endpoint.API = i.Service
 	return i, nil
 }
@@ -163,6 +167,7 @@ func (i *Instance) Start(ctx context.Context) error {
 	}
 	gw := gateway.Start(i.ctx, i.Service, gopts)
 	i.Endpoint.Gateway, i.Endpoint.Stream = gw.Status, gw.ServeStream
+	i.sets.Follow(gw.SetChoices)
 	served := make(chan error, 1)
 	i.mu.Lock()
 	i.Gateway, i.served = gw, served

@@ -98,6 +98,15 @@ type API interface {
 	SetPermission(ctx context.Context, tool string, p Permission) error
 	SetHidden(ctx context.Context, target string, hidden bool) error
 	SetSearch(ctx context.Context, on bool) error
+	// Sets lists the sets of servers and tools and who gets which;
+	// PutSet makes or changes one, RemoveSet takes one away, GiveApp
+	// gives an app everything, the tray's set or a set, and SetTraySet
+	// makes a set the tray's (sets.go).
+	Sets(ctx context.Context) (SetsView, error)
+	PutSet(ctx context.Context, req SetRequest) (SetsView, error)
+	RemoveSet(ctx context.Context, name string) (SetsView, error)
+	GiveApp(ctx context.Context, req GiveRequest) (SetsView, error)
+	SetTraySet(ctx context.Context, name string) (SetsView, error)
 	// GatewayToken is the HTTP face's token, for the clipboard only.
 	GatewayToken(ctx context.Context) (string, error)
 	// SetGuardMode sets how strict the flow guard is; SetGuardLabels

@@ -31,6 +31,7 @@ import (
 	"github.com/mcptray/mcptray/core/service/secretkeep"
 	"github.com/mcptray/mcptray/core/service/signin"
 	"github.com/mcptray/mcptray/core/service/trust"
+	"github.com/mcptray/mcptray/core/sets"
 	"github.com/mcptray/mcptray/core/transport"
 )
 
@@ -137,6 +138,9 @@ type Options struct {
 	SignIns     *signin.Desk
 	Trust       *trust.Keeper
 	DataFolders *datafolders.Folders
+	// Sets keeps what each app gets (sets.go); nil keeps no sets, and
+	// every app gets everything.
+	Sets *sets.Keeper
 	// SandboxProbe is mcptray's hostile probe, which the sandbox's check
 	// runs in each kind of server's sandbox (sandboxcheck.go): mcptray's
 	// program and sandbox.ProbeArg. nil: no check can run here (tests

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package sets
+
+const nonBlock = 0
