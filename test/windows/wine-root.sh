@@ -50,15 +50,24 @@ do_umount() {
 }
 
 make_root() {
-	[ -x "$root/usr/bin/wine" ] && return 0
+	# Made to the end: the last step leaves this file (/usr/bin/wine is a
+	# link into the root's own /etc/alternatives, which a test from
+	# outside would follow into this machine's).
+	[ -e "$root/.mcptray-wine-made" ] && return 0
 	command -v debootstrap >/dev/null 2>&1 || {
 		say "installing debootstrap"
 		apt-get install -y debootstrap >/dev/null
 	}
 	mkdir -p "$cache"
-	# A half-made root from an interrupted run is made again from nothing.
+	# A half-made root from an interrupted run is made again from nothing;
+	# what is mounted in it (debootstrap's /proc, our /dev) first let go,
+	# and never followed by rm.
 	do_umount
-	rm -rf "$root.part"
+	local m
+	for m in $(awk -v p="$root.part/" 'index($2, p) == 1 {print $2}' /proc/mounts | sort -r); do
+		umount -l "$m"
+	done
+	rm -rf --one-file-system "$root.part"
 	say "making a Debian 13 root in $root from $mirror (about 2 minutes)"
 	debootstrap --variant=minbase trixie "$root.part" "$mirror" >"$cache/debootstrap.log" 2>&1 ||
 		fail "debootstrap failed; see $cache/debootstrap.log"
@@ -77,6 +86,7 @@ make_root() {
 	}
 	do_umount
 	root=$saved
+	: >"$root.part/.mcptray-wine-made"
 	mv "$root.part" "$root"
 	say "made $root"
 }
