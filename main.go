@@ -142,7 +142,7 @@ func runWindow(ctx context.Context, logger *slog.Logger, paths config.Paths, arg
 	}
 	return window.Run(ctx, logger, cl, window.Options{
 		Server: *server, Bundle: *bundle, TrayProblem: *noTray, Autostart: login,
-		LogFile: paths.LogFile(), ActivityFile: paths.ActivityFile(), ActivityKeys: keychain.New(keychainService),
+		LogFile: paths.LogFile(),
 		// Without a tray, closing the window quits mcptray: the window's
 		// process ends, and the running one follows (host.Run).
 	})

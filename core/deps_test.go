@@ -3,11 +3,15 @@ package core
 import (
 	"bytes"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -213,5 +217,80 @@ func TestFrontEndsImportOnlyTheService(t *testing.T) {
 	}
 	if seen != len(frontEndMay) {
 		t.Fatalf("go list found %d of the %d front ends; the test no longer looks where they are", seen, len(frontEndMay))
+	}
+}
+
+// storeOf are, for each package that keeps data on disk, what opens or
+// reads that data there: the activity record's file (core/activity), and
+// the MCP Registry's catalogue and its copy in the cache folder
+// (core/registry). The rest of those packages is words and plain data
+// (a row, a filter, a plan), which a front end may use.
+var storeOf = map[string][]string{
+	"github.com/mcptray/mcptray/core/activity": {"Open", "Options", "Log", "Keys", "ErrNoRecord"},
+	"github.com/mcptray/mcptray/core/registry": {"Open", "OpenOptions", "Cache", "CachePath", "Result", "Client", "NewClient",
+		"BaseURL", "ListOptions", "Page", "FetchBundle", "PruneDownloads", "RemoveDownload", "UnreachableError", "NotFoundError"},
+}
+
+// TestWindowReadsDataOnlyThroughTheAPI: the window reaches the activity
+// record and the registry's catalogue through the running mcptray's API,
+// as it reaches the servers, never by opening the record's file or the
+// catalogue's copy itself (a second road to the data, which would read
+// what the running mcptray keeps with other rules, or a record another
+// program put in its place).
+func TestWindowReadsDataOnlyThroughTheAPI(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(moduleRoot(t), "app", "window")
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	seen := 0
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen++
+		// The name each store package goes by in this file.
+		names := map[string]string{}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			if path == "database/sql" || strings.Contains(path, "sqlite") {
+				t.Errorf("%s imports %s: the window reads no database itself", fset.Position(imp.Pos()), path)
+			}
+			if _, ok := storeOf[path]; !ok {
+				continue
+			}
+			name := filepath.Base(path)
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			if name == "_" || name == "." {
+				t.Errorf("%s imports %s as %s; import it by name", fset.Position(imp.Pos()), path, name)
+			}
+			names[name] = path
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			x, ok := sel.X.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			if path, ok := names[x.Name]; ok && slices.Contains(storeOf[path], sel.Sel.Name) {
+				t.Errorf("%s: the window uses %s.%s; read the data through the running mcptray's API (core/service/api.go)",
+					fset.Position(sel.Pos()), x.Name, sel.Sel.Name)
+			}
+			return true
+		})
+	}
+	if seen < 10 {
+		t.Fatalf("found %d of the window's files in %s; the test no longer looks where they are", seen, dir)
 	}
 }

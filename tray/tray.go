@@ -18,10 +18,10 @@ import (
 	"github.com/mcptray/mcptray/core/service"
 )
 
-// Backend is what the tray needs of the running mcptray service. Every
-// method must return soon after its ctx ends: when the tray ends, Run
-// cancels the actions still running and waits for them.
-type Backend interface {
+// Service is what the tray needs of the mcptray service it runs beside, in
+// the same process. Every method must return soon after its ctx ends: when
+// the tray ends, Run cancels the actions still running and waits for them.
+type Service interface {
 	// Snapshot returns every server's state now.
 	Snapshot(ctx context.Context) (service.Snapshot, error)
 	// Subscribe returns a channel that receives a value whenever
@@ -39,7 +39,7 @@ type Backend interface {
 	ResumeAll(ctx context.Context) error
 }
 
-// Options are what Run needs besides its Backend. Every field may be left
+// Options are what Run needs besides its Service. Every field may be left
 // zero.
 type Options struct {
 	// Logger gets the tray's log; nil discards it.
@@ -94,7 +94,7 @@ var ran atomic.Bool
 // connection (dbus.SessionBus), which fyne.io/systray closes when the tray
 // ends; godbus opens a new one for the next caller. fyne.io/systray writes
 // its own errors ("systray error: …") to the standard log package.
-func Run(ctx context.Context, b Backend, opts Options) error {
+func Run(ctx context.Context, b Service, opts Options) error {
 	if err := Available(); err != nil {
 		return fmt.Errorf("no tray: %w", err)
 	}
@@ -114,7 +114,7 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 
 // tray is a running tray. Its fields are the loop's own, except where said.
 type tray struct {
-	b    Backend
+	b    Service
 	opts Options
 	log  *slog.Logger
 

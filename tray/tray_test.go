@@ -57,9 +57,9 @@ func inSubprocess(t *testing.T) bool {
 	return false
 }
 
-// fakeBackend is a Backend whose snapshot the test sets and whose actions
+// fakeService is a Service whose snapshot the test sets and whose actions
 // it watches.
-type fakeBackend struct {
+type fakeService struct {
 	mu      sync.Mutex
 	snap    service.Snapshot
 	changes chan struct{}
@@ -68,12 +68,12 @@ type fakeBackend struct {
 	signInErr error
 }
 
-func newFake(s service.Snapshot) *fakeBackend {
-	return &fakeBackend{snap: s, changes: make(chan struct{}, 1), calls: make(chan string, 16)}
+func newFake(s service.Snapshot) *fakeService {
+	return &fakeService{snap: s, changes: make(chan struct{}, 1), calls: make(chan string, 16)}
 }
 
 // set changes the snapshot and sends a change notice.
-func (f *fakeBackend) set(s service.Snapshot) {
+func (f *fakeService) set(s service.Snapshot) {
 	f.mu.Lock()
 	f.snap = s
 	f.mu.Unlock()
@@ -83,26 +83,26 @@ func (f *fakeBackend) set(s service.Snapshot) {
 	}
 }
 
-func (f *fakeBackend) Snapshot(ctx context.Context) (service.Snapshot, error) {
+func (f *fakeService) Snapshot(ctx context.Context) (service.Snapshot, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.snap, nil
 }
 
-func (f *fakeBackend) Subscribe(ctx context.Context) (<-chan struct{}, error) {
+func (f *fakeService) Subscribe(ctx context.Context) (<-chan struct{}, error) {
 	return f.changes, nil
 }
 
-func (f *fakeBackend) call(what string) error {
+func (f *fakeService) call(what string) error {
 	f.calls <- what
 	return nil
 }
 
-func (f *fakeBackend) Retry(ctx context.Context, name string) error { return f.call("retry " + name) }
-func (f *fakeBackend) PauseAll(ctx context.Context) error           { return f.call("pause") }
-func (f *fakeBackend) ResumeAll(ctx context.Context) error          { return f.call("resume") }
+func (f *fakeService) Retry(ctx context.Context, name string) error { return f.call("retry " + name) }
+func (f *fakeService) PauseAll(ctx context.Context) error           { return f.call("pause") }
+func (f *fakeService) ResumeAll(ctx context.Context) error          { return f.call("resume") }
 
-func (f *fakeBackend) SignIn(ctx context.Context, name string) error {
+func (f *fakeService) SignIn(ctx context.Context, name string) error {
 	f.calls <- "sign-in " + name
 	return f.signInErr
 }
@@ -123,7 +123,7 @@ func receive[T any](ctx context.Context, t *testing.T, ch <-chan T, what string)
 type started struct {
 	conn   *dbus.Conn
 	item   string
-	fake   *fakeBackend
+	fake   *fakeService
 	opened chan string
 	quit   chan struct{}
 	done   chan error
@@ -132,7 +132,7 @@ type started struct {
 
 // start runs a tray for fake until the test ends, with a watcher and, when
 // notify is true, a notification service; more change its options.
-func start(ctx context.Context, t *testing.T, fake *fakeBackend, notify bool, more ...func(*Options)) *started {
+func start(ctx context.Context, t *testing.T, fake *fakeService, notify bool, more ...func(*Options)) *started {
 	t.Helper()
 	s := &started{
 		conn:   traytest.Connect(t),
@@ -339,10 +339,10 @@ func TestRun(t *testing.T) {
 func TestRunStops(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		stop func(cancel context.CancelFunc, fake *fakeBackend)
+		stop func(cancel context.CancelFunc, fake *fakeService)
 	}{
-		{"context", func(cancel context.CancelFunc, _ *fakeBackend) { cancel() }},
-		{"service", func(_ context.CancelFunc, fake *fakeBackend) { close(fake.changes) }},
+		{"context", func(cancel context.CancelFunc, _ *fakeService) { cancel() }},
+		{"service", func(_ context.CancelFunc, fake *fakeService) { close(fake.changes) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if !inSubprocess(t) {

@@ -39,6 +39,10 @@ func runActivity(ctx context.Context, c *cmdContext, args []string) error {
 			return runActivityVerify(ctx, c, args[1:])
 		case "export":
 			return runActivityExport(ctx, c, args[1:])
+		case "key":
+			return runActivityKey(ctx, c, args[1:])
+		case "reset":
+			return runActivityReset(ctx, c, args[1:])
 		}
 	}
 	fset := flag.NewFlagSet("activity", flag.ContinueOnError)
@@ -51,7 +55,7 @@ func runActivity(ctx context.Context, c *cmdContext, args []string) error {
 		return usagef("%v", err)
 	}
 	if fset.NArg() > 0 {
-		return usagef("activity takes flags, verify or export, not %q", fset.Arg(0))
+		return usagef("activity takes flags, verify, export, key or reset, not %q", fset.Arg(0))
 	}
 	f, err := filter(c.Now())
 	if err != nil {
@@ -240,13 +244,21 @@ func runActivityVerify(ctx context.Context, c *cmdContext, args []string) error 
 	fset := flag.NewFlagSet("activity verify", flag.ContinueOnError)
 	fset.SetOutput(io.Discard)
 	asJSON := fset.Bool("json", false, "")
+	keyFile := fset.String("key", "", "")
 	if err := parseAnywhere(fset, args); err != nil {
 		return usagef("%v", err)
 	}
 	if fset.NArg() > 0 {
 		return usagef("activity verify takes no arguments")
 	}
-	l, err := c.openActivity(ctx)
+	var key []byte
+	if *keyFile != "" {
+		var err error
+		if key, err = readLimited(*keyFile, 4<<10); err != nil {
+			return fmt.Errorf("reading the verification key: %w", err)
+		}
+	}
+	l, err := activity.Open(ctx, activity.Options{Path: c.paths.ActivityFile(), ReadOnly: true, Keys: c.Store, VerifyKey: key})
 	if errors.Is(err, activity.ErrNoRecord) {
 		fmt.Fprintln(c.Stdout, "There is no activity record yet: nothing to verify.")
 		return nil

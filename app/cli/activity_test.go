@@ -200,3 +200,69 @@ func TestActivityFollow(t *testing.T) {
 		t.Errorf("activity -f stopped with exit code %d, want 0", code)
 	}
 }
+
+// TestActivityKey: the verification key is written to a new file only,
+// verify --key proves the record with it, and once --forget removed it
+// from the keychain, verify without it says where it is.
+func TestActivityKey(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.writeActivity()
+	key := filepath.Join(h.dir, "activity.key")
+	if out := h.must("activity", "key", key); !strings.Contains(out, "keep it somewhere else") || !strings.Contains(out, "--forget") {
+		t.Errorf("activity key: %q", out)
+	}
+	if fi, err := os.Stat(key); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the key file: %v %v", fi, err)
+	}
+	h.fails(1, "file exists", "activity", "key", key)
+	if out := h.must("activity", "key", "-"); !strings.HasPrefix(out, "mcptray activity verification key v1\n") {
+		t.Errorf("activity key -: %q", out)
+	}
+	if out := h.must("activity", "verify", "--key", key); !strings.Contains(out, "Proven: rows 1–4") || !strings.Contains(out, "checked with the verification key you kept") {
+		t.Errorf("verify --key: %q", out)
+	}
+	forgotten := filepath.Join(h.dir, "activity-2.key")
+	if out := h.must("activity", "key", "--forget", forgotten); !strings.Contains(out, "no longer in your keychain") {
+		t.Errorf("activity key --forget: %q", out)
+	}
+	if out := h.must("activity", "verify"); !strings.Contains(out, "give it with --key FILE") {
+		t.Errorf("verify without the key it forgot: %q", out)
+	}
+	if out := h.must("activity", "verify", "--key", forgotten); !strings.Contains(out, "Proven: rows 1–4") {
+		t.Errorf("verify --key after --forget: %q", out)
+	}
+	bogus := filepath.Join(h.dir, "bogus.key")
+	os.WriteFile(bogus, []byte("not a key\n"), 0o600)
+	h.fails(1, "not an activity record's verification key", "activity", "verify", "--key", bogus)
+}
+
+// TestActivityReset: reset asks first (no at the terminal keeps every
+// row, and without a terminal it needs --yes), then starts the record
+// anew, which its first row and verify say.
+func TestActivityReset(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.writeActivity()
+	if code, out, errOut := h.runAtTerminal("n\n", "activity", "reset"); code != 0 || !strings.Contains(out, "It has 4 rows, from 2 Dec 2026. Delete every row and start the record anew?") ||
+		!strings.Contains(out, "Nothing was deleted.") {
+		t.Fatalf("reset, answered no: exit %d %q %q", code, out, errOut)
+	}
+	h.fails(2, "add --yes", "activity", "reset")
+	if out := h.must("activity", "--json"); len(strings.Split(strings.TrimSpace(out), "\n")) != 4 {
+		t.Fatalf("rows after a reset declined: %q", out)
+	}
+	if code, out, errOut := h.runAtTerminal("yes\n", "activity", "reset"); code != 0 || !strings.Contains(out, "started anew: rows 1–4 were deleted") {
+		t.Fatalf("reset, answered yes: exit %d %q %q", code, out, errOut)
+	}
+	out := h.must("activity")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 1 || !strings.HasSuffix(lines[0], "the command line started the activity record anew: rows 1–4 before it were deleted") {
+		t.Errorf("the new record: %q", out)
+	}
+	if out := h.must("activity", "verify"); !strings.Contains(out, "Proven: row 5, ") || !strings.Contains(out, "by the command line: rows 1–4 were deleted") {
+		t.Errorf("verify after a reset: %q", out)
+	}
+	if out := h.must("activity", "reset", "--yes"); !strings.Contains(out, "rows 1–5 were deleted") {
+		t.Errorf("reset --yes: %q", out)
+	}
+}

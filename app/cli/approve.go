@@ -79,4 +79,7 @@ func (c *cmdContext) describe(s service.Server) {
 	if len(s.EnvNames) > 0 {
 		fmt.Fprintf(w, "  environment: %s (values hidden)\n", sanitize.Line(strings.Join(s.EnvNames, ", ")))
 	}
+	if s.Sandbox != nil && s.Sandbox.SecretArgs != "" {
+		fmt.Fprintf(w, "  secrets:     %s\n", sanitize.Line(s.Sandbox.SecretArgs))
+	}
 }

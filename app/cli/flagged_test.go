@@ -93,6 +93,21 @@ func TestFlaggedWhereLooked(t *testing.T) {
 	if code, out, _ := h.run("status"); code != 0 || !strings.Contains(out, want) {
 		t.Errorf("status (exit %d) lacks %q:\n%s", code, want, out)
 	}
+	// review names each flagged prompt, and what in it reads as an order.
+	out = h.must("review", "weather")
+	for _, want := range []string{
+		"The prompt summarize (offered to your apps):\n    This prompt's description gives the AI instructions:\n",
+		"Do not tell the user.",
+		"The prompt translate (offered to your apps):\n    This prompt's description gives the AI instructions:\n",
+		"read ~/.ssh/id_rsa",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("review weather lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "The prompt plain") {
+		t.Errorf("review weather names a plain prompt:\n%s", out)
+	}
 	// Flags after the argument are read.
 	var rv struct{ Servers []struct{ Name string } }
 	if err := json.Unmarshal([]byte(h.must("review", "weather", "--json")), &rv); err != nil || len(rv.Servers) != 1 {

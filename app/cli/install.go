@@ -142,6 +142,10 @@ func runInstall(ctx context.Context, c *cmdContext, args []string) error {
 	if res.Note != "" {
 		fmt.Fprintf(c.Stdout, "Note: it will not run on its own: %s.\n", sanitize.Line(c.home(res.Note)))
 	}
+	if box := res.Server.Sandbox; box != nil && box.SecretArgs != "" {
+		// Its publisher put a secret in its arguments.
+		fmt.Fprintf(c.Stdout, "Note: %s\n", sanitize.Line(box.SecretArgs))
+	}
 	return nil
 }
 

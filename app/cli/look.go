@@ -51,7 +51,7 @@ func printLook(w io.Writer, l service.Look) {
 			continue
 		}
 		fmt.Fprintf(w, "  %s (if you approve it, mcptray asks before each of its calls):\n", sanitize.Line(t.Name))
-		printFlags(w, "    ", l.Flags[t.Name]) // review.go
+		printFlags(w, "    ", "tool", l.Flags[t.Name]) // review.go
 	}
 	if len(plain) > 0 {
 		fmt.Fprintf(w, "  Tools: %s\n", strings.Join(plain, ", "))

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/mcptray/mcptray/core/pins"
@@ -98,13 +100,13 @@ func printReview(w io.Writer, name string, r *service.Review) {
 	if r.AcceptChanges {
 		fmt.Fprintln(w, "  You accept changes from this server as they come (but for flagged tools and lowered annotations).")
 	}
-	flagged := map[string]bool{}
+	flagged := map[string]map[string]bool{"tool": {}, "prompt": {}} // by kind, then name
 	for _, group := range []struct {
 		kind string
 		list []service.ToolChange
 	}{{"tool", r.Held}, {"prompt", r.HeldPrompts}} {
 		for _, h := range group.list {
-			flagged[h.Name] = true
+			flagged[group.kind][h.Name] = true
 			fmt.Fprintf(w, "  The %s %s %s.\n", group.kind, sanitize.Line(h.Name), sanitize.Line(h.Words.Summary))
 			if h.Kept() {
 				fmt.Fprintf(w, "    You keep it held since %s.\n", h.KeptSince.Local().Format("2 Jan 2006 15:04"))
@@ -117,16 +119,24 @@ func printReview(w io.Writer, name string, r *service.Review) {
 					fmt.Fprintf(w, "    %s\n", sanitize.Line(l))
 				}
 			}
-			printFlags(w, "    ", h.Flags)
+			printFlags(w, "    ", group.kind, h.Flags)
 		}
 	}
 	for _, n := range r.Removed {
 		fmt.Fprintf(w, "  The tool %s was removed: apps no longer see it.\n", sanitize.Line(n))
 	}
 	for tool, f := range r.Flags {
-		if !flagged[tool] {
+		if !flagged["tool"][tool] {
 			fmt.Fprintf(w, "  The tool %s (offered; mcptray asks before each call):\n", sanitize.Line(tool))
-			printFlags(w, "    ", f)
+			printFlags(w, "    ", "tool", f)
+		}
+	}
+	// A prompt the person saw as it is now is offered; its orders are
+	// said here, as a tool's are, so that status's count has names.
+	for _, prompt := range slices.Sorted(maps.Keys(r.PromptFlags)) {
+		if !flagged["prompt"][prompt] {
+			fmt.Fprintf(w, "  The prompt %s (offered to your apps):\n", sanitize.Line(prompt))
+			printFlags(w, "    ", "prompt", r.PromptFlags[prompt])
 		}
 	}
 	if len(r.Held)+len(r.HeldPrompts) > 0 {
@@ -137,11 +147,13 @@ func printReview(w io.Writer, name string, r *service.Review) {
 	}
 }
 
-func printFlags(w io.Writer, indent string, flags []pins.Flag) {
+// printFlags says what in a definition (of a kind, "tool" or "prompt")
+// reads as orders to the AI, and where.
+func printFlags(w io.Writer, indent, kind string, flags []pins.Flag) {
 	if len(flags) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "%sThis tool's description gives the AI instructions:\n", indent)
+	fmt.Fprintf(w, "%sThis %s's description gives the AI instructions:\n", indent, kind)
 	for _, q := range pins.ByQuote(flags) { // a line that breaks three rules is quoted once
 		whats := make([]string, len(q.Whats))
 		for i, w := range q.Whats {

@@ -15,17 +15,26 @@ import (
 // runSandbox shows what a local server may do and the files it was
 // refused lately, or changes it: allow|deny SERVER --read PATH | --write
 // PATH | --host HOST | --port N, and on|off SERVER. Every change goes
-// through mcptray, which writes its own config.
+// through mcptray, which writes its own config. show SERVER shows a
+// server whatever its name: one called check, allow, deny, on, off or
+// show too.
 func runSandbox(ctx context.Context, c *cmdContext, args []string) error {
 	if len(args) == 0 {
 		return usagef("name a server: mcptray sandbox SERVER")
 	}
-	switch args[0] {
-	case "check":
+	show := args[0] == "show"
+	if show {
+		if args = args[1:]; len(args) == 0 {
+			return usagef("name a server: mcptray sandbox show SERVER")
+		}
+	}
+	switch sub := args[0]; {
+	case show:
+	case sub == "check":
 		return checkSandbox(ctx, c, args[1:])
-	case "allow", "deny":
+	case sub == "allow", sub == "deny":
 		return changeSandbox(ctx, c, args[0] == "allow", args[1:])
-	case "on", "off":
+	case sub == "on", sub == "off":
 		if len(args) != 2 {
 			return usagef("sandbox %s takes one server", args[0])
 		}
@@ -73,6 +82,9 @@ func printSandbox(c *cmdContext, server string, box service.Sandbox) {
 	if env := box.Environment.Words; env != "" {
 		fmt.Fprintln(c.Stdout, sanitize.Line(env))
 	}
+	if box.SecretArgs != "" {
+		fmt.Fprintln(c.Stdout, sanitize.Line(box.SecretArgs))
+	}
 	for _, g := range box.Grants {
 		switch {
 		case g.Deny != "":
@@ -87,9 +99,13 @@ func printSandbox(c *cmdContext, server string, box service.Sandbox) {
 		fmt.Fprintln(c.Stdout, sanitize.Line(box.AskedChange))
 	}
 	if len(box.Refusals) > 0 {
-		fmt.Fprintln(c.Stdout, "Refused lately:")
+		fmt.Fprintln(c.Stdout, "Refused lately, as the server tells it:")
 		for _, r := range box.Refusals {
-			fmt.Fprintf(c.Stdout, "  %s: mcptray sandbox allow %s %s\n", sanitize.Line(r.Path), name, sanitize.Line(r.Allow))
+			if r.Allow == "" {
+				fmt.Fprintf(c.Stdout, "  %s: not offered, %s\n", sanitize.Line(r.Claim), sanitize.Line(r.Kept))
+				continue
+			}
+			fmt.Fprintf(c.Stdout, "  %s (checked: it is there, and its sandbox does not give it): mcptray sandbox allow %s %s\n", sanitize.Line(r.Claim), name, sanitize.Line(r.Allow))
 		}
 	}
 	if len(box.Network) > 0 {

@@ -137,7 +137,7 @@ func Run(ctx context.Context, opts Options) int {
 			log.Warn("opening the window", "err", err)
 		}
 	}
-	err = tray.Run(inst.Context(), trayBackend{svc}, tray.Options{
+	err = tray.Run(inst.Context(), trayService{svc}, tray.Options{
 		Logger: log,
 		OpenWindow: func(server string) {
 			if err := win.open(server); err != nil {
@@ -234,10 +234,10 @@ func firstLaunch(p service.Paths) bool {
 // plainTrayProblem says in a few words why there is no tray.
 func plainTrayProblem(err error) string { return err.Error() }
 
-// trayBackend lets the tray sign in with the config's settings, and the
+// trayService lets the tray sign in with the config's settings, and the
 // activity record say the tray signed in.
-type trayBackend struct{ *service.Service }
+type trayService struct{ *service.Service }
 
-func (b trayBackend) SignIn(ctx context.Context, name string) error {
+func (b trayService) SignIn(ctx context.Context, name string) error {
 	return b.Service.SignIn(service.DecidedBy(ctx, "the tray"), name, service.SignInOptions{})
 }

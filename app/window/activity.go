@@ -1,8 +1,6 @@
 package window
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -15,13 +13,15 @@ import (
 
 	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/service"
 )
 
 // The Activity view shows the activity record (core/activity): what the
 // apps did through mcptray's gateway and the person's trust decisions,
 // newest first, filtered by app, server, tool, outcome and time, under a
-// line that sums up today. It reads the record's file read-only, as
-// mcptray activity does, while the running mcptray writes it.
+// line that sums up today. The running mcptray reads its record for it
+// (service.API's Activity, ActivityNames, VerifyActivity): the window
+// never opens the record's file.
 
 // activityRefresh is how often the open Activity view reads the record
 // again.
@@ -60,8 +60,9 @@ type activityView struct {
 	// details is the last row's details shown, for tests.
 	details *dialog.CustomDialog
 	detail  *widget.Label
-	logMu   sync.Mutex    // held while log is opened, read or closed
-	log     *activity.Log // opened in the background, once the file is there
+	// readMu is held while the running mcptray is asked, so that one
+	// reading at a time keeps names and verified.
+	readMu sync.Mutex
 	// names are the filters' names as last read, namesAt and namesSince
 	// when and for which span: over a long span that reads many rows, so
 	// it is done again only every activityNames or when the span changes.
@@ -138,12 +139,6 @@ func (v *window) showActivity() {
 		for {
 			select {
 			case <-a.stop:
-				a.logMu.Lock()
-				if a.log != nil {
-					a.log.Close()
-					a.log = nil
-				}
-				a.logMu.Unlock()
 				return
 			case <-v.ctx.Done():
 				return
@@ -155,8 +150,8 @@ func (v *window) showActivity() {
 }
 
 // activityFilter is the filter the view's choices make.
-func (a *activityView) filter(now time.Time) activity.Filter {
-	f := activity.Filter{Limit: activityLimit}
+func (a *activityView) filter(now time.Time) service.ActivityFilter {
+	f := service.ActivityFilter{Limit: activityLimit}
 	if s := a.app.Selected; s != allApps && s != "" {
 		f.App = s
 	}
@@ -184,9 +179,9 @@ func (a *activityView) filter(now time.Time) activity.Filter {
 
 // activityData is what one reading of the record gives the view.
 type activityData struct {
-	rows    []activity.Entry
-	today   activity.Summary
-	names   activity.Names
+	rows    []service.ActivityEntry
+	today   service.ActivitySummary
+	names   service.ActivityNames
 	noneYet bool
 	// verified is the record's verification in a line.
 	verified string
@@ -201,11 +196,10 @@ func (v *window) reloadActivity() {
 	}
 	now := time.Now()
 	f := a.filter(now)
-	path, keys := v.opts.ActivityFile, v.opts.ActivityKeys
 	a.gen++
 	gen := a.gen
 	go func() {
-		d, err := readActivity(v.ctx, a, path, keys, f, now)
+		d, err := v.readActivity(a, f, now)
 		if v.ctx.Err() != nil {
 			return
 		}
@@ -218,47 +212,45 @@ func (v *window) reloadActivity() {
 	}()
 }
 
-// readActivity opens the record (once it is there) and reads what the
-// view shows. It runs off the UI goroutine.
-func readActivity(ctx context.Context, a *activityView, path string, keys activity.Keys, f activity.Filter, now time.Time) (activityData, error) {
+// readActivity asks the running mcptray for what the view shows: the
+// record is its to open. It runs off the UI goroutine.
+func (v *window) readActivity(a *activityView, f service.ActivityFilter, now time.Time) (activityData, error) {
 	var d activityData
-	a.logMu.Lock()
-	defer a.logMu.Unlock()
+	a.readMu.Lock()
+	defer a.readMu.Unlock()
 	select {
-	case <-a.stop: // closed: no file is opened again
+	case <-a.stop: // closed: nothing more is asked
 		return d, nil
 	default:
 	}
-	if a.log == nil {
-		l, err := activity.Open(ctx, activity.Options{Path: path, ReadOnly: true, Keys: keys})
-		if errors.Is(err, activity.ErrNoRecord) || path == "" {
-			d.noneYet = true
-			return d, nil
-		}
-		if err != nil {
-			return d, err
-		}
-		a.log = l
-	}
+	ctx := v.ctx
 	var err error
-	if d.rows, err = a.log.Query(ctx, f); err != nil {
+	if d.rows, err = v.b.Activity(ctx, f); err != nil {
 		return d, err
 	}
-	if d.today, err = a.log.Summary(ctx, activity.StartOfDay(now)); err != nil {
+	if d.today, err = v.b.ActivityToday(ctx); err != nil {
 		return d, err
 	}
 	if !a.namesSince.Equal(f.Since) || now.Sub(a.namesAt) >= activityNames {
-		if a.names, err = a.log.Names(ctx, f.Since); err != nil {
+		if a.names, err = v.b.ActivityNames(ctx, f.Since); err != nil {
 			return d, err
 		}
 		a.namesAt, a.namesSince = now, f.Since
 	}
 	d.names = a.names
 	if now.Sub(a.verifiedAt) >= activityNames {
-		res, err := a.log.Verify(ctx)
+		res, err := v.b.VerifyActivity(ctx)
 		a.verified, a.verifiedAt = verifiedLine(res, err), now
 	}
 	d.verified = a.verified
+	if len(d.rows) == 0 {
+		// Nothing matches: perhaps because nothing was recorded yet.
+		some, err := v.b.Activity(ctx, service.ActivityFilter{Limit: 1})
+		if err != nil {
+			return d, err
+		}
+		d.noneYet = len(some) == 0
+	}
 	return d, nil
 }
 

@@ -47,11 +47,6 @@ func TestRealActivity(t *testing.T) {
 	}
 
 	r.until("the first snapshot", func() bool { return r.v.loaded })
-	r.v.do(func() {
-		r.v.opts.ActivityFile = path // as main.go gives it
-		r.v.activityBtn.Show()
-		r.v.content.Refresh()
-	})
 	r.tap(r.v.activityBtn)
 	const today = "Today: Claude Code made 2 calls to 2 servers; you were asked once; 1 was refused"
 	r.until("the Activity view with today's summary", func() bool {

@@ -6,9 +6,12 @@
 // notices and focus requests, and asks it to act. It never wires core
 // together, so closing it, or its crashing, stops no server. The one config
 // file it reads is another app's, when the person imports a server from it:
-// the entry is copied as written, through the service's Add. It reads the
-// MCP Registry's public catalogue itself (core/registry, with the command
-// line's cache and registry setting) and installs through Add too. An MCP
+// the entry is copied as written, through the service's Add. The data the
+// running mcptray keeps it reads only through its API, as it reads the
+// Snapshot: the activity record (Activity, ActivityNames, VerifyActivity)
+// and the MCP Registry's public catalogue (SearchCatalogue), whose copy
+// the running mcptray keeps; it never opens the record's file or the
+// catalogue's. It installs from the catalogue through Add too. An MCP
 // Bundle it never opens itself: the service's InstallBundle reads and
 // checks the file, and the window shows what that says and asks for.
 // Every change that arrives from a goroutine is applied inside fyne.Do.
@@ -27,7 +30,6 @@ import (
 
 	"github.com/mcptray/mcptray/app/autostart"
 	"github.com/mcptray/mcptray/assets"
-	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/service"
@@ -40,10 +42,11 @@ const quitGrace = 5 * time.Second
 // ID is the application's unique id (FyneApp.toml says the same).
 const ID = "dev.mcptray.mcptray"
 
-// Backend is what the window needs of the running mcptray: its API
-// (core/service's, declared there once), and what the running mcptray's
-// control endpoint adds for its window alone. A *control.Client is one.
-type Backend interface {
+// Remote is the running mcptray as the window reaches it from its own
+// process: its API (core/service's, declared there once), and what the
+// running mcptray's control endpoint adds for its window alone. A
+// *control.Client is one.
+type Remote interface {
 	service.API
 
 	// FocusRequests sends what to show (a server, a bundle's install
@@ -59,10 +62,10 @@ type Backend interface {
 	GatewayStatus(ctx context.Context) (gateway.Status, error)
 }
 
-// The window's Backend is, in mcptray, a client of the running service.
-var _ Backend = (*control.Client)(nil)
+// The window's Remote is, in mcptray, a client of the running service.
+var _ Remote = (*control.Client)(nil)
 
-// Options are what Run needs besides its Backend. Every field
+// Options are what Run needs besides its Remote. Every field
 // may be left zero.
 type Options struct {
 	// Server is the server to show first ("" for none).
@@ -83,13 +86,6 @@ type Options struct {
 	// Autostart is the person's login entry, which Settings turns on and
 	// off; nil says it cannot be set up here.
 	Autostart *autostart.Switch
-	// ActivityFile is the activity record, which the Activity view reads;
-	// "" for none (no Activity button).
-	ActivityFile string
-	// ActivityKeys is the keychain the record is sealed with, for the
-	// Activity view to say whether it proves itself; nil: it says the
-	// record is chained, not sealed.
-	ActivityKeys activity.Keys
 	// Home is the person's home folder, of which the install form says
 	// what a server may reach; "" is the system's.
 	Home string
@@ -98,7 +94,7 @@ type Options struct {
 // Run opens the window and returns when the person closes it, ctx
 // ends, or the running mcptray goes away. It returns the process's exit
 // code: 1 when the running mcptray could not be reached at all.
-func Run(ctx context.Context, logger *slog.Logger, b Backend, opts Options) int {
+func Run(ctx context.Context, logger *slog.Logger, b Remote, opts Options) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	notices, err := b.Subscribe(ctx)

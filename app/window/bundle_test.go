@@ -282,9 +282,9 @@ func TestRealBundleFromCatalogue(t *testing.T) {
 	two := registrytest.BundleEntry("io.github.example/two-ways", "3.0.0", url, sha)
 	two = strings.Replace(two, `"packages":[`, `"packages":[{"registryType":"npm","identifier":"notes-mcp","version":"2.1.0","transport":{"type":"stdio"}},`, 1)
 	reg.Put(two, registrytest.Published)
-	r := newReal(t, nil, func(_ *real, o *service.Options) { o.HTTP = files.Client() })
+	r := newReal(t, nil, func(_ *real, o *service.Options) { o.HTTP = files.Client() }, withRegistry(reg.URL))
 	r.v.previewDelay = time.Millisecond
-	useRegistry(t, r.v, reg.URL, filepath.Join(t.TempDir(), "registry.json"), &testClock{now: time.Now()})
+	withRuntimes(r.v)
 	r.until("the first snapshot", func() bool { return r.v.loaded })
 	r.v.do(r.v.showCatalogue)
 	c := r.v.catalogue

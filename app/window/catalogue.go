@@ -36,20 +36,6 @@ const catalogueLoading = "Reading the MCP Registry's list of servers… The firs
 // catalogueHelp is what the catalogue says before anything is chosen.
 const catalogueHelp = "Choose a server on the left to see what it does, what it runs and what it asks for."
 
-// openRegistry opens the MCP Registry's catalogue as the command line does:
-// the registry named in mcptray's config or MCPTRAY_REGISTRY_URL, and the
-// copy kept in the person's cache folder.
-func (v *window) openRegistry() (*registry.Cache, error) {
-	if v.openCatalogue != nil {
-		return v.openCatalogue()
-	}
-	paths, err := service.DefaultPaths()
-	if err != nil {
-		return nil, err
-	}
-	return registry.Open(registry.OpenOptions{UserFile: paths.UserFile(), GOOS: runtime.GOOS, Lookup: os.LookupEnv, Logger: v.log})
-}
-
 // hasRuntime reports whether program (npx, uvx…) is installed here.
 func (v *window) hasRuntime(program string) bool {
 	if v.installed != nil {
@@ -222,8 +208,7 @@ type catalogueView struct {
 	// searches counts the searches made, for tests.
 	searches atomic.Int64
 
-	mu    sync.Mutex // one search at a time, off the UI goroutine
-	cache *registry.Cache
+	mu sync.Mutex // one search at a time, off the UI goroutine
 }
 
 // showCatalogue opens the "Find servers" dialog and lists the whole
@@ -307,15 +292,9 @@ func (c *catalogueView) run(gen int64, query string) {
 	if c.gen.Load() != gen || c.ctx.Err() != nil {
 		return
 	}
-	var res registry.Result
-	var err error
-	if c.cache == nil {
-		c.cache, err = c.v.openRegistry()
-	}
-	if err == nil {
-		c.searches.Add(1)
-		res, err = c.cache.Search(c.ctx, query)
-	}
+	// The running mcptray asks the registry and keeps its catalogue.
+	c.searches.Add(1)
+	res, err := c.v.b.SearchCatalogue(c.ctx, query)
 	if c.ctx.Err() != nil {
 		return
 	}
@@ -345,7 +324,7 @@ func (c *catalogueView) run(gen int64, query string) {
 }
 
 // show lists what a search found, or says why it found nothing.
-func (c *catalogueView) show(query string, res registry.Result, entries []catalogueEntry, err error) {
+func (c *catalogueView) show(query string, res service.CatalogueResult, entries []catalogueEntry, err error) {
 	chosen := ""
 	if c.sel >= 0 && c.sel < len(c.entries) {
 		chosen = c.entries[c.sel].resp.Server.Name
@@ -358,8 +337,8 @@ func (c *catalogueView) show(query string, res registry.Result, entries []catalo
 	c.retry.Hide()
 	c.note.Hide()
 	switch {
-	case err != nil:
-		c.message.SetText(unreachableText(err))
+	case err != nil || res.Unreachable != "":
+		c.message.SetText(unreachableText(res, err))
 		c.message.Show()
 		c.retry.Show()
 	case len(entries) == 0 && strings.TrimSpace(query) != "":
@@ -383,11 +362,10 @@ func (c *catalogueView) show(query string, res registry.Result, entries []catalo
 }
 
 // unreachableText says, with what to do, why the catalogue cannot be shown.
-func unreachableText(err error) string {
-	var ue *registry.UnreachableError
-	if errors.As(err, &ue) {
+func unreachableText(res service.CatalogueResult, err error) string {
+	if err == nil {
 		return fmt.Sprintf("mcptray cannot reach the MCP Registry at %s, and has no copy of its list on this computer yet.\n\n"+
-			"Check your internet connection, then press Try again.", sanitize.Line(ue.Base))
+			"Check your internet connection, then press Try again.", sanitize.Line(res.Unreachable))
 	}
 	return "mcptray cannot show the MCP Registry's list: " + sanitize.Line(err.Error()) + "."
 }

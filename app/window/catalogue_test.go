@@ -37,21 +37,68 @@ func (c *testClock) add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// useRegistry points v's catalogue at the registry at base, kept in
-// cacheFile, on clock; only the runtimes named are installed.
-func useRegistry(t *testing.T, v *window, base, cacheFile string, clock *testClock, runtimes ...string) {
+// useRegistry has the harness's running mcptray search the registry at
+// base, keeping its copy under the cache folder cacheHome, on clock; only
+// the runtimes named are installed.
+func useRegistry(t *testing.T, h *harness, base, cacheHome string, clock *testClock, runtimes ...string) {
 	t.Helper()
-	cl, err := registry.NewClient(base, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := catalogueService(t, base, cacheHome, clock)
+	h.b.mu.Lock()
+	h.b.catalogue = svc
+	h.b.mu.Unlock()
+	withRuntimes(h.v, runtimes...)
+}
+
+// withRuntimes has v find only the runtimes named, and search as soon as
+// the typing pauses.
+func withRuntimes(v *window, runtimes ...string) {
 	v.do(func() {
-		v.openCatalogue = func() (*registry.Cache, error) {
-			return &registry.Cache{Path: cacheFile, Client: cl, Now: clock.Now}, nil
-		}
 		v.installed = func(p string) bool { return slices.Contains(runtimes, p) }
 		v.catalogueDelay = time.Millisecond
 	})
+}
+
+// catalogueService is a service, not started, that searches the registry
+// at base as the running mcptray does, with its copy under cacheHome: the
+// real SearchCatalogue behind the fake backend.
+func catalogueService(t *testing.T, base, cacheHome string, clock *testClock) *service.Service {
+	t.Helper()
+	home := t.TempDir()
+	lookup := registryLookup(base, home, cacheHome)
+	p, err := config.NewPaths("linux", lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := service.New(service.Options{Paths: p, Store: secrettest.New(), Lookup: lookup, Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	return svc
+}
+
+// registryLookup is an environment that names the registry at base, home
+// and the cache folder cacheHome.
+func registryLookup(base, home, cacheHome string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		switch k {
+		case registry.EnvURL:
+			return base, true
+		case "HOME":
+			return home, true
+		case "XDG_CACHE_HOME":
+			return cacheHome, true
+		}
+		return "", false
+	}
+}
+
+// withRegistry has the real running mcptray search the registry at base,
+// keeping its copy in the temporary home's cache folder.
+func withRegistry(base string) realOption {
+	return func(r *real, o *service.Options) {
+		o.Lookup = registryLookup(base, r.dir, filepath.Join(r.dir, ".cache"))
+	}
 }
 
 // waitFor waits until ok holds, checked on the UI goroutine each time the
@@ -126,7 +173,7 @@ func installFieldOf(t *testing.T, f *installForm, key string) *installField {
 func TestCatalogueSearchAndBadges(t *testing.T) {
 	reg := registrytest.New(t)
 	h := newHarness(t, sampleSnapshot(), Options{})
-	useRegistry(t, h.v, reg.URL, filepath.Join(t.TempDir(), "registry.json"), &testClock{now: time.Now()}, "uvx")
+	useRegistry(t, h, reg.URL, t.TempDir(), &testClock{now: time.Now()}, "uvx")
 	h.v.do(func() {
 		test.Tap(h.v.addButton)
 		tapMenuItem(t, h.win.Canvas(), "Find servers in the MCP Registry…")
@@ -217,9 +264,9 @@ func TestCatalogueSearchAndBadges(t *testing.T) {
 func TestCatalogueOffline(t *testing.T) {
 	reg := registrytest.New(t)
 	h := newHarness(t, sampleSnapshot(), Options{})
-	cache := filepath.Join(t.TempDir(), "registry.json")
+	cache := t.TempDir()
 	clock := &testClock{now: time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)}
-	useRegistry(t, h.v, reg.URL, cache, clock)
+	useRegistry(t, h, reg.URL, cache, clock)
 	h.v.do(h.v.showCatalogue)
 	c := h.v.catalogue
 	h.waitFor("the catalogue", func() bool { return len(c.entries) > 0 })
@@ -245,7 +292,7 @@ func TestCatalogueOffline(t *testing.T) {
 		c.d.Hide()
 	})
 
-	useRegistry(t, h.v, reg.URL, filepath.Join(t.TempDir(), "registry.json"), clock)
+	useRegistry(t, h, reg.URL, t.TempDir(), clock)
 	h.v.do(h.v.showCatalogue)
 	c = h.v.catalogue
 	h.waitFor("the message", func() bool { return c.retry.Visible() })
@@ -263,9 +310,9 @@ func TestCatalogueOffline(t *testing.T) {
 func TestRealCatalogueInstallNPM(t *testing.T) {
 	reg := registrytest.New(t)
 	store := secrettest.New()
-	r := newReal(t, nil, func(_ *real, o *service.Options) { o.Store = store })
+	r := newReal(t, nil, func(_ *real, o *service.Options) { o.Store = store }, withRegistry(reg.URL))
 	kept := store.Len() // the running mcptray's own: its gateway's token
-	useRegistry(t, r.v, reg.URL, filepath.Join(r.dir, ".cache", "mcptray", "registry.json"), &testClock{now: time.Now()}, "npx")
+	withRuntimes(r.v, "npx")
 	ui := r.v.do
 	ui(r.v.showCatalogue)
 	c := r.v.catalogue
@@ -348,7 +395,7 @@ func TestRealCatalogueInstallNPM(t *testing.T) {
 func TestCatalogueInstallRemote(t *testing.T) {
 	reg := registrytest.New(t)
 	h := newHarness(t, sampleSnapshot(), Options{})
-	useRegistry(t, h.v, reg.URL, filepath.Join(t.TempDir(), "registry.json"), &testClock{now: time.Now()})
+	useRegistry(t, h, reg.URL, t.TempDir(), &testClock{now: time.Now()})
 	h.v.do(h.v.showCatalogue)
 	c := h.v.catalogue
 	h.waitFor("the catalogue", func() bool { return len(c.entries) > 0 })
@@ -418,7 +465,7 @@ func TestCatalogueChoosesLocalOrRemote(t *testing.T) {
 	reg := registrytest.New(t)
 	reg.Put(both, registrytest.Published)
 	h := newHarness(t, sampleSnapshot(), Options{})
-	useRegistry(t, h.v, reg.URL, filepath.Join(t.TempDir(), "registry.json"), &testClock{now: time.Now()}, "uvx")
+	useRegistry(t, h, reg.URL, t.TempDir(), &testClock{now: time.Now()}, "uvx")
 	h.v.do(h.v.showCatalogue)
 	c := h.v.catalogue
 	h.waitFor("the catalogue", func() bool { return len(c.entries) > 0 })
@@ -501,7 +548,7 @@ func TestOptionsOfSeveralWays(t *testing.T) {
 func TestCatalogueFromTheWelcome(t *testing.T) {
 	reg := registrytest.New(t)
 	h := newHarness(t, service.Snapshot{Keychain: service.Keychain{Available: true}}, Options{})
-	useRegistry(t, h.v, reg.URL, filepath.Join(t.TempDir(), "registry.json"), &testClock{now: time.Now()}, "uvx")
+	useRegistry(t, h, reg.URL, t.TempDir(), &testClock{now: time.Now()}, "uvx")
 	h.tap(h.v.welcome.find)
 	c := h.v.catalogue
 	if c == nil {
@@ -528,7 +575,7 @@ func TestCatalogueInstallSaysWhatItReaches(t *testing.T) {
 	}
 	notes := filepath.Join(home, "notes")
 	h := newHarness(t, sampleSnapshot(), Options{Home: home})
-	useRegistry(t, h.v, reg.URL, filepath.Join(t.TempDir(), "registry.json"), &testClock{now: time.Now()}, "npx")
+	useRegistry(t, h, reg.URL, t.TempDir(), &testClock{now: time.Now()}, "npx")
 	h.v.do(h.v.showCatalogue)
 	c := h.v.catalogue
 	h.waitFor("the catalogue", func() bool { return len(c.entries) > 0 })

@@ -14,7 +14,7 @@ import (
 	"github.com/mcptray/mcptray/core/tools"
 )
 
-func (f *fakeBackend) SetGuardLabels(_ context.Context, tool string, c service.LabelChange, reset bool) error {
+func (f *fakeRemote) SetGuardLabels(_ context.Context, tool string, c service.LabelChange, reset bool) error {
 	word := func(b *bool) string {
 		if b == nil {
 			return "-"
@@ -24,7 +24,7 @@ func (f *fakeBackend) SetGuardLabels(_ context.Context, tool string, c service.L
 	return f.call(fmt.Sprintf("guard-label %s private=%s untrusted=%s egress=%s reset=%v", tool, word(c.Private), word(c.Untrusted), word(c.Egress), reset))
 }
 
-func (f *fakeBackend) SetGuardMode(_ context.Context, m service.GuardMode) error {
+func (f *fakeRemote) SetGuardMode(_ context.Context, m service.GuardMode) error {
 	return f.call("guard-mode " + string(m))
 }
 

@@ -27,6 +27,9 @@ func sandboxText(box *service.Sandbox) string {
 	if env := box.Environment.Words; env != "" {
 		text += "\n" + sanitize.Line(env)
 	}
+	if box.SecretArgs != "" {
+		text += "\n" + sanitize.Line(box.SecretArgs)
+	}
 	return text
 }
 
@@ -66,9 +69,15 @@ func (d *detail) showSandbox(v *window, sv service.Server) {
 		d.sandbox.Add(how)
 	}
 	if len(box.Refusals) > 0 {
-		d.sandbox.Add(wrapped("Refused lately:"))
+		// The server's own words, checked: only a true claim, to a place
+		// a click may give, has a button, and it gives the path it says.
+		d.sandbox.Add(wrapped("Refused lately, as the server tells it:"))
 		for _, r := range box.Refusals {
-			d.sandbox.Add(v.changeRow(mono(sanitize.Line(r.Path)), sanitize.Line(r.Label)+"…", r.Change))
+			if r.Label == "" {
+				d.sandbox.Add(wrapped(sanitize.Line(r.Claim) + ". Not offered here: " + sanitize.Line(r.Kept) + "."))
+				continue
+			}
+			d.sandbox.Add(v.changeRow(wrapped(sanitize.Line(r.Claim)+" (mcptray checked: it is there, and its sandbox does not give it)"), sanitize.Line(r.Label)+"…", r.Change))
 		}
 	}
 	if len(box.Network) > 0 {

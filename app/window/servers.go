@@ -153,9 +153,6 @@ func (v *window) build() {
 	v.settingsButton = widget.NewButtonWithIcon("Settings", theme.SettingsIcon(), v.showSettings)
 	v.appsButton = widget.NewButtonWithIcon("Apps", theme.ComputerIcon(), v.showApps)
 	v.activityBtn = widget.NewButtonWithIcon("Activity", theme.HistoryIcon(), v.showActivity)
-	if v.opts.ActivityFile == "" {
-		v.activityBtn.Hide()
-	}
 	top := container.NewVBox(
 		container.NewBorder(nil, nil, nil, container.NewHBox(v.addButton, v.appsButton, v.activityBtn, v.settingsButton, v.pause), v.summary),
 		v.trayBanner, v.keyBox, v.problems,

@@ -17,7 +17,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/mcptray/mcptray/core/control"
-	"github.com/mcptray/mcptray/core/registry"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -37,7 +36,7 @@ type window struct {
 	log  *slog.Logger
 	app  fyne.App
 	win  fyne.Window
-	b    Backend
+	b    Remote
 	opts Options
 	// quit ends the window's process; tests replace it.
 	quit func()
@@ -106,10 +105,9 @@ type window struct {
 	confirm      *dialog.ConfirmDialog // the last confirmation asked
 
 	// The MCP Registry's catalogue (catalogue.go): the dialog, once shown,
-	// and what tests replace: how it is opened, how a runtime is looked
-	// for, and how long a search waits for the typing to pause.
+	// and what tests replace: how a runtime is looked for, and how long a
+	// search waits for the typing to pause.
 	catalogue      *catalogueView
-	openCatalogue  func() (*registry.Cache, error)
 	installed      func(program string) bool
 	catalogueDelay time.Duration
 
@@ -123,7 +121,7 @@ type window struct {
 }
 
 // newWindow builds the window's content into w and handles its closing.
-func newWindow(ctx context.Context, logger *slog.Logger, a fyne.App, w fyne.Window, b Backend, opts Options) *window {
+func newWindow(ctx context.Context, logger *slog.Logger, a fyne.App, w fyne.Window, b Remote, opts Options) *window {
 	v := &window{ctx: ctx, log: logger, app: a, win: w, b: b, opts: opts, want: opts.Server, wantBundle: opts.Bundle}
 	v.quit = a.Quit
 	v.openURL = a.OpenURL

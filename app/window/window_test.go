@@ -27,9 +27,9 @@ import (
 	"github.com/mcptray/mcptray/core/tools"
 )
 
-// fakeBackend is a running mcptray as the window sees it: a Snapshot that
+// fakeRemote is a running mcptray as the window sees it: a Snapshot that
 // tests replace, notices they send, and a record of every action asked.
-type fakeBackend struct {
+type fakeRemote struct {
 	// API is nil: a part of mcptray's API a test does not stand in for
 	// below panics when the window uses it.
 	service.API
@@ -43,118 +43,128 @@ type fakeBackend struct {
 	added     []service.AddRequest
 	// checked is the last sandbox check, and what CheckSandbox finds.
 	checked *service.SandboxCheck
+	// catalogue is a real service that searches a test registry
+	// (useRegistry), or nil.
+	catalogue *service.Service
 }
 
-func newFakeBackend(s service.Snapshot) *fakeBackend {
-	return &fakeBackend{snap: s, notices: make(chan struct{}, 1), focus: make(chan control.WindowRequest, 1), questions: make(chan control.Question, 4), calls: make(chan string, 16)}
+func (f *fakeRemote) SearchCatalogue(ctx context.Context, query string) (service.CatalogueResult, error) {
+	f.mu.Lock()
+	svc := f.catalogue
+	f.mu.Unlock()
+	return svc.SearchCatalogue(ctx, query)
 }
 
-func (f *fakeBackend) set(s service.Snapshot) {
+func newFakeRemote(s service.Snapshot) *fakeRemote {
+	return &fakeRemote{snap: s, notices: make(chan struct{}, 1), focus: make(chan control.WindowRequest, 1), questions: make(chan control.Question, 4), calls: make(chan string, 16)}
+}
+
+func (f *fakeRemote) set(s service.Snapshot) {
 	f.mu.Lock()
 	f.snap = s
 	f.mu.Unlock()
 	f.notices <- struct{}{}
 }
 
-func (f *fakeBackend) Snapshot(context.Context) (service.Snapshot, error) {
+func (f *fakeRemote) Snapshot(context.Context) (service.Snapshot, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.snap, nil
 }
 
-func (f *fakeBackend) Subscribe(context.Context) (<-chan struct{}, error) { return f.notices, nil }
-func (f *fakeBackend) FocusRequests(context.Context) (<-chan control.WindowRequest, error) {
+func (f *fakeRemote) Subscribe(context.Context) (<-chan struct{}, error) { return f.notices, nil }
+func (f *fakeRemote) FocusRequests(context.Context) (<-chan control.WindowRequest, error) {
 	return f.focus, nil
 }
 
-func (f *fakeBackend) call(what string) error {
+func (f *fakeRemote) call(what string) error {
 	f.calls <- what
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.fail
 }
 
-func (f *fakeBackend) Approve(_ context.Context, name string) (service.Server, error) {
+func (f *fakeRemote) Approve(_ context.Context, name string) (service.Server, error) {
 	return service.Server{Name: name}, f.call("approve " + name)
 }
-func (f *fakeBackend) Deny(_ context.Context, name string) (service.Server, error) {
+func (f *fakeRemote) Deny(_ context.Context, name string) (service.Server, error) {
 	return service.Server{Name: name}, f.call("deny " + name)
 }
-func (f *fakeBackend) Enable(_ context.Context, name string) error  { return f.call("enable " + name) }
-func (f *fakeBackend) Disable(_ context.Context, name string) error { return f.call("disable " + name) }
-func (f *fakeBackend) Retry(_ context.Context, name string) error   { return f.call("retry " + name) }
-func (f *fakeBackend) SetSecret(_ context.Context, req service.SecretRequest) error {
+func (f *fakeRemote) Enable(_ context.Context, name string) error  { return f.call("enable " + name) }
+func (f *fakeRemote) Disable(_ context.Context, name string) error { return f.call("disable " + name) }
+func (f *fakeRemote) Retry(_ context.Context, name string) error   { return f.call("retry " + name) }
+func (f *fakeRemote) SetSecret(_ context.Context, req service.SecretRequest) error {
 	return f.call("set-secret " + req.Server + " " + req.Name + "=" + req.Value)
 }
-func (f *fakeBackend) MoveSecrets(_ context.Context, name string) (service.MoveSecretsResult, error) {
+func (f *fakeRemote) MoveSecrets(_ context.Context, name string) (service.MoveSecretsResult, error) {
 	return service.MoveSecretsResult{Server: name, Secrets: []string{"GITHUB_TOKEN"}, Left: "/home/me/.config/Claude/claude_desktop_config.json"}, f.call("move-secrets " + name)
 }
-func (f *fakeBackend) ChangeSandbox(_ context.Context, c service.SandboxChange) error {
+func (f *fakeRemote) ChangeSandbox(_ context.Context, c service.SandboxChange) error {
 	return f.call(fmt.Sprintf("sandbox %s allow=%v %s%s%s%d", c.Server, c.Allow, c.Read, c.Write, c.Host, c.Port))
 }
-func (f *fakeBackend) SetSandbox(_ context.Context, name string, on bool) error {
+func (f *fakeRemote) SetSandbox(_ context.Context, name string, on bool) error {
 	return f.call(fmt.Sprintf("sandbox %s on=%v", name, on))
 }
-func (f *fakeBackend) SignOut(_ context.Context, name string) error {
+func (f *fakeRemote) SignOut(_ context.Context, name string) error {
 	return f.call("sign-out " + name)
 }
-func (f *fakeBackend) Add(_ context.Context, req service.AddRequest) (service.AddResult, error) {
+func (f *fakeRemote) Add(_ context.Context, req service.AddRequest) (service.AddResult, error) {
 	f.mu.Lock()
 	f.added = append(f.added, req)
 	f.mu.Unlock()
 	err := f.call("add " + req.Name + " " + string(req.Entry))
 	return service.AddResult{Server: service.Server{Name: req.Name, ConfigName: req.Name}}, err
 }
-func (f *fakeBackend) Remove(_ context.Context, name string) (service.RemoveResult, error) {
+func (f *fakeRemote) Remove(_ context.Context, name string) (service.RemoveResult, error) {
 	return service.RemoveResult{}, f.call("remove " + name)
 }
-func (f *fakeBackend) AddFolder(_ context.Context, dir string) (service.FolderResult, error) {
+func (f *fakeRemote) AddFolder(_ context.Context, dir string) (service.FolderResult, error) {
 	return service.FolderResult{Folder: dir}, f.call("add-folder " + dir)
 }
-func (f *fakeBackend) AddDemo(context.Context) (service.FolderResult, error) {
+func (f *fakeRemote) AddDemo(context.Context) (service.FolderResult, error) {
 	return service.FolderResult{}, f.call("add-demo")
 }
-func (f *fakeBackend) RemoveFolder(_ context.Context, dir string) error {
+func (f *fakeRemote) RemoveFolder(_ context.Context, dir string) error {
 	return f.call("remove-folder " + dir)
 }
-func (f *fakeBackend) Questions(context.Context) (<-chan control.Question, error) {
+func (f *fakeRemote) Questions(context.Context) (<-chan control.Question, error) {
 	return f.questions, nil
 }
-func (f *fakeBackend) Answer(_ context.Context, id string, res mcp.ElicitationResult) error {
+func (f *fakeRemote) Answer(_ context.Context, id string, res mcp.ElicitationResult) error {
 	b, _ := json.Marshal(res)
 	return f.call("answer " + id + " " + string(b))
 }
-func (f *fakeBackend) AcceptTools(_ context.Context, server string, tools []string) (service.Server, error) {
+func (f *fakeRemote) AcceptTools(_ context.Context, server string, tools []string) (service.Server, error) {
 	return service.Server{Name: server}, f.call("accept " + server + " " + strings.Join(tools, " "))
 }
-func (f *fakeBackend) KeepHeld(_ context.Context, server string, tools []string) (service.Server, error) {
+func (f *fakeRemote) KeepHeld(_ context.Context, server string, tools []string) (service.Server, error) {
 	return service.Server{Name: server}, f.call("keep " + server + " " + strings.Join(tools, " "))
 }
-func (f *fakeBackend) SetAcceptChanges(_ context.Context, server string, on bool) error {
+func (f *fakeRemote) SetAcceptChanges(_ context.Context, server string, on bool) error {
 	return f.call("accept-changes " + server + " " + strconv.FormatBool(on))
 }
-func (f *fakeBackend) LookAtTools(_ context.Context, server string) (service.Look, error) {
+func (f *fakeRemote) LookAtTools(_ context.Context, server string) (service.Look, error) {
 	return service.Look{Server: server}, f.call("look " + server)
 }
-func (f *fakeBackend) Apps(context.Context) ([]service.App, error) { return nil, nil }
-func (f *fakeBackend) GatewayStatus(context.Context) (gateway.Status, error) {
+func (f *fakeRemote) Apps(context.Context) ([]service.App, error) { return nil, nil }
+func (f *fakeRemote) GatewayStatus(context.Context) (gateway.Status, error) {
 	return gateway.Status{}, nil
 }
-func (f *fakeBackend) SetPermission(_ context.Context, tool string, p service.Permission) error {
+func (f *fakeRemote) SetPermission(_ context.Context, tool string, p service.Permission) error {
 	return f.call("permission " + tool + " " + string(p))
 }
-func (f *fakeBackend) SetHidden(_ context.Context, target string, hidden bool) error {
+func (f *fakeRemote) SetHidden(_ context.Context, target string, hidden bool) error {
 	return f.call("hide " + target + " " + strconv.FormatBool(hidden))
 }
-func (f *fakeBackend) ActivitySettings(context.Context) (service.ActivitySettings, error) {
+func (f *fakeRemote) ActivitySettings(context.Context) (service.ActivitySettings, error) {
 	return service.ActivitySettings{}, nil
 }
-func (f *fakeBackend) LastSandboxCheck(context.Context) (*service.SandboxCheck, error) {
+func (f *fakeRemote) LastSandboxCheck(context.Context) (*service.SandboxCheck, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.checked, nil
 }
-func (f *fakeBackend) CheckSandbox(context.Context) (service.SandboxCheck, error) {
+func (f *fakeRemote) CheckSandbox(context.Context) (service.SandboxCheck, error) {
 	err := f.call("check the sandbox")
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -163,11 +173,11 @@ func (f *fakeBackend) CheckSandbox(context.Context) (service.SandboxCheck, error
 	}
 	return *f.checked, err
 }
-func (f *fakeBackend) PauseAll(context.Context) error  { return f.call("pause") }
-func (f *fakeBackend) ResumeAll(context.Context) error { return f.call("resume") }
+func (f *fakeRemote) PauseAll(context.Context) error  { return f.call("pause") }
+func (f *fakeRemote) ResumeAll(context.Context) error { return f.call("resume") }
 
 // SignIn waits, like a browser sign-in, until ctx is cancelled.
-func (f *fakeBackend) SignIn(ctx context.Context, name string, _ service.SignInOptions) error {
+func (f *fakeRemote) SignIn(ctx context.Context, name string, _ service.SignInOptions) error {
 	f.calls <- "sign-in " + name
 	<-ctx.Done()
 	f.calls <- "sign-in ended: " + ctx.Err().Error()
@@ -201,7 +211,7 @@ func sampleSnapshot() service.Snapshot {
 type harness struct {
 	t      *testing.T
 	v      *window
-	b      *fakeBackend
+	b      *fakeRemote
 	win    fyne.Window
 	events chan string
 	quits  chan struct{}
@@ -214,7 +224,7 @@ func newHarness(t *testing.T, s service.Snapshot, opts Options) *harness {
 	t.Cleanup(w.Close)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	h := &harness{t: t, b: newFakeBackend(s), win: w, events: make(chan string, 16), quits: make(chan struct{}, 4)}
+	h := &harness{t: t, b: newFakeRemote(s), win: w, events: make(chan string, 16), quits: make(chan struct{}, 4)}
 	uiMu.Lock() // an earlier test's window may still be finishing its background work
 	h.v = newWindow(ctx, slog.New(slog.NewTextHandler(io.Discard, nil)), a, w, h.b, opts)
 	h.v.do = serialDo()

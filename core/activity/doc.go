@@ -1,7 +1,8 @@
 // Package activity is mcptray's record of what the person's AI apps did
 // through the gateway, and of the person's own trust decisions: a local
 // SQLite database (modernc.org/sqlite, no cgo) in mcptray's data folder
-// (config.Paths.ActivityFile), that the window and mcptray activity read.
+// (config.Paths.ActivityFile), that mcptray activity reads, and the window
+// through the running mcptray (core/service's Activity).
 //
 // Each gateway call is one row: when, which app through which face, which
 // tool of which server, how long it took, what came of it (answered, the
@@ -55,15 +56,30 @@
 // seals say retention deleted. Rows written after the last seal (at most
 // SealEvery's worth, or what a killed mcptray wrote) are chained, not yet
 // sealed, and said so. Without a keychain, rows are chained with plain
-// SHA-256 and the record says that it is chained but not sealed. A writer
+// SHA-256 and the record says that it is chained but not sealed; rows
+// chained that way after rows chained with the key are a problem of their
+// own (Unkeyed), whether or not a seal came after them: anyone can
+// compute a plain hash, so they were changed or added by a program that
+// did not have the key (or by an mcptray that could not read its
+// keychain), and a writer with the key that went on from them does not
+// make them proven. A writer
 // that finds the file not as its last seal said (put back, replaced) goes
 // on recording from what it finds, and seals that break, so that Verify
 // keeps saying it. What sealing cannot do: stop whoever can read the
 // keychain's verification item (any program of the person's session, on
-// Linux's Secret Service) from making a record and seals anew; keep rows
-// written after the last seal; keep the seals file from growing with use
-// (one line of about 250 bytes per seal, one seal per SealEvery of
-// activity).
+// Linux's Secret Service) from making a record and seals anew, unless
+// the person keeps that key elsewhere and gives it to Verify
+// (verifykey.go); keep rows written after the last seal.
+//
+// The seals file would grow with use (a line of about 250 bytes a seal,
+// one seal per SealEvery of activity), so the writer trims it as
+// retention runs (trim.go): the seals of deleted rows go, and of those
+// older than a day, all but one in 64 (the ones numbered a multiple of
+// 64); a new seal declares how many were dropped, and Verify takes only
+// such runs of missing seals, as many as declared, as trimmed, so that
+// whoever takes the sealing state cannot drop, as a trim, a seal made
+// before the last multiple of 64. A year of sealing every 5 s, day and
+// night, keeps the file under about 21 MB.
 //
 // Rows older than the retention's days, and the oldest rows while the
 // file is larger than its size, are deleted (retention.go); the first row

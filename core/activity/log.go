@@ -53,6 +53,10 @@ type Options struct {
 	// chained with a key and its seals made (seal.go). Nil: the record is
 	// chained but not sealed, and says so.
 	Keys Keys
+	// VerifyKey is the record's verification key as ExportKey wrote it,
+	// kept somewhere else: Verify checks the seals with it rather than
+	// with the keychain's (verifykey.go).
+	VerifyKey []byte
 	// SealEvery is how often, at most, the writer seals what it wrote;
 	// zero means DefaultSealEvery.
 	SealEvery time.Duration
@@ -62,6 +66,10 @@ type Options struct {
 	Queue      int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+
+	// trimAt is the seals file's size from which it is trimmed; zero
+	// means trimAtLeast (tests make it small).
+	trimAt int64
 }
 
 // Settings are what the person sets: in config.json's "activity" and in
@@ -111,6 +119,7 @@ type Log struct {
 	wake     chan struct{}      // rows wait: the first of a batch, or a full batch
 	pruneNow chan struct{}      // SetSettings' request to apply the retention
 	flushes  chan chan struct{} // Flush's requests
+	resets   chan resetReq      // Reset's requests (reset.go)
 	stop     chan struct{}
 	done     chan struct{}
 	dropped  atomic.Int64
@@ -216,6 +225,9 @@ func Open(ctx context.Context, opts Options) (*Log, error) {
 	if opts.SecretsEvery <= 0 {
 		opts.SecretsEvery = 5 * time.Second
 	}
+	if opts.trimAt <= 0 {
+		opts.trimAt = trimAtLeast
+	}
 	if opts.ReadOnly {
 		if _, err := os.Stat(opts.Path); errors.Is(err, os.ErrNotExist) {
 			return nil, ErrNoRecord
@@ -244,6 +256,7 @@ func Open(ctx context.Context, opts Options) (*Log, error) {
 	}
 	l.wake, l.pruneNow = make(chan struct{}, 1), make(chan struct{}, 1)
 	l.flushes = make(chan chan struct{})
+	l.resets = make(chan resetReq)
 	l.stop, l.done = make(chan struct{}), make(chan struct{})
 	go l.run()
 	return l, nil

@@ -60,6 +60,9 @@ func (w *writer) prune(ctx context.Context) {
 		}
 		deleted = true
 	}
+	if err := w.trimSeals(ctx); err != nil {
+		w.l.log.Warn("activity: trimming the seals file", "err", err)
+	}
 	if deleted {
 		// Give the freed pages back to the file system.
 		for _, q := range []string{`PRAGMA incremental_vacuum`, `PRAGMA wal_checkpoint(TRUNCATE)`} {

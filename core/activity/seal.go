@@ -111,6 +111,13 @@ type seal struct {
 	// said it was (its newest sealed row gone or changed, or another file
 	// in its place), and went on from what it found.
 	Break string `json:"break,omitempty"`
+	// Dropped, in a trim's seal (trim.go), is how many seals numbered
+	// below it trims dropped from the seals file, this one and the ones
+	// before.
+	Dropped int64 `json:"dropped,omitempty"`
+	// Reset says that the person started the record anew (reset.go): by
+	// whom. Pruned is then the last row there was, all of them deleted.
+	Reset string `json:"reset,omitempty"`
 	MAC   []byte `json:"mac,omitempty"`
 }
 
@@ -231,8 +238,10 @@ func setJSON(ctx context.Context, keys Keys, key secret.Key, v any) error {
 type sealer struct {
 	st       sealState
 	fileSize int64 // the seals file's size after this writer's last seal
-	at       time.Time
-	dirty    bool // rows were written since the last seal
+	// trimmedSize is the seals file's size after its last trim (trim.go).
+	trimmedSize int64
+	at          time.Time
+	dirty       bool // rows were written since the last seal
 }
 
 // openSealer reads (or, the first time, makes) the record's keys, and
@@ -414,6 +423,23 @@ func (w *writer) sealLocked(ctx context.Context, pruneTo int64, pruneHash []byte
 
 // sealIn is sealNow in tx, with the seals' lock held (lockSeals).
 func (w *writer) sealIn(ctx context.Context, tx *sql.Tx, pruneTo int64, pruneHash []byte, check bool) error {
+	return w.sealWith(ctx, tx, pruneTo, pruneHash, check, nil)
+}
+
+// sealExtra is what a seal says besides where the record stands.
+type sealExtra struct {
+	// keep, for a trim (trim.go), are the seals file's lines kept: the
+	// file is written anew with them and the seal; dropped is the seal's
+	// Dropped.
+	keep    []string
+	dropped int64
+	// reset is the seal's Reset (reset.go).
+	reset string
+}
+
+// sealWith is sealIn, the seal saying extra too when it is not nil (and
+// then made whether or not anything else is new).
+func (w *writer) sealWith(ctx context.Context, tx *sql.Tx, pruneTo int64, pruneHash []byte, check bool, extra *sealExtra) error {
 	s := w.sealer
 	if s == nil {
 		return nil
@@ -468,10 +494,13 @@ func (w *writer) sealIn(ctx context.Context, tx *sql.Tx, pruneTo int64, pruneHas
 			w.l.log.Warn("activity: the record is not as it was sealed; the break is sealed too", "what", next.Break)
 		}
 	}
-	if !check && !s.dirty && pruneTo == 0 && s.st.Last != "" && last.Head == next.Head && bytes.Equal(last.Hash, next.Hash) {
+	if extra != nil {
+		next.Dropped, next.Reset = extra.dropped, extra.reset
+	}
+	if extra == nil && !check && !s.dirty && pruneTo == 0 && s.st.Last != "" && last.Head == next.Head && bytes.Equal(last.Hash, next.Hash) {
 		return nil // nothing new
 	}
-	if check && next.Break == "" && s.st.Last != "" && last.Head == next.Head && bytes.Equal(last.Hash, next.Hash) && last.Pruned == next.Pruned {
+	if extra == nil && check && next.Break == "" && s.st.Last != "" && last.Head == next.Head && bytes.Equal(last.Hash, next.Hash) && last.Pruned == next.Pruned {
 		s.at = time.Now()
 		return nil // as sealed: no need to say it again
 	}
@@ -482,9 +511,33 @@ func (w *writer) sealIn(ctx context.Context, tx *sql.Tx, pruneTo int64, pruneHas
 	}
 	next.MAC = macOf(s.st.Key, s.st.Record, next)
 	line := next.line()
-	f, err := os.OpenFile(sealsPath(w.l.opts.Path), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	var size int64
+	var err error
+	if extra != nil && extra.keep != nil {
+		size, err = rewriteSeals(sealsPath(w.l.opts.Path), extra.keep, line)
+	} else {
+		size, err = appendSeal(sealsPath(w.l.opts.Path), line)
+	}
 	if err != nil {
-		return err
+		return fmt.Errorf("writing the seals file: %w", err)
+	}
+	st := s.st
+	st.Next, st.Key, st.Last = st.Next+1, ratchet(st.Key), line
+	// The seal is in the file: the state goes on from it even if this
+	// fails (the next start finds it there, catchUp).
+	s.st, s.fileSize, s.at, s.dirty = st, size, time.Now(), false
+	if err := setJSON(ctx, w.l.opts.Keys, w.l.items.state, st); err != nil {
+		return fmt.Errorf("keeping the sealing key in the keychain: %w", err)
+	}
+	return nil
+}
+
+// appendSeal appends line to the seals file at path, and returns the
+// file's size after it.
+func appendSeal(path, line string) (int64, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return 0, err
 	}
 	_, err = f.WriteString(line + "\n")
 	if err == nil {
@@ -498,17 +551,48 @@ func (w *writer) sealIn(ctx context.Context, tx *sql.Tx, pruneTo int64, pruneHas
 		err = serr
 	}
 	if err != nil {
-		return fmt.Errorf("writing the seals file: %w", err)
+		return 0, err
 	}
-	st := s.st
-	st.Next, st.Key, st.Last = st.Next+1, ratchet(st.Key), line
-	// The seal is in the file: the state goes on from it even if this
-	// fails (the next start finds it there, catchUp).
-	s.st, s.fileSize, s.at, s.dirty = st, fi.Size(), time.Now(), false
-	if err := setJSON(ctx, w.l.opts.Keys, w.l.items.state, st); err != nil {
-		return fmt.Errorf("keeping the sealing key in the keychain: %w", err)
+	return fi.Size(), nil
+}
+
+// rewriteSeals writes the seals file at path anew with the lines keep
+// and then line, beside it and renamed over it: never half a file, and
+// never the kept seals without the one that says what was dropped.
+func rewriteSeals(path string, keep []string, line string) (int64, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
+	if err != nil {
+		return 0, err
 	}
-	return nil
+	defer os.Remove(f.Name())
+	w := bufio.NewWriter(f)
+	for _, l := range keep {
+		w.WriteString(l)
+		w.WriteByte('\n')
+	}
+	w.WriteString(line)
+	w.WriteByte('\n')
+	err = w.Flush()
+	if err == nil {
+		err = f.Chmod(0o600)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	fi, serr := f.Stat()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = serr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
 }
 
 // catchUp reads the state another process left in the keychain, and

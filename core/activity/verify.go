@@ -2,11 +2,13 @@ package activity
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +45,10 @@ const (
 	// Break: a writer found the record not as sealed, sealed that, and
 	// went on.
 	Break ProblemKind = "break"
+	// Unkeyed: rows after rows chained with the record's key are chained
+	// without it, with plain SHA-256, which anyone can recompute: changed
+	// or added by a program that did not have the key.
+	Unkeyed ProblemKind = "unkeyed"
 )
 
 // Problem is one thing Verify found done to the record.
@@ -78,6 +84,9 @@ type VerifyResult struct {
 	// its seals could be checked; NotSealed says why not, when not.
 	Sealed    bool   `json:"sealed"`
 	NotSealed string `json:"notSealed,omitempty"`
+	// KeyGiven says that the seals were checked with a verification key
+	// given to Verify (Options.VerifyKey), not with the keychain's.
+	KeyGiven bool `json:"keyGiven,omitempty"`
 	// Seals is how many seals were checked; SealedThrough the newest row
 	// the newest seal vouches for, SealedAt when it was made, SealEvery
 	// how often the writer sealed.
@@ -92,6 +101,21 @@ type VerifyResult struct {
 	// how many keyed rows could not be checked for want of the key.
 	Unkeyed   int64 `json:"unkeyed,omitempty"`
 	Unchecked int64 `json:"unchecked,omitempty"`
+	// SealsDropped is how many old seals trims dropped from the seals
+	// file, as their seals declare (trim.go).
+	SealsDropped int64 `json:"sealsDropped,omitempty"`
+	// Resets are the times the person started the record anew
+	// (reset.go), oldest first.
+	Resets []Reset `json:"resets,omitempty"`
+}
+
+// Reset is one time the person started the record anew.
+type Reset struct {
+	Time time.Time `json:"time"`
+	// By is who did: "the command line".
+	By string `json:"by"`
+	// Rows is the last row there was before; all were deleted.
+	Rows int64 `json:"rows"`
 }
 
 func (r *VerifyResult) add(p Problem) {
@@ -114,13 +138,31 @@ func (l *Log) Verify(ctx context.Context) (VerifyResult, error) {
 	var st sealState
 	var seals []seal
 	var lines []string
-	switch err := l.readKeys(ctx, &v, &st); {
-	case l.opts.Keys == nil:
+	var gaps []sealGap
+	err := l.readKeys(ctx, &v, &st)
+	if l.opts.VerifyKey != nil {
+		var perr error
+		if v, perr = parseKey(l.opts.VerifyKey); perr != nil {
+			return res, perr
+		}
+		res.KeyGiven = true
+		if err != nil || st.Record != v.Record {
+			// The keychain's state is only a further check, when it is
+			// this record's.
+			st = sealState{}
+		}
+		err = nil
+	}
+	switch {
+	case l.opts.Keys == nil && !res.KeyGiven:
 		res.NotSealed = "no keychain was given to check it with"
 	case errors.Is(err, secret.ErrNotFound):
 		res.NotSealed = "mcptray has no keys for it in your keychain: it was written where there was no keychain"
 		if record, _ := l.fileRecord(ctx); record != "" {
 			res.NotSealed = "it was sealed, but your keychain has no keys for a record in this place: it was moved or copied here from another folder or computer, or its keys were removed from the keychain"
+			if st.Record == record {
+				res.NotSealed = "its verification key is not in your keychain: you keep it elsewhere; give it with --key FILE"
+			}
 		}
 	case secret.IsUnavailable(err):
 		res.NotSealed = err.Error()
@@ -136,7 +178,7 @@ func (l *Log) Verify(ctx context.Context) (VerifyResult, error) {
 		if bad > 0 {
 			res.add(Problem{Kind: SealsAltered, Words: fmt.Sprintf("%d lines of the seals file are not seals: it was edited", bad)})
 		}
-		seals = checkSeals(&res, v, st, seals, lines)
+		seals, gaps = checkSeals(&res, v, st, seals, lines)
 	}
 
 	tx, err := l.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
@@ -167,6 +209,10 @@ func (l *Log) Verify(ctx context.Context) (VerifyResult, error) {
 	var prevHash, firstPrev []byte
 	var prevID int64
 	chainBroken := false
+	// keyed: a row chained with the record's key (or one whose key is not
+	// at hand) came; unkeyedFrom–unkeyedTo: plain rows after such a row.
+	keyed := false
+	var unkeyedFrom, unkeyedTo int64
 	for rows.Next() {
 		var e Entry
 		if err := scanEntry(rows, &e); err != nil {
@@ -194,10 +240,19 @@ func (l *Log) Verify(ctx context.Context) (VerifyResult, error) {
 			res.add(Problem{Kind: Changed, ID: e.ID, Words: fmt.Sprintf("row %d was changed", e.ID)})
 			chainBroken = true
 		case chainKey != nil && hmac.Equal(hashOf(chainKey, e.prev, &e), e.hash):
+			keyed = true
 		case bytes.Equal(hashOf(nil, e.prev, &e), e.hash):
 			res.Unkeyed++
+			if keyed {
+				// Once keyed, always keyed: mcptray chains a sealed
+				// record's rows with its key. A plain row after a keyed
+				// one is anyone's to write.
+				unkeyedFrom = cmp.Or(unkeyedFrom, e.ID)
+				unkeyedTo = e.ID
+			}
 		case chainKey == nil && record.Valid:
 			res.Unchecked++ // a sealed record's row, and its key is not at hand
+			keyed = true
 		default:
 			res.add(Problem{Kind: Changed, ID: e.ID, Words: fmt.Sprintf("row %d was changed", e.ID)})
 			chainBroken = true
@@ -208,6 +263,27 @@ func (l *Log) Verify(ctx context.Context) (VerifyResult, error) {
 		return res, fmt.Errorf("reading the activity record: %w", err)
 	}
 	rows.Close()
+	if unkeyedFrom > 0 {
+		res.add(Problem{Kind: Unkeyed, ID: unkeyedFrom, To: unkeyedTo,
+			Words: fmt.Sprintf("%s, after rows chained with the record's key, %s chained without the record's key: changed or added by a program that did not have it",
+				rowsWords(unkeyedFrom, unkeyedTo), were(unkeyedFrom, unkeyedTo))})
+	}
+	if len(seals) > 0 {
+		// Seals a trim dropped because they covered only deleted rows:
+		// the rows must be gone.
+		gone := seals[len(seals)-1].Pruned
+		if res.Rows > 0 {
+			gone = res.FirstID - 1
+		}
+		var problems []Problem
+		res.SealsDropped, problems = gapProblems(seals, gaps, gone)
+		for _, p := range problems {
+			res.add(p)
+		}
+	}
+	if res.Sealed && (record.Valid || len(seals) > 0) && record.String != v.Record {
+		res.add(Problem{Kind: Replaced, Words: "the file is not the record mcptray sealed: it was replaced by another one"})
+	}
 	if !res.Sealed || len(seals) == 0 {
 		// Only the meta table's word, which whoever writes the file can
 		// change: the newest row's id, and the last id retention deleted.
@@ -225,9 +301,6 @@ func (l *Log) Verify(ctx context.Context) (VerifyResult, error) {
 		return res, nil
 	}
 
-	if record.String != v.Record {
-		res.add(Problem{Kind: Replaced, Words: "the file is not the record mcptray sealed: it was replaced by another one"})
-	}
 	last := seals[len(seals)-1]
 	res.SealedAt, res.SealEvery = time.Unix(0, last.Time), time.Duration(last.Every)*time.Millisecond
 	res.SealedThrough = last.Head
@@ -287,6 +360,10 @@ func (l *Log) readKeys(ctx context.Context, v *verifier, st *sealState) error {
 		}
 	}
 	if err != nil {
+		if errors.Is(err, secret.ErrNotFound) {
+			// The state says whether the key is kept elsewhere (ForgetKey).
+			_ = getJSON(ctx, l.opts.Keys, l.items.state, st)
+		}
 		return err
 	}
 	if err := getJSON(ctx, l.opts.Keys, l.items.state, st); err != nil && !errors.Is(err, secret.ErrNotFound) {
@@ -298,25 +375,24 @@ func (l *Log) readKeys(ctx context.Context, v *verifier, st *sealState) error {
 // checkSeals checks each seal's MAC with its key from the seed, that they
 // run on with no gap, and that the file holds the last seal the keychain
 // remembers; it reports breaks, and returns the seals that hold.
-func checkSeals(res *VerifyResult, v verifier, st sealState, seals []seal, lines []string) []seal {
+func checkSeals(res *VerifyResult, v verifier, st sealState, seals []seal, lines []string) ([]seal, []sealGap) {
 	if len(seals) == 0 {
 		if st.Next > 1 {
 			res.add(Problem{Kind: SealsAltered, ID: 1, To: st.Next - 1, Words: fmt.Sprintf("the seals file was removed: the keychain says %d seals were made", st.Next-1)})
 		}
-		return nil
+		return nil, nil
 	}
-	if seals[0].N != 1 {
-		res.add(Problem{Kind: SealsAltered, Words: sealsRemoved(1, seals[0].N-1)})
-	}
+	var gaps []sealGap
 	key := sealKeyOf(v.Seed, seals[0].N)
-	good := seals[:0:0]
+	good := make([]seal, 0, len(seals))
 	for i, s := range seals {
-		if i > 0 && s.N != seals[i-1].N+1 {
+		g := sealGap{from: 1, to: s.N - 1, next: s}
+		if i > 0 {
+			g.from, g.prev = seals[i-1].N+1, &good[len(good)-1]
 			if s.N <= seals[i-1].N {
 				res.add(Problem{Kind: SealsAltered, Words: fmt.Sprintf("seal %d comes after seal %d in the seals file: it was edited", s.N, seals[i-1].N)})
 				break
 			}
-			res.add(Problem{Kind: SealsAltered, Words: sealsRemoved(seals[i-1].N+1, s.N-1)})
 			for range s.N - seals[i-1].N - 1 {
 				key = ratchet(key)
 			}
@@ -325,9 +401,15 @@ func checkSeals(res *VerifyResult, v verifier, st sealState, seals []seal, lines
 			res.add(Problem{Kind: SealsAltered, Words: fmt.Sprintf("seal %d was changed or forged", s.N)})
 			break
 		}
+		if g.to >= g.from {
+			gaps = append(gaps, g)
+		}
 		if s.Break != "" {
 			res.add(Problem{Kind: Break, Words: fmt.Sprintf("on %s mcptray found the record not as it had sealed it (%s) and went on from there",
 				time.Unix(0, s.Time).Local().Format("2 Jan 15:04:05"), s.Break)})
+		}
+		if s.Reset != "" {
+			res.Resets = append(res.Resets, Reset{Time: time.Unix(0, s.Time), By: s.Reset, Rows: s.Pruned})
 		}
 		good = append(good, s)
 		res.Seals++
@@ -336,18 +418,54 @@ func checkSeals(res *VerifyResult, v verifier, st sealState, seals []seal, lines
 	if st.Last != "" {
 		lastN := st.Next - 1
 		n := seals[len(seals)-1].N
-		switch {
+		switch i := slices.IndexFunc(seals, func(s seal) bool { return s.N == lastN }); {
 		case n < lastN:
 			res.add(Problem{Kind: SealsAltered, ID: n + 1, To: lastN,
 				Words: fmt.Sprintf("the seals file was cut back or put back to an older copy: seals %d to %d, which the keychain remembers, are gone", n+1, lastN)})
-		default:
-			i := len(seals) - 1 - int(n-lastN)
-			if i >= 0 && i < len(lines) && lines[i] != st.Last {
-				res.add(Problem{Kind: SealsAltered, Words: fmt.Sprintf("seal %d is not the one the keychain remembers", lastN)})
-			}
+		case i < 0:
+			res.add(Problem{Kind: SealsAltered, Words: fmt.Sprintf("seal %d, the last the keychain remembers, is not in the seals file", lastN)})
+		case lines[i] != st.Last:
+			res.add(Problem{Kind: SealsAltered, Words: fmt.Sprintf("seal %d is not the one the keychain remembers", lastN)})
 		}
 	}
-	return good
+	return good, gaps
+}
+
+// sealGap is a run of seals missing from the seals file, from to to,
+// between prev (nil at the start) and next.
+type sealGap struct {
+	from, to int64
+	prev     *seal
+	next     seal
+}
+
+// gapProblems says which of the gaps between good, the seals that hold,
+// are not what trims dropped (trim.go), and how many seals trims dropped
+// as the newest trim's seal declares; gone is the last row that is not in
+// the file (nor any before it).
+func gapProblems(good []seal, gaps []sealGap, gone int64) (dropped int64, problems []Problem) {
+	var trim *seal
+	for i := len(good) - 1; i >= 0 && trim == nil; i-- {
+		if good[i].Dropped > 0 {
+			trim = &good[i]
+		}
+	}
+	var trimmed int64
+	for _, g := range gaps {
+		if trim != nil && g.to < trim.N && trimmedGap(g.prev, g.next, min(gone, trim.Pruned)) {
+			trimmed += g.to - g.from + 1
+			continue
+		}
+		problems = append(problems, Problem{Kind: SealsAltered, Words: sealsRemoved(g.from, g.to)})
+	}
+	if trim == nil {
+		return 0, problems
+	}
+	if trimmed != trim.Dropped {
+		problems = append(problems, Problem{Kind: SealsAltered,
+			Words: fmt.Sprintf("the seals file's trims dropped %d seals, and %d are missing where a trim would drop them: seals were removed from it", trim.Dropped, trimmed)})
+	}
+	return trim.Dropped, problems
 }
 
 // metaInts reads the meta table's head and pruned.
@@ -422,8 +540,12 @@ func (r *VerifyResult) Lines() []string {
 		out = append(out, "The activity record has no rows.")
 	case r.Sealed && r.SealedThrough >= r.FirstID:
 		through := min(r.SealedThrough, r.LastID)
-		out = append(out, fmt.Sprintf("Proven: rows %s–%s, %s, sealed every %s with keys kept in your keychain (the last seal %s).",
-			count(r.FirstID), count(through), span(r.FirstTime, r.SealedTime), everyWords(r.SealEvery), r.SealedAt.Local().Format("2 Jan 15:04:05")))
+		keys := "with keys kept in your keychain"
+		if r.KeyGiven {
+			keys = "checked with the verification key you kept"
+		}
+		out = append(out, fmt.Sprintf("Proven: %s, %s, sealed every %s, %s (the last seal %s).",
+			rowsWords(r.FirstID, through), span(r.FirstTime, r.SealedTime), everyWords(r.SealEvery), keys, r.SealedAt.Local().Format("2 Jan 15:04:05")))
 		if r.LastID > through {
 			out = append(out, fmt.Sprintf("%s, written after the last seal: chained, not sealed yet.", capital(rowsWords(through+1, r.LastID))))
 		}
@@ -433,6 +555,13 @@ func (r *VerifyResult) Lines() []string {
 	default:
 		out = append(out, fmt.Sprintf("Rows %s–%s, %s, are chained but not sealed: %s.", count(r.FirstID), count(r.LastID), span(r.FirstTime, r.LastTime), r.NotSealed),
 			"The chain shows a row changed or removed in the middle; without a seal, rows deleted at either end, or the whole record rewritten, would not show.")
+	}
+	for _, rs := range r.Resets {
+		what := "it had no rows"
+		if rs.Rows > 0 {
+			what = rowsWords(1, rs.Rows) + " were deleted"
+		}
+		out = append(out, fmt.Sprintf("Started anew on purpose on %s by %s: %s.", rs.Time.Local().Format("2 Jan 2006 15:04:05"), rs.By, what))
 	}
 	if r.Problem == nil && r.Unchecked > 0 {
 		out = append(out, fmt.Sprintf("%s rows are chained with the record's key, which is in a keychain this could not read: their links were checked, not their content.", count(r.Unchecked)))

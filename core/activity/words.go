@@ -85,6 +85,8 @@ func (e Entry) TrustWords() string {
 		return fmt.Sprintf("%s set the guard of %s: %s", who, e.Target, e.Detail)
 	case SandboxChecked:
 		return fmt.Sprintf("%s checked the sandbox on %s: %s", who, e.Target, e.Detail)
+	case RecordReset:
+		return fmt.Sprintf("%s started the activity record anew: %s", who, e.Detail)
 	}
 	return fmt.Sprintf("%s %s %s %s", who, e.Action, e.Target, e.Detail)
 }

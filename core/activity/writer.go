@@ -150,6 +150,8 @@ func (l *Log) run() {
 			case <-l.pruneNow:
 			case ch := <-l.flushes:
 				close(ch)
+			case r := <-l.resets:
+				r.done <- resetDone{err: err}
 			case <-l.stop:
 				return
 			}
@@ -216,6 +218,11 @@ func (l *Log) run() {
 			w.sealAll(ctx)
 			sealDue = nil
 			close(ch)
+		case r := <-l.resets:
+			flush()
+			n, err := w.reset(ctx, r.by)
+			sealDue = nil
+			r.done <- resetDone{deleted: n, err: err}
 		case <-tick.C:
 			flush()
 			w.prune(ctx)

@@ -24,8 +24,9 @@ type Vars struct {
 // Expand replaces ${NAME}, ${NAME:-default}, ${env:NAME}, ${workspaceFolder},
 // ${userHome} and the plugin root in s.
 //
-// ${secret:NAME}, a secret kept in the keychain (see SecretRef), is left as
-// it is: the approval key covers the reference, not the value, and the
+// ${secret:NAME}, a secret kept in the keychain (see SecretRef), and
+// ${secret-file:NAME}, the same given as a file (SecretFileRef), are left
+// as they are: the approval key covers the reference, not the value, and the
 // value is read only when the server starts or is reached.
 //
 // As in a POSIX shell, the default applies when NAME is unset or empty. A
@@ -87,6 +88,11 @@ func (v Vars) resolve(ref string) (string, error) {
 	case strings.HasPrefix(name, "secret:"):
 		if !validVarName(strings.TrimPrefix(name, "secret:")) {
 			return "", fmt.Errorf("%q does not name a secret (write ${secret:NAME}, NAME in letters, digits and _)", "${"+ref+"}")
+		}
+		return "${" + ref + "}", nil
+	case strings.HasPrefix(name, "secret-file:"):
+		if !validVarName(strings.TrimPrefix(name, "secret-file:")) {
+			return "", fmt.Errorf("%q does not name a secret (write ${secret-file:NAME}, NAME in letters, digits and _)", "${"+ref+"}")
 		}
 		return "${" + ref + "}", nil
 	case strings.HasPrefix(name, "input:"):

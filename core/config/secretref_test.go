@@ -112,3 +112,22 @@ func TestPlainKeys(t *testing.T) {
 		t.Errorf("headers: %q, %v", r.PlainKeys, err)
 	}
 }
+
+// TestSecretFileRefs: ${secret-file:NAME} is a secret to read, is left by
+// Expand, is replaced by a path, and is not a secret on the command line.
+func TestSecretFileRefs(t *testing.T) {
+	s := &Server{Args: []string{"--token-file", SecretFileRef("A"), "--key=" + SecretRef("B")}, Env: map[string]string{"C": SecretFileRef("C")}}
+	if got := s.SecretNames(); !reflect.DeepEqual(got, []string{"A", "B", "C"}) {
+		t.Errorf("SecretNames = %q", got)
+	}
+	if got := s.ArgSecretNames(); !reflect.DeepEqual(got, []string{"B"}) {
+		t.Errorf("ArgSecretNames = %q", got)
+	}
+	if got, err := (Vars{}).Expand(SecretFileRef("A")); err != nil || got != "${secret-file:A}" {
+		t.Errorf("Expand = %q, %v", got, err)
+	}
+	got, err := ReplaceSecretFileRefs("f="+SecretFileRef("A")+" "+SecretRef("B"), func(n string) (string, error) { return "/path/" + n, nil })
+	if err != nil || got != "f=/path/A ${secret:B}" {
+		t.Errorf("ReplaceSecretFileRefs = %q, %v", got, err)
+	}
+}

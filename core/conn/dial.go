@@ -23,12 +23,12 @@ import (
 // process is started before it, to warm up while it waits (window.go);
 // every other transport waits at the gate before it does anything.
 func (m *Manager) dial(ctx context.Context, s *config.Server, gate func(context.Context) error) (*session, error) {
-	s, err := m.withSecrets(ctx, s)
+	s, removeFiles, err := m.withSecrets(ctx, s)
 	if err != nil {
 		return nil, err
 	}
 	if s.Transport == config.Stdio {
-		return m.dialStdio(ctx, s, gate)
+		return m.dialStdio(ctx, s, gate, removeFiles)
 	}
 	if err := gate(ctx); err != nil {
 		return nil, err
@@ -53,9 +53,12 @@ func (m *Manager) dial(ctx context.Context, s *config.Server, gate func(context.
 	return nil, fmt.Errorf("cannot connect over %q", s.Transport)
 }
 
-func (m *Manager) dialStdio(ctx context.Context, s *config.Server, gate func(context.Context) error) (*session, error) {
+// removeFiles removes the secrets given to s as files once its process
+// has stopped (withSecrets).
+func (m *Manager) dialStdio(ctx context.Context, s *config.Server, gate func(context.Context) error, removeFiles func()) (*session, error) {
 	env, err := m.opts.serverEnv(s)
 	if err != nil {
+		removeFiles()
 		return nil, err
 	}
 	tr, err := transport.NewStdio(transport.StdioConfig{
@@ -64,14 +67,28 @@ func (m *Manager) dialStdio(ctx context.Context, s *config.Server, gate func(con
 		Sandbox: m.stdioSandbox(s),
 	})
 	if err != nil {
+		removeFiles()
 		return nil, err
 	}
+	go func() {
+		<-tr.Done()
+		removeFiles()
+	}()
 	sess, err := m.handshake(ctx, s, tr, gate, tr.Done(), tr.ExitErr)
 	if err != nil {
 		// What the program printed usually says why better than we can.
 		return nil, withStderr(err, tr.Stderr())
 	}
 	sess.stderr, sess.pid = tr.Stderr, tr.Pid()
+	// Its secrets' files are gone by the time its close returns, as well
+	// as once it ended by itself.
+	closeSession := sess.close
+	sess.close = func() error {
+		err := closeSession()
+		<-tr.Done()
+		removeFiles()
+		return err
+	}
 	return sess, nil
 }
 

@@ -67,3 +67,34 @@ func TestEnvFileNoLinkOut(t *testing.T) {
 		t.Fatal("mcptray waits on the server's named pipe")
 	}
 }
+
+// TestEnvFileNoNeighbourLink: server A's env file lies in a folder the
+// person gave server B to write (on B's command line). B made it a link
+// to another file of the person's. A's start reads nothing through it.
+func TestEnvFileNoNeighbourLink(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	shared, other := filepath.Join(home, "shared"), filepath.Join(home, "code", "bank")
+	for _, d := range []string{shared, other} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	secrets := filepath.Join(other, ".env")
+	if err := os.WriteFile(secrets, []byte("BANK_TOKEN=stolen\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	servers := []config.Entry{
+		{Server: config.Server{Name: "a", Transport: config.Stdio, Command: "/bin/true", EnvFile: filepath.Join(shared, "a.env")}},
+		{Server: config.Server{Name: "b", Transport: config.Stdio, Command: "/bin/true", Args: []string{shared}}},
+	}
+	o := &Options{Launcher: "/bin/true", ServersDir: filepath.Join(home, ".config", "mcptray", "servers"), Home: home}
+	o.Others = func(name string) []string { return o.OthersWrite(servers, name) }
+	if err := os.Symlink(secrets, filepath.Join(shared, "a.env")); err != nil {
+		t.Fatal(err)
+	}
+	if env, err := o.serverEnv(&servers[0].Server); err == nil || env["BANK_TOKEN"] != "" {
+		t.Errorf("B's link was followed for A: %v, %v", env, err)
+	}
+}

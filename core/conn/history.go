@@ -1,20 +1,13 @@
 package conn
 
 import (
-	"cmp"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
+	"context"
 	"log/slog"
-	"maps"
-	"os"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/statefile"
 )
 
 // Each server's last connect time (from its place in the window to a
@@ -42,74 +35,45 @@ type connectTime struct {
 	At time.Time `json:"at"` // when it connected then
 }
 
-// historyFile is the file's form.
-type historyFile struct {
-	Version int                    `json:"version"`
-	Servers map[string]connectTime `json:"servers"`
+// history is the Manager's copy of the file (core/statefile), and its
+// writer.
+type history struct {
+	file   *statefile.File[connectTime]
+	cancel context.CancelFunc // stops the writer
+	done   chan struct{}      // closed when the writer has ended
 }
 
-// history is the Manager's copy of the file.
-type history struct {
-	path string // "" keeps nothing
-	log  *slog.Logger
-
-	mu    sync.Mutex
-	times map[string]connectTime
-	dirty bool
-
-	write sync.Mutex    // one write of the file at a time
-	poke  chan struct{} // asks the writer to write
-	stop  chan struct{} // closed by close
-	done  chan struct{} // closed when the writer has ended
+// historyOptions are the file's, at path ("" keeps nothing).
+func historyOptions(path string, log *slog.Logger) statefile.Options[connectTime] {
+	return statefile.Options[connectTime]{
+		Path: path, Field: "servers", MaxSize: maxHistorySize, Max: maxHistory,
+		When:   func(t connectTime) time.Time { return t.At },
+		Valid:  func(_ string, t connectTime) bool { return t.MS >= 0 },
+		Every:  historyEvery,
+		Logger: log, Failed: "the servers' connect times are not kept",
+	}
 }
 
 // newHistory reads path, and keeps what record is told in it until close.
 func newHistory(path string, log *slog.Logger) *history {
-	h := &history{path: path, log: log, times: map[string]connectTime{}}
-	if path == "" {
-		return h
-	}
-	times, err := readHistory(path)
+	f, err := statefile.Open(historyOptions(path, log))
 	if err != nil {
 		log.Info("starting servers in config order: their connect times cannot be read", "err", err)
 	}
-	h.times = times
-	h.poke = make(chan struct{}, 1)
-	h.stop = make(chan struct{})
-	h.done = make(chan struct{})
-	go h.writer()
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &history{file: f, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(h.done)
+		f.Write(ctx)
+	}()
 	return h
 }
 
-// readHistory reads the file; a missing one is empty, and so is one that
-// cannot be read, with the error that says why.
+// readHistory reads the file as it is now; a missing one is empty, and so
+// is one that cannot be read, with the error that says why.
 func readHistory(path string) (map[string]connectTime, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]connectTime{}, nil
-	}
-	if err != nil {
-		return map[string]connectTime{}, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxHistorySize+1))
-	if err != nil {
-		return map[string]connectTime{}, err
-	}
-	if len(b) > maxHistorySize {
-		return map[string]connectTime{}, fmt.Errorf("%s is larger than it can be", path)
-	}
-	var file historyFile
-	if err := json.Unmarshal(b, &file); err != nil {
-		return map[string]connectTime{}, fmt.Errorf("%s is damaged: %w", path, err)
-	}
-	out := map[string]connectTime{}
-	for k, v := range file.Servers {
-		if k != "" && v.MS >= 0 {
-			out[k] = v
-		}
-	}
-	return out, nil
+	f, err := statefile.Open(historyOptions(path, slog.New(slog.DiscardHandler)))
+	return f.Values(), err
 }
 
 // historyKey is the key e's time is kept under.
@@ -122,29 +86,19 @@ func historyKey(e *config.Entry) string {
 
 // record keeps that e took took to connect, at now.
 func (h *history) record(e *config.Entry, took time.Duration, now time.Time) {
-	h.mu.Lock()
-	h.times[historyKey(e)] = connectTime{MS: took.Milliseconds(), At: now.UTC().Truncate(time.Second)}
-	h.dirty = true
-	h.mu.Unlock()
-	if h.poke != nil {
-		select {
-		case h.poke <- struct{}{}:
-		default:
-		}
-	}
+	h.file.Set(historyKey(e), connectTime{MS: took.Milliseconds(), At: now.UTC().Truncate(time.Second)})
 }
 
 // expected returns how long each of entries is expected to take to
 // connect, by key: its last time, or for a server never connected the
 // median of the others' (0 when none is known, so that all are equal).
 func (h *history) expected(entries []config.Entry) map[string]time.Duration {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	times := h.file.Values()
 	out := make(map[string]time.Duration, len(entries))
 	var known []time.Duration
 	for i := range entries {
 		k := historyKey(&entries[i])
-		if t, ok := h.times[k]; ok {
+		if t, ok := times[k]; ok {
 			d := time.Duration(t.MS) * time.Millisecond
 			out[k] = d
 			known = append(known, d)
@@ -173,69 +127,8 @@ func medianOf(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-// writer writes the file when poked, at most once every historyEvery,
-// until close.
-func (h *history) writer() {
-	defer close(h.done)
-	for {
-		select {
-		case <-h.stop:
-			return
-		case <-h.poke:
-		}
-		h.save()
-		t := time.NewTimer(historyEvery)
-		select {
-		case <-h.stop:
-			t.Stop()
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// save writes the Manager's copy when it has news, merged with the file as
-// another mcptray may have left it, keeping the maxHistory newest.
-func (h *history) save() {
-	h.write.Lock()
-	defer h.write.Unlock()
-	h.mu.Lock()
-	if !h.dirty {
-		h.mu.Unlock()
-		return
-	}
-	h.dirty = false
-	mine := maps.Clone(h.times)
-	h.mu.Unlock()
-	all, _ := readHistory(h.path) // a damaged file is replaced
-	for k, v := range mine {
-		if old, ok := all[k]; !ok || !old.At.After(v.At) {
-			all[k] = v
-		}
-	}
-	if len(all) > maxHistory {
-		keys := slices.SortedFunc(maps.Keys(all), func(x, y string) int {
-			return cmp.Or(all[y].At.Compare(all[x].At), cmp.Compare(x, y))
-		})
-		for _, k := range keys[maxHistory:] {
-			delete(all, k)
-		}
-	}
-	b, err := json.Marshal(historyFile{Version: 1, Servers: all})
-	if err == nil {
-		err = config.ReplaceFile(h.path, append(b, '\n'), 0o600)
-	}
-	if err != nil {
-		h.log.Info("the servers' connect times are not kept", "err", err)
-	}
-}
-
-// close stops the writer and writes what is left.
+// close stops the writer, which writes what is left.
 func (h *history) close() {
-	if h.path == "" {
-		return
-	}
-	close(h.stop)
+	h.cancel()
 	<-h.done
-	h.save()
 }

@@ -179,11 +179,11 @@ func connectInOrder(t *testing.T, file string, entries ...config.Entry) []string
 // writeHistory writes a history file with each entry's time.
 func writeHistory(t *testing.T, file string, times map[*config.Entry]time.Duration) {
 	t.Helper()
-	f := historyFile{Version: 1, Servers: map[string]connectTime{}}
+	servers := map[string]connectTime{}
 	for e, d := range times {
-		f.Servers[e.ApprovalKey] = connectTime{MS: d.Milliseconds(), At: time.Now().UTC()}
+		servers[e.ApprovalKey] = connectTime{MS: d.Milliseconds(), At: time.Now().UTC()}
 	}
-	b, err := json.Marshal(f)
+	b, err := json.Marshal(map[string]any{"version": 1, "servers": servers})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,13 +38,20 @@ type Manager struct {
 	stopping map[string][]*serverConn
 	order    []string // server names in the order of the set
 	closed   bool
+	// shared are the folders other servers may write, by server name,
+	// for set (othersWrite).
+	shared struct {
+		sync.Mutex
+		set    *config.Set
+		writes map[string][]string
+	}
 }
 
 // New returns a Manager with no servers; Apply gives it some.
 func New(opts Options) *Manager {
 	opts.setDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Manager{
+	m := &Manager{
 		opts:     opts,
 		ctx:      ctx,
 		cancel:   cancel,
@@ -56,6 +63,10 @@ func New(opts Options) *Manager {
 		stopping: map[string][]*serverConn{},
 		set:      &config.Set{},
 	}
+	if m.opts.Others == nil {
+		m.opts.Others = m.othersWrite
+	}
+	return m
 }
 
 // localWarmth is how many stdio servers may start their processes while

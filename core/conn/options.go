@@ -118,6 +118,10 @@ type Options struct {
 	// sandboxed server's own network (core/sandbox's Start), until the
 	// listener closes when the server stops; nil when there is no proxy.
 	EgressServe func(net.Listener)
+	// Others returns the folders other servers may write, for the server
+	// called name (OthersWrite): its sandbox follows no link there. nil
+	// means the servers of the config the Manager applied.
+	Others func(name string) []string
 	// ReadOnlyProject gives a project server its project folder (and any
 	// folder around it) to read only, not to change: a look at an
 	// unapproved server's tools.

@@ -40,6 +40,9 @@ func (o *Options) SandboxInput(s *config.Server, program string, env []string) s
 	if o.Egress != nil {
 		in.EgressPort, in.EgressEnv = o.Egress(s.Name)
 	}
+	if o.Others != nil {
+		in.OthersWrite = o.Others(s.Name)
+	}
 	return in
 }
 

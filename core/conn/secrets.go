@@ -42,13 +42,24 @@ func MissingSecret(why string) (string, bool) {
 }
 
 // withSecrets returns s with every ${secret:NAME} in its args, env and
-// headers replaced by the secret's value, or s itself when it refers to
-// none. The copy is used for this connection only: the config, the
-// approval key and every snapshot keep the references.
-func (m *Manager) withSecrets(ctx context.Context, s *config.Server) (*config.Server, error) {
+// headers replaced by the secret's value, and every ${secret-file:NAME}
+// in its args and env by the path of a file that holds it
+// (secretFiles), or s itself when it refers to none. The copy is used for
+// this connection only: the config, the approval key and every snapshot
+// keep the references. The files are removed by remove, which the caller
+// calls when the server has stopped.
+func (m *Manager) withSecrets(ctx context.Context, s *config.Server) (_ *config.Server, remove func(), err error) {
+	remove = func() {}
 	if len(s.SecretNames()) == 0 {
-		return s, nil
+		return s, remove, nil
 	}
+	var files *secretFiles
+	defer func() {
+		if err != nil {
+			files.remove()
+			remove = func() {}
+		}
+	}()
 	values := map[string]string{}
 	get := func(name string) (string, error) {
 		if v, ok := values[name]; ok {
@@ -72,31 +83,45 @@ func (m *Manager) withSecrets(ctx context.Context, s *config.Server) (*config.Se
 	// missing secret every time.
 	for _, name := range s.SecretNames() {
 		if _, err := get(name); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+	}
+	path := func(name string) (string, error) {
+		if files == nil {
+			var err error
+			if files, err = m.opts.secretFilesFor(s); err != nil {
+				return "", err
+			}
+		}
+		return files.path(name, values[name])
 	}
 	c := *s
 	c.Args = slices.Clone(s.Args)
 	c.Env = maps.Clone(s.Env)
 	c.Headers = maps.Clone(s.Headers)
-	var err error
 	for i, a := range c.Args {
 		if c.Args[i], err = config.ReplaceSecretRefs(a, get); err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if c.Args[i], err = config.ReplaceSecretFileRefs(c.Args[i], path); err != nil {
+			return nil, nil, err
 		}
 	}
 	for k, v := range c.Env {
 		if c.Env[k], err = config.ReplaceSecretRefs(v, get); err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if c.Env[k], err = config.ReplaceSecretFileRefs(c.Env[k], path); err != nil {
+			return nil, nil, err
 		}
 	}
 	for k, v := range c.Headers {
 		if c.Headers[k], err = config.ReplaceSecretRefs(v, get); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if c.URL, err = config.ReplaceSecretRefs(c.URL, get); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &c, nil
+	return &c, files.remove, nil
 }

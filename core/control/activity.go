@@ -3,25 +3,51 @@ package control
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/mcptray/mcptray/core/service"
 )
 
-// activityRoutes serves GET and POST /v1/activity/settings, and GET
-// /v1/activity/today.
-func (s *Endpoint) activityRoutes(mux *http.ServeMux) {
-	ab := s.Backend
-	mux.HandleFunc("GET /v1/activity/today", func(w http.ResponseWriter, r *http.Request) {
-		sum, err := ab.ActivityToday(r.Context())
-		reply(w, sum, err)
-	})
-	mux.HandleFunc("GET /v1/activity/settings", func(w http.ResponseWriter, r *http.Request) {
-		st, err := ab.ActivitySettings(r.Context())
-		reply(w, st, err)
-	})
-	handleJSON(mux, "activity/settings", func(ctx context.Context, req service.ActivitySettings) (struct{}, error) {
-		return struct{}{}, ab.SetActivitySettings(ctx, req)
-	})
+// namesRequest asks for the names in the record's calls since then.
+type namesRequest struct {
+	Since time.Time `json:"since"`
+}
+
+// Activity returns the rows of the running mcptray's activity record that
+// f picks.
+func (c *Client) Activity(ctx context.Context, f service.ActivityFilter) ([]service.ActivityEntry, error) {
+	var rows []service.ActivityEntry
+	err := c.do(ctx, http.MethodPost, "activity/rows", f, &rows)
+	return rows, err
+}
+
+// ActivityNames returns the apps, servers and tools of the record's calls
+// since then.
+func (c *Client) ActivityNames(ctx context.Context, since time.Time) (service.ActivityNames, error) {
+	var n service.ActivityNames
+	err := c.do(ctx, http.MethodPost, "activity/names", namesRequest{Since: since}, &n)
+	return n, err
+}
+
+// VerifyActivity has the running mcptray check its record's chain and
+// seals.
+func (c *Client) VerifyActivity(ctx context.Context) (service.ActivityVerification, error) {
+	var res service.ActivityVerification
+	err := c.do(ctx, http.MethodPost, "activity/verify", struct{}{}, &res)
+	return res, err
+}
+
+// SearchCatalogue searches the MCP Registry's catalogue, which the running
+// mcptray keeps.
+func (c *Client) SearchCatalogue(ctx context.Context, query string) (service.CatalogueResult, error) {
+	var res service.CatalogueResult
+	err := c.do(ctx, http.MethodPost, "catalogue/search", catalogueRequest{Query: query}, &res)
+	return res, err
+}
+
+// catalogueRequest is a search of the registry's catalogue.
+type catalogueRequest struct {
+	Query string `json:"query"`
 }
 
 // ActivitySettings returns the activity record's settings.

@@ -41,42 +41,6 @@ type tokenResponse struct {
 	Token string `json:"token"`
 }
 
-// appRoutes serves GET /v1/apps, POST /v1/apps/connect and
-// /v1/apps/disconnect, POST /v1/gateway/permission, /v1/gateway/hidden and
-// /v1/gateway/search, /v1/gateway/guard/mode and /v1/gateway/guard/labels,
-// and GET /v1/gateway/token.
-func (s *Endpoint) appRoutes(mux *http.ServeMux) {
-	ab := s.Backend
-	mux.HandleFunc("GET /v1/apps", func(w http.ResponseWriter, r *http.Request) {
-		list, err := ab.Apps(r.Context())
-		if list == nil {
-			list = []service.App{}
-		}
-		reply(w, appsResponse{Apps: list}, err)
-	})
-	handleJSON(mux, "apps/connect", ab.ConnectApp)
-	handle(mux, "apps/disconnect", ab.DisconnectApp)
-	handleJSON(mux, "gateway/permission", func(ctx context.Context, req permissionRequest) (struct{}, error) {
-		return struct{}{}, ab.SetPermission(ctx, req.Tool, req.Permission)
-	})
-	handleJSON(mux, "gateway/hidden", func(ctx context.Context, req hiddenRequest) (struct{}, error) {
-		return struct{}{}, ab.SetHidden(ctx, req.Target, req.Hidden)
-	})
-	handleJSON(mux, "gateway/search", func(ctx context.Context, req searchRequest) (struct{}, error) {
-		return struct{}{}, ab.SetSearch(ctx, req.On)
-	})
-	handleJSON(mux, "gateway/guard/mode", func(ctx context.Context, req guardModeRequest) (struct{}, error) {
-		return struct{}{}, ab.SetGuardMode(ctx, req.Mode)
-	})
-	handleJSON(mux, "gateway/guard/labels", func(ctx context.Context, req guardLabelsRequest) (struct{}, error) {
-		return struct{}{}, ab.SetGuardLabels(ctx, req.Tool, req.Change, req.Reset)
-	})
-	mux.HandleFunc("GET /v1/gateway/token", func(w http.ResponseWriter, r *http.Request) {
-		tok, err := ab.GatewayToken(r.Context())
-		reply(w, tokenResponse{Token: tok}, err)
-	})
-}
-
 // Apps returns the AI apps on this computer and how each stands with the
 // gateway.
 func (c *Client) Apps(ctx context.Context) ([]service.App, error) {

@@ -172,18 +172,7 @@ func (c *Client) Settle(ctx context.Context) (service.Snapshot, error) {
 // mcptray's Snapshot may have changed, the first at once. It closes when
 // ctx ends or the running mcptray goes away.
 func (c *Client) Subscribe(ctx context.Context) (<-chan struct{}, error) {
-	out := make(chan struct{}, 1)
-	err := readStream(ctx, c, "events", func(struct{}) bool {
-		select {
-		case out <- struct{}{}:
-		default: // one is waiting already
-		}
-		return true
-	}, func() { close(out) })
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return follow[struct{}](ctx, c, "events", 1, true)
 }
 
 // Approve lets a project server run exactly what it runs now.

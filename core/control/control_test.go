@@ -48,7 +48,7 @@ func serve(t *testing.T, p config.Paths) (*Endpoint, *Listener) {
 	if err := svc.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	srv := &Endpoint{Backend: svc, OpenWindow: func(string) error { return nil }}
+	srv := &Endpoint{API: svc, OpenWindow: func(string) error { return nil }}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
 	t.Cleanup(func() {

@@ -72,8 +72,12 @@
 // bridge hands its stdin and stdout over it (SCM_RIGHTS), so the running
 // mcptray reads and writes the app's pipes itself.
 //
-// Endpoint serves a Backend (the service, plus what only the tray's process
-// can do, such as opening the window); Client speaks to it and offers the
-// same methods as core/service's Service, so a front end holds either.
-// Nothing here logs a request body: sign-in settings may hold secrets.
+// Endpoint serves the running mcptray's API (core/service's API, which the
+// service implements), plus what only the tray's process can do, such as
+// opening the window, each request a route of one table (routes.go);
+// Client speaks to it and implements the same API, so a front end holds
+// either. Each of the three streams (the change notices, the window's
+// focus requests, the servers' questions) is served and followed the same
+// way (stream.go). Nothing here logs a request body: sign-in settings may
+// hold secrets.
 package control

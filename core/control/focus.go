@@ -2,7 +2,6 @@ package control
 
 import (
 	"context"
-	"net/http"
 )
 
 // Focus asks an open window to come forward and show server ("" for
@@ -34,17 +33,17 @@ func (s *Endpoint) Pend(req WindowRequest) {
 func (s *Endpoint) WindowOpen() bool { return s.focus.Len() > 0 }
 
 // focusStream passes "show the window at this server" requests to the open
-// window, which follows them over GET /v1/focus. One waiting request
-// covers the next.
-func (s *Endpoint) focusStream(w http.ResponseWriter, r *http.Request) {
+// window, which follows them over GET /v1/focus, the pending one first.
+// One waiting request covers the next.
+func (s *Endpoint) focusStream(ctx context.Context) (<-chan WindowRequest, []WindowRequest, error) {
 	s.pendingMu.Lock()
-	ch := s.focus.Subscribe(r.Context())
+	defer s.pendingMu.Unlock()
+	ch := s.focus.Subscribe(ctx)
 	var first []WindowRequest
 	if s.pending != nil {
 		first, s.pending = []WindowRequest{*s.pending}, nil
 	}
-	s.pendingMu.Unlock()
-	writeStream(w, r, ch, first...)
+	return ch, first, nil
 }
 
 // FocusRequests returns the running mcptray's requests for the window to
@@ -53,17 +52,5 @@ func (s *Endpoint) focusStream(w http.ResponseWriter, r *http.Request) {
 // the window as open. The channel closes when ctx ends or the running
 // mcptray goes away.
 func (c *Client) FocusRequests(ctx context.Context) (<-chan WindowRequest, error) {
-	out := make(chan WindowRequest, 1)
-	err := readStream(ctx, c, "focus", func(wr WindowRequest) bool {
-		select {
-		case out <- wr:
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}, func() { close(out) })
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return follow[WindowRequest](ctx, c, "focus", 1, false)
 }

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/config"
@@ -57,7 +58,7 @@ func newGuardRig(t *testing.T, stream StreamFunc) *guardRig {
 		t.Fatal(err)
 	}
 	svc.UseActivity(l)
-	srv := &Endpoint{Backend: svc, Stream: stream}
+	srv := &Endpoint{API: svc, Stream: stream}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
 	t.Cleanup(func() {
@@ -320,4 +321,51 @@ func TestRecordNamesWho(t *testing.T) {
 func unixName(s string) string {
 	b := []byte(s)
 	return string(bytes.TrimRight(b[:min(len(b), 16)], "\x00"))
+}
+
+// TestEveryRouteNeedsTheKey: every route of the table but the open ones,
+// those added later too, refuses a program without the control key, and
+// says nothing of the data behind it: a hostile server that reached the
+// socket cannot read the activity record (the apps' calls and the
+// person's decisions, arguments masked or not) through the road the
+// window reads it by. With the key, the record's rows come back.
+func TestEveryRouteNeedsTheKey(t *testing.T) {
+	t.Parallel()
+	r := newGuardRig(t, nil)
+	r.log.RecordCall(activity.Call{Time: time.Now(), App: "Claude Code", Face: "stdio", Server: "probe", Tool: "secret-notes",
+		Outcome: activity.Answered, Arguments: json.RawMessage(`{"path":"/home/me/diary.md"}`)})
+	if err := r.log.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	socket := SocketPath(r.paths)
+	guarded := 0
+	// Open on purpose, and nothing else (guard.go says why): a route
+	// added to openRoutes fails here until this test says so too.
+	open := map[string]bool{"GET /v1/hello": true, "POST " + streamPath: true}
+	for _, rt := range (&Endpoint{API: &recorder{}}).routes() { // the table, not its answers
+		if open[rt.pattern] {
+			continue
+		}
+		guarded++
+		method, path, _ := strings.Cut(rt.pattern, " ")
+		a, err := rawRequest(socket, "", CommandLine, method, path, `{}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Status != http.StatusForbidden || a.Refused != refusedKey || strings.Contains(a.Body, "secret-notes") {
+			t.Errorf("%s without the key = %+v, want refused", rt.pattern, a)
+		}
+	}
+	if guarded < 40 {
+		t.Fatalf("only %d guarded routes in the table; the test no longer looks where they are", guarded)
+	}
+
+	key, err := readKey(r.paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := rawRequest(socket, key, CommandLine, "POST", "/v1/activity/rows", `{}`)
+	if err != nil || a.Status != http.StatusOK || !strings.Contains(a.Body, `"tool":"secret-notes"`) {
+		t.Errorf("the record's rows with the key = %+v, %v", a, err)
+	}
 }

@@ -17,22 +17,6 @@ type acceptChangesRequest struct {
 	On   bool   `json:"on"`
 }
 
-// pinRoutes serves POST /v1/pins/accept, /v1/pins/keep,
-// /v1/pins/accept-changes and /v1/pins/look.
-func (s *Endpoint) pinRoutes(mux *http.ServeMux) {
-	pb := s.Backend
-	handleJSON(mux, "pins/accept", func(ctx context.Context, req acceptRequest) (service.Server, error) {
-		return pb.AcceptTools(ctx, req.Name, req.Tools)
-	})
-	handleJSON(mux, "pins/keep", func(ctx context.Context, req acceptRequest) (service.Server, error) {
-		return pb.KeepHeld(ctx, req.Name, req.Tools)
-	})
-	handleJSON(mux, "pins/accept-changes", func(ctx context.Context, req acceptChangesRequest) (struct{}, error) {
-		return struct{}{}, pb.SetAcceptChanges(ctx, req.Name, req.On)
-	})
-	handle(mux, "pins/look", pb.LookAtTools)
-}
-
 // AcceptTools pins what a server's held tools say now, so that apps are
 // offered them: those named, or all when tools is empty.
 func (c *Client) AcceptTools(ctx context.Context, server string, tools []string) (service.Server, error) {

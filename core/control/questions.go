@@ -218,71 +218,35 @@ func (h *waitingQuestions) answer(id string, res mcp.ElicitationResult, by strin
 	}
 }
 
-// windowRoutes serves what only the window uses: the questions, their
-// answers, and the project folders.
-func (s *Endpoint) windowRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /v1/questions", s.questionStream)
-	mux.HandleFunc("POST /v1/answer", func(w http.ResponseWriter, r *http.Request) {
-		var req answerRequest
-		if !decode(w, r, &req) {
-			return
-		}
-		reply(w, struct{}{}, s.questions().answer(req.ID, req.Result, deciderOf(r)))
-	})
-	folders := s.Backend
-	mux.HandleFunc("POST /v1/folders/add", func(w http.ResponseWriter, r *http.Request) {
-		var req folderRequest
-		if !decode(w, r, &req) {
-			return
-		}
-		res, err := folders.AddFolder(r.Context(), req.Folder)
-		reply(w, res, err)
-	})
-	mux.HandleFunc("POST /v1/folders/demo", func(w http.ResponseWriter, r *http.Request) {
-		res, err := folders.AddDemo(r.Context())
-		reply(w, res, err)
-	})
-	mux.HandleFunc("POST /v1/folders/remove", func(w http.ResponseWriter, r *http.Request) {
-		var req folderRequest
-		if !decode(w, r, &req) {
-			return
-		}
-		reply(w, struct{}{}, folders.RemoveFolder(r.Context(), req.Folder))
-	})
+// answerQuestion hands the person's answer to a waiting question, given
+// by the window the request comes from.
+func (s *Endpoint) answerQuestion(w http.ResponseWriter, r *http.Request) {
+	var req answerRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	reply(w, struct{}{}, s.questions().answer(req.ID, req.Result, deciderOf(r)))
 }
 
 // questionStream sends the pending questions, then each new one and each
 // that goes, one JSON line each.
-func (s *Endpoint) questionStream(w http.ResponseWriter, r *http.Request) {
+func (s *Endpoint) questionStream(ctx context.Context) (<-chan Question, []Question, error) {
 	h := s.questions()
 	// Under h.mu, so that no question comes or goes between the two.
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	pending := make([]Question, 0, len(h.order))
 	for _, id := range h.order {
 		pending = append(pending, h.pending[id].q)
 	}
-	ch := h.followers.Subscribe(r.Context())
-	h.mu.Unlock()
-	writeStream(w, r, ch, pending...)
+	return h.followers.Subscribe(ctx), pending, nil
 }
 
 // Questions follows the servers' questions for the person: those waiting
 // now, then each new one, and each that goes (Gone). The channel closes
 // when ctx ends or the running mcptray goes away.
 func (c *Client) Questions(ctx context.Context) (<-chan Question, error) {
-	out := make(chan Question, 8)
-	err := readStream(ctx, c, "questions", func(q Question) bool {
-		select {
-		case out <- q:
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}, func() { close(out) })
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return follow[Question](ctx, c, "questions", 8, false)
 }
 
 // Answer answers the question called id: accept (with its content),

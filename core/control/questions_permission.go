@@ -103,11 +103,11 @@ func (s *Endpoint) AskPermission(ctx context.Context, q gateway.Question) (bool,
 // allowAlways keeps Allow for tool; the call goes ahead even when that
 // fails, as the person allowed it.
 func (s *Endpoint) allowAlways(ctx context.Context, tool string) {
-	if s.Backend == nil {
+	if s.API == nil {
 		s.logger().Warn("this mcptray cannot keep a tool's permission", "tool", sanitize.Line(tool))
 		return
 	}
-	if err := s.Backend.SetPermission(context.WithoutCancel(ctx), tool, config.Allow); err != nil {
+	if err := s.API.SetPermission(context.WithoutCancel(ctx), tool, config.Allow); err != nil {
 		s.logger().Warn("keeping a tool's permission", "tool", sanitize.Line(tool), "err", err)
 	}
 }

@@ -46,7 +46,7 @@ func serveAt(t *testing.T, p config.Paths, opened chan<- string) served {
 	if err := svc.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	srv := &Endpoint{Backend: svc, OpenWindow: func(server string) error { opened <- server; return nil }}
+	srv := &Endpoint{API: svc, OpenWindow: func(server string) error { opened <- server; return nil }}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
 	cl, err := Dial(ctx, p)

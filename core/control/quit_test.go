@@ -31,7 +31,7 @@ func TestQuit(t *testing.T) {
 	if err := svc.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	srv := &Endpoint{Backend: svc, Quit: quit}
+	srv := &Endpoint{API: svc, Quit: quit}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, ln) }()
 

@@ -13,25 +13,6 @@ type sandboxSwitch struct {
 	On   bool   `json:"on"`
 }
 
-// sandboxRoutes serve POST /v1/sandbox/show, /v1/sandbox/change,
-// /v1/sandbox/switch, /v1/sandbox/check and /v1/sandbox/last-check.
-func (s *Endpoint) sandboxRoutes(mux *http.ServeMux) {
-	b := s.Backend
-	handle(mux, "sandbox/show", b.SandboxOf)
-	handleJSON(mux, "sandbox/change", func(ctx context.Context, c service.SandboxChange) (struct{}, error) {
-		return struct{}{}, b.ChangeSandbox(ctx, c)
-	})
-	handleJSON(mux, "sandbox/check", func(ctx context.Context, _ struct{}) (sandbox.Report, error) {
-		return b.CheckSandbox(ctx)
-	})
-	handleJSON(mux, "sandbox/last-check", func(ctx context.Context, _ struct{}) (*sandbox.Report, error) {
-		return b.LastSandboxCheck(ctx)
-	})
-	handleJSON(mux, "sandbox/switch", func(ctx context.Context, req sandboxSwitch) (struct{}, error) {
-		return struct{}{}, b.SetSandbox(ctx, req.Name, req.On)
-	})
-}
-
 // SandboxOf says what a local server may do, with its full policy.
 func (c *Client) SandboxOf(ctx context.Context, name string) (service.Sandbox, error) {
 	var r service.Sandbox

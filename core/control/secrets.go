@@ -11,25 +11,6 @@ type secretsResponse struct {
 	Secrets []service.SecretInfo `json:"secrets"`
 }
 
-// secretRoutes serves POST /v1/secrets/set, /v1/secrets/unset,
-// /v1/secrets (the names a server refers to, and which are set) and
-// /v1/secrets/move (a server's plain-text keys into the keychain).
-func (s *Endpoint) secretRoutes(mux *http.ServeMux) {
-	sb := s.Backend
-	for path, fn := range map[string]func(context.Context, service.SecretRequest) error{
-		"secrets/set": sb.SetSecret, "secrets/unset": sb.UnsetSecret,
-	} {
-		handleJSON(mux, path, func(ctx context.Context, req service.SecretRequest) (struct{}, error) {
-			return struct{}{}, fn(ctx, req)
-		})
-	}
-	handle(mux, "secrets", func(ctx context.Context, name string) (secretsResponse, error) {
-		list, err := sb.Secrets(ctx, name)
-		return secretsResponse{Secrets: list}, err
-	})
-	handle(mux, "secrets/move", sb.MoveSecrets)
-}
-
 // SetSecret keeps a server's secret in the running mcptray's keychain.
 func (c *Client) SetSecret(ctx context.Context, req service.SecretRequest) error {
 	return c.do(ctx, http.MethodPost, "secrets/set", req, nil)

@@ -9,8 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -20,18 +18,18 @@ import (
 	"github.com/mcptray/mcptray/core/tools"
 )
 
-// Backend is what the endpoint serves: the running mcptray's API
-// (core/service's API, declared there once), which the service implements.
-type Backend = service.API
-
-// The client speaks the same API over the socket: a method the endpoint
-// lacks a route for is a compile error, not a 404 at run time.
+// The client speaks the same API over the socket. That it has each method
+// is checked when the program is built; that the endpoint has a route
+// for each, and the client asks for that one, only the routes test
+// checks (routes.go): the routes are strings.
 var _ service.API = (*Client)(nil)
 
-// Endpoint is the control endpoint: it serves a Backend on the private
-// socket to the window, the command line and mcptray stdio.
+// Endpoint is the control endpoint: it serves the running mcptray's API
+// (core/service's, declared there once), which the service implements, on
+// the private socket to the window, the command line and mcptray stdio.
 type Endpoint struct {
-	Backend Backend
+	// API is what the endpoint serves: the service.
+	API service.API
 	// OpenWindow opens the window, or brings it forward, at server (""
 	// for none); nil means this instance has no window to open.
 	OpenWindow func(server string) error
@@ -123,139 +121,10 @@ func (s *Endpoint) Serve(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
-func (s *Endpoint) handler() *http.ServeMux {
-	b := s.Backend
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/hello", func(w http.ResponseWriter, r *http.Request) {
-		snap, err := b.Snapshot(r.Context())
-		reply(w, hello{Version: snap.Version, PID: os.Getpid()}, err)
-	})
-	mux.HandleFunc("GET /v1/snapshot", func(w http.ResponseWriter, r *http.Request) {
-		snap, err := b.Snapshot(r.Context())
-		reply(w, snap, err)
-	})
-	mux.HandleFunc("POST /v1/settle", func(w http.ResponseWriter, r *http.Request) {
-		snap, err := b.Settle(r.Context()) // settled as far as it will: what there is
-		reply(w, snap, err)
-	})
-	mux.HandleFunc("GET /v1/events", s.events)
-	mux.HandleFunc("GET /v1/focus", s.focusStream)
-	s.windowRoutes(mux)
-	s.secretRoutes(mux)
-	s.appRoutes(mux)
-	s.sandboxRoutes(mux)
-	s.pinRoutes(mux)
-	s.activityRoutes(mux)
-	handle(mux, "approve", b.Approve)
-	handle(mux, "deny", b.Deny)
-	handleNone(mux, "enable", b.Enable)
-	handleNone(mux, "disable", b.Disable)
-	handleNone(mux, "retry", b.Retry)
-	handleNone(mux, "sign-out", b.SignOut)
-	handle(mux, "remove", b.Remove)
-	mux.HandleFunc("POST /v1/sign-in", func(w http.ResponseWriter, r *http.Request) {
-		var req signInRequest
-		if !decode(w, r, &req) {
-			return
-		}
-		// The person may take minutes in the browser; a client that goes
-		// away cancels the sign-in through r.Context().
-		reply(w, struct{}{}, b.SignIn(r.Context(), req.Name, req.Options))
-	})
-	handleJSON(mux, "add", b.Add)
-	handleJSON(mux, "install-bundle", b.InstallBundle)
-	mux.HandleFunc("POST /v1/sign-in-idp", func(w http.ResponseWriter, r *http.Request) {
-		reply(w, struct{}{}, b.SignInIdP(r.Context()))
-	})
-	mux.HandleFunc("POST /v1/sign-out-idp", func(w http.ResponseWriter, r *http.Request) {
-		reply(w, struct{}{}, b.SignOutIdP(r.Context()))
-	})
-	mux.HandleFunc("POST /v1/pause", func(w http.ResponseWriter, r *http.Request) {
-		reply(w, struct{}{}, b.PauseAll(r.Context()))
-	})
-	mux.HandleFunc("POST /v1/resume", func(w http.ResponseWriter, r *http.Request) {
-		reply(w, struct{}{}, b.ResumeAll(r.Context()))
-	})
-	mux.HandleFunc("POST /v1/tools", func(w http.ResponseWriter, r *http.Request) {
-		var req nameRequest
-		if !decode(w, r, &req) {
-			return
-		}
-		list, err := b.Tools(r.Context(), req.Name)
-		if list == nil {
-			list = []tools.Tool{}
-		}
-		reply(w, toolsResponse{Tools: list}, err)
-	})
-	handleJSON(mux, "call", b.Call)
-	mux.HandleFunc("POST "+streamPath, s.mcpStream)
-	mux.HandleFunc("GET /v1/gateway", func(w http.ResponseWriter, r *http.Request) {
-		if s.Gateway == nil {
-			reply(w, nil, &service.Error{Code: service.NotFound, Msg: "this mcptray runs no gateway"})
-			return
-		}
-		reply(w, s.Gateway(), nil)
-	})
-	mux.HandleFunc("POST /v1/quit", func(w http.ResponseWriter, r *http.Request) {
-		if s.Quit == nil {
-			reply(w, nil, &service.Error{Code: service.NotAllowed, Msg: "this mcptray cannot be stopped from the command line"})
-			return
-		}
-		reply(w, struct{}{}, nil)
-		s.Quit() // the control endpoint stops after this answer, and the servers after it
-	})
-	mux.HandleFunc("POST /v1/window", func(w http.ResponseWriter, r *http.Request) {
-		var req WindowRequest
-		if !decode(w, r, &req) {
-			return
-		}
-		if s.OpenWindow == nil || req.Bundle != "" && s.OpenBundle == nil {
-			reply(w, nil, &service.Error{Code: service.NotAllowed, Msg: "this mcptray runs without a window (mcptray serve)"})
-			return
-		}
-		if req.Bundle != "" {
-			if !filepath.IsAbs(req.Bundle) {
-				reply(w, nil, &service.Error{Code: service.Invalid, Msg: "the bundle's file must be given as a full path"})
-				return
-			}
-			reply(w, struct{}{}, s.OpenBundle(req.Bundle))
-			return
-		}
-		reply(w, struct{}{}, s.OpenWindow(req.Server))
-	})
-	return mux
-}
-
 // events streams one JSON line per change notice, the first at once.
-func (s *Endpoint) events(w http.ResponseWriter, r *http.Request) {
-	notices, err := s.Backend.Subscribe(r.Context())
-	if err != nil {
-		reply(w, nil, err)
-		return
-	}
-	writeStream(w, r, notices, struct{}{})
-}
-
-// handle serves POST /v1/NAME {name} with fn's result.
-func handle[T any](mux *http.ServeMux, path string, fn func(context.Context, string) (T, error)) {
-	handleJSON(mux, path, func(ctx context.Context, req nameRequest) (T, error) { return fn(ctx, req.Name) })
-}
-
-// handleJSON serves POST /v1/PATH: a Req in the body, fn's answer back.
-func handleJSON[Req, Res any](mux *http.ServeMux, path string, fn func(context.Context, Req) (Res, error)) {
-	mux.HandleFunc("POST /v1/"+path, func(w http.ResponseWriter, r *http.Request) {
-		var req Req
-		if !decode(w, r, &req) {
-			return
-		}
-		res, err := fn(r.Context(), req)
-		reply(w, res, err)
-	})
-}
-
-// handleNone serves POST /v1/NAME {name} with an empty result.
-func handleNone(mux *http.ServeMux, path string, fn func(context.Context, string) error) {
-	handle(mux, path, func(ctx context.Context, name string) (struct{}, error) { return struct{}{}, fn(ctx, name) })
+func (s *Endpoint) events(ctx context.Context) (<-chan struct{}, []struct{}, error) {
+	notices, err := s.API.Subscribe(ctx)
+	return notices, []struct{}{{}}, err
 }
 
 func decode(w http.ResponseWriter, r *http.Request, v any) bool {

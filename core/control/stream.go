@@ -48,28 +48,48 @@ func writeStream[T any](w http.ResponseWriter, r *http.Request, ch <-chan T, fir
 	}
 }
 
-// readStream follows a stream that writeStream answers at path, handing
-// each value to deliver until deliver returns false, the stream ends or ctx
-// ends; then it closes the channel deliver sends on (done).
-func readStream[T any](ctx context.Context, c *Client, path string, deliver func(T) bool, done func()) error {
+// serveStream answers a GET with a stream (writeStream): open, given the
+// request's context, returns the channel to follow and what to send
+// before it, taken together so that nothing comes or goes between the
+// two; an error is answered as any route's.
+func serveStream[T any](open func(ctx context.Context) (<-chan T, []T, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ch, first, err := open(r.Context())
+		if err != nil {
+			reply(w, nil, err)
+			return
+		}
+		writeStream(w, r, ch, first...)
+	}
+}
+
+// follow follows the stream that serveStream answers at path, and
+// returns a channel with each value, room for that many waiting, which
+// closes when ctx ends, the stream ends or the running mcptray goes away.
+// A value waits for room, unless coalesce: then a value that finds the
+// channel full is dropped, as a change notice is when one waits already
+// (it says nothing more). The change notices, the window's focus
+// requests and the servers' questions are all followed this way.
+func follow[T any](ctx context.Context, c *Client, path string, room int, coalesce bool) (<-chan T, error) {
 	req, err := c.request(ctx, http.MethodGet, path, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return &service.Error{Code: service.Other, Msg: "reaching the running mcptray: " + err.Error()}
+		return nil, &service.Error{Code: service.Other, Msg: "reaching the running mcptray: " + err.Error()}
 	}
 	if resp.StatusCode != http.StatusOK {
 		defer resp.Body.Close()
 		var refused *RefusedError
-		if err := c.answerError(resp); errors.As(err, &refused) {
-			return err
+		if err := c.answerError(resp); errors.As(err, &refused) || errors.Is(err, ErrOlder) {
+			return nil, err
 		}
-		return &service.Error{Code: service.Other, Msg: "the running mcptray answered " + resp.Status + "; it may be older than this program"}
+		return nil, &service.Error{Code: service.Other, Msg: "the running mcptray answered " + resp.Status + "; it may be older than this program"}
 	}
+	out := make(chan T, room)
 	go func() {
-		defer done()
+		defer close(out)
 		defer resp.Body.Close()
 		sc := bufio.NewScanner(resp.Body)
 		sc.Buffer(nil, maxBody)
@@ -78,10 +98,22 @@ func readStream[T any](ctx context.Context, c *Client, path string, deliver func
 			if json.Unmarshal(sc.Bytes(), &v) != nil {
 				continue
 			}
-			if !deliver(v) || ctx.Err() != nil {
+			if coalesce {
+				select {
+				case out <- v:
+				default: // one is waiting already
+				}
+			} else {
+				select {
+				case out <- v:
+				case <-ctx.Done():
+					return
+				}
+			}
+			if ctx.Err() != nil {
 				return
 			}
 		}
 	}()
-	return nil
+	return out, nil
 }

@@ -23,7 +23,7 @@ type clientState struct {
 	clientInfo  atomic.Pointer[mcp.Implementation]
 	app         atomic.Pointer[string] // the app's name as people know it (appName), from clientInfo
 	caps        atomic.Pointer[mcp.ClientCapabilities]
-	isLegacy    atomic.Bool // initialize settled on a revision before 2026-07-28
+	direct      atomic.Bool // initialize settled on a revision before 2026-07-28 (answersDirect)
 	logLevel    atomic.Pointer[mcp.LoggingLevel]
 	first       firstLists // its first lists wait for servers still starting (firstlist.go)
 
@@ -73,13 +73,15 @@ func (c *clientState) SetClientCapabilities(v mcp.ClientCapabilities) { c.caps.S
 // SetProtocolVersion records the version initialize settled on (mcp-go
 // calls it through an interface of its own).
 func (c *clientState) SetProtocolVersion(v string) {
-	c.isLegacy.Store(slices.Contains(mcp.LegacyProtocolVersions(), v))
+	c.direct.Store(slices.Contains(mcp.LegacyProtocolVersions(), v))
 }
 
-// legacy says whether the session speaks a revision before 2026-07-28,
-// whose tools/list the encoded list answers and whose tools/call the
-// gateway answers directly.
-func (c *clientState) legacy() bool { return c.isLegacy.Load() }
+// answersDirect says whether the gateway answers the session's plain
+// tools/list with the encoded list and its plain tools/call directly
+// (directCall), around mcp-go: the session speaks a revision with
+// sessions, before 2026-07-28, as every app does today. mcp-go calls
+// those legacy; here they are the main path.
+func (c *clientState) answersDirect() bool { return c.direct.Load() }
 
 func (c *clientState) SetLogLevel(l mcp.LoggingLevel) { c.logLevel.Store(&l) }
 func (c *clientState) GetLogLevel() mcp.LoggingLevel {

@@ -45,11 +45,12 @@ type callParams struct {
 	RequestState   json.RawMessage `json:"requestState"`
 }
 
-// legacySession is a session of the gateway's own (stream.go,
-// httpsession.go).
-type legacySession interface {
+// ownSession is a session of the gateway's own (stream.go,
+// httpsession.go), which says whether the gateway answers its plain calls
+// itself: the main path of every call an app makes today.
+type ownSession interface {
 	server.ClientSession
-	legacy() bool
+	answersDirect() bool
 }
 
 // directCalls are the direct calls in flight, so that
@@ -92,10 +93,10 @@ func (d *directCalls) cancel(session string, notification []byte) bool {
 	return ok
 }
 
-// directCall answers body when it is a plain tools/call of a live legacy
-// session in ctx, and reports whether it is; when it is not, mcp-go is to
+// directCall answers body when it is a plain tools/call of a live session
+// of the gateway's own in ctx that it answers directly (answersDirect), and reports whether it is; when it is not, mcp-go is to
 // answer. answer gets the answer, encoded, and whether it is a result
-// rather than an error, once: perhaps before directCall returns, perhaps on
+// rather than an error (nil: none, the app cancelled the call), once: perhaps before directCall returns, perhaps on
 // the goroutine that reads a stdio server's output (see Gateway.forward),
 // so it must not wait on anything. directCall does not keep body.
 func (g *Gateway) directCall(ctx context.Context, body []byte, answer func(out []byte, isResult bool)) bool {
@@ -107,8 +108,8 @@ func (g *Gateway) directCall(ctx context.Context, body []byte, answer func(out [
 // (the HTTP face's request). With cancel nil, the call gets a context of
 // its own (callContext).
 func (g *Gateway) directCallIn(ctx context.Context, cancel context.CancelFunc, body []byte, answer func(out []byte, isResult bool)) bool {
-	s, _ := server.ClientSessionFromContext(ctx).(legacySession)
-	if s == nil || !s.Initialized() || !s.legacy() || !bytes.Contains(body, []byte(`"tools/call"`)) {
+	s, _ := server.ClientSessionFromContext(ctx).(ownSession)
+	if s == nil || !s.Initialized() || !s.answersDirect() || !bytes.Contains(body, []byte(`"tools/call"`)) {
 		return false
 	}
 	req, ok := readCall(body)
@@ -142,9 +143,13 @@ func (g *Gateway) directCallIn(ctx context.Context, cancel context.CancelFunc, b
 		call.Params.RawArguments = a
 	}
 	g.forward(ctx, r, call, func(res *mcp.CallToolResult, err error) {
-		// The answer first: what follows is the gateway's to tidy.
-		answer(g.encodeAnswer(req.ID, res, err))
-		g.calls.m.CompareAndDelete(key, inFlight)
+		// Only a call still in flight is answered: one the app cancelled
+		// (directCalls.cancel took it out) gets nothing, as MCP says.
+		if g.calls.m.CompareAndDelete(key, inFlight) {
+			answer(g.encodeAnswer(req.ID, res, err))
+		} else {
+			answer(nil, false)
+		}
 		cancel()
 	})
 	return true

@@ -20,9 +20,10 @@ import (
 // (2025-11-25): a POST of initialize starts a session, whose id its answer
 // carries; a POST of a request is answered with application/json, or with
 // an event stream when messages about the request come before the answer
-// (httpsession.go); a POST of a notification or of the app's answer to the
-// gateway is answered 202; a GET opens the session's listening stream; a
-// DELETE ends the session. Every message goes straight to the gateway's MCP
+// (httpsession.go), or with an event stream that ends with no answer
+// when the app cancelled the request (cancelled.go); a POST of a
+// notification or of the app's answer to the gateway is answered 202; a
+// GET opens the session's listening stream; a DELETE ends the session. Every message goes straight to the gateway's MCP
 // server with the session in its context, as on the stdio face's stream,
 // with one parse of the body besides the call's.
 //
@@ -192,7 +193,7 @@ func (f *httpFace) post(ctx *fasthttp.RequestCtx) {
 		// A notification: nothing goes on its POST.
 		f.g.handle(f.g.mcp.WithContext(s.ctx, s), body)
 		ctx.SetStatusCode(http.StatusAccepted)
-	case m.Method == string(mcp.MethodToolsList) && s.legacy():
+	case m.Method == string(mcp.MethodToolsList) && s.answersDirect():
 		if out, ok := f.g.listAnswer(s.id, body, f.g.listJSON.Load()); ok {
 			ctx.SetContentType("application/json")
 			ctx.SetBody(out)
@@ -221,16 +222,29 @@ func (f *httpFace) request(ctx *fasthttp.RequestCtx, s *httpSession, body []byte
 		go func() { p.finish(f.g.handleMCP(mctx, body)) }()
 	}
 	stop := watchConn(ctx.Conn(), goneAfter, cancel)
-	f.answer(ctx, p, func() { stop(); cancel() })
+	f.answerRequest(ctx, p, func() { stop(); cancel() }, true)
 	return true
 }
 
 // answer answers a POST with p once its request has something to say,
 // then calls end.
 func (f *httpFace) answer(ctx *fasthttp.RequestCtx, p *postStream, end func()) {
+	f.answerRequest(ctx, p, end, false)
+}
+
+// answerRequest is answer; request says that the POST is a request,
+// whose POST is answered with an event stream and no answer in it when
+// the app cancelled the request (a request's POST is answered with JSON
+// or an event stream, and a cancelled request is not answered).
+func (f *httpFace) answerRequest(ctx *fasthttp.RequestCtx, p *postStream, end func(), request bool) {
 	<-p.ready
 	if res, ok := p.plain(); ok {
 		end()
+		if res == nil && request {
+			ctx.SetContentType("text/event-stream")
+			ctx.Response.Header.Set("Cache-Control", "no-cache")
+			return
+		}
 		if res == nil {
 			ctx.SetStatusCode(http.StatusAccepted)
 			return
@@ -316,7 +330,11 @@ func (g *Gateway) handleMCP(ctx context.Context, body []byte) (out []byte, ok bo
 	if g.cancelDirect(ctx, body) {
 		return nil, false
 	}
+	ctx, answerable := g.inFlight(ctx, body)
 	res := g.mcp.HandleMessage(ctx, body)
+	if !answerable() {
+		return nil, false // the app cancelled it: no answer, as MCP says
+	}
 	switch res.(type) {
 	case nil:
 		return nil, false

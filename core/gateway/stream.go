@@ -152,7 +152,7 @@ func (g *Gateway) streamMessage(ctx context.Context, s *streamSession, work *wor
 // a plain tools/list that the encoded list answers, and reports whether
 // it did.
 func (g *Gateway) streamList(s *streamSession, method string, line []byte) bool {
-	if method != string(mcp.MethodToolsList) || !s.legacy() {
+	if method != string(mcp.MethodToolsList) || !s.answersDirect() {
 		return false
 	}
 	out, ok := g.listAnswer(s.id, line, g.listJSON.Load())
@@ -262,6 +262,9 @@ func (s *streamSession) write(msg any) {
 // full), or another message is being written, the rest is written by a
 // goroutine of its own.
 func (s *streamSession) answerSoon(out []byte, _ bool) {
+	if out == nil {
+		return // a call the app cancelled: it gets no answer
+	}
 	out = append(out, '\n')
 	if s.now == nil || !s.outMu.TryLock() {
 		go s.writeRaw(out)

@@ -108,7 +108,7 @@ func Listen(opts Options) (*Instance, error) {
 		ln.Close()
 		return nil, err
 	}
-	i.Endpoint.Backend = i.Service
+	i.Endpoint.API = i.Service
 	i.ctx, i.cancel = context.WithCancel(context.Background())
 	return i, nil
 }

@@ -61,7 +61,7 @@ func inWritable(writable []string, path string) bool {
 func (p Policy) Open(path string) (*os.File, error) {
 	var f *os.File
 	var err error
-	if root, rel := anchorIn(p.Write, path); root != "" {
+	if root, rel := anchorIn(p.beneath(), path); root != "" {
 		var r *os.Root
 		if r, err = os.OpenRoot(root); err != nil {
 			return nil, err

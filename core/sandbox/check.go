@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,8 +26,11 @@ type Report struct {
 	Launcher string `json:"launcher"`
 	// Namespaces: the servers were in namespaces of their own, as this
 	// computer runs them; false is the fallback.
-	Namespaces bool         `json:"namespaces"`
-	Kinds      []KindResult `json:"kinds"`
+	Namespaces bool `json:"namespaces"`
+	// OwnProxy: the servers whose network goes through mcptray's proxy
+	// reached mcptray's own (CheckOptions.Proxy), not a stand-in.
+	OwnProxy bool         `json:"ownProxy,omitempty"`
+	Kinds    []KindResult `json:"kinds"`
 	// Err is why no probe could run at all.
 	Err string `json:"err,omitempty"`
 }
@@ -275,4 +279,17 @@ func WriteCheck(path string, r Report) error {
 // yet, another kernel, or another mcptray.
 func Stale(r *Report, version string) bool {
 	return r == nil || r.Kernel != Kernel() || r.Version != version
+}
+
+// CheckProxy is the egress proxy as the check uses it: core/egress's,
+// given by the service, which sandbox does not import.
+type CheckProxy struct {
+	// Port is its port on 127.0.0.1.
+	Port int
+	// Env is the variables that send a server's traffic there, with its
+	// credential (a new one for each call).
+	Env func(server string) map[string]string
+	// Serve serves the proxy on a listener in a server's own network,
+	// until the listener closes.
+	Serve func(net.Listener)
 }

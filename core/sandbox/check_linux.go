@@ -33,6 +33,10 @@ type CheckOptions struct {
 	Input func(k Kind, in Input) Input
 	// Kinds are the kinds of server to try; nil for Kinds.
 	Kinds []Kind
+	// Proxy is mcptray's own egress proxy, which the kinds of server
+	// whose network goes through it reach, as servers do; nil puts a
+	// stand-in in its place, a listener that answers by closing.
+	Proxy *CheckProxy
 }
 
 // Kernel is the kernel's release, as uname -r says it.
@@ -65,6 +69,7 @@ func Check(ctx context.Context, o CheckOptions) (Report, error) {
 		return r, nil
 	}
 	r.Namespaces = Isolation(o.Launcher)
+	r.OwnProxy = o.Proxy != nil && o.Proxy.Port > 0
 	kinds := o.Kinds
 	if kinds == nil {
 		kinds = Kinds
@@ -83,7 +88,7 @@ func Check(ctx context.Context, o CheckOptions) (Report, error) {
 // it, runs the probe there with every door's try, and judges each.
 func checkKind(ctx context.Context, o CheckOptions, k Kind, namespaces bool) (KindResult, error) {
 	kr := KindResult{Kind: k}
-	s, err := newScene(k)
+	s, err := newScene(k, o.Proxy)
 	if err != nil {
 		kr.Err = err.Error()
 		return kr, nil
@@ -99,6 +104,9 @@ func checkKind(ctx context.Context, o CheckOptions, k Kind, namespaces bool) (Ki
 		}
 		if k.Proxy {
 			in.EgressPort = s.ProxyPort
+			if o.Proxy != nil && data != "" {
+				in.EgressEnv = o.Proxy.Env(filepath.Base(data))
+			}
 		}
 		if o.Input != nil {
 			in = o.Input(k, in)
@@ -156,13 +164,16 @@ func (s *Scene) run(ctx context.Context, launcher string, p Policy, program stri
 	}
 	var out, errOut bytes.Buffer
 	cmd := &exec.Cmd{Path: path, Args: argv, Env: env, Dir: s.Data, Stdout: &out, Stderr: &errOut, WaitDelay: 5 * time.Second}
+	if s.tty != nil { // a terminal of its own, for the tty door
+		cmd.Stdin, cmd.SysProcAttr = s.tty, terminalAttr(cmd.SysProcAttr)
+	}
 	ln, err := Start(cmd, p, (*exec.Cmd).Start)
 	if err != nil {
 		return "", fmt.Errorf("starting the probe in its sandbox: %w", err)
 	}
-	if ln != nil { // the proxy's stand-in, in the server's own network
+	if ln != nil { // the proxy, or its stand-in, in the server's own network
 		defer ln.Close()
-		go acceptAndClose(ln)
+		go s.serve(ln)
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
@@ -214,7 +225,7 @@ func (s *Scene) startNeighbour(ctx context.Context, o CheckOptions, input func(d
 		os.Remove(shm) // where its shared memory was the computer's
 	}
 	if ln != nil {
-		go acceptAndClose(ln)
+		go s.serve(ln)
 	}
 	// It is ready once it has said how its first two tries went.
 	ready, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -286,13 +297,17 @@ const profileToken = "GITHUB_TOKEN"
 
 // newScene makes a scene for a server of kind k in a new temporary
 // folder.
-func newScene(k Kind) (*Scene, error) {
+func newScene(k Kind, proxy *CheckProxy) (*Scene, error) {
 	root, err := os.MkdirTemp("", "mcptray-check-")
 	if err != nil {
 		return nil, fmt.Errorf("making the check's folder: %w", err)
 	}
-	s := &Scene{Root: root, Home: filepath.Join(root, "home"), reached: map[string]int{}}
+	s := &Scene{Root: root, Home: filepath.Join(root, "home"), reached: map[string]int{}, serve: acceptAndClose}
 	s.closers = append(s.closers, func() { os.RemoveAll(root) })
+	if master, tty, err := openTerminal(); err == nil { // else the tty door is left out
+		s.Terminal, s.tty = tty.Name(), tty
+		s.closers = append(s.closers, func() { tty.Close(); master.Close() })
+	}
 	fail := func(err error) (*Scene, error) {
 		s.close()
 		return nil, fmt.Errorf("making the check's scene: %w", err)
@@ -351,7 +366,9 @@ func newScene(k Kind) (*Scene, error) {
 	if s.RefusedPort, err = s.listenTCP("127.0.0.1:0"); err != nil {
 		return fail(err)
 	}
-	if s.ProxyPort, err = s.listenTCP("127.0.0.1:0"); err != nil {
+	if proxy != nil && proxy.Port > 0 { // mcptray's own
+		s.ProxyPort, s.serve = proxy.Port, proxy.Serve
+	} else if s.ProxyPort, err = s.listenTCP("127.0.0.1:0"); err != nil {
 		return fail(err)
 	}
 	elsewhere := net.JoinHostPort("127.0.0.2", strconv.Itoa(s.ProxyPort))

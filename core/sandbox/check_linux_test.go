@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -48,7 +51,7 @@ func TestCheckHolds(t *testing.T) {
 							}
 						}
 						for _, d := range Doors {
-							if !tried[d.Name] && d.Try(&Scene{Elsewhere: "x"}, k.Kind) != "" {
+							if !tried[d.Name] && d.Try(&Scene{Elsewhere: "x", Terminal: "x"}, k.Kind) != "" {
 								t.Errorf("%s: the door %s was not tried", k.Kind.Name, d.Name)
 							}
 						}
@@ -83,5 +86,40 @@ func TestCheckProbeThatProvesNothing(t *testing.T) {
 	}
 	if r.Held() || !strings.Contains(r.Summary(), "not write in its own data folder") {
 		t.Errorf("a probe that tried nothing passed: %s", r.Summary())
+	}
+}
+
+// TestCheckTerminalIsReal: the tty door proves something only where the
+// probe has a terminal. With the check's pseudo-terminal, through both
+// launchers and in both modes, /dev/tty is refused by the sandbox, and a
+// policy that gives it lets the probe write there: the terminal is there.
+func TestCheckTerminalIsReal(t *testing.T) {
+	if ABI() < 1 {
+		t.Skip("no Landlock")
+	}
+	for name, launcher := range launchers(t) {
+		for mode, namespaces := range modes(t) {
+			t.Run(name+"/"+mode, func(t *testing.T) {
+				w := newIsolatedWorld(t, false, namespaces)
+				for rule, want := range map[bool]string{false: "refused", true: "ok"} {
+					p := w.policy
+					p.Read = append(slices.Clone(p.Read), filepath.Dir(mustExe(t)))
+					if rule {
+						p.Write = append(slices.Clone(p.Write), "/dev/tty")
+					}
+					master, tty, err := openTerminal()
+					if err != nil {
+						t.Skipf("no pseudo-terminal here: %v", err)
+					}
+					s := &Scene{Data: w.data, Terminal: tty.Name(), tty: tty}
+					out, err := s.run(context.Background(), launcher, p, mustExe(t), []string{"probe", ProbeArg, "write:/dev/tty"}, os.Environ())
+					tty.Close()
+					master.Close()
+					if err != nil || out != "write:/dev/tty "+want {
+						t.Errorf("with the rule %v: %q, %v; want %s", rule, out, err, want)
+					}
+				}
+			})
+		}
 	}
 }

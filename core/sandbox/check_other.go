@@ -23,6 +23,7 @@ type CheckOptions struct {
 	Version  string
 	Input    func(k Kind, in Input) Input
 	Kinds    []Kind
+	Proxy    *CheckProxy
 }
 
 // Kernel is "" here: the check keeps the kernel of Linux only.

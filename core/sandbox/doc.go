@@ -189,7 +189,15 @@
 // that variable before the server runs. The
 // server's own command line holds them, as it must: in namespaces of its
 // own only its own processes see it; without, every program of the person
-// and every other server can read it in /proc, and the words say so.
+// and every other server can read it in /proc, and the words say so
+// (DescribeArgSecrets, in the approval dialog, the detail, mcptray
+// sandbox SERVER and mcptray add). mcptray's own ways to give a secret
+// use the environment (add --secret-env); a program that takes a file
+// gets ${secret-file:NAME}: the path of a file holding the value, mode
+// 0600, in a folder of its own start in its data folder, which no other
+// server's sandbox may read, written beneath that folder through no link
+// and removed when it stops (core/conn's secretFiles).
+// TestSecretFileOnlyItsServerReads (core/conn).
 //
 // The launcher stays as the server's init (init_linux.go): it forks the
 // server, passes on mcptray's signals, and when the server ends (or is
@@ -205,11 +213,17 @@
 // server gets it (Kinds: a local server through the egress proxy, a
 // project's server, a local server while the proxy is off), through the
 // launcher servers start through, in namespaces where this computer
-// allows them (MCPTRAY_SANDBOX_NO_NAMESPACES=1 checks the fallback). The
+// allows them (MCPTRAY_SANDBOX_NO_NAMESPACES=1 checks the fallback), and
+// through mcptray's own egress proxy where the running mcptray has one
+// (CheckOptions.Proxy, Report.OwnProxy; a stand-in that answers by
+// closing otherwise, as in make test). The
 // probe lives in a scene of its own: a home with an SSH key, mcptray's
 // config, another server's data, the control key, shared caches, a named
 // and an abstract socket, listeners at other ports and at the proxy's port
-// on another address. It tries every door of Doors (doors.go), one case a
+// on another address, and a pseudo-terminal that is the probe's controlling
+// terminal (as a server started from a terminal has one: without it
+// /dev/tty would be refused whatever the sandbox). It tries every door of
+// Doors (doors.go), one case a
 // door: what it tries (a verb of the probe, probeTry), what "held" means,
 // and in plain words what a server could do when it did not hold. A new
 // door is one new case there, and make test runs it (TestCheckHolds,
@@ -267,6 +281,16 @@
 //     (openRule, and open_rule in the C launcher): a link there is left
 //     out, and its rule would give nothing the folder does not.
 //     TestPlantedLinksGiveNothing, through both launchers;
+//   - a folder two servers may write: what every other server's config
+//     lets it write (Input.OthersWrite, Policy.Shared, the policy's "s"
+//     lines) counts as the server's own for all of the above and below: a
+//     rule of one server there is opened beneath it through no link, its
+//     grants there and its program are not resolved through a link, and
+//     mcptray makes no folder and reads no env file through one. A link
+//     the other planted (shared/data pointed at ~/.ssh) is left out.
+//     TestNeighbourLinksGiveNothing, through both launchers,
+//     TestNeighbourLinkThroughManager, TestEnvFileNoNeighbourLink
+//     (core/conn);
 //   - its policy: Default follows no link in a folder it may write: not
 //     for the person's grants (GrantPathIn), nor for its program (a
 //     project's .venv/bin/python pointed at ~/.aws), nor in the Seatbelt
@@ -307,11 +331,17 @@
 //     unpacks, replaces and removes, its server may only read; the
 //     registry's downloads, which mcptray prunes, lie in mcptray's own
 //     folder, and only plain files are removed there.
-//
-// Limits: a folder two servers may write is as safe as the less careful
-// of them (a rule of one, in a folder the other may change, is opened as
-// it stands); a refusal read from a server's error output is the server's
-// own words, and only a suggestion the person confirms.
+//   - a refusal read from a server's error output (Refusals) is the
+//     server's own claim, and a hostile server prints refusals it was
+//     never given, naming ~/.ssh, the keyring, mcptray's files or another
+//     server's, in characters that read as another path. It is said as
+//     its claim ("weather says it was refused …"), a path with hidden
+//     characters is dropped, and Vet checks it: the path is there and its
+//     policy does not give it, the button grants exactly the path it
+//     shows (the grant's own spelling), and a place that holds secrets,
+//     runs programs outside any sandbox, or is mcptray's or another
+//     server's gets no button. TestForgedRefusalsNotOffered,
+//     TestForgedRefusals (core/service).
 //
 // # Container runtimes
 //

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/hex"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -42,8 +43,18 @@ var Doors = []Door{
 	{Name: "uv-cache", Area: "files", Tries: "plant a package in your uv cache (~/.cache/uv)",
 		Try:  func(s *Scene, _ Kind) string { return "write:" + filepath.Join(s.Home, ".cache", "uv", "planted") },
 		Open: "a server could plant code in your uv cache, which your own uvx runs later outside any sandbox"},
+	// The probe runs with a terminal of its own (Scene.Terminal) as its
+	// controlling terminal, as a server started from a terminal would
+	// have: without one, /dev/tty is "no such device" whatever the
+	// sandbox, which proves nothing. Only Landlock's refusal holds.
 	{Name: "tty", Area: "files", Tries: "write to the terminal (/dev/tty)",
-		Try:  func(*Scene, Kind) string { return "write:/dev/tty" },
+		Try: func(s *Scene, _ Kind) string {
+			if s.Terminal == "" {
+				return ""
+			}
+			return "write:/dev/tty"
+		},
+		Held: func(_ *Scene, outcome string) bool { return outcome == "refused" },
 		Open: "a server could type into your terminal"},
 	{Name: "named-socket", Area: "sockets", Tries: "connect to a named Unix socket (the session bus, ssh-agent, mcptray's control socket)",
 		Try:  func(s *Scene, _ Kind) string { return "unix:" + s.Socket },
@@ -213,8 +224,9 @@ type Scene struct {
 	// standing for journald's and systemd's notify socket.
 	Dgram string
 	// UDP is a UDP listener's address; RefusedPort a TCP port on
-	// 127.0.0.1 no server may reach; ProxyPort the proxy's (a stand-in
-	// that answers by closing); Elsewhere a listener at the proxy's port
+	// 127.0.0.1 no server may reach; ProxyPort the proxy's (mcptray's
+	// own, CheckOptions.Proxy, or a stand-in that answers by closing);
+	// Elsewhere a listener at the proxy's port
 	// on another address, "" when none could be made.
 	UDP                    string
 	RefusedPort, ProxyPort int
@@ -229,6 +241,13 @@ type Scene struct {
 	// leaves.
 	OtherPID int
 	Marker   string
+	// Terminal is the pseudo-terminal the probe has as its controlling
+	// terminal (/dev/pts/N), "" when none could be made.
+	Terminal string
+	tty      *os.File // its other end, the probe's stdin
+	// serve serves the proxy (or its stand-in) in a server's own
+	// network.
+	serve func(net.Listener)
 
 	reached map[string]int
 	closers []func()

@@ -96,13 +96,14 @@ func restrict(p Policy) (int, error) {
 		return abi, fmt.Errorf("making its rules: %w", errno)
 	}
 	defer unix.Close(int(fd))
+	beneath := p.beneath()
 	for _, path := range p.Read {
-		if err := addPath(int(fd), path, fsRead&attr.Handled_access_fs, p.Write); err != nil {
+		if err := addPath(int(fd), path, fsRead&attr.Handled_access_fs, beneath); err != nil {
 			return abi, err
 		}
 	}
 	for _, path := range p.Write {
-		if err := addPath(int(fd), path, attr.Handled_access_fs, p.Write); err != nil {
+		if err := addPath(int(fd), path, attr.Handled_access_fs, beneath); err != nil {
 			return abi, err
 		}
 	}
@@ -125,8 +126,8 @@ func restrict(p Policy) (int, error) {
 
 // addPath allows rights beneath path; a path that does not exist (or
 // cannot be opened) is left out, since nothing there can be reached. A
-// path in a folder the server may write (writable) is opened through no
-// link (openRule).
+// path in a folder the server or another server may write (writable) is
+// opened through no link (openRule).
 func addPath(rulesetFD int, path string, rights uint64, writable []string) error {
 	fd, err := openRule(path, writable)
 	if err != nil {
@@ -152,10 +153,12 @@ func addPath(rulesetFD int, path string, rights uint64, writable []string) error
 
 // openRule opens a rule's path. One in a folder the server may write (its
 // tmp, a cache, a folder in its project) may be a link it planted there,
-// to ~/.ssh say: it is opened beneath the outermost such folder that
-// holds it, through no symlink and no /proc magic link, and a link is
-// left out (ELOOP). Its rule would give nothing anyway: what lies in that
-// folder the server may write already. The twin of open_rule in
+// to ~/.ssh say, and one in a folder another server may write
+// (Policy.Shared) a link that server planted for this one: it is opened
+// beneath the outermost such folder that holds it, through no symlink and
+// no /proc magic link, and a link is left out (ELOOP). In its own folder
+// its rule would give nothing anyway: what lies there it may write
+// already. The twin of open_rule in
 // cmd/mcptray-sandbox's launch_linux.c.
 func openRule(path string, writable []string) (int, error) {
 	root, rel := anchorIn(writable, path)

@@ -32,7 +32,9 @@ const policyEnv = "MCPTRAY_SANDBOX_POLICY"
 
 // The policy travels as lines a few lines of C can read too (the
 // launcher's program does its work in C, before Go's runtime starts, see
-// its cmd/mcptray-sandbox): "r PATH" to read, "w PATH" to write, "t" to
+// its cmd/mcptray-sandbox): "r PATH" to read, "w PATH" to write, "s PATH"
+// a folder another server may write, where a rule is opened through no
+// link and which gives nothing (Policy.Shared), "t" to
 // limit TCP to the "p PORT" lines, "u" to leave named sockets to the
 // filter (Policy.AnySocket), "f HEX" the system call filter to
 // install (seccomp.go), "b PORT" to bring the proxy's port into the
@@ -43,7 +45,7 @@ const policyEnv = "MCPTRAY_SANDBOX_POLICY"
 // "a ARG" for each of its argv, in which a backslash is written "\\" and a
 // line break "\n". A path with a line break in it cannot be written as a
 // rule, and is refused.
-const policyMagic = "mcptray-sandbox 2"
+const policyMagic = "mcptray-sandbox 3"
 
 // launchPlan is what the launcher does beyond Landlock's rules.
 type launchPlan struct {
@@ -113,7 +115,7 @@ func encode(p Policy) (string, error) {
 	for _, l := range []struct {
 		kind  string
 		paths []string
-	}{{"r", p.Read}, {"w", p.Write}} {
+	}{{"r", p.Read}, {"w", p.Write}, {"s", p.Shared}} {
 		for _, path := range l.paths {
 			if strings.ContainsAny(path, "\n\x00") || path == "" {
 				return "", fmt.Errorf("encoding its sandbox: the path %q cannot be given to the launcher", path)
@@ -163,6 +165,8 @@ func decode(s string) (Policy, launchPlan, error) {
 			p.Read = append(p.Read, arg)
 		case "w":
 			p.Write = append(p.Write, arg)
+		case "s":
+			p.Shared = append(p.Shared, arg)
 		case "t":
 			p.RestrictTCP = true
 		case "u":

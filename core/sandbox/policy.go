@@ -48,9 +48,29 @@ type Policy struct {
 	// Bridge is the proxy's port on 127.0.0.1, brought into the server's
 	// network namespace; 0 when it has none.
 	Bridge int `json:"bridge,omitempty"`
+	// Shared are folders other servers may write (Input.OthersWrite): a
+	// rule in one, like a rule in Write, is opened beneath it through no
+	// link, and so is what mcptray makes or reads there for this server.
+	// They give it nothing.
+	Shared []string `json:"shared,omitempty"`
 	// Make are the folders Prepare creates: the data folder, its tmp, and
 	// the caches of its own that its package managers install into.
 	Make []string `json:"-"`
+}
+
+// Writes are the folders and files of the computer's that p lets its
+// server change: its Write, less the /tmp and /dev/shm that are its own
+// in namespaces of its own. What another server's rules name there is
+// given to it through no link (Input.OthersWrite).
+func (p Policy) Writes() []string {
+	var out []string
+	for _, w := range p.Write {
+		if p.Namespaces && (w == tmpDir || w == "/dev/shm") || slices.Contains(systemWrite, w) {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // Prepare creates the folders p needs before the server starts. A cache
@@ -60,11 +80,17 @@ func (p Policy) Prepare() error {
 	for i, d := range p.Make {
 		// Beneath what the server may write, through no link that leads
 		// out: its cache may be a link to the person's.
-		if err := mkdirBeneath(p.Write, d); err != nil && i < 2 {
+		if err := mkdirBeneath(p.beneath(), d); err != nil && i < 2 {
 			return fmt.Errorf("making its data folder: %w", err)
 		}
 	}
 	return nil
+}
+
+// beneath are the folders beneath which mcptray and the launcher follow
+// no link for p's server: those it may write and those others may.
+func (p Policy) beneath() []string {
+	return append(slices.Clip(p.Write), p.Shared...)
 }
 
 // Settings are a server's own additions to its default policy: the
@@ -155,6 +181,10 @@ type Input struct {
 	// the folders it names. What such a server may reach of the home is
 	// what Settings say, which the person saw when installing it.
 	ArgsGrantNothing bool
+	// OthersWrite are the folders the other servers may write, as their
+	// configs give them (each one's Policy.Writes): a link there may be
+	// another server's, planted for this one's next start.
+	OthersWrite []string
 }
 
 // System paths every server may read. /proc is there because runtimes
@@ -239,6 +269,7 @@ func Default(in Input) (Policy, error) {
 	// The folders it will be given to write, for the files its command
 	// line names (arg): one in them is read through them.
 	b.writes = append(b.writes, in.ProjectDir, in.DataDir)
+	b.writes = append(b.writes, in.OthersWrite...)
 	for _, p := range in.Settings.Write {
 		if d, err := expandGrant(b.home, p); err == nil {
 			b.writes = append(b.writes, d)
@@ -262,7 +293,7 @@ func Default(in Input) (Policy, error) {
 	// What the person allowed, in its one spelling however it was kept
 	// (GrantPath), but not resolved through a link in what the server may
 	// write (grantIn); a relative path, which names nothing, is left out.
-	writable := slices.Clone(b.w)
+	writable := slices.Concat(b.w, in.OthersWrite)
 	for _, p := range in.Settings.Write {
 		if d, err := expandGrant(b.home, p); err == nil {
 			writable = append(writable, d)
@@ -297,7 +328,7 @@ func Default(in Input) (Policy, error) {
 	// server's to point at ~/.aws. Such a program's own folder is given
 	// already, and the runtimes its links lead to are read as any
 	// server's (homeRead, sharedRead, the system).
-	if real, err := filepath.EvalSymlinks(in.Program); err == nil && real != in.Program && !inWritable(b.w, in.Program) {
+	if real, err := filepath.EvalSymlinks(in.Program); err == nil && real != in.Program && !inWritable(slices.Concat(b.w, in.OthersWrite), in.Program) {
 		b.read(b.installFolder(real), real)
 	}
 	if program == "docker" {
@@ -309,6 +340,11 @@ func Default(in Input) (Policy, error) {
 	p := Policy{Read: b.r, Write: b.w, None: program == "podman", Make: b.make, Env: map[string]string{
 		"TMPDIR": tmp, "TMP": tmp, "TEMP": tmp,
 	}, Unset: []string{"SSH_AUTH_SOCK"}}
+	for _, d := range in.OthersWrite {
+		if d = filepath.Clean(d); filepath.IsAbs(d) && !slices.Contains(p.Shared, d) {
+			p.Shared = append(p.Shared, d)
+		}
+	}
 	maps.Copy(p.Env, cacheEnv)
 	// docker's and podman's clients talk to their daemon over its socket:
 	// the approved command needs it, and the container keeps its own

@@ -17,6 +17,16 @@ type Refusal struct {
 	Write bool `json:"write,omitempty"`
 	// Line is the line it printed (at most 300 bytes).
 	Line string `json:"line"`
+	// Grant is what allowing it grants, in the one spelling a grant is
+	// kept in: the file, or for a write the folder (Vet).
+	Grant string `json:"grant,omitempty"`
+	// Checked says mcptray found the server's claim true: the path is
+	// there, and its sandbox does not give it (Vet).
+	Checked bool `json:"checked,omitempty"`
+	// Kept says why it is not offered with one click (a place that holds
+	// secrets, runs programs outside any sandbox, or is mcptray's or
+	// another server's); "" when it may be (Vet).
+	Kept string `json:"kept,omitempty"`
 }
 
 // Allow is the flag of mcptray sandbox allow that lets the server do what
@@ -31,6 +41,9 @@ func (r Refusal) Allow(home string) string {
 // Setting is the folder (Write) or file to allow, as a setting keeps it
 // (with ~ for the home): what Allow's flag names.
 func (r Refusal) Setting(home string) string {
+	if r.Grant != "" {
+		return Tilde(home, r.Grant)
+	}
 	if r.Write {
 		return Tilde(home, r.writeFolder(home))
 	}
@@ -50,9 +63,9 @@ func (r Refusal) writeFolder(home string) string {
 // Words says it as a button would: "Let it read ~/Documents/plan.txt".
 func (r Refusal) Words(home string) string {
 	if r.Write {
-		return "Let it change " + Tilde(home, r.writeFolder(home))
+		return "Let it change " + r.Setting(home)
 	}
-	return "Let it read " + Tilde(home, r.Path)
+	return "Let it read " + r.Setting(home)
 }
 
 var (
@@ -83,14 +96,15 @@ func Refusals(stderr string) []Refusal {
 			continue
 		}
 		p := m[1] + m[2] + m[3]
-		if p == "/" || strings.HasPrefix(p, "/proc/") {
-			continue
+		if p == "/" || strings.HasPrefix(p, "/proc/") || hidden(p) {
+			continue // a path with hidden characters cannot be shown as it is
 		}
+		p = filepath.Clean(p)
 		if len(line) > 300 {
 			line = line[:300]
 		}
 		out = slices.DeleteFunc(out, func(r Refusal) bool { return r.Path == p })
-		out = append(out, Refusal{Path: filepath.Clean(p), Write: writeVerbs.MatchString(line), Line: strings.TrimSpace(line)})
+		out = append(out, Refusal{Path: p, Write: writeVerbs.MatchString(line), Line: strings.TrimSpace(line)})
 	}
 	if len(out) > maxRefusals {
 		out = out[len(out)-maxRefusals:]

@@ -61,11 +61,11 @@ func Profile(p Policy) string {
 		fmt.Fprintf(&b, "  (global-name %s)\n", quote(s))
 	}
 	b.WriteString(")\n(allow file-read* file-map-executable\n")
-	for _, d := range seatbeltPaths(append(slices.Clone(macRead), p.Read...), p.Write) {
+	for _, d := range seatbeltPaths(append(slices.Clone(macRead), p.Read...), p.beneath()) {
 		fmt.Fprintf(&b, "  (subpath %s)\n", quote(d))
 	}
 	b.WriteString(")\n(allow file-read* file-write* file-map-executable\n")
-	for _, d := range seatbeltPaths(p.Write, p.Write) {
+	for _, d := range seatbeltPaths(p.Write, p.beneath()) {
 		fmt.Fprintf(&b, "  (subpath %s)\n", quote(d))
 	}
 	b.WriteString(")\n(allow file-ioctl (literal \"/dev/null\") (literal \"/dev/zero\") (literal \"/dev/random\") (literal \"/dev/urandom\"))\n")

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -136,6 +137,20 @@ type API interface {
 	// ActivityToday sums up today's calls: how many, by which apps, and
 	// how many were asked about, refused, failed or held by the guard.
 	ActivityToday(ctx context.Context) (ActivitySummary, error)
+	// Activity returns the rows a filter picks (at most a thousand);
+	// ActivityNames the apps, servers and tools of the calls since a
+	// time; VerifyActivity checks the record's chain and seals with the
+	// running mcptray's keys (activity_read.go). Only the running mcptray
+	// opens the record's file.
+	Activity(ctx context.Context, f ActivityFilter) ([]ActivityEntry, error)
+	ActivityNames(ctx context.Context, since time.Time) (ActivityNames, error)
+	VerifyActivity(ctx context.Context) (ActivityVerification, error)
+
+	// The MCP Registry's catalogue.
+
+	// SearchCatalogue searches the registry's catalogue, kept in the
+	// person's cache folder by the running mcptray (catalogue.go).
+	SearchCatalogue(ctx context.Context, query string) (CatalogueResult, error)
 }
 
 var _ API = (*Service)(nil)

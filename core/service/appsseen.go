@@ -1,18 +1,10 @@
 package service
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
-	"maps"
-	"os"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/mcptray/mcptray/core/config"
+	"github.com/mcptray/mcptray/core/statefile"
 )
 
 // The gateway's sessions live in memory, so after a restart a connected
@@ -20,7 +12,8 @@ import (
 // app it recognises (by its key, "claude-code"), when the gateway last saw
 // it and how many tools it was given then, in Paths.AppsSeenFile: never a
 // client's arguments, results or tokens. It writes the file when an app
-// arrives or leaves, at most once every appsSeenEvery, and when it closes.
+// arrives or leaves, at most once every appsSeenEvery, and when it closes
+// (core/statefile keeps the file).
 
 // appsSeenEvery is how often, at most, the file is written.
 const appsSeenEvery = 5 * time.Minute
@@ -40,78 +33,27 @@ type appSeen struct {
 	Tools int `json:"tools,omitempty"`
 }
 
-// appsSeenFile is the file's form.
-type appsSeenFile struct {
-	Version int                `json:"version"`
-	Apps    map[string]appSeen `json:"apps"`
-}
-
-// seenState is the service's copy of the file.
+// seenState is the service's copy of the file (core/statefile), opened on
+// first use, and written by a goroutine of the service's once it follows
+// the gateway's apps (followSeen).
 type seenState struct {
-	loaded bool
-	apps   map[string]appSeen
-	dirty  bool          // apps has news the file has not
-	poke   chan struct{} // asks the writer to write, when it may
-	write  sync.Mutex    // one write of the file at a time
-	saved  func()        // tests: called after each write
+	file      *statefile.File[appSeen]
+	following bool   // the writer runs
+	saved     func() // tests: called after each write
 }
 
-// readAppsSeen reads the file; a missing one is empty.
-func readAppsSeen(path string) (map[string]appSeen, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]appSeen{}, nil
+// mergeSeen lays v, what is new of an app, over old (had: what was known)
+// where it is newer, and reports whether that is news. An app seen again
+// that has not asked for the tools yet keeps the count it was given
+// before.
+func mergeSeen(old appSeen, had bool, v appSeen) (appSeen, bool) {
+	if had && !v.LastSeen.After(old.LastSeen) {
+		return old, false
 	}
-	if err != nil {
-		return nil, err
+	if v.Tools == 0 {
+		v.Tools = old.Tools
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxAppsSeenSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxAppsSeenSize {
-		return nil, fmt.Errorf("%s is larger than it can be", path)
-	}
-	var file appsSeenFile
-	if err := json.Unmarshal(b, &file); err != nil {
-		return nil, fmt.Errorf("%s is damaged: %w", path, err)
-	}
-	if file.Apps == nil {
-		file.Apps = map[string]appSeen{}
-	}
-	return boundSeen(file.Apps), nil
-}
-
-// boundSeen keeps the maxAppsSeen most recently seen apps of m.
-func boundSeen(m map[string]appSeen) map[string]appSeen {
-	if len(m) <= maxAppsSeen {
-		return m
-	}
-	keys := slices.SortedFunc(maps.Keys(m), func(x, y string) int { return m[y].LastSeen.Compare(m[x].LastSeen) })
-	for _, k := range keys[maxAppsSeen:] {
-		delete(m, k)
-	}
-	return m
-}
-
-// mergeSeen lays what src says of each app over dst where it is newer,
-// and reports whether dst changed. An app seen again that has not asked
-// for the tools yet keeps the count it was given before.
-func mergeSeen(dst, src map[string]appSeen) bool {
-	changed := false
-	for k, v := range src {
-		old, ok := dst[k]
-		if ok && !v.LastSeen.After(old.LastSeen) {
-			continue
-		}
-		if v.Tools == 0 {
-			v.Tools = old.Tools
-		}
-		dst[k] = v
-		changed = true
-	}
-	return changed
+	return v, true
 }
 
 // seenOf is what sessions say of each app the gateway recognised.
@@ -126,23 +68,60 @@ func seenOf(sessions []AppSession) map[string]appSeen {
 		if ss.Listed {
 			v.Tools = ss.Tools
 		}
-		mergeSeen(out, map[string]appSeen{k: v})
+		old, had := out[k]
+		if v, news := mergeSeen(old, had, v); news {
+			out[k] = v
+		}
 	}
 	return out
 }
 
-// loadSeen reads the file once; s.apps.mu is held.
-func (s *Service) loadSeen() {
-	if s.apps.seen.loaded {
-		return
+// seenOptions are the file's: at path, with what the gateway's sessions
+// say gathered before each write, and tests told of each write.
+func (s *Service) seenOptions(path string) statefile.Options[appSeen] {
+	return statefile.Options[appSeen]{
+		Path: path, Field: "apps", MaxSize: maxAppsSeenSize, Max: maxAppsSeen,
+		When:  func(a appSeen) time.Time { return a.LastSeen },
+		Merge: mergeSeen,
+		Every: appsSeenEvery,
+		Gather: func() map[string]appSeen {
+			s.apps.mu.Lock()
+			read := s.apps.sessions
+			s.apps.mu.Unlock()
+			if read == nil {
+				return nil
+			}
+			return seenOf(read())
+		},
+		Logger: s.log, Failed: "could not keep when the apps last used mcptray",
+		Saved: func() {
+			s.apps.mu.Lock()
+			saved := s.apps.seen.saved
+			s.apps.mu.Unlock()
+			if saved != nil {
+				saved()
+			}
+		},
 	}
-	s.apps.seen.loaded = true
-	m, err := readAppsSeen(s.opts.Paths.AppsSeenFile())
-	if err != nil {
-		s.log.Warn("forgetting when the apps last used mcptray", "err", err)
-		m = map[string]appSeen{}
+}
+
+// readAppsSeen reads the file as it is now; a missing one is empty.
+func readAppsSeen(path string) (map[string]appSeen, error) {
+	f, err := statefile.Open(statefile.Options[appSeen]{Path: path, Field: "apps", MaxSize: maxAppsSeenSize, Max: maxAppsSeen,
+		When: func(a appSeen) time.Time { return a.LastSeen }})
+	return f.Values(), err
+}
+
+// loadSeen reads the file once and returns it; s.apps.mu is held.
+func (s *Service) loadSeen() *statefile.File[appSeen] {
+	if s.apps.seen.file == nil {
+		f, err := statefile.Open(s.seenOptions(s.opts.Paths.AppsSeenFile()))
+		if err != nil {
+			s.log.Warn("forgetting when the apps last used mcptray", "err", err)
+		}
+		s.apps.seen.file = f
 	}
-	s.apps.seen.apps = m
+	return s.apps.seen.file
 }
 
 // noteSessions takes what sessions say into the service's copy, and
@@ -150,105 +129,31 @@ func (s *Service) loadSeen() {
 func (s *Service) noteSessions(sessions []AppSession) map[string]appSeen {
 	news := seenOf(sessions)
 	s.apps.mu.Lock()
-	defer s.apps.mu.Unlock()
-	s.loadSeen()
-	if mergeSeen(s.apps.seen.apps, news) {
-		s.apps.seen.dirty = true
-		boundSeen(s.apps.seen.apps)
-	}
-	return maps.Clone(s.apps.seen.apps)
-}
-
-// saveSeen writes the service's copy when it has news, merged with the
-// file as another mcptray may have left it.
-func (s *Service) saveSeen() {
-	s.apps.seen.write.Lock()
-	defer s.apps.seen.write.Unlock()
-	s.apps.mu.Lock()
-	if !s.apps.seen.dirty {
-		s.apps.mu.Unlock()
-		return
-	}
-	s.apps.seen.dirty = false
-	m := maps.Clone(s.apps.seen.apps)
+	f := s.loadSeen()
 	s.apps.mu.Unlock()
-	path := s.opts.Paths.AppsSeenFile()
-	if old, err := readAppsSeen(path); err == nil {
-		mergeSeen(old, m)
-		m = old
-	}
-	b, err := json.MarshalIndent(appsSeenFile{Version: 1, Apps: boundSeen(m)}, "", "  ")
-	if err == nil {
-		err = config.ReplaceFile(path, append(b, '\n'), 0o600)
-	}
-	if err != nil {
-		s.log.Warn("could not keep when the apps last used mcptray", "err", err)
-		s.apps.mu.Lock()
-		s.apps.seen.dirty = true
-		s.apps.mu.Unlock()
-	}
-	s.apps.mu.Lock()
-	saved := s.apps.seen.saved
-	s.apps.mu.Unlock()
-	if saved != nil {
-		saved()
-	}
+	return f.Merge(news)
 }
 
-// keepSeen writes what the gateway's sessions say into the file: when
-// poked (an app arrived, listed its tools or left) once appsSeenEvery has
-// passed since the last write, every appsSeenEvery, and when the service
-// closes. Its goroutine is in s.wg.
-func (s *Service) keepSeen(poke <-chan struct{}) {
-	defer s.wg.Done()
-	t := time.NewTicker(appsSeenEvery)
-	defer t.Stop()
-	var last time.Time
-	save := func() {
-		s.apps.mu.Lock()
-		read := s.apps.sessions
-		s.apps.mu.Unlock()
-		if read != nil {
-			s.noteSessions(read())
-		}
-		s.saveSeen()
-		last = time.Now()
-	}
-	for {
-		select {
-		case <-s.ctx.Done():
-			save()
-			return
-		case <-t.C:
-			save()
-		case <-poke:
-			if time.Since(last) >= appsSeenEvery {
-				save()
-			}
-		}
-	}
-}
-
-// followSeen starts keepSeen, unless it runs or the service is closed,
-// and returns what pokes it.
+// followSeen starts the file's writer, unless it runs or the service is
+// closed, and returns what pokes it: an app arrived, listed its tools or
+// left. The writer writes what the gateway's sessions say at once, then at
+// most once every appsSeenEvery and every appsSeenEvery, and when the
+// service closes; its goroutine is in s.wg.
 func (s *Service) followSeen() (poke func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.apps.mu.Lock()
-	ch := s.apps.seen.poke
-	if ch == nil && !s.closed {
-		ch = make(chan struct{}, 1)
-		s.apps.seen.poke = ch
+	defer s.apps.mu.Unlock()
+	f := s.loadSeen()
+	if !s.apps.seen.following && !s.closed {
+		s.apps.seen.following = true
 		s.wg.Add(1)
-		go s.keepSeen(ch)
+		go func() {
+			defer s.wg.Done()
+			f.Write(s.ctx)
+		}()
 	}
-	s.apps.mu.Unlock()
-	return func() {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
-	}
+	return f.Poke
 }
 
 // agoWords says how long ago d was, roughly: "3 hours ago".

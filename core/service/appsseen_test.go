@@ -113,6 +113,12 @@ func TestAppsSeenDamaged(t *testing.T) {
 	}
 }
 
+// appsSeenFile is the file's form.
+type appsSeenFile struct {
+	Version int                `json:"version"`
+	Apps    map[string]appSeen `json:"apps"`
+}
+
 // TestAppsSeenBounded: the file keeps the most recently seen apps only.
 func TestAppsSeenBounded(t *testing.T) {
 	t.Parallel()

@@ -62,6 +62,9 @@ type Sandbox struct {
 	// that run programs; the rest only when its config names them) and
 	// how many of the person's it does not, never a value.
 	Environment sandbox.Environment `json:"environment"`
+	// SecretArgs says who can read the secrets its config puts on its
+	// command line (${secret:NAME} in its args); "" for none.
+	SecretArgs string `json:"secretArgs,omitempty"`
 }
 
 // Withheld is a folder or file a server's command names and the server
@@ -123,6 +126,10 @@ type Refusal struct {
 	// read ~/Documents/plan.txt").
 	Allow string `json:"allow"`
 	Label string `json:"label"`
+	// Claim says it as the server's own words: "weather says it was
+	// refused reading ~/Documents/plan.txt". Without Checked, or with
+	// Kept, there is no button: Change is empty, Allow and Label "".
+	Claim string `json:"claim"`
 }
 
 // sandboxOpts are the connection manager's options that decide the
@@ -148,6 +155,9 @@ func (s *Service) sandboxOpts() conn.Options {
 	}
 	if o.EgressServe == nil && s.wantsEgress() {
 		o.EgressServe = s.egressServe
+	}
+	if s.conns != nil { // what the other servers may write, where a link may be theirs
+		o.Others = s.conns.OthersWrite
 	}
 	return o
 }
@@ -192,21 +202,14 @@ func (s *Service) sandboxView(e *config.Entry, stderr string, full bool) *Sandbo
 			v.Words += " But its runtime, Node " + version + ", does not send the server's own web requests through mcptray, so they are refused: Node 22.21 or later does."
 		}
 	}
-	for _, r := range sandbox.Refusals(stderr) {
-		c := SandboxChange{Server: e.Name, Allow: true}
-		if r.Write {
-			c.Write = r.Setting(in.Home)
-		} else {
-			c.Read = r.Setting(in.Home)
-		}
-		v.Refusals = append(v.Refusals, Refusal{Refusal: r, Change: c, Allow: r.Allow(in.Home), Label: r.Words(in.Home)})
-	}
+	v.Refusals = s.refusalsOf(e, stderr, in.Home, p)
 	v.Network = s.egressRefusals(e.Name)
 	var boxed *sandbox.Policy // nil: it runs without one, and gets the desktop's addresses
 	if v.Protection.Files && !e.Sandbox.Off {
 		boxed = &p
 	}
 	v.Environment = sandbox.DescribeEnv(s.personEnv(), slices.Sorted(maps.Keys(e.Env)), e.EnvFile, boxed)
+	v.SecretArgs = sandbox.DescribeArgSecrets(e.ArgSecretNames(), boxed)
 	if perr == nil { // else there is no policy to tell what it is given
 		for _, w := range sandbox.WithheldArgs(in, p) {
 			v.Withheld = append(v.Withheld, Withheld{Withheld: w, Change: SandboxChange{Server: e.Name, Allow: true, Read: w.What}})
@@ -249,7 +252,7 @@ func (s *Service) runtimeVersion(ctx context.Context, program string) (string, e
 }
 
 // writableOf are the folders e's server may write, as its sandbox would
-// give them now.
+// give them now, and those other servers may (a link there may be theirs).
 func (s *Service) writableOf(e *config.Entry) []string {
 	o := s.sandboxOpts()
 	if o.Egress != nil {
@@ -257,7 +260,7 @@ func (s *Service) writableOf(e *config.Entry) []string {
 	}
 	env := s.personEnv()
 	p, _ := sandbox.Default(o.SandboxInput(&e.Server, e.Command, env))
-	return p.Write
+	return append(p.Write, p.Shared...)
 }
 
 // personEnv is the person's environment that servers start from: the

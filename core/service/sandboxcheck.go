@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/config"
@@ -49,11 +50,26 @@ func (s *Service) loadSandboxCheck() {
 	sandbox.SetLastCheck(r)
 }
 
+// checkAfterStartsWithin is how long the check at a start waits for the
+// servers' first starts before it runs anyway.
+const checkAfterStartsWithin = time.Minute
+
 // checkSandboxWhenChanged checks the sandbox when no check was kept, or the
-// kernel or mcptray changed since the last one.
+// kernel or mcptray changed since the last one. It waits for the servers'
+// first starts to settle (a minute at most): its probes and neighbour
+// servers would otherwise take the CPU those starts need.
 func (s *Service) checkSandboxWhenChanged(ctx context.Context) {
 	if len(s.opts.SandboxProbe) == 0 || !sandbox.Stale(sandbox.LastCheck(), checkVersion()) {
 		return
+	}
+	settle, cancel := context.WithTimeout(ctx, checkAfterStartsWithin)
+	err := s.conns.WaitSettled(settle)
+	cancel()
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		s.log.Info("checking the sandbox while some servers are still starting", "err", err)
 	}
 	ctx = DecidedBy(ctx, "mcptray at its start (no check yet on this kernel and mcptray)")
 	if _, err := s.CheckSandbox(ctx); err != nil && ctx.Err() == nil {
@@ -76,6 +92,7 @@ func (s *Service) CheckSandbox(ctx context.Context) (sandbox.Report, error) {
 	r, err := sandbox.Check(ctx, sandbox.CheckOptions{
 		Launcher: o.Launcher, Probe: s.opts.SandboxProbe, Version: checkVersion(),
 		Input: func(k sandbox.Kind, in sandbox.Input) sandbox.Input { return checkInput(o.Launcher, in) },
+		Proxy: s.checkProxy(),
 	})
 	if err != nil {
 		return r, err
@@ -120,9 +137,19 @@ func checkDetail(r sandbox.Report) string {
 	return "not held: " + strings.Join(names, ", ")
 }
 
+// checkProxy is the service's egress proxy as the check's servers reach
+// it, as servers do (through their network's listener, or its port);
+// nil when it has none, and the check stands a listener in for it.
+func (s *Service) checkProxy() *sandbox.CheckProxy {
+	if s.egress == nil {
+		return nil
+	}
+	return &sandbox.CheckProxy{Port: s.egress.Port(), Env: s.egress.Env, Serve: s.egress.Serve}
+}
+
 // checkInput is in as core/conn computes a local server's input: the
 // check's server as a config entry, in the check's home, through
-// launcher, with the check's stand-in for the proxy.
+// launcher, with the proxy's port and variables the check gives it.
 func checkInput(launcher string, in sandbox.Input) sandbox.Input {
 	o := conn.Options{Launcher: launcher, Home: in.Home, ServersDir: filepath.Dir(in.DataDir)}
 	if in.EgressPort > 0 {

@@ -5,8 +5,10 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcptray/mcptray/core/activity"
+	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/sandbox"
 )
 
@@ -106,6 +108,9 @@ func TestSandboxCheckOnDemand(t *testing.T) {
 	if err != nil || !r.Held() {
 		t.Fatalf("the check: %v\n%s", err, r.Summary())
 	}
+	if !r.OwnProxy {
+		t.Error("the check's servers reached a stand-in, not mcptray's own proxy")
+	}
 	if last, _ := s.LastSandboxCheck(ctx); last == nil || !last.Time.Equal(r.Time) {
 		t.Errorf("the last check is not the one that ran: %+v", last)
 	}
@@ -133,5 +138,47 @@ func TestSandboxCheckOnDemand(t *testing.T) {
 	sandbox.SetLastCheck(&open)
 	if w := sandbox.Protection(sandbox.Policy{Read: []string{"/usr"}}); w.Files || !strings.Contains(w.Words, "could read your SSH keys") {
 		t.Errorf("the words do not say the door that did not hold: %+v", w)
+	}
+}
+
+// TestSandboxCheckAfterFirstStarts: the check at a first start waits for
+// the servers' first starts to settle, so its probes do not take the CPU
+// those starts need. A server that takes a while to answer is connected
+// before the check begins.
+func TestSandboxCheckAfterFirstStarts(t *testing.T) {
+	if sandbox.ABI() < 6 || !sandbox.SeccompSupported() {
+		t.Skip("the check needs Landlock 6 and a system call filter here")
+	}
+	defer sandbox.SetLastCheck(sandbox.LastCheck())
+	const delay = 1500 * time.Millisecond
+	h := newHome(t)
+	slow := testServer("slow")
+	slow["args"] = []string{"-name", "slow", "-init-delay", delay.String()}
+	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{"slow": slow}})
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	begun := time.Now()
+	s := h.start(true, func(o *Options) { o.SandboxProbe = []string{self, sandbox.ProbeArg} })
+	file := sandbox.CheckFile(h.paths.Dir())
+	// The snapshot follows the connections a moment behind, so wait for
+	// both: the check kept, and slow's state as it was when it began.
+	snap := waitFor(t, s, "the first check and slow connected", func(sn Snapshot) bool {
+		r, _ := sandbox.ReadCheck(file)
+		return r != nil && state(sn, "slow") != conn.Pending
+	})
+	r, _ := sandbox.ReadCheck(file)
+	if r.Time.Before(begun.Add(delay)) {
+		t.Errorf("the check began %v after mcptray's start, before the server could have answered (%v)", r.Time.Sub(begun), delay)
+	}
+	var since time.Time
+	for _, sv := range snap.Servers {
+		if sv.Name == "slow" {
+			since = sv.Since
+		}
+	}
+	if state(snap, "slow") != conn.Connected || r.Time.Before(since) {
+		t.Errorf("the check began at %v, slow was %s from %v (%s)", r.Time.Sub(begun), state(snap, "slow"), since.Sub(begun), brief(snap))
 	}
 }

@@ -269,13 +269,6 @@ func (s *Service) Start(ctx context.Context) error {
 	// What mcptray says of each sandbox comes from the last check on
 	// this computer: read before any server is described.
 	s.loadSandboxCheck()
-	if s.opts.Follow { // the running mcptray checks again when it must
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			s.checkSandboxWhenChanged(s.ctx)
-		}()
-	}
 
 	// What every local server's first start waits for, begun now and
 	// side by side rather than one after the other on the first start's
@@ -303,6 +296,13 @@ func (s *Service) Start(ctx context.Context) error {
 	s.wg.Add(1)
 	go s.relay(events)
 	set := s.reload()
+	if s.opts.Follow { // the running mcptray checks again when it must
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.checkSandboxWhenChanged(s.ctx)
+		}()
+	}
 	if s.opts.Follow {
 		s.wg.Add(1)
 		go func() {

@@ -47,7 +47,7 @@
 #endif
 
 #define POLICY_ENV "MCPTRAY_SANDBOX_POLICY"
-#define POLICY_MAGIC "mcptray-sandbox 2"
+#define POLICY_MAGIC "mcptray-sandbox 3"
 
 // The kernel's structures and flags (linux/landlock.h), written out so
 // that older system headers do not matter.
@@ -113,9 +113,10 @@ struct open_how_ {
 #define RESOLVE_BENEATH_ 0x08
 
 // open_rule opens a rule's path: one in a folder the server may write
-// (the "w" lines, writes) beneath the outermost such folder that holds
-// it, through no symlink, a link the server planted being left out
-// (openRule in landlock_linux.go).
+// (the "w" lines) or another server may (the "s" lines), both in writes,
+// beneath the outermost such folder that holds it, through no symlink, a
+// link either server planted being left out (openRule in
+// landlock_linux.go).
 static int open_rule(const char *path, char **writes, size_t nwrites) {
 	const char *root = NULL;
 	size_t root_len = 0, path_len = strlen(path);
@@ -406,16 +407,17 @@ static void sandbox_and_exec(char *policy, size_t n, int restrict_tcp, int any_s
 		if (abi >= 6) attr.scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL;
 		int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
 		if (ruleset < 0) fail(126, "could not put the server in its sandbox: making its rules", "");
-		// The folders it may write, each as its own string: a rule in one
-		// of them is opened through no link (open_rule).
+		// The folders it and other servers may write, each as its own
+		// string: a rule in one of them is opened through no link
+		// (open_rule).
 		size_t nwrites = 0;
 		for (char *l = policy + n + 1; *l != '\0'; l = strchr(l, '\n') + 1)
-			if (l[0] == 'w') nwrites++;
+			if (l[0] == 'w' || l[0] == 's') nwrites++;
 		char **writes = calloc(nwrites + 1, sizeof *writes);
 		if (writes == NULL) fail(126, "could not put the server in its sandbox: making its rules", "");
 		nwrites = 0;
 		for (char *l = policy + n + 1; *l != '\0'; l = strchr(l, '\n') + 1) {
-			if (l[0] != 'w') continue;
+			if (l[0] != 'w' && l[0] != 's') continue;
 			if ((writes[nwrites++] = strndup(l + 2, (size_t)(strchr(l, '\n') - l - 2))) == NULL)
 				fail(126, "could not put the server in its sandbox: making its rules", "");
 		}
@@ -476,7 +478,7 @@ __attribute__((constructor)) static void launch(int argc, char **argv, char **en
 	for (char *l = policy + n + 1; *l != '\0';) {
 		char *end = strchr(l, '\n');
 		if (end == NULL) return;
-		int arg = (l[0] == 'r' || l[0] == 'w' || l[0] == 'p' || l[0] == 'f' || l[0] == 'b' || l[0] == 'x' || l[0] == 'a') && l[1] == ' ';
+		int arg = (l[0] == 'r' || l[0] == 'w' || l[0] == 's' || l[0] == 'p' || l[0] == 'f' || l[0] == 'b' || l[0] == 'x' || l[0] == 'a') && l[1] == ' ';
 		int alone = (l[0] == 't' || l[0] == 'i' || l[0] == 'u' || l[0] == 'm') && end == l + 1;
 		if (!arg && !alone) return;
 		if (l[0] == 't') restrict_tcp = 1;

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/mcptray/mcptray/test/mcpserver"
@@ -49,7 +50,19 @@ func main() {
 	flag.StringVar(&opts.PromptsFile, "prompts-file", "", "add the prompts of this JSON file; the tool "+mcpserver.ReloadTool+" reads it again")
 	writeFile := flag.String("write-file", "", "write this file first (a relative path is in the folder it runs in), and say on stderr if that fails, as a server refused by its sandbox would")
 	fetchURL := flag.String("fetch-url", "", "GET this URL first, through the proxy the environment names, and say on stderr how it went")
+	say := flag.String("say", "", "print this on stderr first (\\n between lines), as a hostile server that forges refusals would")
+	printFile := flag.String("print-file", "", "print what this file holds on stderr first, or why it could not be read")
 	flag.Parse()
+	if *printFile != "" {
+		if b, err := os.ReadFile(*printFile); err != nil {
+			fmt.Fprintf(os.Stderr, "mcp-testserver: %v\n", err)
+		} else {
+			fmt.Fprintf(os.Stderr, "mcp-testserver: %s holds %q\n", *printFile, b)
+		}
+	}
+	if *say != "" {
+		fmt.Fprintln(os.Stderr, strings.ReplaceAll(*say, `\n`, "\n"))
+	}
 	if *writeFile != "" {
 		if err := os.WriteFile(*writeFile, []byte("written by mcp-testserver\n"), 0o600); err != nil {
 			fmt.Fprintf(os.Stderr, "mcp-testserver: %v\n", err)
