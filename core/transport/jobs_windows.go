@@ -39,7 +39,13 @@ func ServerProcess(pid int) (bool, error) {
 	if pid <= 0 {
 		return false, fmt.Errorf("process id %d", pid)
 	}
-	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	// Windows lets IsProcessInJob ask with the limited right; Wine 10
+	// wants the full one (else "Access denied"), which a process of the
+	// same account gives too.
+	h, err := windows.OpenProcess(windows.PROCESS_QUERY_INFORMATION, false, uint32(pid))
+	if err != nil {
+		h, err = windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	}
 	if err != nil {
 		return false, fmt.Errorf("opening process %d: %w", pid, err)
 	}
