@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# make test-windows: builds mcptray.exe and runs it under Wine 10 (the
+# Debian 13 root wine-root.sh makes once), in a Wine prefix made afresh:
+#
+#   - version; add (mcptray's demo server), tools and call, each in a
+#     process of its own;
+#   - a secret given with add --secret-env: in Wine's Credential Manager,
+#     its value in no file of the prefix (the Windows profile);
+#   - the tray's process (mcptray.exe with no arguments) and its control
+#     pipe: status, and a call through it;
+#   - the gateway's stdio face with a real MCP client (the TypeScript SDK's,
+#     test/peers/stdio-client.mjs): initialize, tools/list, tools/call;
+#   - the window under Xvfb, and a screenshot of it to look at
+#     (MCPTRAY_WINE_SHOT, default /tmp/mcptray-wine-window.png);
+#   - mcptray quit, after which no mcptray.exe process is left.
+#
+# Run as root (chroot). Not part of make test: see README for its time.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+repo=$PWD
+here=$repo/test/windows
+began=$(date +%s)
+
+say() { echo "test-windows: $*"; }
+failures=0
+fail() {
+	echo "test-windows: FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+die() {
+	echo "test-windows: $*" >&2
+	exit 1
+}
+
+[ "$(id -u)" = 0 ] || die "needs root (chroot); run it with sudo"
+command -v x86_64-w64-mingw32-gcc >/dev/null || die "x86_64-w64-mingw32-gcc is missing: run 'bash scripts/deps.sh windows'"
+[ -d test/peers/node_modules/@modelcontextprotocol/sdk ] || die "the test peers are missing: run 'make deps'"
+
+root=$("$here/wine-root.sh" mount)
+work=$(mktemp -d /tmp/mcptray-wine.XXXXXX)
+# A prefix of its own, made afresh: a Windows profile with nothing of a
+# former run in it.
+prefix=/mcptray-test-prefix
+export MCPTRAY_WINE_PREFIX=$prefix
+rm -rf --one-file-system "${root:?}$prefix"
+
+xvfb=""
+cleanup() {
+	"$here/wine.sh" "$work" wineserver -k 2>/dev/null || true
+	[ -z "$xvfb" ] || kill "$xvfb" 2>/dev/null || true
+	rm -rf --one-file-system "$work"
+}
+trap cleanup EXIT
+
+say "building mcptray.exe"
+CC=x86_64-w64-mingw32-gcc CGO_ENABLED=1 GOOS=windows GOARCH=amd64 \
+	go build -ldflags "-H=windowsgui -extldflags=-l:libssp.a" -o "$work/mcptray.exe" .
+
+# mt runs mcptray.exe under Wine with a deadline; its stderr goes to stdout.
+mt() { timeout 120 "$here/wine.sh" "$work" wine /mcptray/mcptray.exe "$@" 2>&1; }
+# expect WHAT PATTERN OUTPUT: OUTPUT holds PATTERN (grep -E).
+expect() {
+	if grep -qE -- "$2" <<<"$3"; then
+		say "ok: $1"
+	else
+		fail "$1: no \"$2\" in:"$'\n'"$3"
+	fi
+}
+# wait_for WHAT SECONDS COMMAND…: runs COMMAND until it succeeds.
+wait_for() {
+	local what=$1 end=$(($(date +%s) + $2))
+	shift 2
+	until "$@"; do
+		[ "$(date +%s)" -lt "$end" ] || {
+			fail "$what: not within the time"
+			return 1
+		}
+		sleep 0.5
+	done
+}
+# ours lists the processes running in the root whose command line names
+# mcptray.exe (the tray, the window, the demo servers).
+ours() {
+	local p
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] || continue
+		{ tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -i 'mcptray\.exe' && grep -h '^State' "$p/status" && echo "${p#/proc/}"; } || true
+	done
+}
+
+say "one process a command"
+expect "version" 'built with go.* for windows/amd64' "$(mt version)"
+expect "add" 'Added demo' "$(mt add demo -- 'Z:\mcptray\mcptray.exe' demo-server)"
+expect "tools" 'greet +read-only' "$(mt tools demo)"
+expect "call" 'Hello, Ann!' "$(mt call demo greet '{"name":"Ann"}')"
+expect "sandbox words" 'no file or network sandbox' "$(mt sandbox demo)"
+
+say "a secret"
+secret=wine-secret-$RANDOM$RANDOM$RANDOM
+expect "add --secret-env" 'Added withsecret' \
+	"$(printf '%s\n' "$secret" | mt add withsecret --secret-env DEMO_TOKEN -- 'Z:\mcptray\mcptray.exe' demo-server)"
+expect "the secret in the Credential Manager" 'Generic: mcptray:vars-[0-9a-f]+/var:DEMO_TOKEN' \
+	"$(timeout 60 "$here/wine.sh" "$work" wine reg query 'HKCU\Software\Wine\Credential Manager' 2>&1)"
+if grep -rlaF -- "$secret" "$root$prefix" "$work" >/dev/null 2>&1; then
+	fail "the secret's value is in a file: $(grep -rlaF -- "$secret" "$root$prefix" "$work" | head -3)"
+else
+	say "ok: the secret's value is in no file of the profile"
+fi
+mt remove withsecret >/dev/null || true
+
+say "the tray, its control pipe and the window"
+display=45
+while [ -e "/tmp/.X11-unix/X$display" ]; do display=$((display + 1)); done
+"$here/wine.sh" "$work" Xvfb ":$display" -screen 0 1280x800x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
+xvfb=$!
+wait_for "Xvfb" 30 test -S "/tmp/.X11-unix/X$display"
+export DISPLAY=:$display
+"$here/wine.sh" "$work" wine /mcptray/mcptray.exe >"$work/tray.log" 2>&1 &
+running() { mt status | grep -q 'demo  *connected'; }
+if wait_for "the tray's process answering on its pipe" 120 running; then
+	expect "status through the pipe" 'demo +connected +3' "$(mt status)"
+	expect "a call through it" 'Hello, Bo!' "$(mt call demo greet '{"name":"Bo"}')"
+fi
+(cd test/peers && timeout 120 node stdio-client.mjs mcp__demo__greet '{"name":"Cy"}' -- \
+	"$here/wine.sh" "$work" wine /mcptray/mcptray.exe stdio) >"$work/stdio.log" 2>&1 || true
+stdio=$(cat "$work/stdio.log")
+expect "stdio: initialize" '^initialize: mcptray' "$stdio"
+expect "stdio: tools/list" '^tools/list: .*mcp__demo__greet among them' "$stdio"
+expect "stdio: tools/call" '^tools/call: Hello, Cy!' "$stdio"
+
+mt window >"$work/window.log" 2>&1 &
+shown() { "$here/wine.sh" "$work" xwininfo -root -tree 2>/dev/null | grep -q '"mcptray"'; }
+if wait_for "the window shown" 60 shown; then
+	# It is drawn a moment after it is mapped: wait for more than a blank.
+	shot=${MCPTRAY_WINE_SHOT:-/tmp/mcptray-wine-window.png}
+	drawn() {
+		"$here/wine.sh" "$work" import -window root /mcptray/window.png 2>/dev/null &&
+			[ "$(stat -c %s "$work/window.png")" -gt 10000 ]
+	}
+	wait_for "the window drawn" 30 drawn && cp "$work/window.png" "$shot" && say "ok: the window, in $shot (look at it)"
+fi
+
+say "quit"
+expect "mcptray quit" '' "$(mt quit)"
+gone() { [ -z "$(ours)" ]; }
+if wait_for "no mcptray.exe left after quit" 60 gone; then
+	say "ok: no mcptray.exe process is left"
+else
+	echo "$(ours)" >&2
+fi
+
+say "took $(($(date +%s) - began)) s"
+[ "$failures" = 0 ] || die "$failures failed (the tray's output: $(tail -5 "$work/tray.log" | tr '\n' ' '))"
+say "all passed"
