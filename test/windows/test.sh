@@ -12,7 +12,10 @@
 #     test/peers/stdio-client.mjs): initialize, tools/list, tools/call;
 #   - the window under Xvfb, and a screenshot of it to look at
 #     (MCPTRAY_WINE_SHOT, default /tmp/mcptray-wine-window.png);
-#   - mcptray quit, after which no mcptray.exe process is left.
+#   - mcptray quit, after which no mcptray.exe process is left;
+#   - the .msi (packaging/windows): msiexec installs it (the program, the
+#     Start menu entry, start at login as mcptray autostart reads it, the
+#     .mcpb type) and uninstalls it leaving none of these.
 #
 # Run as root (chroot). Not part of make test: see README for its time.
 set -euo pipefail
@@ -147,6 +150,40 @@ if wait_for "no mcptray.exe left after quit" 60 gone; then
 	say "ok: no mcptray.exe process is left"
 else
 	echo "$(ours)" >&2
+fi
+
+say "the installer"
+if command -v wixl >/dev/null; then
+	cp packaging/windows/mcptray.wxs "$work/"
+	(cd "$work" && wixl -D Version=0.0.1 -D Exe=mcptray.exe -o mcptray.msi mcptray.wxs)
+	ms() { timeout 300 "$here/wine.sh" "$work" wine msiexec "$@" 'Z:\mcptray\mcptray.msi' /qn 2>&1; }
+	reg() { timeout 60 "$here/wine.sh" "$work" wine reg query "$1" 2>&1; }
+	programs=$root$prefix/drive_c/users/root/AppData/Local/Programs/mcptray
+	lnk=$root$prefix/drive_c/users/root/AppData/Roaming/Microsoft/Windows/Start\ Menu/Programs/mcptray.lnk
+	installed='C:\users\root\AppData\Local\Programs\mcptray\mcptray.exe'
+	ms /i >/dev/null
+	if [ -f "$programs/mcptray.exe" ] && [ -f "$lnk" ]; then
+		say "ok: installed, with its Start menu entry"
+	else
+		fail "msiexec /i left no $programs/mcptray.exe or no $lnk"
+	fi
+	expect "installed: start at login, as the check box reads it" 'starts in the tray when you log in' \
+		"$(timeout 60 "$here/wine.sh" "$work" wine "$installed" autostart status 2>&1)"
+	progid=$(reg 'HKCU\Software\Classes\.mcpb' | sed -n 's/.*REG_SZ *//p' | tr -d '\r')
+	expect "installed: .mcpb opens the install dialog" 'mcptray\.exe" "%1"' \
+		"$(reg 'HKCU\Software\Classes\'"${progid:-none}"'\shell\open\command')"
+	expect "installed: the program runs" 'built with go' "$(timeout 60 "$here/wine.sh" "$work" wine "$installed" version 2>&1)"
+	ms /x >/dev/null
+	left=""
+	[ ! -e "$programs" ] || left="$left $programs"
+	[ ! -e "$lnk" ] || left="$left the Start menu entry"
+	for k in 'HKCU\Software\Classes\.mcpb' 'HKCU\Software\Classes\mcptray.bundle' 'HKCU\Software\mcptray'; do
+		reg "$k" | grep -q REG_ && left="$left $k"
+	done
+	reg 'HKCU\Software\Microsoft\Windows\CurrentVersion\Run' | grep -q 'mcptray ' && left="$left the Run value"
+	if [ -z "$left" ]; then say "ok: msiexec /x leaves nothing"; else fail "msiexec /x left:$left"; fi
+else
+	say "skipped: wixl is missing (scripts/deps.sh windows installs msitools)"
 fi
 
 say "took $(($(date +%s) - began)) s"
