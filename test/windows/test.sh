@@ -13,7 +13,9 @@
 #     test/peers/stdio-client.mjs): initialize, tools/list, tools/call;
 #   - the window under Xvfb, and a screenshot of it to look at
 #     (MCPTRAY_WINE_SHOT, default /tmp/mcptray-wine-window.png);
-#   - mcptray quit, after which no mcptray.exe process is left;
+#   - mcptray quit, after which no mcptray.exe process is left; and the
+#     tray killed outright, after which none is left either (its servers'
+#     job objects end them);
 #   - the .msi (packaging/windows): msiexec installs it (the program, the
 #     Start menu entry, start at login as mcptray autostart reads it, the
 #     .mcpb type) and uninstalls it leaving none of these.
@@ -163,6 +165,30 @@ if wait_for "no mcptray.exe left after quit" 60 gone; then
 	say "ok: no mcptray.exe process is left"
 else
 	echo "$(ours)" >&2
+fi
+
+say "nothing outlives mcptray"
+# The tray killed outright (as by the Task Manager): its servers' job
+# objects close with it, and every server and what it started ends.
+"$here/wine.sh" "$work" wine /mcptray/mcptray.exe >"$work/tray2.log" 2>&1 &
+both() { mt status | grep -q 'hostile  *connected'; }
+if wait_for "the tray again, with its servers" 120 both; then
+	tray=""
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] || continue
+		# Wine pads a process's command line with spaces.
+		[ "$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null | sed 's/ *$//')" = /mcptray/mcptray.exe ] && tray=${p#/proc/}
+	done
+	if [ -z "$tray" ]; then
+		fail "the tray's process is not to be found"
+	else
+		kill -KILL "$tray"
+		if wait_for "no mcptray.exe left after the tray was killed" 60 gone; then
+			say "ok: its servers, and what they started, ended with it"
+		else
+			echo "$(ours)" >&2
+		fi
+	fi
 fi
 
 say "the installer"
