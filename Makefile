@@ -25,7 +25,7 @@ export CC
 # first installs what is missing, then the app); go parallelises inside each step.
 .NOTPARALLEL:
 
-.PHONY: all deps build run test conformance fuzz bench screenshots package package-windows
+.PHONY: all deps build run test test-windows conformance fuzz bench screenshots package package-windows
 
 all: build
 
@@ -51,6 +51,12 @@ run: build
 
 test: deps
 	@bash scripts/test.sh
+
+# mcptray.exe run under Wine 10, in a Debian 13 root made once into
+# ~/.cache/mcptray-wine (test/windows/wine-root.sh); as root. Not part of
+# test: see README for what it covers and its time.
+test-windows: deps deps-windows
+	@bash test/windows/test.sh
 
 # The official MCP conformance suite's client scenarios, run against mcptray;
 # prints one line a scenario and the summary.

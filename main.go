@@ -39,6 +39,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx)
 	stop()
+	showStartError(code)
 	os.Exit(code)
 }
 
@@ -65,40 +66,42 @@ func run(ctx context.Context) int {
 	}
 	paths, err := config.DefaultPaths()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "mcptray:", err)
+		fmt.Fprintln(startErr, "mcptray:", err)
 		return 1
 	}
 	if p := host.DisplayProblem(os.Getenv); p != "" {
 		if bundle != "" {
-			fmt.Fprintf(os.Stderr, "%s\nTo install the bundle without a desktop: mcptray install %s\n", p, bundle)
+			fmt.Fprintf(startErr, "%s\nTo install the bundle without a desktop: mcptray install %s\n", p, bundle)
 			return 1
 		}
 		if cl, err := control.Dial(ctx, paths); err == nil {
 			cl.Close()
-			fmt.Fprintln(os.Stderr, "mcptray is already running for you, in the background (there is no desktop here for its tray); mcptray status shows your servers.")
+			fmt.Fprintln(startErr, "mcptray is already running for you, in the background (there is no desktop here for its tray); mcptray status shows your servers.")
 			return 0
 		}
-		fmt.Fprintln(os.Stderr, p)
+		fmt.Fprintln(startErr, p)
 		return 1
 	}
 	if len(os.Args) > 1 && !atLogin && bundle == "" {
 		logger, closeLog := newLogger(paths.WindowLogFile())
 		defer closeLog()
+		startErrLog = paths.WindowLogFile()
 		return runWindow(ctx, logger, paths, os.Args[2:])
 	}
 	logger, closeLog := newLogger(paths.LogFile())
 	defer closeLog()
+	startErrLog = paths.LogFile()
 	posixlocale.Restore()
 	exe, err := os.Executable()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "mcptray: cannot find its own program to open the window:", err)
+		fmt.Fprintln(startErr, "mcptray: cannot find its own program to open the window:", err)
 		return 1
 	}
 	so := service.FromEnvironment(os.LookupEnv)
 	so.Launcher, so.SandboxProbe = launcher(), probe()
 	return host.Run(ctx, host.Options{
 		Paths: paths, Store: store, Logger: logger, Service: so,
-		Window: []string{exe, "window"}, Stdout: os.Stdout, AtLogin: atLogin, Bundle: bundle,
+		Window: []string{exe, "window"}, Stdout: os.Stdout, Stderr: startErr, AtLogin: atLogin, Bundle: bundle,
 	})
 }
 
@@ -121,7 +124,7 @@ func runWindow(ctx context.Context, logger *slog.Logger, paths config.Paths, arg
 	}
 	cl, err := control.DialAs(ctx, paths, control.Window)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "mcptray window: mcptray is not running; start it with: mcptray")
+		fmt.Fprintln(startErr, "mcptray window: mcptray is not running; start it with: mcptray")
 		return 1
 	}
 	defer cl.Close()

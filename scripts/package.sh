@@ -5,7 +5,8 @@
 #   scripts/package.sh          (make package) the Linux tarball from
 #                               `fyne package` and a .deb
 #   scripts/package.sh windows  (make package-windows) mcptray.exe, built
-#                               with MinGW-w64 and zipped
+#                               with MinGW-w64 and zipped, and an .msi
+#                               installer made with msitools' wixl
 #
 # The version is FyneApp.toml's Version, stamped into the binary
 # (mcptray version prints it). `fyne package` bumps FyneApp.toml's Build
@@ -140,6 +141,15 @@ windows() {
 	rm -f "$zipfile"
 	(cd "$src" && zip -q "$zipfile" mcptray.exe)
 	echo "package: dist/${zipfile##*/}"
+	# The installer (packaging/windows/mcptray.wxs says what it holds).
+	# wixl finds the files a .wxs names beside it.
+	command -v wixl >/dev/null 2>&1 || fail "wixl is missing: run 'bash scripts/deps.sh windows'"
+	local msifile=$PWD/dist/mcptray-$version-windows-amd64.msi
+	rm -f "$msifile"
+	cp packaging/windows/mcptray.wxs "$src/mcptray.wxs"
+	(cd "$src" && wixl -D Version="$version" -D Exe=mcptray.exe -o "$msifile" mcptray.wxs) ||
+		fail "wixl could not make the .msi"
+	echo "package: dist/${msifile##*/}"
 }
 
 case "$target" in

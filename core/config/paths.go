@@ -153,12 +153,13 @@ func newPaths(goos string, lookup func(string) (string, bool), session sessionFo
 }
 
 // ControlDir is the folder of a running mcptray's control socket and
-// instance lock. Its name carries the user id and a hash of UserConfigDir:
-// one mcptray runs per person and config, so a test with a config folder of
-// its own never reaches the person's running mcptray.
+// instance lock. Its name carries the person's account (Account) and a
+// hash of UserConfigDir: one mcptray runs per person and config, so a test
+// with a config folder of its own never reaches the person's running
+// mcptray.
 func (p Paths) ControlDir() string {
 	sum := sha256.Sum256([]byte(p.UserConfigDir))
-	return filepath.Join(p.RuntimeDir, fmt.Sprintf("mcptray-%d-%x", os.Getuid(), sum[:4]))
+	return filepath.Join(p.RuntimeDir, fmt.Sprintf("mcptray-%s-%x", Account(), sum[:4]))
 }
 
 // Dir is mcptray's own folder.

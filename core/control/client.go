@@ -49,8 +49,7 @@ func DialAs(ctx context.Context, p config.Paths, client string) (*Client, error)
 	path := SocketPath(p)
 	cl := &Client{hc: &http.Client{Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", path)
+			return dialSocket(ctx, path)
 		},
 		DisableCompression: true,
 	}}, client: client, keyPath: KeyPath(p)}

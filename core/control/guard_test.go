@@ -81,8 +81,7 @@ type answer struct {
 // of the person's could, with key ("" for none) and client as its headers.
 func rawRequest(socket, key, client, method, path, body string) (answer, error) {
 	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "unix", socket)
+		return dialSocket(ctx, socket)
 	}}}
 	defer hc.CloseIdleConnections()
 	var rd io.Reader

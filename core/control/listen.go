@@ -20,9 +20,6 @@ var ErrRunning = errors.New("mcptray is already running")
 // ErrNotRunning says that no mcptray is running to answer.
 var ErrNotRunning = errors.New("mcptray is not running")
 
-// SocketPath is where the running mcptray listens.
-func SocketPath(p config.Paths) string { return filepath.Join(p.ControlDir(), "control.sock") }
-
 func lockPath(p config.Paths) string { return filepath.Join(p.ControlDir(), "instance.lock") }
 
 // Listener is the running instance's endpoint: the socket, the instance
@@ -96,27 +93,18 @@ func listen(p config.Paths, busy func()) (*Listener, error) {
 		return nil, err
 	}
 	path := SocketPath(p)
-	// We hold the lock, so any socket here is a dead instance's.
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fail(fmt.Errorf("removing the socket a stopped mcptray left: %w", err))
-	}
-	ln, err := net.Listen("unix", path)
+	ln, err := listenSocket(path)
 	if err != nil {
-		return fail(fmt.Errorf("listening on %s: %w", path, err))
+		return fail(err)
 	}
-	if err := os.Chmod(path, 0o600); err != nil {
-		ln.Close()
-		return fail(fmt.Errorf("making the socket private: %w", err))
-	}
-	keep(path)
-	return &Listener{Listener: peerChecked{ln}, unlock: unlock, path: path, key: key, keyPath: KeyPath(p)}, nil
+	return &Listener{Listener: ln, unlock: unlock, path: path, key: key, keyPath: KeyPath(p)}, nil
 }
 
 // Close stops listening, removes the socket and the key, and lets the
 // lock go.
 func (l *Listener) Close() error {
 	err := l.Listener.Close()
-	_ = os.Remove(l.path)
+	removeSocket(l.path)
 	_ = os.Remove(l.keyPath)
 	l.unlock()
 	return err
@@ -180,11 +168,10 @@ func WaitStopped(ctx context.Context, p config.Paths) error {
 // dial connects to the running instance, waiting a moment for one that is
 // still starting.
 func dial(ctx context.Context, p config.Paths) (net.Conn, error) {
-	var d net.Dialer
 	path := SocketPath(p)
 	deadline := time.Now().Add(3 * time.Second)
 	for {
-		c, err := d.DialContext(ctx, "unix", path)
+		c, err := dialSocket(ctx, path)
 		if err == nil {
 			return c, nil
 		}

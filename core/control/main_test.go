@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"testing"
 )
 
@@ -24,6 +25,12 @@ func TestMain(m *testing.M) {
 type peerSpec struct {
 	Socket, Key        string
 	Method, Path, Body string
+	// Out, when set, is the file the answer goes to instead of stdout
+	// (a peer run as a server, whose stdout is its MCP channel).
+	Out string `json:",omitempty"`
+	// Child has the peer start itself again and let that child ask:
+	// what a server's own child would do.
+	Child bool `json:",omitempty"`
 }
 
 // peerAnswer is what the peer got back, and its own PID namespace.
@@ -38,13 +45,33 @@ func runPeer(spec string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
+	if s.Child {
+		s.Child = false
+		child, _ := json.Marshal(s)
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), peerEnv+"="+string(child))
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
+	}
 	a, err := rawRequest(s.Socket, s.Key, CommandLine, s.Method, s.Path, s.Body)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	ns, _ := os.Readlink("/proc/self/ns/pid")
-	if err := json.NewEncoder(os.Stdout).Encode(peerAnswer{answer: a, NS: ns}); err != nil {
+	out, _ := json.Marshal(peerAnswer{answer: a, NS: ns})
+	if s.Out != "" {
+		if err := os.WriteFile(s.Out, out, 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
+	}
+	if _, err := fmt.Printf("%s\n", out); err != nil {
 		return 1
 	}
 	return 0

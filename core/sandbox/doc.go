@@ -11,7 +11,8 @@
 // reaches the launcher in the policy's environment variable, not on its
 // command line (Command).
 // On macOS the same Policy becomes a Seatbelt profile (Profile) run with
-// sandbox-exec; on Windows servers run without a sandbox.
+// sandbox-exec; on Windows servers run without a sandbox yet (see Windows
+// below for what holds there and the sandbox designed for it).
 //
 // # The default lists, and why
 //
@@ -259,6 +260,58 @@
 // keychain) and com.apple.security.*. LaunchServices is not among them: it
 // opens apps, outside any sandbox. There are no namespaces nor seccomp
 // filter there, and the profile is untried on a Mac.
+//
+// # Windows
+//
+// What holds today, shown under Wine 10 by make test-windows: each server
+// runs in a job object that kills everything in it when the server stops
+// or mcptray ends (core/transport), and a program in a server's job is
+// refused every trust decision on the control pipe, whatever key it holds
+// (core/control). Nothing else: a server reads and changes what the person
+// can and reaches the network as the person does, and Protection says so.
+//
+// The sandbox designed for Windows, as the anchors are starting to do it
+// there, is an AppContainer, with a restricted token at low integrity
+// weighed and set aside:
+//
+//   - A restricted token at low integrity (CreateRestrictedToken, then
+//     TokenIntegrityLevel set to low) stops writes to the person's files
+//     (Windows' no-write-up rule) but not reads: ~/.ssh and every other
+//     secret of the profile stay readable, and the network stays open.
+//     It is what Windows gives without any change to the person's folders,
+//     and too little to call files protected.
+//   - An AppContainer (CreateAppContainerProfile, one per server, named
+//     from its stable id; the process made with
+//     PROC_THREAD_ATTRIBUTE_SECURITY_CAPABILITIES) opens only what grants
+//     its container SID. Files: mcptray adds an access entry for that SID
+//     to each folder the Policy lists (read and execute for Read, modify
+//     for Write: the project, the server's data folder), with no
+//     inheritance into what the person has not granted, and takes them
+//     away when the server's grants change; the runtime's folders under
+//     Program Files already grant ALL APPLICATION PACKAGES read. Network:
+//     a container with no capability has none; with internetClient it
+//     reaches the internet but not loopback, so mcptray's egress proxy on
+//     127.0.0.1 is out of its reach. The launcher (mcptray sandbox-exec,
+//     outside the container) would carry the proxy's port to it through a
+//     named pipe whose access list admits the container's SID, as the
+//     Linux launcher bridges it into a network namespace. Until that is
+//     shown, a server given the network would get internetClient, and the
+//     words would say "files protected, network open".
+//   - The job object stays, with its UI limits added (no clipboard, no
+//     global atoms, no other desktop), and the server made in its job
+//     (PROC_THREAD_ATTRIBUTE_JOB_LIST, Windows 10 and later) rather than
+//     joined to it a moment after it starts, which is what happens today;
+//     starting it suspended would close that gap too, but is what malware
+//     does, and antivirus programs watch for it.
+//
+// Untried: all of the sandbox above; none of it is built. Wine cannot
+// show it: every Wine process is the same Unix user, whose files Unix
+// permissions guard, not Windows' access lists, so a test there would
+// prove nothing of them. It needs a real Windows 10 or 11,
+// where node and python in an AppContainer (their own installs under
+// the person's profile, which do not grant ALL APPLICATION PACKAGES), the
+// loopback bridge, and the access entries left behind by a crash are the
+// open questions.
 //
 // # What mcptray itself does around a server
 //

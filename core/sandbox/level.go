@@ -27,7 +27,7 @@ const (
 	wordsOff          = "not protected: you turned its sandbox off"
 	wordsNoLaunch     = "not protected: this mcptray runs servers without its sandbox launcher"
 	wordsPodman       = "not protected by mcptray: podman's own container isolation applies (its helpers cannot run in mcptray's sandbox)"
-	wordsWindows      = "not protected: on Windows servers run without a sandbox"
+	wordsWindows      = "not protected: on Windows mcptray has no file or network sandbox yet, so it can read and change your files and reach the network as you can; only this holds there: nothing it starts outlives it (a job object)"
 	wordsNoKernel     = "not protected: this system's kernel has no Landlock (it needs Linux 5.13 or later, with Landlock turned on)"
 	wordsOldKernel    = "files protected, network not: this system's kernel is older than 6.7"
 	wordsNoProxy      = "files protected; network open: mcptray's egress proxy is not running"

@@ -113,6 +113,9 @@ func startGroup(p *os.Process, logger *slog.Logger) (*procGroup, error) {
 		logger.Warn("cannot put the server in a job object; only its own process can be stopped", "pid", p.Pid, "err", err)
 		job = 0
 	}
+	if job != 0 {
+		addServerJob(job)
+	}
 	// The handle keeps the pid from being reused while we wait on it.
 	exited := make(chan struct{})
 	go func() {
@@ -181,6 +184,7 @@ func (g *procGroup) alive() bool {
 // release closes the job, which kills whatever is still in it.
 func (g *procGroup) release() {
 	if g.sys.job != 0 {
+		dropServerJob(g.sys.job)
 		windows.CloseHandle(g.sys.job)
 		g.sys.job = 0
 	}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs a command under Wine 10 in the Debian 13 root wine-root.sh makes,
+# with the folder DIR seen inside as /mcptray (Z:\mcptray to Windows
+# programs), and a Wine prefix of its own:
+#
+#   test/windows/wine.sh DIR COMMAND...     e.g. wine.sh bin wine /mcptray/mcptray.exe version
+#
+# WINEPREFIX is MCPTRAY_WINE_PREFIX, inside the root (default
+# /wineprefix: a Windows profile kept between runs; delete it to start
+# afresh). DISPLAY passes through: the host's /tmp/.X11-unix is bound into
+# the root. Run as root.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+[ $# -ge 2 ] || {
+	echo "usage: $0 DIR COMMAND..." >&2
+	exit 2
+}
+dir=$(cd "$1" && pwd)
+shift
+root=$("$here/wine-root.sh" mount)
+mkdir -p "$root/mcptray"
+if ! grep -qs " $root/mcptray " /proc/mounts || [ "$(stat -c %i "$root/mcptray")" != "$(stat -c %i "$dir")" ]; then
+	grep -qs " $root/mcptray " /proc/mounts && umount -l "$root/mcptray"
+	mount --bind "$dir" "$root/mcptray"
+fi
+exec chroot "$root" /usr/bin/env -i \
+	HOME=/root PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
+	WINEPREFIX="${MCPTRAY_WINE_PREFIX:-/wineprefix}" WINEDEBUG="${WINEDEBUG:--all}" \
+	${DISPLAY:+DISPLAY=$DISPLAY} \
+	"$@"
