@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -185,6 +186,9 @@ func newStdioHome(t *testing.T) *stdioHome {
 	t.Cleanup(func() {
 		if h.servePID != 0 {
 			syscall.Kill(h.servePID, syscall.SIGKILL)
+		}
+		for _, pid := range h.serves() { // a second one, which a test failed to see
+			syscall.Kill(pid, syscall.SIGKILL)
 		}
 		for _, p := range running(h.testServer) {
 			syscall.Kill(p.pid, syscall.SIGKILL)
@@ -392,4 +396,29 @@ func httpCall(t *testing.T, url, token, tool string) string {
 		t.Fatalf("tools/call on the HTTP face: %s\n%s", resp.Status, b)
 	}
 	return toolText(t, m.Result)
+}
+
+// lookup is the value of an environment variable of the home's apps.
+func (h *stdioHome) lookup(key string) (string, bool) {
+	for _, kv := range h.env {
+		if v, ok := strings.CutPrefix(kv, key+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// serves are the process ids of the mcptray serve processes running for
+// this home: a second would be a second mcptray, left behind.
+func (h *stdioHome) serves() []int {
+	home, _ := h.lookup("HOME")
+	var out []int
+	for _, p := range running(h.mcptray) {
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.pid))
+		environ, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", p.pid))
+		if slices.Contains(strings.Split(string(cmdline), "\x00"), "serve") && slices.Contains(strings.Split(string(environ), "\x00"), "HOME="+home) {
+			out = append(out, p.pid)
+		}
+	}
+	return out
 }

@@ -80,7 +80,11 @@ func TestSetsThroughStdioApps(t *testing.T) {
 		if _, err := os.Stat(bin); err != nil {
 			t.Skipf("the MCP Inspector is not installed (make deps installs it): %v", err)
 		}
-		cmd := exec.Command(bin, "--cli", h.mcptray, "stdio", "--app", "writer", "--method", "tools/list")
+		// The Inspector gives the server only HOME and PATH of its own
+		// environment: the runtime folder, as an app's config would, so
+		// that its mcptray stdio finds the mcptray the others run.
+		run, _ := h.lookup("XDG_RUNTIME_DIR")
+		cmd := exec.Command(bin, "--cli", "-e", "XDG_RUNTIME_DIR="+run, h.mcptray, "stdio", "--app", "writer", "--method", "tools/list")
 		cmd.Env = h.env
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
@@ -90,6 +94,9 @@ func TestSetsThroughStdioApps(t *testing.T) {
 		}
 		if !bytes.Contains(out, []byte(`"mcp__a__echo"`)) || bytes.Contains(out, []byte(`"mcp__b__`)) {
 			t.Errorf("the Inspector, as the writer, lists more or less than Writing:\n%s", out)
+		}
+		if serves := h.serves(); len(serves) != 1 || serves[0] != h.servePID {
+			t.Errorf("the home's mcptray serve processes are %v, want only %d", serves, h.servePID)
 		}
 	})
 }
