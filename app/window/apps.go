@@ -207,7 +207,13 @@ func (a *appsView) appRow(v *window, app service.App) fyne.CanvasObject {
 	}
 	if len(app.Sessions) > 0 {
 		s := app.Sessions[0]
-		box.Add(caption(fmt.Sprintf("%s %s, through %s", sanitize.Line(s.Client), sanitize.Line(s.ClientVersion), faceWords(s.Face))))
+		words := fmt.Sprintf("%s %s, through %s", sanitize.Line(s.Client), sanitize.Line(s.ClientVersion), faceWords(s.Face))
+		if s.Named == "" {
+			// Not started by a config mcptray wrote (stdio --app) nor
+			// with the app's own token: any program can say this.
+			words += ", known only by what it says of itself"
+		}
+		box.Add(caption(words))
 	}
 	return box
 }

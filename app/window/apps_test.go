@@ -170,7 +170,8 @@ func TestRealToolRules(t *testing.T) {
 
 // TestRealAppsInUse: an app with a session says it is in use with how many
 // tools it sees, warns near its tool limit with what to do, and a client
-// mcptray reads no config of is listed by its name.
+// mcptray reads no config of is listed by its name, known only by what it
+// says of itself.
 func TestRealAppsInUse(t *testing.T) {
 	var token string
 	cursor, _ := gateway.ClientOf("cursor-vscode")
@@ -178,7 +179,7 @@ func TestRealAppsInUse(t *testing.T) {
 	// The apps' sessions, as the gateway would have them.
 	sessions := func() []service.AppSession {
 		return []service.AppSession{
-			{Client: "cursor-vscode", ClientVersion: "1.7", App: "Cursor", Face: gateway.FaceStdio, Started: now, LastSeen: now,
+			{Client: "cursor-vscode", ClientVersion: "1.7", App: "Cursor", Named: "cursor", Face: gateway.FaceStdio, Started: now, LastSeen: now,
 				Listed: true, Tools: 45, ToolLimit: cursor.ToolLimit, ToolWarning: cursor.ToolWarning(45)},
 			{Client: "my-script", Face: gateway.FaceHTTP, Started: now, LastSeen: now, Listed: true, Tools: 45},
 		}
@@ -195,10 +196,13 @@ func TestRealAppsInUse(t *testing.T) {
 		}
 		text := strings.Join(labels(a.list), "\n")
 		for _, want := range []string{"more than the 40 it can use", "hide servers or tools you don't need", "cursor-vscode 1.7, through mcptray stdio",
-			"my-script", "through its HTTP address"} {
+			"my-script", "through its HTTP address, known only by what it says of itself"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("the Apps view lacks %q:\n%s", want, text)
 			}
+		}
+		if strings.Contains(text, "mcptray stdio, known only by") {
+			t.Errorf("Cursor's session, named by mcptray, is said to be known only by its own word:\n%s", text)
 		}
 	})
 }

@@ -292,3 +292,50 @@ func TestGatewayRulesFromClient(t *testing.T) {
 		t.Errorf("the gateway's token: %v", err)
 	}
 }
+
+// TestAppKnownByItsName: the roster counts a session for the app mcptray
+// named it (mcptray stdio --app), whatever its clientInfo says. A program
+// started as the writer that calls itself cursor-vscode does not make
+// Cursor in use: the writer is; a session started as Cursor's is
+// Cursor's, whatever it calls itself.
+func TestAppKnownByItsName(t *testing.T) {
+	t.Parallel()
+	r := newGatewayRig(t)
+	ctx, cancel := context.WithTimeout(context.Background(), appsDeadline)
+	defer cancel()
+	if _, err := r.cl.ConnectApp(ctx, service.ConnectRequest{App: "cursor"}); err != nil {
+		t.Fatal(err)
+	}
+	open := func(app, clientInfo string) *client.Client {
+		t.Helper()
+		st, err := control.OpenStreamAs(ctx, r.paths, app, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := client.NewClient(transport.NewIO(st, appEnd{st}, nil))
+		if err := c.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		init := mcp.InitializeRequest{}
+		init.Params.ProtocolVersion = "2025-11-25"
+		init.Params.ClientInfo = mcp.Implementation{Name: clientInfo, Version: "1.7.0"}
+		if _, err := c.Initialize(ctx, init); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+
+	open("writer", "cursor-vscode")
+	if a := r.app(t, "Cursor"); a.State == service.AppInUse || len(a.Sessions) != 0 {
+		t.Errorf("the writer, calling itself cursor-vscode, made Cursor: %+v", a)
+	}
+	if a := r.app(t, "writer"); a.State != service.AppInUse || len(a.Sessions) != 1 || a.Sessions[0].Named != "writer" {
+		t.Errorf("the writer: %+v", a)
+	}
+
+	open("cursor", "some-probe")
+	if a := r.app(t, "Cursor"); a.State != service.AppInUse || len(a.Sessions) != 1 || a.Sessions[0].Client != "some-probe" {
+		t.Errorf("a session mcptray started as Cursor's: %+v", a)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/service"
 )
 
@@ -82,7 +83,10 @@ func (a *appSessions) addHooks(h *server.Hooks) {
 		}
 		s := &service.AppSession{Client: req.Params.ClientInfo.Name, ClientVersion: req.Params.ClientInfo.Version,
 			Face: faceOf(ctx)}
-		if c, ok := ClientOf(s.Client); ok {
+		if k, ok := server.ClientSessionFromContext(ctx).(knower); ok {
+			s.Named, _ = k.knownApp()
+		}
+		if c, ok := clientOfSession(s); ok {
 			s.App, s.ToolLimit = c.App, c.ToolLimit
 		}
 		a.mu.Lock()
@@ -158,10 +162,25 @@ func (a *appSessions) setTools(s *service.AppSession, n int, page bool) bool {
 	changed := !s.Listed || s.Tools != n
 	s.Listed, s.Tools, s.LastSeen = true, n, a.now()
 	s.ToolWarning = ""
-	if c, known := ClientOf(s.Client); known {
+	if c, known := clientOfSession(s); known {
 		s.ToolWarning = c.ToolWarning(n)
 	}
 	return changed
+}
+
+// clientOfSession is the app of session s: the one mcptray named it when
+// it did (its clientInfo, which any program can claim, then counts for
+// nothing), else the one its clientInfo says; false when unknown.
+func clientOfSession(s *service.AppSession) (Client, bool) {
+	if s.Named == "" {
+		return ClientOf(s.Client)
+	}
+	for _, c := range Clients {
+		if config.AppKeyFor(c.App) == s.Named {
+			return c, true
+		}
+	}
+	return Client{}, false
 }
 
 // tell tells the service that the sessions changed.

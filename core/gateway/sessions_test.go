@@ -55,6 +55,27 @@ func TestSessionsRecordApps(t *testing.T) {
 	c.Close()
 }
 
+// TestSessionsRecordTheNamedApp: a session that came with the name
+// mcptray gave its app (its own token, mcptray stdio --app) is recorded as
+// that app's, whatever its clientInfo claims: the writer calling itself
+// cursor-vscode is not Cursor, nor held to Cursor's tool limit, and a
+// session started as Cursor's is Cursor's.
+func TestSessionsRecordTheNamedApp(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil)
+	r.httpAs(AppToken(r.token, "writer"), "cursor-vscode")
+	got := r.gw.Sessions()
+	if len(got) != 1 || got[0].Named != "writer" || got[0].App != "" || got[0].ToolLimit != 0 || got[0].Client != "cursor-vscode" {
+		t.Fatalf("the writer's session, calling itself Cursor: %+v", got)
+	}
+	r.streamAs("cursor", "some-probe")
+	for _, s := range r.gw.Sessions() {
+		if s.Client == "some-probe" && (s.Named != "cursor" || s.App != "Cursor" || s.ToolLimit != 40) {
+			t.Errorf("a session started as Cursor's: %+v", s)
+		}
+	}
+}
+
 // TestSessionsRecordModernApps: an app on the sessionless revision
 // (2026-07-28) is recorded by the clientInfo in its requests' _meta, once
 // however many requests it sends; it is in use while it listens or was

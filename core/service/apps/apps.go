@@ -31,6 +31,12 @@ type Session struct {
 	// App is the app as mcptray's config names it ("Cursor"), or "" when
 	// the gateway does not know the client.
 	App string `json:"app,omitempty"`
+	// Named is the name mcptray gave the app ("cursor": mcptray stdio
+	// --app, or the app's own token on the HTTP face), which no other
+	// program can claim; the session is that app's, whatever its
+	// clientInfo says. "" when it came without one: then App goes by
+	// what the app says of itself.
+	Named string `json:"named,omitempty"`
 	// Face is how it reaches the gateway: "stdio" (mcptray stdio) or
 	// "http".
 	Face     string    `json:"face"`
@@ -212,7 +218,7 @@ func (r *Roster) List(set *config.Set) []App {
 			a.Problem = sanitize.Line(err.Error())
 		}
 		for j, ss := range sessions {
-			if ss.App == src.App {
+			if ss.of(keys[i], src.App) {
 				a.Sessions = append(a.Sessions, ss)
 				claimed[j] = true
 			}
@@ -229,7 +235,10 @@ func (r *Roster) List(set *config.Set) []App {
 		if claimed[j] {
 			continue
 		}
-		name := ss.App
+		name := ss.Named
+		if name == "" {
+			name = ss.App
+		}
 		if name == "" {
 			name = ss.Client
 		}
@@ -247,6 +256,16 @@ func (r *Roster) List(set *config.Set) []App {
 		}
 	}
 	return out
+}
+
+// of reports whether the session is the app key (config.Source.App
+// name): by the name mcptray gave it when it has one, else by what its
+// clientInfo says.
+func (ss Session) of(key, name string) bool {
+	if ss.Named != "" {
+		return ss.Named == key
+	}
+	return ss.App == name
 }
 
 // judge sets an app's State, Status, Hint and Tools from its config and

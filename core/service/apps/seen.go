@@ -59,7 +59,10 @@ func mergeSeen(old appSeen, had bool, v appSeen) (appSeen, bool) {
 func seenOf(sessions []Session) map[string]appSeen {
 	out := map[string]appSeen{}
 	for _, ss := range sessions {
-		k := config.AppKeyFor(ss.App)
+		k := ss.Named
+		if k == "" {
+			k = config.AppKeyFor(ss.App)
+		}
 		if k == "" || ss.LastSeen.IsZero() {
 			continue
 		}

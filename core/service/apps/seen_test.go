@@ -204,3 +204,26 @@ func TestAppsSeenBounded(t *testing.T) {
 		t.Error("the app seen last was not kept")
 	}
 }
+
+// TestAppsSeenByTheGivenName: a session that came with the name mcptray
+// gave its app counts for that app, even with another app's clientInfo:
+// the writer calling itself Cursor neither makes Cursor in use nor is
+// kept as Cursor seen.
+func TestAppsSeenByTheGivenName(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.writeJSON(filepath.Join(h.dir, ".cursor", "mcp.json"), map[string]any{"mcpServers": map[string]any{
+		"mcptray": map[string]any{"command": "/opt/bin/mcptray", "args": []string{"stdio", "--app", "cursor"}}}})
+	now := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+	sessions := []Session{{Client: "cursor-vscode", App: "Cursor", Named: "writer", Face: "stdio", Started: now, LastSeen: now}}
+	r := New(Options{Paths: h.paths, Now: func() time.Time { return now }, Sessions: func() []Session { return sessions }})
+	if cur := find(t, r, "Cursor"); cur.State == InUse || len(cur.Sessions) != 0 || !cur.LastSeen.IsZero() {
+		t.Errorf("Cursor, claimed by the writer: %+v", cur)
+	}
+	if w := find(t, r, "writer"); w.State != InUse || len(w.Sessions) != 1 {
+		t.Errorf("the writer: %+v", w)
+	}
+	if seen := seenOf(sessions); len(seen) != 1 || seen["writer"].LastSeen.IsZero() {
+		t.Errorf("kept as seen: %+v", seen)
+	}
+}
