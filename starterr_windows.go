@@ -63,7 +63,13 @@ func showStartError(code int) {
 	if code == 0 || text == "" || startErr.stderr != nil {
 		return
 	}
-	text = strings.TrimPrefix(text, "mcptray: ")
+	// The box's title names mcptray: each line's "mcptray: " (a
+	// terminal's way to say who speaks) would only say it again.
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimPrefix(l, "mcptray: ")
+	}
+	text = strings.Join(lines, "\n")
 	if startErrLog != "" {
 		text += "\n\nmcptray's log is at " + startErrLog
 	}

@@ -16,6 +16,11 @@
 #   - mcptray quit, after which no mcptray.exe process is left; and the
 #     tray killed outright, after which none is left either (its servers'
 #     job objects end them);
+#   - a start that fails as a person could meet it (mcptray serve, started
+#     by an app, already runs): started as Explorer starts it, with no
+#     console, it says why in a message box naming its log; a screenshot
+#     of it to look at (MCPTRAY_WINE_BOX_SHOT, default
+#     /tmp/mcptray-wine-start-error.png); closed, it ends and leaves nothing;
 #   - the .msi (packaging/windows): msiexec installs it (the program, the
 #     Start menu entry, start at login as mcptray autostart reads it, the
 #     .mcpb type) and uninstalls it leaving none of these.
@@ -191,6 +196,59 @@ if wait_for "the tray again, with its servers" 120 both; then
 		else
 			echo "$(ours)" >&2
 		fi
+	fi
+fi
+
+say "a start that fails, as from the Start menu"
+# mcptray serve, as an app's mcptray stdio starts it, runs; the person then
+# starts mcptray as Explorer does: no console, so no stderr to read. Why it
+# cannot start, and where its log is, show in a message box.
+"$here/wine.sh" "$work" wine /mcptray/mcptray.exe serve >"$work/serve.log" 2>&1 &
+serving() { mt status >/dev/null; }
+if wait_for "mcptray serve answering" 120 serving; then
+	# Wine's taskkill /im finds no mcptray.exe: the box's process is the
+	# one tasklist shows that was not there before.
+	winpids() { timeout 60 "$here/wine.sh" "$work" wine tasklist 2>/dev/null | awk '$1 == "mcptray.exe" { print $2 }' | sort; }
+	before=$(winpids)
+	# start /unix gives the program no console and no standard handles,
+	# as Explorer does.
+	"$here/wine.sh" "$work" wine start /wait /unix /mcptray/mcptray.exe >"$work/box.log" 2>&1 &
+	started=$!
+	boxed() { "$here/wine.sh" "$work" xwininfo -root -tree 2>/dev/null | grep -q '"mcptray could not start"'; }
+	if wait_for "the message box shown" 60 boxed; then
+		say "ok: a message box titled \"mcptray could not start\""
+		boxshot=${MCPTRAY_WINE_BOX_SHOT:-/tmp/mcptray-wine-start-error.png}
+		rm -f "$work/box.png"
+		boxdrawn() {
+			"$here/wine.sh" "$work" import -window root /mcptray/box.png 2>/dev/null &&
+				[ "$(stat -c %s "$work/box.png")" -gt 10000 ]
+		}
+		wait_for "the message box drawn" 30 boxdrawn && cp "$work/box.png" "$boxshot" && say "ok: the message box, in $boxshot (look at it)"
+		if [ -f "$root$prefix/drive_c/users/root/AppData/Local/mcptray/logs/mcptray.log" ]; then
+			say "ok: the log the box names is there"
+		else
+			fail "no log at the place the box names"
+		fi
+		if grep -q 'already running' "$work/box.log"; then
+			fail "it had a stderr after all: $(cat "$work/box.log")"
+		fi
+		# Closed as a person closes it (WM_CLOSE, what taskkill without /f
+		# sends): the program then ends, with 1.
+		for pid in $(comm -13 <(echo "$before") <(winpids)); do
+			timeout 60 "$here/wine.sh" "$work" wine taskkill /pid "$pid" >/dev/null 2>&1 || true
+		done
+		closed() { ! kill -0 "$started" 2>/dev/null; }
+		if wait_for "mcptray.exe ended once its box was closed" 60 closed; then
+			code=0
+			wait "$started" || code=$?
+			expect "it ended with 1" '^1$' "$code"
+		fi
+	fi
+	mt quit >/dev/null || true
+	if wait_for "no mcptray.exe left after the box and quit" 60 gone; then
+		say "ok: no mcptray.exe process is left"
+	else
+		echo "$(ours)" >&2
 	fi
 fi
 
