@@ -350,37 +350,36 @@ func (g *Gateway) outsideSetServer(ctx context.Context, srv, what string) string
 // filterResources and filterPrompts leave out of mcp-go's answers the
 // resources and prompts of servers the session's set does not hold.
 func (g *Gateway) filterResources(ctx context.Context, _ any, _ *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
-	given, ok := g.givenTo(ctx)
-	if !ok || res == nil {
-		return
+	if res != nil {
+		res.Resources = keepHeld(g, ctx, func() map[string]string { return g.sets.resourceOf }, res.Resources, func(r mcp.Resource) string { return r.URI })
 	}
-	g.sets.mu.Lock()
-	of := g.sets.resourceOf
-	g.sets.mu.Unlock()
-	kept := make([]mcp.Resource, 0, len(res.Resources))
-	for _, r := range res.Resources {
-		if srv, ok := of[r.URI]; !ok || given.HoldsServer(srv) {
-			kept = append(kept, r)
-		}
-	}
-	res.Resources = kept
 }
 
 func (g *Gateway) filterPrompts(ctx context.Context, _ any, _ *mcp.ListPromptsRequest, res *mcp.ListPromptsResult) {
+	if res != nil {
+		res.Prompts = keepHeld(g, ctx, func() map[string]string { return g.sets.promptOf }, res.Prompts, func(p mcp.Prompt) string { return p.Name })
+	}
+}
+
+// keepHeld is items without those of servers the session's set does not
+// hold: of gives (under the sets' lock) each item's server by its key.
+// An item whose server is not known is kept, as is every item of a
+// session that gets everything.
+func keepHeld[T any](g *Gateway, ctx context.Context, of func() map[string]string, items []T, key func(T) string) []T {
 	given, ok := g.givenTo(ctx)
-	if !ok || res == nil {
-		return
+	if !ok {
+		return items
 	}
 	g.sets.mu.Lock()
-	of := g.sets.promptOf
+	servers := of()
 	g.sets.mu.Unlock()
-	kept := make([]mcp.Prompt, 0, len(res.Prompts))
-	for _, p := range res.Prompts {
-		if srv, ok := of[p.Name]; !ok || given.HoldsServer(srv) {
-			kept = append(kept, p)
+	kept := make([]T, 0, len(items))
+	for _, it := range items {
+		if srv, ok := servers[key(it)]; !ok || given.HoldsServer(srv) {
+			kept = append(kept, it)
 		}
 	}
-	res.Prompts = kept
+	return kept
 }
 
 // keepsFor is what search mode's find keeps for the session in ctx: the
