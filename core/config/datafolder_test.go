@@ -1,55 +1,12 @@
 package config
 
 import (
-	"crypto/sha256"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/mcptray/mcptray/core/sandbox"
+	"github.com/mcptray/mcptray/core/sandbox/sandboxtest"
 )
-
-// collidingNames finds two server names with one data folder, as a hostile
-// project can: names that differ only in characters FolderName replaces
-// with '_' clean to one name, and among a few hundred thousand of them two
-// have the same 32-bit hash (a birthday search; matching one given name
-// takes some minutes more).
-func collidingNames(t *testing.T) (string, string) {
-	t.Helper()
-	collision.once.Do(func() { collision.a, collision.b = findCollision() })
-	if collision.a == "" {
-		t.Fatal("no two names share a folder")
-	}
-	if sandbox.FolderName(collision.a) != sandbox.FolderName(collision.b) {
-		t.Fatalf("%q and %q: one hash, two folders", collision.a, collision.b)
-	}
-	return collision.a, collision.b
-}
-
-var collision struct {
-	once sync.Once
-	a, b string
-}
-
-func findCollision() (string, string) {
-	seen := map[[4]byte]string{}
-	for i := 0; i < 1<<24; i++ {
-		var b strings.Builder
-		b.WriteString("notes")
-		for bit := range 24 {
-			b.WriteByte("!#"[i>>bit&1])
-		}
-		name := b.String()
-		sum := sha256.Sum256([]byte(name))
-		key := [4]byte(sum[:4])
-		if other, ok := seen[key]; ok {
-			return other, name
-		}
-		seen[key] = name
-	}
-	return "", ""
-}
 
 func serversJSON(t *testing.T, servers map[string]string) string {
 	t.Helper()
@@ -79,7 +36,7 @@ func refused(set *Set, name string) (string, bool) {
 // not run, and says why in plain words; the person's runs.
 func TestSharedDataFolderRefused(t *testing.T) {
 	t.Parallel()
-	mine, theirs := collidingNames(t)
+	mine, theirs := sandboxtest.CollidingNames(t)
 	for _, scope := range []Scope{Imported, Local, Project, Managed} {
 		t.Run(scope.String(), func(t *testing.T) {
 			t.Parallel()
@@ -109,7 +66,7 @@ func TestSharedDataFolderRefused(t *testing.T) {
 // names share a folder: one runs, the other says why it does not.
 func TestSharedDataFolderOneScope(t *testing.T) {
 	t.Parallel()
-	a, b := collidingNames(t)
+	a, b := sandboxtest.CollidingNames(t)
 	h := newTestHome(t)
 	scopeFile(t, h, User, "", serversJSON(t, map[string]string{a: `{"command": "a"}`, b: `{"command": "b"}`}))
 	set := h.loader(nil).Load()
@@ -122,7 +79,7 @@ func TestSharedDataFolderOneScope(t *testing.T) {
 // folder, so it shares none, and ordinary names each keep their own.
 func TestSharedDataFolderOnlyLocal(t *testing.T) {
 	t.Parallel()
-	mine, theirs := collidingNames(t)
+	mine, theirs := sandboxtest.CollidingNames(t)
 	h := newTestHome(t)
 	dir := h.folder(t, "app")
 	scopeFile(t, h, User, dir, serversJSON(t, map[string]string{mine: `{"url": "https://notes.example/mcp"}`, "weather": `{"command": "weather"}`}))

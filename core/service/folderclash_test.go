@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/sandbox"
+	"github.com/mcptray/mcptray/core/sandbox/sandboxtest"
 )
 
 // TestProjectServerGetsNoOthersDataFolder: a project names its server
@@ -66,7 +66,7 @@ func TestProjectServerGetsNoOthersDataFolder(t *testing.T) {
 // run, and says whose folder it would be; the person's runs.
 func TestProjectServerSharingAFolderDoesNotRun(t *testing.T) {
 	t.Parallel()
-	mine, theirs := collidingNames(t)
+	mine, theirs := sandboxtest.CollidingNames(t)
 	h := newHome(t)
 	proj := filepath.Join(h.dir, "proj")
 	h.writeJSON(h.paths.UserFile(), map[string]any{"folders": []string{proj},
@@ -83,32 +83,6 @@ func TestProjectServerSharingAFolderDoesNotRun(t *testing.T) {
 	}
 }
 
-// collidingNames are two server names with one data folder: names that
-// differ only in characters sandbox.FolderName replaces clean to one, and
-// among some hundred thousand of them two hashes agree.
-func collidingNames(t *testing.T) (string, string) {
-	t.Helper()
-	seen := map[[4]byte]string{}
-	for i := 0; i < 1<<24; i++ {
-		var b strings.Builder
-		b.WriteString("notes")
-		for bit := range 24 {
-			b.WriteByte("!#"[i>>bit&1])
-		}
-		name := b.String()
-		sum := sha256.Sum256([]byte(name))
-		if other, ok := seen[[4]byte(sum[:4])]; ok {
-			if sandbox.FolderName(other) != sandbox.FolderName(name) {
-				t.Fatalf("%q and %q: one hash, two folders", other, name)
-			}
-			return other, name
-		}
-		seen[[4]byte(sum[:4])] = name
-	}
-	t.Fatal("no two names share a folder")
-	return "", ""
-}
-
 // TestBundleTakesNoOthersFolder: a hostile bundle named (in its manifest)
 // so that its folder is that of a bundle the person installed is refused
 // in plain words: installed, it would have replaced the person's
@@ -116,7 +90,7 @@ func collidingNames(t *testing.T) (string, string) {
 // data folder.
 func TestBundleTakesNoOthersFolder(t *testing.T) {
 	t.Parallel()
-	mine, theirs := collidingNames(t)
+	mine, theirs := sandboxtest.CollidingNames(t)
 	h := newHome(t)
 	if err := os.Mkdir(filepath.Join(h.dir, "notes"), 0o700); err != nil {
 		t.Fatal(err)

@@ -1,16 +1,14 @@
 package datafolders
 
 import (
-	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcptray/mcptray/core/config"
-	"github.com/mcptray/mcptray/core/sandbox"
+	"github.com/mcptray/mcptray/core/sandbox/sandboxtest"
 )
 
 const deadline = 20 * time.Second
@@ -48,7 +46,7 @@ func removed(t *testing.T, f *Folders, name string) {
 // not take the data of the person's server with it.
 func TestRemovedNamesakeLeavesOthersData(t *testing.T) {
 	t.Parallel()
-	mine, theirs := collidingNames(t)
+	mine, theirs := sandboxtest.CollidingNames(t)
 	removedNamesake(t, mine, theirs)
 }
 
@@ -125,7 +123,7 @@ func TestRemovedServerLeavesNoData(t *testing.T) {
 // does not move that folder to its new name.
 func TestRenamedNamesakeMovesNoOthersData(t *testing.T) {
 	t.Parallel()
-	mine, theirs := collidingNames(t)
+	mine, theirs := sandboxtest.CollidingNames(t)
 	entry := func(name, sig string) config.Entry {
 		return config.Entry{Server: config.Server{Name: name, Transport: config.Stdio}, Signature: sig}
 	}
@@ -169,30 +167,4 @@ func TestDataChanges(t *testing.T) {
 	if gone, renamed := Changes(nil, after); gone != nil || renamed != nil {
 		t.Errorf("the first config removed %q, moved %v", gone, renamed)
 	}
-}
-
-// collidingNames are two server names with one data folder: names that
-// differ only in characters sandbox.FolderName replaces clean to one, and
-// among some hundred thousand of them two hashes agree.
-func collidingNames(t *testing.T) (string, string) {
-	t.Helper()
-	seen := map[[4]byte]string{}
-	for i := 0; i < 1<<24; i++ {
-		var b strings.Builder
-		b.WriteString("notes")
-		for bit := range 24 {
-			b.WriteByte("!#"[i>>bit&1])
-		}
-		name := b.String()
-		sum := sha256.Sum256([]byte(name))
-		if other, ok := seen[[4]byte(sum[:4])]; ok {
-			if sandbox.FolderName(other) != sandbox.FolderName(name) {
-				t.Fatalf("%q and %q: one hash, two folders", other, name)
-			}
-			return other, name
-		}
-		seen[[4]byte(sum[:4])] = name
-	}
-	t.Fatal("no two names share a folder")
-	return "", ""
 }
