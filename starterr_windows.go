@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/sys/windows"
 )
@@ -64,10 +66,14 @@ func showStartError(code int) {
 		return
 	}
 	// The box's title names mcptray: each line's "mcptray: " (a
-	// terminal's way to say who speaks) would only say it again.
+	// terminal's way to say who speaks) would only say it again, and
+	// what follows it begins a sentence of its own.
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
-		lines[i] = strings.TrimPrefix(l, "mcptray: ")
+		if rest, ok := strings.CutPrefix(l, "mcptray: "); ok {
+			r, size := utf8.DecodeRuneInString(rest)
+			lines[i] = string(unicode.ToUpper(r)) + rest[size:]
+		}
 	}
 	text = strings.Join(lines, "\n")
 	if startErrLog != "" {
