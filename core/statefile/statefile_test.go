@@ -179,3 +179,35 @@ func TestWriterAtMostOncePerEvery(t *testing.T) {
 		t.Errorf("a write with nothing new: %d writes", n)
 	}
 }
+
+// TestReplaceIsTheWholeState: Replace writes exactly what it is given, at
+// once: a value the file held and the new state does not is gone, and a
+// write that cannot be made says so.
+func TestReplaceIsTheWholeState(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	base := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+	writeThings(t, path, 3, base)
+	f, err := Open(testOptions(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Replace(map[string]seen{"thing-1": {At: base, N: 7}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.Read()
+	if err != nil || len(got) != 1 || got["thing-1"].N != 7 {
+		t.Errorf("after Replace the file holds %v, %v", got, err)
+	}
+	if v := f.Values(); len(v) != 1 || v["thing-1"].N != 7 {
+		t.Errorf("after Replace the state is %v", v)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(path, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Replace(map[string]seen{}); err == nil {
+		t.Error("Replace over a folder said nothing")
+	}
+}
