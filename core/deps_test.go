@@ -227,7 +227,7 @@ func TestFrontEndsImportOnlyTheService(t *testing.T) {
 // what stands for the service (the gateway, the control endpoint).
 var partMay = map[string][]string{
 	"core/service/apps":        {"core/config", "core/sanitize", "core/statefile"},
-	"core/service/datafolders": {"core/config", "core/sandbox", "core/sanitize"},
+	"core/service/datafolders": {"core/config", "core/sandbox", "core/sanitize", "core/statefile"},
 	"core/service/secretkeep":  {"core/config", "core/filelock", "core/sanitize", "core/secret"},
 	"core/service/signin":      {"core/config", "core/oauth", "core/secret", "core/transport"},
 	"core/service/trust":       {"core/activity", "core/config", "core/pins", "core/tools"},

@@ -269,3 +269,8 @@ func pluginSource(dir string) Source {
 // ServersDir holds each local server's private data folder, the one folder
 // of mcptray's that its sandbox lets the server use (core/sandbox).
 func (p Paths) ServersDir() string { return filepath.Join(p.Dir(), "servers") }
+
+// DataFolderOwnersFile keeps whom each server's data folder (ServersDir)
+// was made for (core/service/datafolders), beside it, where no server may
+// write.
+func (p Paths) DataFolderOwnersFile() string { return filepath.Join(p.Dir(), "data-folders.json") }

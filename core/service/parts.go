@@ -54,6 +54,9 @@ func (s *Service) attachDataFolders() error {
 		Dir:     func() string { return s.sandboxOpts().ServersDir },
 		Stopped: s.conns.Stopped,
 		InUse:   s.inUseWhile,
+		// In mcptray's own folder, beside the servers' and out of their
+		// reach.
+		OwnersFile: s.opts.Paths.DataFolderOwnersFile(),
 	})
 	if err != nil {
 		return fmt.Errorf("service: %w", err)

@@ -401,15 +401,13 @@ func (s *Service) reload() *config.Set {
 func (s *Service) use(set *config.Set) {
 	s.useMu.Lock()
 	defer s.useMu.Unlock()
+	set, gone := s.keepDataFolders(s.current(), set) // before any server starts in them
 	s.mu.Lock()
-	before := s.set
 	s.set = set
 	paused := s.paused
 	s.mu.Unlock()
 	s.activitySecretsChanged()
 	s.auth.SetIdentityProvider(signin.IdentityProvider(set))
-	gone, renamed := datafolders.Changes(before, set)
-	s.data.MoveRenamed(renamed) // before the server starts under its new name
 	if !paused {
 		s.apply(set)
 	}

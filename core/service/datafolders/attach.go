@@ -18,6 +18,8 @@ type Service struct {
 	// InUse calls fn with the config in use, while no other config is put
 	// to use.
 	InUse func(fn func(*config.Set))
+	// OwnersFile keeps whom each data folder was made for.
+	OwnersFile string
 }
 
 // Attach gives the folders what they need of the service. service.New
@@ -30,6 +32,6 @@ func (f *Folders) Attach(s Service) error {
 	if !f.attached.CompareAndSwap(false, true) {
 		return errors.New("the data folders serve another service already")
 	}
-	f.opts.Dir, f.opts.Stopped, f.opts.InUse = s.Dir, s.Stopped, s.InUse
+	f.opts.Dir, f.opts.Stopped, f.opts.InUse, f.opts.OwnersFile = s.Dir, s.Stopped, s.InUse, s.OwnersFile
 	return nil
 }

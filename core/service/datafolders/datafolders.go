@@ -2,14 +2,34 @@
 // server's private data folder with its server: mcptray's servers/NAME,
 // the one folder of mcptray's its sandbox lets it change.
 //
+// A data folder is its owner's: the server it was made for, as its config
+// file names it (its scope, that file, and its name there: Owner). What a
+// server left in its folder (a package planted in its cache, a script it
+// knows the next holder runs) never reaches a server of another owner,
+// whoever holds the name by then: before servers start, each one about to
+// start in a folder made for another owner, or for one mcptray does not
+// know, gets an empty folder, and the old one is set aside (Keep). mcptray
+// keeps the owners in a file of its own (Options.OwnersFile), beside the
+// servers' folder, where no server may write. A folder set aside is
+// renamed .set-aside-TIME-NAME in the servers' folder, not removed: it may
+// hold the person's work, and no server's sandbox gives it (no server's
+// folder begins with a dot). Where the owners cannot be read or kept,
+// only what this mcptray recorded since it started is known; every other
+// folder is set aside at its server's start. When the file is not there
+// yet (mcptray kept none before), a folder that exactly one configured
+// server could have made is that server's.
+//
 // When a config no longer has a server of that name (mcptray remove, the
 // window's Remove, or its file edited), the folder is removed once the
-// server's process has stopped. A server renamed with the same command
-// and arguments (its config.Signature) keeps its data: the folder is
-// moved to the new name before the server starts under it. A file that
-// could not be read (a Problem) removes nothing: its servers may be back
-// once it is mended, nor does a file that is gone (a project's .mcp.json
-// on another git branch, say): it may come back as it was.
+// server's process has stopped. A server renamed in its file with the
+// same command and arguments (its config.Signature) keeps its data, and
+// so does a server whose name another took (a project's github, now
+// github-2 beside the person's own github): its folder is moved to its new
+// name before it starts under it. A server of another file or scope with
+// the same command inherits nothing. A file that could not be read (a
+// Problem) removes nothing: its servers may be back once it is mended, nor
+// does a file that is gone (a project's .mcp.json on another git branch,
+// say): it may come back as it was.
 //
 // core/instance makes Folders beside the service and gives them in the
 // service's Options; the service attaches where the folders are, the
@@ -33,6 +53,7 @@ import (
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/sanitize"
+	"github.com/mcptray/mcptray/core/statefile"
 )
 
 // Options configure Folders.
@@ -45,8 +66,12 @@ type Options struct {
 	Stopped func(name string) <-chan struct{}
 	// InUse calls fn with the config in use, while no other config is put
 	// to use.
-	InUse  func(fn func(*config.Set))
-	Logger *slog.Logger
+	InUse func(fn func(*config.Set))
+	// OwnersFile keeps whom each data folder was made for, in mcptray's
+	// own folder, out of every server's reach; "" keeps them only while
+	// mcptray runs.
+	OwnersFile string
+	Logger     *slog.Logger
 }
 
 // Folders keeps the servers' data folders with their servers. Its methods
@@ -58,6 +83,11 @@ type Folders struct {
 
 	mu   sync.Mutex
 	gone map[string]chan struct{} // removed servers' data folders being removed, by name
+
+	ownMu  sync.Mutex              // held while the owners are read and changed (owners.go)
+	owners *statefile.File[record] // the owners' file, opened at the first Keep
+	known  map[string]record       // the owners as this mcptray last kept them
+	looked bool                    // Keep has read the owners once
 }
 
 // New returns the servers' data folders as o says where they are.
@@ -105,8 +135,8 @@ func foldersOf(set *config.Set) map[string]bool {
 }
 
 // Changes are the local servers of before that after no longer has:
-// those renamed in after with the same command and arguments (renamed:
-// old name → new name), and the others (gone). A server whose folder is
+// those renamed in after with the same command and arguments in the same
+// file (renamed: old name → new name), and the others (gone). A server whose folder is
 // also that of a server after has (two names can give one folder: their
 // hashes agree, or they differ only in case on macOS and Windows; config
 // runs only one of them) is neither: its folder is another's.
@@ -129,7 +159,7 @@ func Changes(before, after *config.Set) (gone []string, renamed map[string]strin
 		}
 		i := slices.IndexFunc(slices.Sorted(maps.Keys(now)), func(newName string) bool {
 			_, existed := was[newName]
-			return !existed && !taken[newName] && now[newName].Signature == e.Signature
+			return !existed && !taken[newName] && now[newName].Signature == e.Signature && OwnerOf(now[newName]).sameOrigin(OwnerOf(e))
 		})
 		if i < 0 {
 			gone = append(gone, name)
@@ -151,32 +181,6 @@ func fileGone(file string) bool {
 	}
 	_, err := os.Stat(file)
 	return errors.Is(err, fs.ErrNotExist)
-}
-
-// MoveRenamed moves the data folders of renamed servers to their new
-// names, before the servers start under them. A new name that has a
-// folder already keeps it, and the old one is left where it is: nothing
-// of the person's is removed on a guess.
-func (f *Folders) MoveRenamed(renamed map[string]string) {
-	log := f.opts.Logger
-	for old, name := range renamed {
-		from, to := f.Folder(old), f.Folder(name)
-		if from == "" {
-			return
-		}
-		if _, err := os.Lstat(from); err != nil { // it never ran here
-			continue
-		}
-		if _, err := os.Lstat(to); err == nil {
-			log.Warn("a renamed server's new name has a data folder already; its old one is left as it was", "server", sanitize.Line(name), "was", sanitize.Line(old), "folder", from)
-			continue
-		}
-		if err := os.Rename(from, to); err != nil {
-			log.Warn("moving a renamed server's data folder", "server", sanitize.Line(name), "was", sanitize.Line(old), "err", err)
-			continue
-		}
-		log.Info("a renamed server keeps its data folder", "server", sanitize.Line(name), "was", sanitize.Line(old))
-	}
 }
 
 // RemoveWhenStopped removes the data folders of servers gone from the
@@ -215,6 +219,7 @@ func (f *Folders) RemoveWhenStopped(gone []string) {
 					log.Warn("removing a removed server's data folder", "server", sanitize.Line(name), "folder", dir, "err", err)
 					return
 				}
+				f.forget(config.DataFolder(name))
 				log.Info("removed a removed server's data folder", "server", sanitize.Line(name))
 			})
 		}()
