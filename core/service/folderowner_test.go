@@ -111,3 +111,47 @@ func TestSameCommandOtherOriginInheritsNothing(t *testing.T) {
 		t.Errorf("notes, taken out, left its data folder: %v", err)
 	}
 }
+
+// TestRemovedNamesakeLeavesNoDataToProject: the person's "github" keeps
+// its data (secrets as files, a token cache) beside a project's "github",
+// which runs as github-2. The person removes theirs, and the project's
+// takes the name back: it starts in its own folder, with its own data,
+// and none of the person's.
+func TestRemovedNamesakeLeavesNoDataToProject(t *testing.T) {
+	if sandbox.ABI() < 1 {
+		t.Skip("this kernel has no Landlock")
+	}
+	h := newHome(t)
+	proj := filepath.Join(h.dir, "proj")
+	h.writeJSON(h.paths.UserFile(), map[string]any{"folders": []string{proj},
+		"mcpServers": map[string]any{"github": testServer("mine")}})
+	h.writeJSON(filepath.Join(proj, ".mcp.json"), map[string]any{"mcpServers": map[string]any{"github": planting("theirs")}})
+	s := h.startSandboxed()
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	waitFor(t, s, "theirs waiting for approval", func(snap Snapshot) bool { return state(snap, "github-2") == conn.AwaitingApproval })
+	if _, err := s.Approve(ctx, "github-2"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, s, "both connected", func(snap Snapshot) bool {
+		return state(snap, "github") == conn.Connected && state(snap, "github-2") == conn.Connected
+	})
+	folder := func(name string) string { return filepath.Join(h.paths.ServersDir(), sandbox.FolderName(name)) }
+	if err := os.WriteFile(filepath.Join(folder("github"), "token"), []byte("the person's"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := s.Remove(ctx, "github"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, s, "theirs connected as github", func(snap Snapshot) bool {
+		sv, _ := snap.Find("github")
+		return sv.Scope == config.Local && sv.State == conn.Connected
+	})
+	if b, err := os.ReadFile(filepath.Join(folder("github"), "token")); !os.IsNotExist(err) {
+		t.Errorf("the project's github was handed the person's data folder: token holds %q (%v)", b, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(folder("github"), "planted")); string(b) != "planted\nplanted\n" {
+		t.Errorf("back as github, the project's server lost its data: %q, %v", b, err)
+	}
+}

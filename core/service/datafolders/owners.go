@@ -90,7 +90,8 @@ func (f *Folders) ownersFile() *statefile.File[record] {
 			Path: f.opts.OwnersFile, Field: "folders", MaxSize: maxOwnersSize, Max: maxOwners,
 			When: func(r record) time.Time { return r.Since },
 			Valid: func(folder string, r record) bool {
-				return !strings.HasPrefix(folder, ".") && !strings.ContainsAny(folder, `/\`) && len(r.Owner) == 64
+				return (!strings.HasPrefix(folder, ".") || strings.HasPrefix(folder, setAsidePrefix)) &&
+					!strings.ContainsAny(folder, `/\`) && len(r.Owner) == 64
 			},
 		})
 	}
@@ -195,11 +196,12 @@ func (f *Folders) moveToOwner(dir string, owners map[string]record, e *config.En
 	if owners[at].Owner == own {
 		return
 	}
+	// Its folder under another name, or else the last of its folders set
+	// aside (their names sort by when).
 	var from string
-	for _, k := range slices.Sorted(maps.Keys(owners)) {
-		if k != at && owners[k].Owner == own {
+	for _, k := range slices.Backward(slices.Sorted(maps.Keys(owners))) {
+		if k != at && owners[k].Owner == own && (from == "" || strings.HasPrefix(from, setAsidePrefix) && !strings.HasPrefix(k, setAsidePrefix)) {
 			from = k
-			break
 		}
 	}
 	if from == "" {
@@ -261,6 +263,9 @@ func (f *Folders) setAside(dir, at string, owners map[string]record, e *config.E
 	if err := os.Rename(from, to); err != nil {
 		f.opts.Logger.Warn("a server's data folder was made for another server and could not be set aside; the server does not start", "server", sanitize.Line(e.Name), "folder", from, "err", err)
 		return fmt.Errorf("its data folder %s was made for another server and could not be set aside (%v); move that folder away", from, errors.Unwrap(err))
+	}
+	if r, ok := owners[at]; ok { // its owner's still, should it come back
+		owners[filepath.Base(to)] = r
 	}
 	delete(owners, at)
 	f.opts.Logger.Warn("a server's data folder was made for another server, or mcptray does not know for whom; it is set aside, and the server starts with an empty one",
