@@ -12,7 +12,7 @@ import (
 // place is a temporary mcptray folder: the servers' folder, the owners'
 // file, the person's config file and a project's.
 type place struct {
-	t                            *testing.T
+	t                           *testing.T
 	servers, owners, user, proj string
 }
 
