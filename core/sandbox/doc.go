@@ -63,7 +63,8 @@
 //     NAME, FolderName), and in it a private tmp folder that TMPDIR (and
 //     TMP, TEMP) point at; no other server has it (below). The folder goes
 //     when the server is removed, once its process has stopped; a server
-//     renamed with the same command keeps it (core/service);
+//     renamed in its file with the same command keeps it, and no server of
+//     another file or scope is ever given it (core/service/datafolders);
 //   - in that data folder, cache/: its package managers install there,
 //     each pointed at a folder of its own by the variable it reads:
 //     npm_config_cache (npm, and npx's packages), COREPACK_HOME,
@@ -376,7 +377,8 @@
 //   - removing its data folder (when the server is removed) and a look's
 //     folder: os.RemoveAll, which works beneath the folder with unlinkat
 //     and opens no link. TestRemovedDataFolderFollowsNoLink (core/service).
-//     A renamed server's folder moves within servers/, which is mcptray's;
+//     A renamed server's folder, and one set aside, moves within servers/,
+//     which is mcptray's;
 //   - its npm package, when it runs one pinned (core/npmpin): mcptray
 //     runs the person's npm, install scripts off, in a folder of its own
 //     (packages/NAME beside servers/), which no server may write, and the
@@ -401,6 +403,29 @@
 //     TestBundleTakesNoOthersFolder (core/service),
 //     TestRemovedNamesakeLeavesOthersData,
 //     TestRenamedNamesakeMovesNoOthersData (core/service/datafolders);
+//   - its data folder's next holder: a name passes from one server to
+//     another (the person adds a "github" and a project's becomes
+//     github-2, or removes theirs and the project's takes the name back;
+//     a server whose file is gone or unreadable keeps its folder, and
+//     another takes the name later). What a server left in its folder (a
+//     package planted in its cache, a script the next holder runs, the
+//     person's secrets as files) stays its owner's: mcptray keeps whom
+//     each folder was made for (its scope, its file, its name there) in
+//     its own folder, beyond every server's reach, and a server about to
+//     start in a folder made for another, or for no owner it knows (the
+//     owners cannot be read), gets an empty one; the old one is set aside,
+//     renamed .set-aside-… in the servers' folder, which no server's
+//     sandbox gives, and comes back to its owner should it return. It
+//     moves to its owner's new name (github-2), and a rename keeps it only
+//     within one file: a server of another file or scope with the same
+//     command inherits nothing. A folder that cannot be set aside keeps
+//     the server from starting. TestNamesakeGetsNoPlantedData,
+//     TestRemovedNamesakeLeavesNoDataToProject,
+//     TestSameCommandOtherOriginInheritsNothing (core/service),
+//     TestReturningOwnerGetsItsDataBack, TestUnreadableOwnersFailClosed,
+//     TestFoldersFromBeforeOwners, TestFolderNotSetAsideRunsNothing
+//     (core/service/datafolders). A bundle's own folder has no such flaw:
+//     only mcptray writes there, for the person's own config alone;
 //   - shown safe: its program is looked up on its PATH with stat alone
 //     and runs only through the launcher; its error output comes through
 //     a pipe into memory, never a file of its folders; its processes are

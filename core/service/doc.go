@@ -42,9 +42,10 @@
 //     service's config loader then reads; told the service's record);
 //   - datafolders: each sandboxed server's data folder, removed once a
 //     removed server stopped and moved with a renamed one, never when it
-//     is another configured server's too (made by core/instance, told by
-//     the service where they are, when a server stopped and the config in
-//     use).
+//     is another configured server's too, and never handed to a server
+//     other than the one it was made for (made by core/instance, told by
+//     the service where they are and where it keeps their owners, when a
+//     server stopped and the config in use).
 //
 // The tray runs it in its own process (mcptray), mcptray serve runs it with
 // no face at all, and every command-line command runs it in-process when no

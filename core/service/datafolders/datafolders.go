@@ -13,7 +13,11 @@
 // servers' folder, where no server may write. A folder set aside is
 // renamed .set-aside-TIME-NAME in the servers' folder, not removed: it may
 // hold the person's work, and no server's sandbox gives it (no server's
-// folder begins with a dot). Where the owners cannot be read or kept,
+// folder begins with a dot). The server that made it may still run until
+// the new holder's start stops it: on Linux its Landlock rules hold the
+// folder itself, wherever it is moved, and nothing of servers/ besides;
+// on macOS, whose profile names paths, it could make a new folder under
+// the old name in that moment (untried there). Where the owners cannot be read or kept,
 // only what this mcptray recorded since it started is known; every other
 // folder is set aside at its server's start. When the file is not there
 // yet (mcptray kept none before), a folder that exactly one configured
