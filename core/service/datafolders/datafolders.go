@@ -17,11 +17,12 @@
 // the new holder's start stops it: on Linux its Landlock rules hold the
 // folder itself, wherever it is moved, and nothing of servers/ besides;
 // on macOS, whose profile names paths, it could make a new folder under
-// the old name in that moment (untried there). Where the owners cannot be read or kept,
-// only what this mcptray recorded since it started is known; every other
-// folder is set aside at its server's start. When the file is not there
-// yet (mcptray kept none before), a folder that exactly one configured
-// server could have made is that server's.
+// the old name in that moment (untried there). Where the owners cannot be
+// read or kept, only what this mcptray recorded since it started is
+// known; every other folder is set aside at its server's start. When the
+// file is not there yet (mcptray kept none before), a folder that exactly
+// one configured server could have made is that server's; any other is
+// set aside when a server is to start in it.
 //
 // When a config no longer has a server of that name (mcptray remove, the
 // window's Remove, or its file edited), the folder is removed once the
@@ -140,10 +141,11 @@ func foldersOf(set *config.Set) map[string]bool {
 
 // Changes are the local servers of before that after no longer has:
 // those renamed in after with the same command and arguments in the same
-// file (renamed: old name → new name), and the others (gone). A server whose folder is
-// also that of a server after has (two names can give one folder: their
-// hashes agree, or they differ only in case on macOS and Windows; config
-// runs only one of them) is neither: its folder is another's.
+// file (renamed: old name → new name), and the others (gone). A server
+// whose folder is also that of a server after has (two names can give one
+// folder: their hashes agree, or they differ only in case on macOS and
+// Windows; config runs only one of them) is neither: its folder is
+// another's.
 func Changes(before, after *config.Set) (gone []string, renamed map[string]string) {
 	if before == nil || after == nil {
 		return nil, nil

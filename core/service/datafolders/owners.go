@@ -99,25 +99,30 @@ func (f *Folders) ownersFile() *statefile.File[record] {
 }
 
 // readOwners reads who each data folder was made for. The file is the
-// truth while it can be read; when it cannot, what this mcptray recorded
-// since it started (f.known) is, and every other folder is unknown.
-// missing says the file is not there.
-func (f *Folders) readOwners() (owners map[string]record, missing bool) {
+// truth while it can be read; when it cannot, or it went while mcptray
+// ran, what this mcptray recorded since it started (f.known) is, and
+// every other folder is unknown; rewrite says so, and that the file is to
+// be written anew. first says the file is not there at this mcptray's
+// first look: mcptray kept no owners before.
+func (f *Folders) readOwners() (owners map[string]record, first, rewrite bool) {
 	known := maps.Clone(f.known)
 	if known == nil {
 		known = map[string]record{}
 	}
 	if f.opts.OwnersFile == "" {
-		return known, false
+		return known, false, false
 	}
 	_, err := os.Lstat(f.opts.OwnersFile)
-	missing = errors.Is(err, fs.ErrNotExist)
+	missing := errors.Is(err, fs.ErrNotExist)
 	owners, err = f.ownersFile().Read()
-	if err != nil {
+	switch {
+	case err != nil:
 		f.opts.Logger.Warn("the data folders' owners cannot be read; a server's folder that mcptray did not give it since it started is set aside, and it starts with an empty one", "err", err)
-		return known, false
+		return known, false, true
+	case missing && f.looked:
+		return known, false, true
 	}
-	return owners, missing
+	return owners, missing, missing
 }
 
 // writeOwners keeps owners, on disk and in f.known.
@@ -158,13 +163,13 @@ func (f *Folders) Keep(before, after *config.Set, renamed map[string]string) map
 	}
 	f.ownMu.Lock()
 	defer f.ownMu.Unlock()
-	owners, missing := f.readOwners()
+	owners, first, rewrite := f.readOwners()
+	f.looked = true
 	was := maps.Clone(owners)
 	now := time.Now()
-	if missing && !f.looked { // the first look of this mcptray
+	if first {
 		f.adopt(dir, owners, after, now)
 	}
-	f.looked = true
 	if before != nil {
 		for old, name := range renamed {
 			o, n := entryNamed(before, old), entryNamed(after, name)
@@ -183,7 +188,7 @@ func (f *Folders) Keep(before, after *config.Set, renamed map[string]string) map
 			f.claim(dir, owners, e, now, refused)
 		}
 	}
-	if !maps.Equal(was, owners) || missing {
+	if !maps.Equal(was, owners) || rewrite {
 		f.writeOwners(owners)
 	}
 	return refused
@@ -311,7 +316,7 @@ func entryNamed(set *config.Set, name string) *config.Entry {
 func (f *Folders) forget(at string) {
 	f.ownMu.Lock()
 	defer f.ownMu.Unlock()
-	owners, _ := f.readOwners()
+	owners, _, _ := f.readOwners()
 	if _, ok := owners[at]; ok {
 		delete(owners, at)
 		f.writeOwners(owners)

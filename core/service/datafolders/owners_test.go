@@ -224,3 +224,31 @@ func TestOwnersToldApart(t *testing.T) {
 		t.Errorf("two owners given one key: %s", a.key())
 	}
 }
+
+// TestOwnersFileGoneWhileRunning: the owners' file removed while mcptray
+// runs takes nothing from the servers it gave folders since it started,
+// adopts nothing of unknown making, and is written anew.
+func TestOwnersFileGoneWhileRunning(t *testing.T) {
+	t.Parallel()
+	p := newPlace(t)
+	f := p.folders()
+	notes := server("notes", "notes", config.User, p.user, "stdio:notes")
+	set := &config.Set{Servers: []config.Entry{notes}}
+	f.Keep(&config.Set{}, set, nil)
+	p.write("notes", "memo", "what notes keeps")
+	if err := os.Remove(p.owners); err != nil {
+		t.Fatal(err)
+	}
+	p.write("stray", "planted", "of unknown making")
+	more := &config.Set{Servers: []config.Entry{notes, server("stray", "stray", config.User, p.user, "stdio:stray")}}
+	f.Keep(set, more, nil)
+	if p.holds("notes", "memo") != "what notes keeps" {
+		t.Error("notes lost the folder this mcptray gave it")
+	}
+	if got := p.holds("stray", "planted"); got != "" {
+		t.Errorf("a folder of unknown making was adopted: %q", got)
+	}
+	if _, err := os.Stat(p.owners); err != nil {
+		t.Errorf("the owners' file was not written anew: %v", err)
+	}
+}
