@@ -34,7 +34,11 @@
 // CheckProvenance reads the registry's signed provenance statement of a
 // version, offline, against the integrity the lockfile pins, and says
 // where it was built or that it was published by hand (provenance.go says
-// what it verifies and what needs Sigstore's trust root, online).
+// what it verifies and what needs Sigstore's trust root, online). Origin
+// asks the registry the person's npm config names for it, once, when a
+// tree is pinned and when an update is found (attest.go); the facts say
+// it, and an update's review says first a version built by a CI followed
+// by one that is not.
 //
 // mcptray runs npm outside any sandbox, as the person's own npm, with
 // scripts off; the trees it writes lie in its own data folder, where no

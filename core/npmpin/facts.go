@@ -21,12 +21,14 @@ type Facts struct {
 	// Scripts names the packages that declare install scripts, which
 	// were not run.
 	Scripts []string `json:"scripts,omitempty"`
+	// Origin is where the version says it was built (attest.go).
+	Origin *Origin `json:"origin,omitempty"`
 }
 
 // Facts asks the registry when p's version was published, and counts its
 // tree. A registry that does not answer leaves Published zero.
 func (n *NPM) Facts(ctx context.Context, p Pin) Facts {
-	f := Facts{Package: p.Spec.Package, Version: p.Version(), Packages: len(p.Lock.Packages), Hash: p.Lock.Hash, Scripts: p.Lock.Scripts()}
+	f := Facts{Package: p.Spec.Package, Version: p.Version(), Packages: len(p.Lock.Packages), Hash: p.Lock.Hash, Scripts: p.Lock.Scripts(), Origin: p.Origin}
 	out, err := n.run(ctx, p.Dir, "view", p.Spec.Package+"@"+f.Version, "time", "--json")
 	if err != nil {
 		if n.Logger != nil {
@@ -58,6 +60,9 @@ func (f Facts) Words(now time.Time) string {
 	}
 	if len(f.Scripts) > 0 {
 		fmt.Fprintf(&b, " (install scripts not run: %s)", strings.Join(f.Scripts, ", "))
+	}
+	if f.Origin != nil {
+		b.WriteString("; " + f.Origin.Words())
 	}
 	return b.String()
 }

@@ -17,6 +17,10 @@ type Pin struct {
 	Lock Lock `json:"lock"`
 	// Dir holds the tree: package.json, package-lock.json, node_modules.
 	Dir string `json:"dir"`
+	// Origin is where the pinned version says it was built, as the
+	// registry's attestation said when it was pinned (attest.go); nil
+	// when not asked.
+	Origin *Origin `json:"origin,omitempty"`
 }
 
 // Version is the pinned package's own version.

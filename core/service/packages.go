@@ -273,6 +273,7 @@ func (s *Service) pin(ctx context.Context, name, key string, spec npmpin.Spec, a
 	if err != nil {
 		return err
 	}
+	withOrigin(ctx, n, &p) // provenance.go
 	return s.packageStore().Change(ctx, func(all map[string]npmpin.Record) error {
 		all[name] = npmpin.Record{Config: key, Current: p, At: s.opts.Now().UTC()}
 		return nil
@@ -322,6 +323,8 @@ func (s *Service) CheckPackages(ctx context.Context) ([]PackageView, error) {
 		next, err := n.Resolve(ctx, filepath.Dir(cur.Dir), cur.Spec)
 		var review *npmpin.Review
 		if err == nil && next.Lock.Hash != cur.Lock.Hash {
+			withOrigin(ctx, n, &cur) // provenance.go
+			withOrigin(ctx, n, &next)
 			if err = n.Install(ctx, next); err == nil {
 				var r npmpin.Review
 				if r, err = npmpin.Compare(cur, next); err == nil {
@@ -339,6 +342,9 @@ func (s *Service) CheckPackages(ctx context.Context) ([]PackageView, error) {
 				return nil // updated or removed meanwhile
 			}
 			r.Checked, r.Candidate, r.Review = s.opts.Now().UTC(), nil, nil
+			if r.Current.Origin == nil {
+				r.Current.Origin = cur.Origin
+			}
 			if review != nil {
 				r.Candidate, r.Review = &next, review
 			}

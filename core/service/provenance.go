@@ -1,0 +1,19 @@
+package service
+
+import (
+	"context"
+
+	"github.com/mcptray/mcptray/core/npmpin"
+)
+
+// withOrigin asks the registry where p's version says it was built
+// (npmpin.NPM.Origin), once: a pin that knows already is kept as it is.
+// What it finds is shown with the tree's facts, in the approval and in
+// an update's review, the loss of a CI's provenance first.
+func withOrigin(ctx context.Context, n *npmpin.NPM, p *npmpin.Pin) {
+	if p.Origin != nil {
+		return
+	}
+	o := n.Origin(ctx, *p)
+	p.Origin = &o
+}
