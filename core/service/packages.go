@@ -266,6 +266,7 @@ func (s *Service) pinLater(name, key string, spec npmpin.Spec, again *npmpin.Pin
 // nothing: a tree whose lockfile changed is not installed.
 func (s *Service) pin(ctx context.Context, name, key string, spec npmpin.Spec, again *npmpin.Pin) error {
 	n := s.npm()
+	n.Scripts = s.scriptsIn(name) // scripts.go
 	if again != nil {
 		return n.Install(ctx, *again)
 	}
@@ -320,6 +321,7 @@ func (s *Service) CheckPackages(ctx context.Context) ([]PackageView, error) {
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(recs)) {
 		cur := recs[name].Current
+		n.Scripts = s.scriptsIn(name) // scripts.go
 		next, err := n.Resolve(ctx, filepath.Dir(cur.Dir), cur.Spec)
 		var review *npmpin.Review
 		if err == nil && next.Lock.Hash != cur.Lock.Hash {
@@ -477,7 +479,7 @@ func (s *Service) packageReasons(snap *Snapshot) {
 			continue
 		}
 		if st.busy[sv.Name] {
-			sv.Reason = "installing its package, pinned by its content (npm, without install scripts)"
+			sv.Reason = "installing its package, pinned by its content (npm without install scripts; those it declares run after, in its sandbox)"
 			continue
 		}
 		if f, ok := st.failed[sv.Name]; ok {
