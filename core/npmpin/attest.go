@@ -61,9 +61,12 @@ const attestationTimeout = 20 * time.Second
 //
 // npm finds the registry (npm config get, with the person's config, a
 // scope's registry first); the one GET is mcptray's own, without the
-// person's credential, which npm does not give out (its config says
-// "protected"): a registry that keeps its attestations behind a login
-// answers that they could not be checked.
+// person's credential, which npm does not give out (`npm config get` of
+// a token says it is protected), and which mcptray does not read from
+// the person's .npmrc itself. npm's registry serves attestations without
+// one: it records provenance only for public packages built from public
+// repositories. A registry that keeps its attestations behind a login
+// is said to answer that they could not be checked.
 func (n *NPM) Origin(ctx context.Context, p Pin) Origin {
 	top, ok := p.Lock.Top()
 	if !ok {
