@@ -322,10 +322,10 @@ func (s *Service) CheckPackages(ctx context.Context) ([]PackageView, error) {
 	for _, name := range slices.Sorted(maps.Keys(recs)) {
 		cur := recs[name].Current
 		n.Scripts = s.scriptsIn(name) // scripts.go
+		withOrigin(ctx, n, &cur)      // provenance.go: when not asked, or not answered, before
 		next, err := n.Resolve(ctx, filepath.Dir(cur.Dir), cur.Spec)
 		var review *npmpin.Review
 		if err == nil && next.Lock.Hash != cur.Lock.Hash {
-			withOrigin(ctx, n, &cur) // provenance.go
 			withOrigin(ctx, n, &next)
 			if err = n.Install(ctx, next); err == nil {
 				var r npmpin.Review
@@ -344,8 +344,8 @@ func (s *Service) CheckPackages(ctx context.Context) ([]PackageView, error) {
 				return nil // updated or removed meanwhile
 			}
 			r.Checked, r.Candidate, r.Review = s.opts.Now().UTC(), nil, nil
-			if r.Current.Origin == nil {
-				r.Current.Origin = cur.Origin
+			if r.Current.Origin == nil || r.Current.Origin.Unchecked != "" {
+				r.Current.Origin = cur.Origin // provenance.go
 			}
 			if review != nil {
 				r.Candidate, r.Review = &next, review
