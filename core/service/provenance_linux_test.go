@@ -1,6 +1,7 @@
 package service
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,5 +83,47 @@ func TestPinnedProvenanceShown(t *testing.T) {
 	}
 	if asked := reg.Asked(); len(asked) != 2 || asked[0] != "echo-mcp@1.0.0" || asked[1] != "echo-mcp@2.0.0" {
 		t.Errorf("the registry was asked for %v, want 1.0.0 when pinned and 2.0.0 when checked", asked)
+	}
+}
+
+// TestAddedPackageShown: a server installed with npx is pinned as it is
+// added, and the install's answer says what it runs and where that was
+// built, as the install dialog shows it; its first start runs that tree,
+// without pinning it again.
+func TestAddedPackageShown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a registry")
+	}
+	if sandbox.ABI() < 1 {
+		t.Skip("this kernel has no Landlock")
+	}
+	r := npmtest.Start(t)
+	reg := r.Attest(t)
+	r.Publish(t, npmtest.Server("1.0.0"))
+	const repo, commit = "https://github.com/echo/echo-mcp", "0123456789abcdef0123456789abcdef01234567"
+	reg.Set("echo-mcp@1.0.0", npmtest.Attestation(t, "echo-mcp", "1.0.0", reg.Integrity(t, "echo-mcp", "1.0.0"), repo, commit))
+	npx, err := exec.LookPath("npx")
+	if err != nil {
+		t.Skip("no npx on PATH")
+	}
+	h := newHome(t)
+	h.writeFiles(map[string]string{".npmrc": "registry=" + reg.URL + "\n"})
+	s := h.start(true, inSandbox(h), func(o *Options) { o.Packages = &PackageOptions{} })
+	entry, err := json.Marshal(map[string]any{"command": npx, "args": []string{"-y", "echo-mcp"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Add(t.Context(), AddRequest{Name: "echo", Entry: entry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Package == nil || !strings.HasPrefix(res.Package.Words, "echo-mcp version 1.0.0, published just now, 1 package in all; built from github.com/echo/echo-mcp (refs/tags/v1.0.0, commit 0123456789ab) by its CI") {
+		t.Fatalf("the install says it runs %+v", res.Package)
+	}
+	if got := echoSays(t, s, "echo"); got != "hi [1.0.0]" {
+		t.Fatalf("added, it runs %q", got)
+	}
+	if asked := reg.Asked(); len(asked) != 1 {
+		t.Errorf("the registry was asked for %v: pinned again at its first start?", asked)
 	}
 }
