@@ -151,10 +151,12 @@ func (n *NPM) attestationsURL(ctx context.Context, dir string, pkg Package) (str
 }
 
 // originChange says, first in an update's review, a version that was
-// built by a CI followed by one that says nothing of where it was built:
-// how a stolen npm token shows. "" when there is no such change.
+// built by a CI followed by one that says nothing of where it was built,
+// or whose attestation does not hold: how a stolen npm token shows. ""
+// when there is no such change, or when the registry did not answer for
+// the new one (the next check asks again).
 func originChange(r Review) string {
-	if r.FromOrigin == nil || r.ToOrigin == nil || !r.FromOrigin.CI() || r.ToOrigin.CI() {
+	if r.FromOrigin == nil || r.ToOrigin == nil || !r.FromOrigin.CI() || r.ToOrigin.CI() || r.ToOrigin.Unchecked != "" {
 		return ""
 	}
 	return fmt.Sprintf("Where it was built changed (read this first): %s; %s. A package that its CI published and that is now %s is how a stolen npm token shows.",
@@ -173,11 +175,8 @@ func versionOrigin(version string, o Origin) string {
 
 // lostHow says how the new version lost its provenance.
 func lostHow(o Origin) string {
-	switch {
-	case o.Refused != "":
+	if o.Refused != "" {
 		return "served with provenance that does not hold"
-	case o.Unchecked != "":
-		return "without provenance mcptray could check"
 	}
 	return "published by hand"
 }

@@ -129,3 +129,27 @@ func TestOriginUnreachable(t *testing.T) {
 		t.Errorf("an unreachable registry: %+v, %q", o, o.Words())
 	}
 }
+
+// TestOriginChangeWords: only a version built by a CI followed by one
+// published by hand, or whose attestation does not hold, is put first; a
+// registry that did not answer for the new one is said, not taken for a
+// theft.
+func TestOriginChangeWords(t *testing.T) {
+	t.Parallel()
+	ci := &Origin{Provenance: Provenance{Repository: "https://github.com/x/y", Commit: "abcdef1234567890"}}
+	for _, c := range []struct {
+		to   *Origin
+		lost bool
+		want string
+	}{
+		{&Origin{}, true, "Where it was built changed (read this first): version 1.0.0 was built from github.com/x/y (commit abcdef123456) by its CI — claimed, not verified against Sigstore; version 1.0.1 was published by hand: nothing says where it was built. A package that its CI published and that is now published by hand is how a stolen npm token shows."},
+		{&Origin{Refused: "it is the provenance of another tarball than the one pinned"}, true, "version 1.0.1: its provenance was not accepted: it is the provenance of another tarball than the one pinned. A package that its CI published and that is now served with provenance that does not hold"},
+		{&Origin{Unchecked: "the registry answered 503 Service Unavailable"}, false, "Version 1.0.1: its provenance could not be checked: the registry answered 503 Service Unavailable."},
+		{ci, false, "Version 1.0.1 was built from github.com/x/y"},
+	} {
+		r := Review{Package: "x", FromVersion: "1.0.0", ToVersion: "1.0.1", FromOrigin: ci, ToOrigin: c.to}
+		if r.OriginLost() != c.lost || !strings.Contains(r.OriginWords(), c.want) {
+			t.Errorf("to %+v: lost %v, %q", c.to, r.OriginLost(), r.OriginWords())
+		}
+	}
+}
