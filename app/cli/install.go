@@ -139,6 +139,9 @@ func runInstall(ctx context.Context, c *cmdContext, args []string) error {
 		return err
 	}
 	fmt.Fprintf(c.Stdout, "Added %s to %s.\n", name, c.home(res.File))
+	if p := res.Package; p != nil {
+		fmt.Fprintf(c.Stdout, "  package:     %s\n               pinned by its content (mcptray updates shows what a newer one changes)\n", sanitize.Line(p.Words))
+	}
 	if res.Note != "" {
 		fmt.Fprintf(c.Stdout, "Note: it will not run on its own: %s.\n", sanitize.Line(c.home(res.Note)))
 	}

@@ -42,7 +42,7 @@ func (c *cmdContext) lookFirst(ctx context.Context, b backend, name string) (boo
 // quoted, the others by name, the prompts and the refused connections.
 func printLook(w io.Writer, l service.Look) {
 	if l.Package != nil {
-		fmt.Fprintf(w, "It runs %s, pinned: approving it runs exactly that tree; a newer one is an update you review.\n", sanitize.Line(l.Package.Words))
+		fmt.Fprintf(w, "It runs %s.\nPinned: approving it runs exactly that tree; a newer one is an update you review.\n", sanitize.Line(l.Package.Words))
 	}
 	if len(l.Tools) == 0 {
 		fmt.Fprintln(w, "It offers no tools.")

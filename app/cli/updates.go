@@ -175,7 +175,7 @@ func (c *cmdContext) describePackage(ctx context.Context, b backend, name string
 	}
 	for _, v := range views {
 		if v.Server == name {
-			fmt.Fprintf(c.Stdout, "  package:     %s, pinned by its content (mcptray updates shows what a newer one changes)\n", sanitize.Line(v.Words))
+			fmt.Fprintf(c.Stdout, "  package:     %s\n               pinned by its content (mcptray updates shows what a newer one changes)\n", sanitize.Line(v.Words))
 		}
 	}
 }

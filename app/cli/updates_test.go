@@ -136,7 +136,7 @@ func TestApproveBindsThePinnedTree(t *testing.T) {
 	proj := h.write("proj/.mcp.json", `{"mcpServers": {"echo": {"command": "npx", "args": ["-y", "echo-mcp"]}}}`)
 	h.must("folders", "add", strings.TrimSuffix(proj, "/.mcp.json"))
 	out := h.must("approve", "echo")
-	if !strings.Contains(out, "package:     echo-mcp version 1.0.0, published just now, 1 package in all, pinned by its content") {
+	if !strings.Contains(out, "package:     echo-mcp version 1.0.0, published just now, 1 package in all; published by hand: nothing says where it was built\n               pinned by its content") {
 		t.Fatalf("approve says:\n%s", out)
 	}
 	r.Publish(t, npmtest.Server("2.0.0"))

@@ -398,6 +398,10 @@ func (v *window) installChosen(c *catalogueView, f *installForm) {
 				v.showError("Added, but not used", errors.New(sanitize.Line(res.Note)))
 			} else if plan.Remote {
 				v.signInWhenAsked(res.Server)
+			} else if p := res.Package; p != nil {
+				// What it runs, pinned as it was added: where it was
+				// built, and its install scripts.
+				dialog.ShowInformation("Added "+sanitize.Line(res.Server.Name), "It runs "+sanitize.Line(p.Words)+".\nPinned by its content: it runs this tree and no other until you update it.", v.win)
 			}
 			v.done("install")
 		})

@@ -68,7 +68,7 @@ const lookFlaggedIntro = "These tools' descriptions give the AI instructions"
 func lookText(l service.Look) []string {
 	var out []string
 	if p := l.Package; p != nil {
-		out = append(out, "It runs "+sanitize.Line(p.Words)+", pinned by its content: approving it runs this tree and no other until you update it.")
+		out = append(out, "It runs "+sanitize.Line(p.Words)+".\nPinned by its content: approving it runs this tree and no other until you update it.")
 	}
 	if len(l.Tools) == 0 {
 		out = append(out, "It ran in its sandbox and offers no tools.")

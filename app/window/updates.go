@@ -131,13 +131,13 @@ func (u *updatesView) show(v *window, views []service.PackageView) {
 func (u *updatesView) card(v *window, pv service.PackageView) fyne.CanvasObject {
 	name := sanitize.Line(pv.Server)
 	title := widget.NewLabelWithStyle(name, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	runs := wrapped("Runs " + sanitize.Line(pv.Words) + ", pinned by its content.")
+	runs := wrapped("Runs " + sanitize.Line(pv.Words) + ".\nPinned by its content.")
 	items := []fyne.CanvasObject{title, runs}
 	var buttons []fyne.CanvasObject
 	if r := pv.Update; r != nil {
 		head := wrapped(firstWords(*r))
 		head.Importance = widget.MediumImportance
-		if len(r.Destinations) > 0 {
+		if len(r.Destinations) > 0 || r.OriginLost() {
 			head.Importance = widget.DangerImportance
 		}
 		u.first[pv.Server] = head
@@ -166,21 +166,30 @@ func (u *updatesView) card(v *window, pv service.PackageView) fyne.CanvasObject 
 }
 
 // firstWords are what the person must not miss of an update: the version,
-// then each added line that sends data somewhere, in words.
+// a CI's provenance lost, then each added line that sends data somewhere,
+// in words, and where the new version was built.
 func firstWords(r reviewOf) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Update: %s %s to %s.", sanitize.Line(r.Package), sanitize.Line(r.FromVersion), sanitize.Line(r.ToVersion))
-	if len(r.Destinations) == 0 {
-		b.WriteString(" No added line names a new address or a call that sends data out.")
-		return b.String()
+	origin := sanitize.Line(r.OriginWords())
+	if r.OriginLost() {
+		// Before all else: how a stolen npm token shows (npmpin's attest.go).
+		b.WriteString("\n" + origin)
+		origin = ""
 	}
-	if len(r.Destinations) == 1 {
+	switch n := len(r.Destinations); {
+	case n == 0:
+		b.WriteString(" No added line names a new address or a call that sends data out.")
+	case n == 1:
 		b.WriteString("\n1 added line sends data somewhere new — read it first:")
-	} else {
-		fmt.Fprintf(&b, "\n%d added lines send data somewhere new — read these first:", len(r.Destinations))
+	default:
+		fmt.Fprintf(&b, "\n%d added lines send data somewhere new — read these first:", n)
 	}
 	for _, d := range r.Destinations {
 		fmt.Fprintf(&b, "\n• %s line %d adds %s:\n    %s", sanitize.Line(d.File), d.Line, sanitize.Line(d.What), sanitize.Line(strings.TrimSpace(d.Text)))
+	}
+	if origin != "" {
+		b.WriteString("\n" + origin)
 	}
 	return b.String()
 }

@@ -165,7 +165,7 @@ func TestRealLookAtPinnedPackage(t *testing.T) {
 		text = strings.Join(labels(r.win.Canvas().Overlays().Top()), "\n")
 		return strings.Contains(text, "Its tools") || strings.Contains(text, "could not look")
 	})
-	if !strings.Contains(text, "It runs echo-mcp version 1.0.0, published just now, 1 package in all, pinned by its content") {
+	if !strings.Contains(text, "It runs echo-mcp version 1.0.0, published just now, 1 package in all; published by hand: nothing says where it was built.\nPinned by its content") {
 		t.Errorf("the look does not say what it pinned:\n%s", text)
 	}
 }

@@ -20,9 +20,15 @@
 // its lockfile's packages and their integrity (Lock.Hash): another tree is
 // another pin, which the person approves as they would a changed command.
 //
-// Install scripts never run: npm runs them outside any sandbox, which is
-// how the Shai-Hulud worm spread. A package that needs them (Lock.Scripts
-// names those that declare one) is said so.
+// npm never runs install scripts itself: it runs them outside any
+// sandbox, which is how the Shai-Hulud worm spread. When a tree's
+// packages declare some (Lock.Scripts), mcptray runs them after npm
+// installed the tree without them, and before the tree is marked
+// installed, as npm rebuild in a sandbox made as the server's own, that
+// may write only the tree's node_modules and a temporary folder and
+// reaches no network (NPM.Scripts, scripts.go); the facts say which
+// packages ran them and how they ended, or that there was no sandbox to
+// run them in.
 //
 // Updates are found by resolving the same request again (Check): a new
 // version of the package, or of any package in its tree, gives another
@@ -34,10 +40,14 @@
 // CheckProvenance reads the registry's signed provenance statement of a
 // version, offline, against the integrity the lockfile pins, and says
 // where it was built or that it was published by hand (provenance.go says
-// what it verifies and what needs Sigstore's trust root, online).
+// what it verifies and what needs Sigstore's trust root, online). Origin
+// asks the registry the person's npm config names for it, once, when a
+// tree is pinned and when an update is found (attest.go); the facts say
+// it, and an update's review says first a version built by a CI followed
+// by one that is not.
 //
 // mcptray runs npm outside any sandbox, as the person's own npm, with
-// scripts off; the trees it writes lie in its own data folder, where no
-// server may write, and it follows no link there that a server could have
-// made.
+// scripts off (the scripts' npm rebuild alone runs in the sandbox); the
+// trees it writes lie in its own data folder, where no server may write,
+// and it follows no link there that a server or a script could have made.
 package npmpin

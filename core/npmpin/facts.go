@@ -18,15 +18,21 @@ type Facts struct {
 	// Packages counts the tree's packages, the pinned one included.
 	Packages int    `json:"packages"`
 	Hash     string `json:"hash"`
-	// Scripts names the packages that declare install scripts, which
-	// were not run.
-	Scripts []string `json:"scripts,omitempty"`
+	// Scripts names the packages that declare install scripts;
+	// ScriptsRun says what became of them (scripts.go).
+	Scripts    []string    `json:"scripts,omitempty"`
+	ScriptsRun *ScriptsRun `json:"scriptsRun,omitempty"`
+	// Origin is where the version says it was built (attest.go).
+	Origin *Origin `json:"origin,omitempty"`
 }
 
 // Facts asks the registry when p's version was published, and counts its
 // tree. A registry that does not answer leaves Published zero.
 func (n *NPM) Facts(ctx context.Context, p Pin) Facts {
-	f := Facts{Package: p.Spec.Package, Version: p.Version(), Packages: len(p.Lock.Packages), Hash: p.Lock.Hash, Scripts: p.Lock.Scripts()}
+	f := Facts{Package: p.Spec.Package, Version: p.Version(), Packages: len(p.Lock.Packages), Hash: p.Lock.Hash, Scripts: p.Lock.Scripts(), Origin: p.Origin}
+	if r, ok := ScriptsOf(p.Dir); ok {
+		f.ScriptsRun = &r
+	}
 	out, err := n.run(ctx, p.Dir, "view", p.Spec.Package+"@"+f.Version, "time", "--json")
 	if err != nil {
 		if n.Logger != nil {
@@ -56,8 +62,14 @@ func (f Facts) Words(now time.Time) string {
 	} else {
 		fmt.Fprintf(&b, ", %d packages in all", f.Packages)
 	}
-	if len(f.Scripts) > 0 {
+	switch {
+	case f.ScriptsRun != nil:
+		fmt.Fprintf(&b, " (%s)", f.ScriptsRun.Words())
+	case len(f.Scripts) > 0:
 		fmt.Fprintf(&b, " (install scripts not run: %s)", strings.Join(f.Scripts, ", "))
+	}
+	if f.Origin != nil {
+		b.WriteString("; " + f.Origin.Words())
 	}
 	return b.String()
 }

@@ -21,8 +21,11 @@ type NPM struct {
 	Env []string
 	// Cache is npm's cache folder, one of mcptray's own: not the person's
 	// ~/.npm, whose contents their own npx runs outside any sandbox.
-	Cache  string
-	Logger *slog.Logger
+	Cache string
+	// Scripts runs a tree's install scripts in the server's sandbox
+	// (scripts.go); nil leaves them not run.
+	Scripts ScriptRunner
+	Logger  *slog.Logger
 }
 
 // run runs npm with args in dir and returns what it printed on stdout.

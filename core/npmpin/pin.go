@@ -17,6 +17,10 @@ type Pin struct {
 	Lock Lock `json:"lock"`
 	// Dir holds the tree: package.json, package-lock.json, node_modules.
 	Dir string `json:"dir"`
+	// Origin is where the pinned version says it was built, as the
+	// registry's attestation said when it was pinned (attest.go); nil
+	// when not asked.
+	Origin *Origin `json:"origin,omitempty"`
 }
 
 // Version is the pinned package's own version.
@@ -76,13 +80,18 @@ func (n *NPM) resolve(ctx context.Context, root string, spec Spec, install bool)
 		return Pin{}, fmt.Errorf("resolving %s: %w", spec.Request(), err)
 	}
 	p := Pin{Spec: spec, Lock: lock, Dir: filepath.Join(root, lock.Hash[:32])}
-	if install {
-		if err := os.WriteFile(filepath.Join(stage, "node_modules", installedMark), []byte(lock.Hash), 0o600); err != nil {
-			return Pin{}, fmt.Errorf("installing %s: %w", spec.Request(), err)
-		}
-	}
 	if _, err := readLock(filepath.Join(p.Dir, "package-lock.json"), spec.Package); err == nil && (!install || p.Installed()) {
 		return p, nil // resolved (and installed) before
+	}
+	if install {
+		// Its install scripts, in the server's sandbox, before it is
+		// marked installed (scripts.go).
+		if err := n.runScripts(ctx, stage, lock); err != nil {
+			return Pin{}, fmt.Errorf("installing %s: %w", spec.Request(), err)
+		}
+		if err := writeFresh(filepath.Join(stage, "node_modules", installedMark), []byte(lock.Hash)); err != nil {
+			return Pin{}, fmt.Errorf("installing %s: %w", spec.Request(), err)
+		}
 	}
 	_ = os.RemoveAll(p.Dir) // a half-made folder of an earlier try
 	if err := os.Rename(stage, p.Dir); err != nil {
@@ -97,7 +106,8 @@ const installedMark = ".mcptray-installed"
 
 // Install installs p's tree into its folder exactly as its lockfile says,
 // without install scripts (npm ci checks each package against its
-// integrity hash), once: a folder installed before is checked and kept.
+// integrity hash), then runs those it declares in the server's sandbox
+// (scripts.go), once: a folder installed before is checked and kept.
 // A lockfile that no longer gives p's hash is an error, and nothing runs.
 func (n *NPM) Install(ctx context.Context, p Pin) error {
 	if err := p.Check(); err != nil {
@@ -110,10 +120,13 @@ func (n *NPM) Install(ctx context.Context, p Pin) error {
 	if _, err := n.run(ctx, p.Dir, "ci", "--ignore-scripts"); err != nil {
 		return fmt.Errorf("installing %s: %w", p.Spec.Package, err)
 	}
+	if err := n.runScripts(ctx, p.Dir, p.Lock); err != nil { // scripts.go
+		return fmt.Errorf("installing %s: %w", p.Spec.Package, err)
+	}
 	if err := p.Check(); err != nil {
 		return err
 	}
-	if err := os.WriteFile(mark, []byte(p.Lock.Hash), 0o600); err != nil {
+	if err := writeFresh(mark, []byte(p.Lock.Hash)); err != nil {
 		return fmt.Errorf("installing %s: %w", p.Spec.Package, err)
 	}
 	return nil

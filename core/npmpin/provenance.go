@@ -79,11 +79,12 @@ type Provenance struct {
 }
 
 // Words says where it was built: "built from github.com/x/y
-// (refs/tags/v1.0.1, commit 599500821344) by its CI" or "published by
-// hand: no provenance says where it was built".
+// (refs/tags/v1.0.1, commit 599500821344) by its CI — claimed, not
+// verified against Sigstore" or "published by hand: nothing says where it
+// was built".
 func (p Provenance) Words() string {
 	if p.Repository == "" {
-		return "published by hand: no provenance says where it was built"
+		return "published by hand: nothing says where it was built"
 	}
 	repo := strings.TrimPrefix(strings.TrimPrefix(p.Repository, "https://"), "http://")
 	at := []string{}
@@ -99,7 +100,7 @@ func (p Provenance) Words() string {
 	}
 	w += " by its CI"
 	if !p.Verified {
-		w += ", as its signed provenance says (Sigstore's vouching for the signer not yet checked)"
+		w += " — claimed, not verified against Sigstore"
 	}
 	return w
 }

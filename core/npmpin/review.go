@@ -23,6 +23,10 @@ type Review struct {
 	ToVersion   string `json:"toVersion"`
 	FromHash    string `json:"fromHash"`
 	ToHash      string `json:"toHash"`
+	// FromOrigin and ToOrigin are where each version says it was built
+	// (attest.go); nil when not asked.
+	FromOrigin *Origin `json:"fromOrigin,omitempty"`
+	ToOrigin   *Origin `json:"toOrigin,omitempty"`
 	// Destinations are the added lines that send data somewhere: what the
 	// person must not miss, first.
 	Destinations []Destination `json:"destinations,omitempty"`
@@ -67,7 +71,8 @@ const maxDiffLines = 400
 // Compare reviews the change from the installed tree from to the
 // installed tree to.
 func Compare(from, to Pin) (Review, error) {
-	r := Review{Package: to.Spec.Package, FromVersion: from.Version(), ToVersion: to.Version(), FromHash: from.Lock.Hash, ToHash: to.Lock.Hash}
+	r := Review{Package: to.Spec.Package, FromVersion: from.Version(), ToVersion: to.Version(), FromHash: from.Lock.Hash, ToHash: to.Lock.Hash,
+		FromOrigin: from.Origin, ToOrigin: to.Origin}
 	old := map[string]Package{}
 	for _, p := range from.Lock.Packages {
 		old[p.Path] = p
@@ -318,6 +323,9 @@ func destinations(f FileChange, old string) []Destination {
 func (r Review) Words() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: version %s to %s (tree %s to %s)\n", r.Package, r.FromVersion, r.ToVersion, short(r.FromHash), short(r.ToHash))
+	if r.OriginLost() {
+		b.WriteString("\n" + r.OriginWords() + "\n")
+	}
 	if len(r.Destinations) > 0 {
 		fmt.Fprintf(&b, "\nNew lines that send data somewhere (read these first):\n")
 		for _, d := range r.Destinations {
@@ -325,6 +333,9 @@ func (r Review) Words() string {
 		}
 	} else {
 		b.WriteString("\nNo added line names a new address or a call that sends data out.\n")
+	}
+	if w := r.OriginWords(); w != "" && !r.OriginLost() {
+		b.WriteString("\n" + w + "\n")
 	}
 	if len(r.Packages) > 0 {
 		b.WriteString("\nPackages:\n")

@@ -169,6 +169,9 @@ type AddResult struct {
 	// Note says, when it is so, why the new server will not run on its
 	// own (the same server is configured elsewhere).
 	Note string `json:"note,omitempty"`
+	// Package is the npm package it runs, pinned as it was added
+	// (added.go); nil for a server that runs none.
+	Package *PackageView `json:"package,omitempty"`
 }
 
 // Add writes a new server into mcptray's own config file, keeps its
@@ -193,6 +196,7 @@ func (s *Service) Add(ctx context.Context, req AddRequest) (AddResult, error) {
 			return AddResult{}, err
 		}
 	}
+	pkg := s.pinAdded(ctx, &sv) // added.go
 	undo := func() {}
 	err = config.ModifyUserFile(file, func(u *config.UserFile) error {
 		if _, ok := u.MCPServers[req.Name]; ok {
@@ -225,7 +229,7 @@ func (s *Service) Add(ctx context.Context, req AddRequest) (AddResult, error) {
 		s.rememberSecrets(config.User, file, req.Name, slices.Sorted(maps.Keys(req.Secrets)))
 	}
 	set := s.reload()
-	res := AddResult{File: file}
+	res := AddResult{File: file, Package: pkg}
 	for i := range set.Suppressed {
 		if e := &set.Suppressed[i]; e.Scope == config.User && e.ConfigName == req.Name {
 			res.Note = e.Suppressed

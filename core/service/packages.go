@@ -266,6 +266,7 @@ func (s *Service) pinLater(name, key string, spec npmpin.Spec, again *npmpin.Pin
 // nothing: a tree whose lockfile changed is not installed.
 func (s *Service) pin(ctx context.Context, name, key string, spec npmpin.Spec, again *npmpin.Pin) error {
 	n := s.npm()
+	n.Scripts = s.scriptsIn(name) // scripts.go
 	if again != nil {
 		return n.Install(ctx, *again)
 	}
@@ -273,6 +274,7 @@ func (s *Service) pin(ctx context.Context, name, key string, spec npmpin.Spec, a
 	if err != nil {
 		return err
 	}
+	withOrigin(ctx, n, &p) // provenance.go
 	return s.packageStore().Change(ctx, func(all map[string]npmpin.Record) error {
 		all[name] = npmpin.Record{Config: key, Current: p, At: s.opts.Now().UTC()}
 		return nil
@@ -319,9 +321,12 @@ func (s *Service) CheckPackages(ctx context.Context) ([]PackageView, error) {
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(recs)) {
 		cur := recs[name].Current
+		n.Scripts = s.scriptsIn(name) // scripts.go
+		withOrigin(ctx, n, &cur)      // provenance.go: when not asked, or not answered, before
 		next, err := n.Resolve(ctx, filepath.Dir(cur.Dir), cur.Spec)
 		var review *npmpin.Review
 		if err == nil && next.Lock.Hash != cur.Lock.Hash {
+			withOrigin(ctx, n, &next)
 			if err = n.Install(ctx, next); err == nil {
 				var r npmpin.Review
 				if r, err = npmpin.Compare(cur, next); err == nil {
@@ -339,6 +344,9 @@ func (s *Service) CheckPackages(ctx context.Context) ([]PackageView, error) {
 				return nil // updated or removed meanwhile
 			}
 			r.Checked, r.Candidate, r.Review = s.opts.Now().UTC(), nil, nil
+			if r.Current.Origin == nil || r.Current.Origin.Unchecked != "" {
+				r.Current.Origin = cur.Origin // provenance.go
+			}
 			if review != nil {
 				r.Candidate, r.Review = &next, review
 			}
@@ -471,7 +479,7 @@ func (s *Service) packageReasons(snap *Snapshot) {
 			continue
 		}
 		if st.busy[sv.Name] {
-			sv.Reason = "installing its package, pinned by its content (npm, without install scripts)"
+			sv.Reason = "installing its package, pinned by its content (npm without install scripts; those it declares run after, in its sandbox)"
 			continue
 		}
 		if f, ok := st.failed[sv.Name]; ok {
