@@ -50,7 +50,8 @@ type appsView struct {
 	getsText   map[string]*widget.Label  // and its words
 	setsBox    *fyne.Container           // the sets and New set… (appsets.go)
 	newSet     *widget.Button
-	newSetForm *newSetForm // the open New set dialog's form, for tests
+	editSet    map[string]*widget.Button // each set's Edit…, by its name
+	setEditor  *setEditor                // the open set editor, for tests
 }
 
 // showApps opens the Apps view.

@@ -64,6 +64,9 @@ type SetsView struct {
 	// Warnings say what a change could not check: the single tools of a
 	// server not connected now.
 	Warnings []string `json:"warnings,omitempty"`
+	// Problem says why the sets' file, edited by hand, was not taken: the
+	// last good sets stay until it is fixed.
+	Problem string `json:"problem,omitempty"`
 }
 
 // SetView is one set, counted against the servers running now.
