@@ -25,7 +25,7 @@ import (
 
 // The words of the set editor.
 const (
-	allServerTools       = "All of this server's tools"
+	allServerTools = "All of this server's tools"
 	hideInSet      = "Hide"
 	setEditorWords = "Tick the servers this set gives. A server gives all its tools, or only those you tick. " +
 		"Each tool is allowed, asked about or blocked as in the general settings (each server's page) unless you choose otherwise here."
