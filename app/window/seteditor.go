@@ -119,7 +119,7 @@ func (v *window) showSetEditor(from string) {
 	if from != "" {
 		title = "Edit the " + sanitize.Line(from) + " set"
 	}
-	e.d = dialog.NewCustomWithoutButtons(title, container.NewVScroll(body), v.win)
+	e.d = dialog.NewCustomWithoutButtons(title, container.NewVScroll(clearOfScrollBar(body)), v.win)
 	cancel := widget.NewButton("Cancel", func() { e.d.Hide() })
 	e.save = widget.NewButton("Save", func() { v.saveSet(e) })
 	e.save.Importance = widget.HighImportance
@@ -210,6 +210,7 @@ func (v *window) toolPick(sv service.Server, t tools.Tool, set service.SetView, 
 	tp.held = widget.NewCheck(sanitize.Line(t.Name), nil)
 	tp.held.SetChecked(held)
 	tp.perm = widget.NewSelect(append([]string{tp.general}, permissionWords...), nil)
+	tp.perm.PlaceHolder = tp.general // the longest option: its width
 	if own, ok := set.Permissions[q]; ok {
 		tp.perm.SetSelected(permissionWord(own))
 	} else {
