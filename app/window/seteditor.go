@@ -80,6 +80,17 @@ func generalPermission(rules service.GatewayRules, sv service.Server, t tools.To
 	return service.Ask
 }
 
+// widestGeneral is the widest of the general settings' options.
+func widestGeneral() string {
+	widest, w := "", float32(0)
+	for _, p := range []service.Permission{service.Allow, service.Ask, service.Block} {
+		if m := fyne.MeasureText(generalWord(p), theme.TextSize(), fyne.TextStyle{}).Width; m > w {
+			widest, w = generalWord(p), m
+		}
+	}
+	return widest
+}
+
 // showSetEditor opens the set editor: for the set named from, or a new
 // set when from is "".
 func (v *window) showSetEditor(from string) {
@@ -210,7 +221,7 @@ func (v *window) toolPick(sv service.Server, t tools.Tool, set service.SetView, 
 	tp.held = widget.NewCheck(sanitize.Line(t.Name), nil)
 	tp.held.SetChecked(held)
 	tp.perm = widget.NewSelect(append([]string{tp.general}, permissionWords...), nil)
-	tp.perm.PlaceHolder = tp.general // the longest option: its width
+	tp.perm.PlaceHolder = widestGeneral() // its width: one column, whatever the option
 	if own, ok := set.Permissions[q]; ok {
 		tp.perm.SetSelected(permissionWord(own))
 	} else {
