@@ -183,3 +183,55 @@ func waitChanged(t *testing.T, changed <-chan struct{}, what string) {
 		t.Fatalf("Cursor heard no list_changed after %s", what)
 	}
 }
+
+// TestRealSetsFileEditedByHand: sets.json edited by hand while mcptray
+// runs is read at once: Cursor, given a set there, hears list_changed and
+// lists only the set's tools, and the Apps view shows the set; a file
+// with a mistake is refused, the Apps view says why in words, and Cursor
+// keeps its set.
+func TestRealSetsFileEditedByHand(t *testing.T) {
+	var token string
+	r := newReal(t, map[string]any{"mcpServers": map[string]any{"a": testServer("a"), "b": testServer("b")}}, withGateway(&token), following,
+		func(r *real, _ *service.Options) {
+			if err := os.MkdirAll(filepath.Join(r.dir, ".cursor"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+		})
+	ctx, cancel := context.WithTimeout(context.Background(), realDeadline)
+	defer cancel()
+	if _, err := r.svc.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	changed := make(chan struct{}, 16)
+	cursor := cursorSession(t, ctx, r.inst.Gateway.Status().URL, gateway.AppToken(token, "cursor"), changed)
+	r.openApps()
+	path := sets.Path(r.paths)
+	if err := os.WriteFile(path, []byte(`{"version":1,"sets":[{"name":"Hand","tools":["b/echo"]}],"apps":{"cursor":"Hand"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitChanged(t, changed, "the hand edit")
+	res, err := cursor.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil || len(res.Tools) != 1 || res.Tools[0].Name != "mcp__b__echo" {
+		t.Fatalf("Cursor's tools after the hand edit: %+v, %v", res, err)
+	}
+	r.until("the Hand set in the Apps view", func() bool { return r.v.apps != nil && r.v.apps.editSet["Hand"] != nil })
+
+	if err := os.WriteFile(path, []byte(`{"version":1,"sets":[{"name":"Hand","tools":["b/echo"]}],"apps":{"cursor":"Gone"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var shown string
+	defer func() {
+		if t.Failed() {
+			t.Logf("the sets in the Apps view:\n%s", shown)
+		}
+	}()
+	r.until("the file's problem in the Apps view", func() bool {
+		shown = strings.Join(labels(r.v.apps.setsBox), "\n")
+		return strings.Contains(shown, `the app cursor: there is no set called "Gone"`) && strings.Contains(shown, "the sets stay as they were until it is fixed")
+	})
+	screenshot(t, r, "apps-sets-file-refused")
+	res, err = cursor.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil || len(res.Tools) != 1 {
+		t.Errorf("Cursor's tools after a bad file: %+v, %v", res, err)
+	}
+}

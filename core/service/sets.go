@@ -206,6 +206,9 @@ func (s *Service) setsView(ctx context.Context, c sets.Choices) (SetsView, error
 // setsViewOf counts each set of c against snap.
 func (s *Service) setsViewOf(snap Snapshot, c sets.Choices) SetsView {
 	v := SetsView{Tray: c.Tray, Apps: c.Apps, Unknown: c.Unknown, Sets: []SetView{}}
+	if s.opts.Sets != nil {
+		v.Problem = s.opts.Sets.Problem()
+	}
 	labels := snap.GuardLabels()
 	for i := range c.Sets {
 		set := &c.Sets[i]
