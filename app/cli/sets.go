@@ -8,11 +8,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/gateway"
 	"github.com/mcptray/mcptray/core/sanitize"
 	"github.com/mcptray/mcptray/core/service"
-	"github.com/mcptray/mcptray/core/sets"
 )
 
 // runSets is mcptray sets: every set, what it holds, which apps get it,
@@ -67,7 +65,7 @@ func printSets(w io.Writer, v service.SetsView) {
 			}
 			fmt.Fprintf(w, "  new servers too (joined since: %s)\n", sanitize.Line(joined))
 		}
-		printRules(w, s.Set)
+		printRules(w, s)
 		if len(s.Apps) > 0 {
 			fmt.Fprintf(w, "  given to: %s\n", sanitize.Line(strings.Join(s.Apps, ", ")))
 		}
@@ -82,15 +80,15 @@ func printSets(w io.Writer, v service.SetsView) {
 
 // printRules writes the set's own permissions and what it hides; the
 // tools it says nothing of are as in the general settings.
-func printRules(w io.Writer, s sets.Set) {
-	by := map[config.Permission][]string{}
+func printRules(w io.Writer, s service.SetView) {
+	by := map[service.Permission][]string{}
 	for tool, p := range s.Permissions {
 		by[p] = append(by[p], tool)
 	}
 	for _, p := range []struct {
-		p     config.Permission
+		p     service.Permission
 		words string
-	}{{config.Allow, "allowed in this set"}, {config.Ask, "asked about in this set"}, {config.Block, "blocked in this set"}} {
+	}{{service.Allow, "allowed in this set"}, {service.Ask, "asked about in this set"}, {service.Block, "blocked in this set"}} {
 		if list := by[p.p]; len(list) > 0 {
 			slices.Sort(list)
 			fmt.Fprintf(w, "  %s: %s\n", p.words, sanitize.Line(strings.Join(list, ", ")))
