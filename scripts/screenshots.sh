@@ -9,7 +9,8 @@
 # with the official mcpb CLI from test/peers), a server's question (the
 # demo's pick_colour tool), the review of a server whose tool changed, and
 # the detail of a server whose publisher's command names a folder it is
-# not given.
+# not given; and the sets: the Apps view's sets, the set editor and Remove
+# set…'s question (MCPTRAY_SCREENSHOTS_ONLY=sets takes only these).
 # It runs
 # mcptray under Xvfb with a private D-Bus session, an unlocked throwaway
 # keyring and a StatusNotifier watcher, so the tray exists, and finds the
@@ -96,6 +97,71 @@ run_home() {
 	HOME=$1 XDG_CONFIG_HOME=$1/.config XDG_RUNTIME_DIR=$1/run MCPTRAY_BROWSER=true bin/mcptray >"$1/mcptray.log" 2>&1 &
 	echo "$!"
 }
+
+# The sets: the Apps view with Cursor given the Work set, the set editor
+# (a server whole, single tools of another, a tool blocked and one hidden
+# in the set), and Remove set…'s question. MCPTRAY_SCREENSHOTS_ONLY=sets
+# takes only these.
+sets_home=$(mktemp -d)
+mkdir -p "$sets_home/run" "$sets_home/.config/mcptray" "$sets_home/.cursor" && chmod 700 "$sets_home/run"
+tools_file() { # tools_file NAME TOOL… writes NAME's tools, each read-only when it begins with read or list
+	local name=$1 sep="" t
+	shift
+	{
+		printf '['
+		for t in "$@"; do
+			case $t in read* | list* | search*) ro=true ;; *) ro=false ;; esac
+			printf '%s{"name":"%s","description":"The %s tool.","annotations":{"readOnlyHint":%s}}' "$sep" "$t" "${t//_/ }" "$ro"
+			sep=,
+		done
+		printf ']\n'
+	} >"$sets_home/$name.json"
+}
+tools_file notes read_note write_note search_notes
+tools_file mail read_inbox send_mail delete_mail
+tools_file calendar list_events add_event
+cat >"$sets_home/.config/mcptray/config.json" <<JSON
+{"mcpServers": {
+  "notes": {"command": "$PWD/bin/mcp-testserver", "args": ["-name", "notes", "-tools-file", "$sets_home/notes.json"]},
+  "mail": {"command": "$PWD/bin/mcp-testserver", "args": ["-name", "mail", "-tools-file", "$sets_home/mail.json"]},
+  "calendar": {"command": "$PWD/bin/mcp-testserver", "args": ["-name", "calendar", "-tools-file", "$sets_home/calendar.json"]}
+}}
+JSON
+touch "$sets_home/.config/mcptray/launched"
+pid=$(run_home "$sets_home")
+pids+=("$pid")
+as_sets() { HOME=$sets_home XDG_CONFIG_HOME=$sets_home/.config XDG_RUNTIME_DIR=$sets_home/run "$@"; }
+as_sets bin/mcptray status >/dev/null || true # every server settled
+as_sets bin/mcptray set Work --servers notes --tools mail/read_inbox,mail/send_mail >/dev/null
+as_sets bin/mcptray set Work --block mail/send_mail --hide notes/write_note >/dev/null
+as_sets bin/mcptray set Home --servers calendar --new-servers >/dev/null
+as_sets bin/mcptray app set cursor Work >/dev/null
+as_sets bin/mcptray >/dev/null # opens the window
+for _ in $(seq 300); do xdotool search --onlyvisible --name '^mcptray$' >/dev/null 2>&1 && break; sleep 0.1; done
+sleep 2 # let it draw the snapshot
+click 537 21 # Apps (further left than in the main window's: no sign-in waits here)
+shot apps-sets 2
+id=$(xdotool search --onlyvisible --name '^mcptray$' | head -1)
+# Down to the sets: to the bottom, then back up by what lies below them,
+# which is the same here every time (the apps' lines above are not).
+xdotool mousemove --window "$id" 480 300 click --repeat 40 5
+sleep 0.5
+xdotool mousemove --window "$id" 480 300 click --repeat 8 4
+sleep 0.5
+shot apps-sets-list 1
+click 738 174 # the Work set's Edit…
+shot set-editor 1
+xdotool mousemove --window "$id" 480 300 click --repeat 18 5 # down to mail's single tools, send_mail blocked in the set
+sleep 0.5
+shot set-editor-tools 1
+click 343 551 # Remove set…
+shot set-remove 1
+click 430 357 # Keep it
+kill "$pid"; wait "$pid" 2>/dev/null || true
+rm -rf "$sets_home"
+if [ "${MCPTRAY_SCREENSHOTS_ONLY:-}" = sets ]; then
+	exit 0
+fi
 
 # The welcome: a home with nothing in it (the first launch opens the window).
 empty=$(mktemp -d)

@@ -104,7 +104,7 @@ func init() {
 		{"connect", "APP [--move]", "make an app (claude-desktop, claude-code, cursor, vs-code) use mcptray's gateway: writes mcptray stdio into its config, with a backup", runConnect},
 		{"disconnect", "APP", "take mcptray's gateway out of an app's config again", runDisconnect},
 		{"sets", "[--json]", "list the sets of servers and tools, what each holds and which apps get it", runSets},
-		{"set", "NAME --servers A,B [--tools SERVER/TOOL,…] [--new-servers]", "make a set of servers (and single tools of others) to give apps, or change one; --new-servers has it hold servers added later too", runSet},
+		{"set", "NAME --servers A,B [--tools SERVER/TOOL,…] [--new-servers] [--allow|--ask|--block|--general SERVER/TOOL,…] [--hide|--show SERVER/TOOL,…] [--rename NEW]", "make a set of servers (and single tools of others) to give apps, or change one; --new-servers has it hold servers added later too; --allow, --ask and --block give tools the set's own permission, --general takes it back, --hide and --show hide tools or servers in the set", runSet},
 		{"set", "remove NAME", "take a set away; the apps that had it get every server", nil},
 		{"app", "set APP SET|all|tray", "give an app (as mcptray connect names it) a set, every server, or the tray's set; its sessions are told at once", runApp},
 		{"app", "unknown all|none", "what an app mcptray does not know gets (one that only says who it is): every server, or nothing until you choose", nil},

@@ -65,6 +65,7 @@ func printSets(w io.Writer, v service.SetsView) {
 			}
 			fmt.Fprintf(w, "  new servers too (joined since: %s)\n", sanitize.Line(joined))
 		}
+		printRules(w, s)
 		if len(s.Apps) > 0 {
 			fmt.Fprintf(w, "  given to: %s\n", sanitize.Line(strings.Join(s.Apps, ", ")))
 		}
@@ -77,8 +78,32 @@ func printSets(w io.Writer, v service.SetsView) {
 	}
 }
 
+// printRules writes the set's own permissions and what it hides; the
+// tools it says nothing of are as in the general settings.
+func printRules(w io.Writer, s service.SetView) {
+	by := map[service.Permission][]string{}
+	for tool, p := range s.Permissions {
+		by[p] = append(by[p], tool)
+	}
+	for _, p := range []struct {
+		p     service.Permission
+		words string
+	}{{service.Allow, "allowed in this set"}, {service.Ask, "asked about in this set"}, {service.Block, "blocked in this set"}} {
+		if list := by[p.p]; len(list) > 0 {
+			slices.Sort(list)
+			fmt.Fprintf(w, "  %s: %s\n", p.words, sanitize.Line(strings.Join(list, ", ")))
+		}
+	}
+	if len(s.Hidden) > 0 {
+		fmt.Fprintf(w, "  hidden in this set: %s\n", sanitize.Line(strings.Join(s.Hidden, ", ")))
+	}
+}
+
 // runSet is mcptray set NAME --servers A,B [--tools SERVER/TOOL,…]
-// [--new-servers], and mcptray set remove NAME.
+// [--new-servers] [--rename NEW] [--allow|--ask|--block|--general
+// SERVER/TOOL,…] [--hide|--show SERVER/TOOL|SERVER,…], and mcptray set
+// remove NAME. Without --servers, --tools or --new-servers, the set keeps
+// what it holds and only its name or its tools' rules change.
 func runSet(ctx context.Context, c *cmdContext, args []string) error {
 	if len(args) == 2 && args[0] == "remove" {
 		b, done, err := c.apps(ctx)
@@ -99,6 +124,11 @@ func runSet(ctx context.Context, c *cmdContext, args []string) error {
 	servers := fs.String("servers", "", "")
 	toolList := fs.String("tools", "", "")
 	newServers := fs.Bool("new-servers", false, "")
+	rename := fs.String("rename", "", "")
+	var rules [6]string // allow, ask, block, general, hide, show
+	for i, name := range []string{"allow", "ask", "block", "general", "hide", "show"} {
+		fs.StringVar(&rules[i], name, "", "")
+	}
 	if err := parseAnywhere(fs, args); err != nil {
 		return usagef("%v", err)
 	}
@@ -106,8 +136,29 @@ func runSet(ctx context.Context, c *cmdContext, args []string) error {
 		return usagef("set takes one name: mcptray set NAME --servers A,B")
 	}
 	req := service.SetRequest{Name: fs.Arg(0), Servers: splitList(*servers), Tools: splitList(*toolList), NewServers: *newServers}
+	changesRules := false
+	for _, r := range rules {
+		changesRules = changesRules || r != ""
+	}
+	if changesRules {
+		req.Rules = &service.SetRules{Permissions: map[string]service.Permission{}, Hide: splitList(rules[4]), Show: splitList(rules[5])}
+		for i, p := range []service.Permission{service.Allow, service.Ask, service.Block, ""} {
+			for _, tool := range splitList(rules[i]) {
+				if had, ok := req.Rules.Permissions[tool]; ok && had != p {
+					return usagef("%s is given two permissions: allow, ask, block or general, one of them", tool)
+				}
+				req.Rules.Permissions[tool] = p
+			}
+		}
+	}
+	if *rename != "" {
+		req.From, req.Name = req.Name, *rename
+	}
 	if len(req.Servers) == 0 && len(req.Tools) == 0 && !req.NewServers {
-		return usagef("a set holds something: --servers A,B, --tools SERVER/TOOL or --new-servers")
+		if req.Rules == nil && req.From == "" {
+			return usagef("a set holds something: --servers A,B, --tools SERVER/TOOL or --new-servers; or change one's tools: --allow, --ask, --block, --general, --hide, --show SERVER/TOOL,…")
+		}
+		req.KeepContent = true // only its name or its rules change
 	}
 	b, done, err := c.apps(ctx)
 	if err != nil {
@@ -118,13 +169,20 @@ func runSet(ctx context.Context, c *cmdContext, args []string) error {
 	if err != nil {
 		return err
 	}
+	made := "Made"
+	if req.KeepContent {
+		made = "Changed"
+	}
 	for _, s := range v.Sets {
 		if s.Name == req.Name {
-			fmt.Fprintf(c.Stdout, "Made %s.\n", sanitize.Line(s.Words))
+			fmt.Fprintf(c.Stdout, "%s %s.\n", made, sanitize.Line(s.Words))
 			if s.Warning != "" {
 				fmt.Fprintf(c.Stdout, "Warning: %s\n", sanitize.Line(s.Warning))
 			}
 		}
+	}
+	for _, w := range v.Warnings {
+		fmt.Fprintf(c.Stdout, "Not checked: %s.\n", sanitize.Line(w))
 	}
 	return nil
 }

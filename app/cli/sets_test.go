@@ -56,3 +56,46 @@ func TestSetsCommands(t *testing.T) {
 		t.Errorf("app token printed %q", tok)
 	}
 }
+
+// TestSetRulesCommand: mcptray set NAME --allow/--ask/--block/--hide
+// gives a set's own permissions and hiding, written SERVER/TOOL, keeping
+// what the set holds; --general and --show take them back; sets and sets
+// --json show them; a tool the connected server does not have, a tool
+// given two permissions, or a tool not written SERVER/TOOL is refused in
+// words; one of a server not connected (here no mcptray runs, so none
+// is) is taken, said not checked. (A running mcptray refuses a tool its
+// connected server lacks: core/service's TestSetSingleToolsAreChecked.)
+func TestSetRulesCommand(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	h.must("add", "echo", "--", "echo-mcp")
+	h.must("add", "notes", "--", "notes-mcp")
+	h.must("set", "Work", "--servers", "echo")
+	out := h.must("set", "Work", "--allow", "echo/echo", "--block", "echo/add", "--hide", "echo/ask,notes/write")
+	if !strings.Contains(out, "Changed the Work set: ") || !strings.Contains(out, `Not checked: notes is not connected now, so mcptray could not check that it has a tool called "write"`) {
+		t.Errorf("set --allow printed %q", out)
+	}
+	out = h.must("sets")
+	for _, want := range []string{"servers: echo", "allowed in this set: mcp__echo__echo", "blocked in this set: mcp__echo__add", "hidden in this set: mcp__echo__ask, mcp__notes__write"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sets printed %q, want %q", out, want)
+		}
+	}
+	var v service.SetsView
+	if err := json.Unmarshal([]byte(h.must("sets", "--json")), &v); err != nil || len(v.Sets) != 1 ||
+		v.Sets[0].Permissions["mcp__echo__add"] != "block" || len(v.Sets[0].Hidden) != 2 || len(v.Sets[0].Servers) != 1 {
+		t.Errorf("sets --json: %+v, %v", v, err)
+	}
+	h.must("set", "Work", "--general", "echo/add", "--show", "notes/write")
+	if c, err := sets.Read(sets.Path(h.paths)); err != nil || len(c.Sets[0].Permissions) != 1 || len(c.Sets[0].Hidden) != 1 {
+		t.Errorf("after --general and --show: %+v, %v", c, err)
+	}
+	h.fails(1, `no server called "ghost" in mcptray (for the tool ghost/x)`, "set", "Work", "--block", "ghost/x")
+	h.fails(2, "two permissions", "set", "Work", "--allow", "echo/add", "--block", "echo/add")
+	h.fails(1, `a tool is written SERVER/TOOL, not "add"`, "set", "Work", "--allow", "add")
+	h.fails(1, `no set called "Home"`, "set", "Home", "--allow", "echo/add")
+	h.must("set", "Work", "--rename", "Office")
+	if c, err := sets.Read(sets.Path(h.paths)); err != nil || len(c.Sets) != 1 || c.Sets[0].Name != "Office" || len(c.Sets[0].Permissions) != 1 {
+		t.Errorf("after --rename: %+v, %v", c, err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -50,7 +51,8 @@ type appsView struct {
 	getsText   map[string]*widget.Label  // and its words
 	setsBox    *fyne.Container           // the sets and New set… (appsets.go)
 	newSet     *widget.Button
-	newSetForm *newSetForm // the open New set dialog's form, for tests
+	editSet    map[string]*widget.Button // each set's Edit…, by its name
+	setEditor  *setEditor                // the open set editor, for tests
 }
 
 // showApps opens the Apps view.
@@ -61,7 +63,7 @@ func (v *window) showApps() {
 	body := container.NewVBox(wrapped(appsIntro), a.list, widget.NewSeparator(), section("Sets"), a.setsBox,
 		widget.NewSeparator(), section("Many servers?"), a.searchBox,
 		widget.NewSeparator(), section("Other apps"), a.ways)
-	a.scroll = container.NewVScroll(body)
+	a.scroll = container.NewVScroll(clearOfScrollBar(body))
 	a.d = dialog.NewCustom("Apps", "Close", a.scroll, v.win)
 	a.d.SetOnClosed(func() {
 		close(a.stop)
@@ -89,6 +91,13 @@ func (v *window) showApps() {
 			}
 		}
 	}()
+}
+
+// clearOfScrollBar keeps content's right edge clear of the scroll bar,
+// which Fyne draws over a scrolled content: the Apps view's Connect,
+// right-aligned, was clipped under it.
+func clearOfScrollBar(content fyne.CanvasObject) fyne.CanvasObject {
+	return container.New(layout.NewCustomPaddedLayout(0, 0, 0, theme.Size(theme.SizeNameScrollBar)), content)
 }
 
 // reloadApps asks the running mcptray about the apps and its gateway again,

@@ -10,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/mcptray/mcptray/core/config"
@@ -236,5 +237,35 @@ func TestRealAppsSearchMode(t *testing.T) {
 		}
 		r.v.reloadApps()
 		return r.v.apps != nil && r.v.apps.search != nil && r.v.apps.search != search && r.v.apps.search.Checked
+	})
+}
+
+// TestRealAppsButtonsClearOfTheScrollBar: the Apps view's Connect and
+// each set's Edit… end left of the scroll bar, which Fyne draws over the
+// content's right edge (Connect was clipped there).
+func TestRealAppsButtonsClearOfTheScrollBar(t *testing.T) {
+	var token string
+	r := newReal(t, map[string]any{"mcpServers": map[string]any{"a": testServer("a")}}, withGateway(&token), func(r *real, _ *service.Options) {
+		if err := os.MkdirAll(filepath.Join(r.dir, ".cursor"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if _, err := r.svc.Settle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.svc.PutSet(context.Background(), service.SetRequest{Name: "Work", Servers: []string{"a"}}); err != nil {
+		t.Fatal(err)
+	}
+	r.openApps()
+	r.until("the Work set's Edit…", func() bool { return r.v.apps.editSet["Work"] != nil })
+	r.v.do(func() {
+		a := r.v.apps
+		d := fyne.CurrentApp().Driver()
+		edge := d.AbsolutePositionForObject(a.scroll).X + a.scroll.Size().Width - theme.Size(theme.SizeNameScrollBar)
+		for name, b := range map[string]*widget.Button{"Connect": a.connect["cursor"], "Edit…": a.editSet["Work"]} {
+			if right := d.AbsolutePositionForObject(b).X + b.Size().Width; right > edge {
+				t.Errorf("%s ends at %.0f, under the scroll bar (from %.0f)", name, right, edge)
+			}
+		}
 	})
 }

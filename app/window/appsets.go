@@ -1,13 +1,11 @@
 package window
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/mcptray/mcptray/core/gateway"
@@ -147,76 +145,31 @@ func (v *window) giveApp(app, choice string) {
 	}()
 }
 
-// renderSets lists the sets, each in words, with New set… to make one by
-// click.
+// renderSets lists the sets, each in words with Edit…, and New set… to
+// make one by click.
 func (a *appsView) renderSets(v *window) {
 	a.setsBox.RemoveAll()
+	a.editSet = map[string]*widget.Button{}
 	if a.sets != nil {
 		for _, s := range a.sets.Sets {
 			line := capitalise(sanitize.Line(s.Words))
 			if a.sets.Tray == s.Name {
 				line += " (the tray's set)"
 			}
-			a.setsBox.Add(wrapped(line))
+			name := s.Name
+			edit := widget.NewButton("Edit…", func() { v.showSetEditor(name) })
+			a.editSet[name] = edit
+			a.setsBox.Add(container.NewBorder(nil, nil, nil, container.NewVBox(edit), wrapped(line)))
+		}
+		if a.sets.Problem != "" {
+			p := wrapped(capitalise(sanitize.Line(a.sets.Problem)))
+			p.Importance = widget.WarningImportance
+			a.setsBox.Add(p)
 		}
 	}
 	if a.sets == nil || len(a.sets.Sets) == 0 {
 		a.setsBox.Add(wrappedCaption("Every app gets every server. A set gives an app only the servers you choose; the tray switches the apps that follow it from one set to another."))
 	}
-	a.newSet = widget.NewButton("New set…", func() { v.showNewSet() })
+	a.newSet = widget.NewButton("New set…", func() { v.showSetEditor("") })
 	a.setsBox.Add(container.NewHBox(a.newSet))
-}
-
-// newSetForm is the New set dialog's form.
-type newSetForm struct {
-	name       *widget.Entry
-	servers    map[string]*widget.Check
-	newServers *widget.Check
-	save       func() // what Save does, for tests
-}
-
-// showNewSet opens the New set dialog: a name, the servers to hold, and
-// whether servers added later join it.
-func (v *window) showNewSet() {
-	a := v.apps
-	if a == nil {
-		return
-	}
-	f := &newSetForm{name: widget.NewEntry(), servers: map[string]*widget.Check{},
-		newServers: widget.NewCheck("Servers added later join it too", nil)}
-	f.name.SetPlaceHolder("Work")
-	checks := container.NewVBox()
-	for _, sv := range v.snap.Servers {
-		if sv.BuiltIn() || sv.Suppressed != "" {
-			continue
-		}
-		c := widget.NewCheck(sanitize.Line(sv.Name), nil)
-		f.servers[sv.Name] = c
-		checks.Add(c)
-	}
-	form := widget.NewForm(widget.NewFormItem("Name", f.name), widget.NewFormItem("Servers", checks), widget.NewFormItem("", f.newServers))
-	var d dialog.Dialog
-	f.save = func() {
-		req := service.SetRequest{Name: strings.TrimSpace(f.name.Text), NewServers: f.newServers.Checked}
-		for _, sv := range v.snap.Servers {
-			if c := f.servers[sv.Name]; c != nil && c.Checked {
-				req.Servers = append(req.Servers, sv.Name)
-			}
-		}
-		v.actThen("Couldn't make the set", func(ctx context.Context) error {
-			_, err := v.b.PutSet(ctx, req)
-			return err
-		}, v.reloadApps)
-		if d != nil {
-			d.Hide()
-		}
-	}
-	d = dialog.NewCustomConfirm("New set", "Save", "Cancel", form, func(ok bool) {
-		if ok {
-			f.save()
-		}
-	}, v.win)
-	a.newSetForm = f
-	d.Resize(fyne.NewSize(420, 360))
-	d.Show()
 }

@@ -34,17 +34,19 @@ func TestRealAppsWhatItGets(t *testing.T) {
 	var newSet *widget.Button
 	r.v.do(func() { newSet = a.newSet })
 	r.tap(newSet)
-	r.until("the New set dialog", func() bool { return a.newSetForm != nil })
+	r.until("the New set dialog", func() bool { return a.setEditor != nil })
+	var save *widget.Button
 	r.v.do(func() {
-		f := a.newSetForm
+		f := a.setEditor
 		f.name.SetText("Work")
 		if f.servers["a"] == nil || f.servers["b"] == nil {
 			t.Fatalf("the New set dialog's servers: %v", f.servers)
 		}
-		f.servers["a"].SetChecked(true)
+		f.servers["a"].in.SetChecked(true)
+		save = f.save
 	})
 	screenshot(t, r, "apps-new-set")
-	r.v.do(func() { a.newSetForm.save() })
+	r.tap(save)
 	r.until("Cursor's What it gets", func() bool {
 		return r.v.apps.gets["cursor"] != nil && strings.Contains(strings.Join(r.v.apps.gets["cursor"].Options, "|"), "The Work set")
 	})

@@ -64,7 +64,8 @@
 //
 // It records each app's session (its clientInfo, face, when it was seen and
 // how many tools it was given; never arguments or results; an app on MCP's
-// sessionless revision by the clientInfo each request carries, modern.go)
+// sessionless revision by the clientInfo each request carries, and by the
+// app its own token names, when it sends one, modern.go)
 // and hands them to the service, whose Apps says whether a connected app
 // arrived. Clients (limits.go) is the one table of the apps it recognises
 // and the tool limits they enforce.

@@ -13,6 +13,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
+
+	"github.com/mcptray/mcptray/core/sets"
 )
 
 // The HTTP face's sessions (MCP's revisions with Mcp-Session-Id) are served
@@ -107,6 +109,9 @@ func endsWithConn(h http.Handler) http.Handler {
 		defer cancel()
 		if rc, ok := r.Context().(*fasthttp.RequestCtx); ok {
 			defer watchConn(rc.Conn(), goneAfter, cancel)()
+			if app := tokenApp(rc); app != "" {
+				ctx = sets.WithApp(ctx, app) // the sessionless revision's app (sets.go)
+			}
 		}
 		h.ServeHTTP(w, r.WithContext(ctx))
 	})
@@ -158,13 +163,9 @@ func (f *httpFace) post(ctx *fasthttp.RequestCtx) {
 	}
 	var m postEnvelope
 	if json.Unmarshal(body, &m) != nil || mcp.IsModernProtocol(version) || mcp.IsModernProtocol(m.Params.Meta.Version) {
-		// Not JSON-RPC (mcp-go says so), or the sessionless revision.
-		if tokenApp(ctx) != "" {
-			// Its set is kept to a session's app (sets.go): an app's
-			// own token does not go around it without one.
-			httpError(ctx, "Forbidden: an app's own token works on sessions only; start one with initialize", http.StatusForbidden)
-			return
-		}
+		// Not JSON-RPC (mcp-go says so), or the sessionless revision:
+		// an app's own token names the app for this request alone
+		// (endsWithConn, sets.go).
 		f.slow(ctx)
 		return
 	}

@@ -34,13 +34,27 @@ type modernApp struct {
 
 // modernKey is the record's key for a sessionless request's client, with
 // the clientInfo it sent; "" when the request is not sessionless or names
-// no client.
+// no client. A request with an app's own token is keyed by that app too:
+// another program claiming its clientInfo is another record.
 func modernKey(ctx context.Context) (string, *mcp.Implementation) {
 	info := server.RequestProtocolInfoFromContext(ctx)
 	if info == nil || !info.Modern || info.ClientInfo == nil || info.ClientInfo.Name == "" {
 		return "", nil
 	}
-	return faceOf(ctx) + "\x00" + info.ClientInfo.Name, info.ClientInfo
+	key := faceOf(ctx) + "\x00" + info.ClientInfo.Name
+	if app, ok := requestApp(ctx); ok {
+		key += "\x00" + app
+	}
+	return key, info.ClientInfo
+}
+
+// namedApp is the name people know the app mcptray names app by:
+// "Cursor" for cursor, or app itself.
+func namedApp(app string) string {
+	if c, known := clientOfSession(&service.AppSession{Named: app}); known {
+		return c.App
+	}
+	return app
 }
 
 // live says whether m is in use at now.
@@ -62,7 +76,8 @@ func (a *appSessions) seenModern(ctx context.Context) bool {
 	switch {
 	case !ok:
 		m = &modernApp{s: service.AppSession{Client: info.Name, Face: faceOf(ctx)}}
-		if c, known := ClientOf(info.Name); known {
+		m.s.Named, _ = requestApp(ctx)
+		if c, known := clientOfSession(&m.s); known {
 			m.s.App, m.s.ToolLimit = c.App, c.ToolLimit
 		}
 		a.forgetModern()

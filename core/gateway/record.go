@@ -231,6 +231,11 @@ func resourceSize(r mcp.ResourceContents) int {
 // callerApp is the calling app's name as people know it, for a session
 // or a sessionless request.
 func callerApp(ctx context.Context) string {
+	if app, ok := requestApp(ctx); ok {
+		// A sessionless request with the app's own token: the app it
+		// names, whatever its clientInfo says.
+		return namedApp(app)
+	}
 	if name := appName(ctx); name != "" {
 		return name
 	}

@@ -25,7 +25,8 @@ import (
 // only by what mcptray gave it: the name in the config mcptray wrote for
 // it (mcptray stdio --app NAME, which the control endpoint puts on the
 // session's context, sets.WithApp) or a token of its own on the HTTP face
-// (AppToken). What an app says of itself in its clientInfo, which any
+// (AppToken): a session's at its initialize, and on MCP's sessionless
+// revision each request's (requestApp). What an app says of itself in its clientInfo, which any
 // program can claim, never chooses its set. Each session is then served
 // only its set: its tools/list holds only the set's tools (the encoded
 // list of each set, made once per change, listcache.go), and a call of a
@@ -113,24 +114,47 @@ type knower interface {
 	knownApp() (string, bool)
 }
 
-// givenTo is what the session in ctx gets; false when it gets everything
-// as it would without sets.
+// givenTo is what the session (or the sessionless request) in ctx gets;
+// false when it gets everything as it would without sets.
 func (g *Gateway) givenTo(ctx context.Context) (sets.Given, bool) {
 	k, _ := server.ClientSessionFromContext(ctx).(knower)
+	if app, ok := requestApp(ctx); ok {
+		return g.givenToApp(app, true)
+	}
 	return g.givenToSession(k)
+}
+
+// requestApp is the app a sessionless request's own token named (put on
+// its context by endsWithConn), when the request belongs to no session
+// that knows its app: on MCP's sessionless revision the token names the
+// app for each request, as it names a session's at its initialize. Its
+// clientInfo, which any program can claim, never does.
+func requestApp(ctx context.Context) (string, bool) {
+	if k, ok := server.ClientSessionFromContext(ctx).(knower); ok {
+		if _, known := k.knownApp(); known {
+			return "", false // the session's own name stands
+		}
+	}
+	return sets.AppFrom(ctx)
 }
 
 // givenToSession is givenTo for the session cs; nil is an app mcptray
 // does not know.
 func (g *Gateway) givenToSession(cs any) (sets.Given, bool) {
-	c := g.choices.Load()
-	if c == nil {
-		return sets.Given{}, false
-	}
 	var app string
 	var known bool
 	if k, ok := cs.(knower); ok {
 		app, known = k.knownApp()
+	}
+	return g.givenToApp(app, known)
+}
+
+// givenToApp is what app gets; known says whether mcptray knows it for
+// sure.
+func (g *Gateway) givenToApp(app string, known bool) (sets.Given, bool) {
+	c := g.choices.Load()
+	if c == nil {
+		return sets.Given{}, false
 	}
 	given := c.For(app, known)
 	return given, given.Nothing || given.Set != nil
@@ -156,6 +180,9 @@ func appOf(ctx context.Context) string {
 		if app, known := k.knownApp(); known {
 			return app
 		}
+	}
+	if app, ok := requestApp(ctx); ok {
+		return app
 	}
 	return "APP"
 }

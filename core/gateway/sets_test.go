@@ -378,24 +378,80 @@ func TestSetsTokenKeepsToItsSession(t *testing.T) {
 	}
 }
 
-// TestSetsSessionlessAppToken: an app with a set of its own that speaks
-// MCP's sessionless revision with its token does not get around its set.
+// TestSetsSessionlessAppToken: on MCP's sessionless revision an app's own
+// token names the app for each request, as it names a session's: the
+// writer, claiming the coder's clientInfo with its own token, lists and
+// calls only its own set, and is refused a tool outside it in words; the
+// coder, claiming the writer's, gets the coder's; a forged token is
+// refused; the gateway's token with the writer's clientInfo is an app
+// mcptray does not know.
 func TestSetsSessionlessAppToken(t *testing.T) {
 	t.Parallel()
 	r := newSetsRig(t)
-	req := r.request(t, "", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"mcp__b__echo","arguments":{"text":"out of its set"},`+modernMeta+`}}`)
-	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", "mcp__b__echo")
-	req.Header.Set("Authorization", "Bearer "+AppToken(r.token, "writer"))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	do := func(token, clientInfo, method, name, params string) (int, string) {
+		t.Helper()
+		meta := strings.Replace(modernMeta, `"name":"raw"`, `"name":"`+clientInfo+`"`, 1)
+		body := `{"jsonrpc":"2.0","id":9,"method":"` + method + `","params":{` + params + meta + `}}`
+		req := r.request(t, "", body)
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", method)
+		if name != "" {
+			req.Header.Set("Mcp-Name", name)
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, string(b)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusForbidden || strings.Contains(string(body), "out of its set") {
-		t.Errorf("the writer called a tool outside its set on the sessionless revision: %s", body)
+	call := func(token, clientInfo, tool, text string) (int, string) {
+		t.Helper()
+		return do(token, clientInfo, "tools/call", tool, `"name":"`+tool+`","arguments":{"text":"`+text+`"},`)
+	}
+	writer, coder := AppToken(r.token, "writer"), AppToken(r.token, "coder")
+
+	code, list := do(writer, "coder", "tools/list", "", "")
+	if code != http.StatusOK || !strings.Contains(list, "mcp__a__echo") || strings.Contains(list, "mcp__b__") {
+		t.Errorf("the writer's sessionless tools/list, calling itself coder: %d %s", code, list)
+	}
+	if code, body := call(writer, "coder", "mcp__b__echo", "out of its set"); code != http.StatusOK ||
+		strings.Contains(body, "out of its set") || !strings.Contains(body, "is not in the Writing set") || !strings.Contains(body, "mcptray app set writer") {
+		t.Errorf("the writer called a tool outside its set on the sessionless revision: %d %s", code, body)
+	}
+	if code, body := call(writer, "coder", "mcp__a__echo", "in its set"); code != http.StatusOK || !strings.Contains(body, "in its set") {
+		t.Errorf("the writer could not call a tool of its set: %d %s", code, body)
+	}
+	if code, body := call(coder, "writer", "mcp__b__echo", "the coder's"); code != http.StatusOK || !strings.Contains(body, "the coder's") {
+		t.Errorf("the coder, calling itself writer, could not call its own set's tool: %d %s", code, body)
+	}
+	if code, body := call(coder, "writer", "mcp__a__echo", "not the coder's"); strings.Contains(body, `"text":"not the coder's"`) || !strings.Contains(body, "is not in the Coding set") {
+		t.Errorf("the coder, calling itself writer, got the writer's set: %d %s", code, body)
+	}
+	forged := writer[:len(writer)-4] + "0000"
+	if forged == writer {
+		forged = writer[:len(writer)-4] + "1111"
+	}
+	if code, body := call(forged, "writer", "mcp__a__echo", "forged"); code != http.StatusUnauthorized || strings.Contains(body, "forged") {
+		t.Errorf("a forged app token on the sessionless revision: %d %s", code, body)
+	}
+	// The gateway's token, the writer's clientInfo: an app mcptray does
+	// not know, which gets everything here (the default), not the Writing set.
+	if code, body := call(r.token, "writer", "mcp__b__echo", "unknown"); code != http.StatusOK || !strings.Contains(body, "unknown") {
+		t.Errorf("an unknown sessionless app calling itself writer: %d %s", code, body)
+	}
+	// The Apps view's roster: each by the app its token named, the
+	// clientInfo it claimed beside; the unknown one named by nothing.
+	named := map[string]string{}
+	for _, s := range r.gw.Sessions() {
+		named[s.Client+" with "+s.Named+"'s token"] = s.Named
+	}
+	for _, want := range []string{"coder with writer's token", "writer with coder's token", "writer with 's token"} {
+		if _, ok := named[want]; !ok {
+			t.Errorf("the roster lacks %s: %v", want, named)
+		}
 	}
 }
 

@@ -374,6 +374,7 @@ func (s *Service) Start(ctx context.Context) error {
 			go s.follow(updates)
 		}
 		s.watchSignIns()
+		s.watchSets()
 		if s.opts.Packages != nil && s.opts.Packages.Every > 0 {
 			s.wg.Add(1)
 			go func() {

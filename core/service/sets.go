@@ -33,6 +33,14 @@ type SetRequest struct {
 	Tools   []string `json:"tools,omitempty"`
 	// NewServers has the set hold the servers set up later too.
 	NewServers bool `json:"new_servers,omitempty"`
+	// From is the set's name before this change, when it is renamed: the
+	// apps and the tray that had it keep it.
+	From string `json:"from,omitempty"`
+	// KeepContent keeps what the set holds (and which servers are new to
+	// it), changing only its name or its rules.
+	KeepContent bool `json:"keep_content,omitempty"`
+	// Rules change the set's own permissions and hiding; nil keeps them.
+	Rules *SetRules `json:"rules,omitempty"`
 }
 
 // GiveRequest gives an app what it gets: sets.Everything, sets.Tray or a
@@ -53,6 +61,12 @@ type SetsView struct {
 	Apps map[string]string `json:"apps,omitempty"`
 	// Unknown is what an app mcptray does not know gets: "all" or "none".
 	Unknown string `json:"unknown,omitempty"`
+	// Warnings say what a change could not check: the single tools of a
+	// server not connected now.
+	Warnings []string `json:"warnings,omitempty"`
+	// Problem says why the sets' file, edited by hand, was not taken: the
+	// last good sets stay until it is fixed.
+	Problem string `json:"problem,omitempty"`
 }
 
 // SetView is one set, counted against the servers running now.
@@ -103,18 +117,44 @@ func (s *Service) PutSet(ctx context.Context, req SetRequest) (SetsView, error) 
 			return SetsView{}, &Error{Code: NotFound, Msg: fmt.Sprintf("there is no server called %q in mcptray", want)}
 		}
 	}
-	c, err := s.opts.Sets.Modify(func(c *sets.Choices) error {
-		set := sets.Set{Name: req.Name, Servers: req.Servers, Tools: req.Tools, NewServers: req.NewServers}
-		if old, ok := c.Find(req.Name); ok {
-			set.Permissions, set.Hidden = old.Permissions, old.Hidden
-		}
-		return c.Put(set, names)
-	})
+	warnings, err := checkSetTools(snap, &req)
+	if err != nil {
+		return SetsView{}, err
+	}
+	c, err := s.opts.Sets.Modify(func(c *sets.Choices) error { return putSet(c, req, names) })
 	if err != nil {
 		return SetsView{}, invalid(err)
 	}
 	s.notices.Publish(struct{}{}) // the tray and the window show the sets
-	return s.setsViewOf(snap, c), nil
+	v := s.setsViewOf(snap, c)
+	v.Warnings = warnings
+	return v, nil
+}
+
+// putSet makes or changes the set req names in c; names are the servers
+// set up now.
+func putSet(c *sets.Choices, req SetRequest, names []string) error {
+	if req.From != "" && req.From != req.Name {
+		if err := c.Rename(req.From, req.Name); err != nil {
+			return err
+		}
+	}
+	set := sets.Set{Name: req.Name, Servers: req.Servers, Tools: req.Tools, NewServers: req.NewServers}
+	old, had := c.Find(req.Name)
+	if req.KeepContent {
+		if !had {
+			return fmt.Errorf("there is no set called %q", req.Name)
+		}
+		set = *old
+		applyRules(&set, req.Rules)
+		*old = set
+		return old.Check()
+	}
+	if had {
+		set.Permissions, set.Hidden = old.Permissions, old.Hidden
+	}
+	applyRules(&set, req.Rules)
+	return c.Put(set, names)
 }
 
 // RemoveSet takes a set away; the apps that had it get everything.
@@ -166,6 +206,9 @@ func (s *Service) setsView(ctx context.Context, c sets.Choices) (SetsView, error
 // setsViewOf counts each set of c against snap.
 func (s *Service) setsViewOf(snap Snapshot, c sets.Choices) SetsView {
 	v := SetsView{Tray: c.Tray, Apps: c.Apps, Unknown: c.Unknown, Sets: []SetView{}}
+	if s.opts.Sets != nil {
+		v.Problem = s.opts.Sets.Problem()
+	}
 	labels := snap.GuardLabels()
 	for i := range c.Sets {
 		set := &c.Sets[i]

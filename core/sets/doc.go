@@ -19,5 +19,7 @@
 // The choices are kept in sets.json in mcptray's own config folder, replaced
 // whole at each change (config.WriteFileAtomic), so a reader or a crash
 // sees the old file or the new one, never half of either. Bad input is
-// refused in plain words before anything is written.
+// refused in plain words before anything is written. The file edited by
+// hand while mcptray runs is read again at once (Keeper.Watch); one that
+// cannot be read is refused in words, and the last good choices stay.
 package sets

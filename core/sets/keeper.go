@@ -5,14 +5,18 @@ import (
 	"sync"
 )
 
-// Keeper keeps the choices of the running mcptray: read once from their
-// file, changed only through Modify, which writes the file and then tells
-// those who follow (the gateway) at once. It is safe for concurrent use.
+// Keeper keeps the choices of the running mcptray: read from their file,
+// changed through Modify, which writes the file and then tells those who
+// follow (the gateway) at once, and read again when the file changes on
+// disk (Watch). It is safe for concurrent use.
 type Keeper struct {
 	path   string
 	mu     sync.Mutex
 	cur    Choices
 	follow []func(Choices)
+	// problem says why the file was refused (Watch, Open); a change
+	// written whole ends it.
+	problem string
 }
 
 // Open reads the choices kept at path. A file that cannot be read is an
@@ -21,10 +25,12 @@ type Keeper struct {
 // anew.
 func Open(path string) (*Keeper, error) {
 	c, err := Read(path)
+	k := &Keeper{path: path, cur: c}
 	if err != nil {
-		c = Choices{Version: version}
+		k.cur = Choices{Version: version}
+		k.problem = err.Error() + "; every app gets every server until it is fixed"
 	}
-	return &Keeper{path: path, cur: c}, err
+	return k, err
 }
 
 // Choices are the choices now, a copy the caller may keep.
@@ -56,7 +62,7 @@ func (k *Keeper) Modify(fn func(*Choices) error) (Choices, error) {
 	if err := Write(k.path, next); err != nil {
 		return Choices{}, err
 	}
-	k.cur = next
+	k.cur, k.problem = next, ""
 	for _, f := range k.follow {
 		f(clone(next))
 	}

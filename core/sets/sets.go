@@ -251,6 +251,38 @@ func (c *Choices) Put(s Set, servers []string) error {
 	return nil
 }
 
+// Rename gives the set named from the name to; the apps and the tray that
+// had it keep it under its new name.
+func (c *Choices) Rename(from, to string) error {
+	s, ok := c.Find(from)
+	if !ok {
+		return fmt.Errorf("there is no set called %q", from)
+	}
+	if from == to {
+		return nil
+	}
+	for _, o := range c.Sets {
+		if o.Name != from && strings.EqualFold(o.Name, to) {
+			return fmt.Errorf("a set called %s is there already", o.Name)
+		}
+	}
+	renamed := *s
+	renamed.Name = to
+	if err := renamed.Check(); err != nil {
+		return err
+	}
+	*s = renamed
+	for app, choice := range c.Apps {
+		if choice == from {
+			c.Apps[app] = to
+		}
+	}
+	if c.Tray == from {
+		c.Tray = to
+	}
+	return nil
+}
+
 // Remove takes the set named name away; the apps that had it get
 // everything, and the tray's set is everything if it was that one.
 func (c *Choices) Remove(name string) error {

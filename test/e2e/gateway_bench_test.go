@@ -27,7 +27,9 @@ import (
 // (via=direct); through mcptray stdio (via=stdio-face: the bridge hands its
 // pipes to the running mcptray, whose gateway and service reach the
 // server); through the HTTP face (via=http-face, and via=http-face-net-http
-// with Go's HTTP client); through supergateway, the npm bridge most apps use
+// with Go's HTTP client); through mcptray stdio --app for an app given a
+// set of its own (via=stdio-face-set: the set's filter and permission on
+// each call); through supergateway, the npm bridge most apps use
 // today, to a copy of the server (via=supergateway); and through the least
 // any Go proxy adds (bench/floor: a line copier, via=floor-stdio, a bare
 // net/http server, via=floor-http, and the same on fasthttp,
@@ -87,6 +89,13 @@ func BenchmarkGatewayCall(b *testing.B) {
 		h.handshake(b)
 		measure(b, serve, func() { h.call(b, "mcp__a__echo") })
 	})
+	b.Run("via=stdio-face-set", func(b *testing.B) {
+		benchSets(b, mcptray, env)
+		c := startLines(b, exec.Command(mcptray, "stdio", "--app", "writer"), env)
+		c.handshake(b)
+		defer prof.around(b, "gateway-stdio-set")()
+		measure(b, serve, func() { c.call(b, "mcp__a__echo") })
+	})
 	b.Run("via=floor-stdio", func(b *testing.B) {
 		cmd := exec.Command(floor, testServer, "-name", "direct")
 		c := startLines(b, cmd, nil)
@@ -110,6 +119,27 @@ func BenchmarkGatewayCall(b *testing.B) {
 		h.handshake(b)
 		measure(b, 0, func() { h.call(b, "echo") })
 	})
+}
+
+// benchSets gives the app writer a set of its own, through the running
+// mcptray: server a whole, its echo allowed by the set itself, and a
+// second set given to another app; the calls of via=stdio-face-set then
+// go through the set's filter and its permission. The cases before it
+// run with no set.
+func benchSets(b *testing.B, mcptray string, env []string) {
+	for _, args := range [][]string{
+		{"set", "Writing", "--servers", "a"},
+		{"set", "Writing", "--allow", "a/echo"},
+		{"set", "Home", "--tools", "a/echo"},
+		{"app", "set", "writer", "Writing"},
+		{"app", "set", "reader", "Home"},
+	} {
+		cmd := exec.Command(mcptray, args...)
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("mcptray %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
 }
 
 // benchFloorHTTP runs bench/floor -http in front of a copy of the test
