@@ -348,5 +348,10 @@ else
 fi
 
 say "took $(($(date +%s) - began)) s"
-[ "$failures" = 0 ] || die "$failures failed (the tray's output: $(tail -5 "$work/tray.log" | tr '\n' ' '))"
+if [ "$failures" != 0 ]; then
+	# The logs outlive the run, to read why.
+	logs=${MCPTRAY_WINE_LOGS:-/tmp/mcptray-wine-logs}
+	mkdir -p "$logs" && cp "$work"/*.log "$logs/" 2>/dev/null || true
+	die "$failures failed (the tray's output: $(tail -5 "$work/tray.log" | tr '\n' ' '); the logs are in $logs)"
+fi
 say "all passed"
