@@ -3,6 +3,7 @@ package control
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -113,11 +114,26 @@ func TestPipeAccessList(t *testing.T) {
 	if !strings.Contains(p.ControlDir(), "mcptray-"+config.Account()+"-") || config.Account() != me {
 		t.Errorf("the control folder %s, account %q; want the account %s", p.ControlDir(), config.Account(), me)
 	}
-	c, err := dialSocket(t.Context(), SocketPath(p))
+	// A client waits for an instance that an Accept makes.
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			accepted <- c
+		}
+	}()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // a bound for failure
+	defer cancel()
+	c, err := dialSocket(ctx, SocketPath(p))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	select {
+	case sc := <-accepted:
+		defer sc.Close()
+	case <-ctx.Done():
+		t.Fatal("the listener did not see the connection")
+	}
 	h, _ := pipeHandle(c)
 	sd, err := windows.GetSecurityInfo(h, windows.SE_KERNEL_OBJECT, windows.DACL_SECURITY_INFORMATION)
 	if err != nil {

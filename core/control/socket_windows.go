@@ -40,7 +40,37 @@ func listenSocket(path string) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listening on %s: %w", path, err)
 	}
+	if err := takeFirstInstance(path); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("listening on %s: %w", path, err)
+	}
 	return peerChecked{ln}, nil
+}
+
+// takeFirstInstance connects to the pipe once and lets go at once, before
+// anything is served on it. go-winio makes the pipe's first instance with
+// no right to read or write it, so that Windows 10 and later hold it
+// disconnected and clients wait for the instance each Accept makes. Wine
+// (and Windows 7) let a client connect to that first instance, which no
+// one serves: the first client after mcptray started waited forever for
+// an answer, unless it let go at once, as DialAs's first look happens to
+// (the tests' own clients, which do not look first, hung). Once a client
+// has connected to it and gone, it takes no other. Where Windows
+// holds it disconnected, the open finds the pipe busy, and nothing is to
+// be done.
+func takeFirstInstance(path string) error {
+	name, err := windows.UTF16PtrFromString(path)
+	if err != nil {
+		return err
+	}
+	h, err := windows.CreateFile(name, 0, 0, nil, windows.OPEN_EXISTING, windows.SECURITY_SQOS_PRESENT|windows.SECURITY_ANONYMOUS, 0)
+	if errors.Is(err, windows.ERROR_PIPE_BUSY) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("taking its first instance: %w", err)
+	}
+	return windows.CloseHandle(h)
 }
 
 // removeSocket has nothing to remove: a pipe goes with its last handle.

@@ -266,7 +266,9 @@
 //
 // What holds today, shown under Wine 10 by make test-windows: each server
 // runs in a job object that kills everything in it when the server stops
-// or mcptray ends (core/transport), and a program in a server's job is
+// or mcptray ends, made suspended and put in its job before it runs its
+// first instruction, so that nothing it starts is outside (core/transport),
+// and a program in a server's job is
 // refused every trust decision on the control pipe, whatever key it holds
 // (core/control). Nothing else: a server reads and changes what the person
 // can and reaches the network as the person does, and Protection says so.
@@ -299,11 +301,11 @@
 //     shown, a server given the network would get internetClient, and the
 //     words would say "files protected, network open".
 //   - The job object stays, with its UI limits added (no clipboard, no
-//     global atoms, no other desktop), and the server made in its job
-//     (PROC_THREAD_ATTRIBUTE_JOB_LIST, Windows 10 and later) rather than
-//     joined to it a moment after it starts, which is what happens today;
-//     starting it suspended would close that gap too, but is what malware
-//     does, and antivirus programs watch for it.
+//     global atoms, no other desktop). The server could be made in its job
+//     (PROC_THREAD_ATTRIBUTE_JOB_LIST, Windows 10 and later, which os/exec
+//     cannot pass) rather than made suspended and joined before it runs,
+//     as today: the container's process is made with CreateProcess itself
+//     anyway, and would take both attributes.
 //
 // Untried: all of the sandbox above; none of it is built. Wine cannot
 // show it: every Wine process is the same Unix user, whose files Unix

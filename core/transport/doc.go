@@ -14,7 +14,8 @@
 // what the shell profile adds; sandbox.FromLogin: its PATH, locale, home
 // and runtimes' settings, not the tokens a profile exports) and the
 // variables its config names, looks the program up on that PATH, and starts it in a process group
-// of its own (a job object on Windows). On Linux the child is also tied to
+// of its own (a job object on Windows, which it is in before it runs its
+// first instruction: start_windows.go). On Linux the child is also tied to
 // mcptray's life: if mcptray is killed, the kernel kills it (start_linux.go).
 // mcptray learns that the child exited as soon as it does, without reaping
 // it, and stops it, and everything it started, in the order the MCP spec

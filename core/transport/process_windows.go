@@ -91,38 +91,25 @@ func pathExts(env []string) []string {
 	return exts
 }
 
-// startGroup puts a child that has just started in a job object that kills
-// everything in it when the job's last handle closes (at release, or when
-// mcptray itself dies), and begins watching the child. Processes the child
-// starts join the job by themselves. The child runs a moment before it joins:
-// starting it suspended would close that gap, but is also what malware does,
-// and antivirus programs watch for it.
+// startGroup begins watching a child startProcess started, in the job
+// object it made for it (start_windows.go). Processes the child starts
+// join the job by themselves.
 func startGroup(p *os.Process, logger *slog.Logger) (*procGroup, error) {
-	const access = windows.SYNCHRONIZE | windows.PROCESS_SET_QUOTA | windows.PROCESS_TERMINATE | windows.PROCESS_QUERY_LIMITED_INFORMATION
-	h, err := windows.OpenProcess(access, false, uint32(p.Pid))
-	if err != nil {
-		return nil, fmt.Errorf("opening process %d: %w", p.Pid, err)
+	st, ok := takeStarted(p.Pid)
+	if !ok {
+		return nil, fmt.Errorf("process %d was not started by mcptray's start", p.Pid)
 	}
-	job, err := newKillOnCloseJob()
-	if err == nil {
-		if err = windows.AssignProcessToJobObject(job, h); err != nil {
-			windows.CloseHandle(job)
-		}
-	}
-	if err != nil {
-		logger.Warn("cannot put the server in a job object; only its own process can be stopped", "pid", p.Pid, "err", err)
-		job = 0
-	}
-	if job != 0 {
-		addServerJob(job)
+	if st.sys.job == 0 {
+		logger.Warn("cannot put the server in a job object; only its own process can be stopped", "pid", p.Pid, "err", st.jobErr)
 	}
 	// The handle keeps the pid from being reused while we wait on it.
+	h := st.sys.proc
 	exited := make(chan struct{})
 	go func() {
 		windows.WaitForSingleObject(h, windows.INFINITE)
 		close(exited)
 	}()
-	return &procGroup{pid: p.Pid, exited: exited, sys: sysGroup{job: job, proc: h}}, nil
+	return &procGroup{pid: p.Pid, exited: exited, sys: st.sys}, nil
 }
 
 func newKillOnCloseJob() (windows.Handle, error) {

@@ -274,6 +274,7 @@ func (s *Stdio) spawn(ctx context.Context) error {
 		io.Closer
 	}{rawio.Writer(s.inW), s.inW})
 	if err := s.inner.Start(ctx); err != nil { // over streams it only starts reading
+		forgetStarted(cmd.Process.Pid)
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		return err

@@ -2,13 +2,17 @@
 # make test-windows: builds mcptray.exe and runs it under Wine 10 (the
 # Debian 13 root wine-root.sh makes once), in a Wine prefix made afresh:
 #
+#   - the Go tests in *_windows_test.go files, each package's built for
+#     Windows and run with a deadline;
 #   - version; add (mcptray's demo server), tools and call, each in a
 #     process of its own;
 #   - a secret given with add --secret-env: in Wine's Credential Manager,
 #     its value in no file of the prefix (the Windows profile);
 #   - the tray's process (mcptray.exe with no arguments) and its control
 #     pipe: status, and a call through it; a server's own call of
-#     mcptray remove refused (its job object gives it away);
+#     mcptray remove refused (its job object gives it away); a server
+#     whose first instruction starts a program: that program ends when
+#     the server is removed (the server is in its job before it runs);
 #   - the gateway's stdio face with a real MCP client (the TypeScript SDK's,
 #     test/peers/stdio-client.mjs): initialize, tools/list, tools/call;
 #   - the window under Xvfb, and a screenshot of it to look at
@@ -26,7 +30,13 @@
 #     .mcpb type) and uninstalls it leaving none of these.
 #
 # Run as root (chroot). Not part of make test: see README for its time.
+# Runs at once do not meet: each is in a mount namespace of its own, where
+# /mcptray is its own folder (wine.sh), with a prefix of its own, and
+# counts only its own processes.
 set -euo pipefail
+if [ -z "${MCPTRAY_WINE_NS:-}" ] && [ "$(id -u)" = 0 ]; then
+	exec env MCPTRAY_WINE_NS=$$ unshare --mount --propagation private "$0" "$@"
+fi
 cd "$(dirname "$0")/../.."
 repo=$PWD
 here=$repo/test/windows
@@ -50,16 +60,18 @@ command -v x86_64-w64-mingw32-gcc >/dev/null || die "x86_64-w64-mingw32-gcc is m
 root=$("$here/wine-root.sh" mount)
 work=$(mktemp -d /tmp/mcptray-wine.XXXXXX)
 # A prefix of its own, made afresh: a Windows profile with nothing of a
-# former run in it.
-prefix=/mcptray-test-prefix
+# former run in it, nor of one running beside it.
+prefix=/mcptray-test-prefix.$(basename "$work")
 export MCPTRAY_WINE_PREFIX=$prefix
 rm -rf --one-file-system "${root:?}$prefix"
+# ns is this run's mount namespace, which every process it starts shares.
+ns=$(readlink /proc/self/ns/mnt)
 
 xvfb=""
 cleanup() {
 	"$here/wine.sh" "$work" wineserver -k 2>/dev/null || true
 	[ -z "$xvfb" ] || kill "$xvfb" 2>/dev/null || true
-	rm -rf --one-file-system "$work"
+	rm -rf --one-file-system "$work" "${root:?}$prefix"
 }
 trap cleanup EXIT
 
@@ -89,13 +101,17 @@ wait_for() {
 		sleep 0.5
 	done
 }
-# ours lists the processes running in the root whose command line names
-# mcptray.exe (the tray, the window, the demo servers) or ping (what the
-# hostile server leaves behind).
+# this_run P: process P (/proc/PID) runs in the root, started by this run.
+this_run() {
+	[ "$(readlink "$1/ns/mnt" 2>/dev/null)" = "$ns" ] && [ "$(readlink "$1/root" 2>/dev/null)" = "$root" ]
+}
+# ours lists this run's processes whose command line names mcptray.exe
+# (the tray, the window, the demo servers) or ping (what the hostile
+# servers leave behind).
 ours() {
 	local p
 	for p in /proc/[0-9]*; do
-		[ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] || continue
+		this_run "$p" || continue
 		{ tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -iE 'mcptray\.exe|ping' && grep -h '^State' "$p/status" && echo "${p#/proc/}"; } || true
 	done
 }
@@ -106,6 +122,28 @@ expect "add" 'Added demo' "$(mt add demo -- 'Z:\mcptray\mcptray.exe' demo-server
 expect "tools" 'greet +read-only' "$(mt tools demo)"
 expect "call" 'Hello, Ann!' "$(mt call demo greet '{"name":"Ann"}')"
 expect "sandbox words" 'no file or network sandbox' "$(mt sandbox demo)"
+
+say "the Go tests written for Windows"
+# Each package's tests in its *_windows_test.go files, built for Windows
+# and run under Wine with a deadline (a hang fails, not blocks). The
+# packages' other tests assume a Unix system in places (paths, /bin/sh,
+# go on PATH), and are left to make test.
+for dir in $(git ls-files --cached --others --exclude-standard '*_windows_test.go' | xargs -n 1 dirname | sort -u); do
+	names=$(sed -n 's/^func \(Test[A-Za-z0-9_]*\)(t \*testing\.T).*/\1/p' "$dir"/*_windows_test.go | paste -sd '|')
+	[ -n "$names" ] || continue
+	bin=$(echo "$dir" | tr / -).test.exe
+	step=$(date +%s)
+	if ! GOOS=windows GOARCH=amd64 go test -c -o "$work/$bin" "./$dir" >"$work/$bin.log" 2>&1; then
+		fail "building $dir's tests for Windows: $(cat "$work/$bin.log")"
+		continue
+	fi
+	if timeout 240 "$here/wine.sh" "$work" wine "/mcptray/$bin" -test.run "^($names)\$" -test.v -test.timeout 180s >"$work/$bin.log" 2>&1 &&
+		grep -q '^PASS' "$work/$bin.log"; then
+		say "ok: $dir: $(grep -c '^--- PASS' "$work/$bin.log") passed ($names) in $(($(date +%s) - step)) s"
+	else
+		fail "$dir's Windows tests:"$'\n'"$(grep -av 'XDG_RUNTIME_DIR' "$work/$bin.log" | tail -40)"
+	fi
+done
 
 say "a secret"
 secret=wine-secret-$RANDOM$RANDOM$RANDOM
@@ -121,7 +159,7 @@ fi
 mt remove withsecret >/dev/null || true
 
 say "the tray, its control pipe and the window"
-display=45
+display=$((45 + $$ % 100))
 while [ -e "/tmp/.X11-unix/X$display" ]; do display=$((display + 1)); done
 "$here/wine.sh" "$work" Xvfb ":$display" -screen 0 1280x800x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
 xvfb=$!
@@ -133,6 +171,16 @@ if wait_for "the tray's process answering on its pipe" 120 running; then
 	expect "status through the pipe" 'demo +connected +3' "$(mt status)"
 	expect "a call through it" 'Hello, Bo!' "$(mt call demo greet '{"name":"Bo"}')"
 fi
+# Another run at once binds its own folder at /mcptray, in its own mount
+# namespace: this run's /mcptray stays this run's folder.
+other=$(mktemp -d /tmp/mcptray-wine.XXXXXX)
+echo other >"$other/which"
+echo this >"$work/which"
+seen=$(env -u MCPTRAY_WINE_NS "$here/wine.sh" "$other" cat /mcptray/which 2>&1 || true)
+rm -rf --one-file-system "$other"
+expect "another run sees its own /mcptray" '^other$' "$seen"
+# Read here, not through wine.sh, which would bind this run's folder again.
+expect "this run's /mcptray is still its own" '^this$' "$(cat "$root/mcptray/which" 2>&1)"
 # A hostile server: mcptray.exe's own CLI, run by a server mcptray
 # started, with the control key it can read (nothing on Windows keeps a
 # server from your files), asks to remove another server. The server's job
@@ -146,6 +194,19 @@ if wait_for "the hostile server's try" 120 tried; then
 	expect "a server's own mcptray refused a trust decision" 'runs in a sandbox|not one of mcptray' "$(cat "$work/hostile.txt")"
 	say "  it was told: $(head -n 1 "$work/hostile.txt" | tr -d '\r')"
 	expect "demo still there" 'demo +connected' "$(mt status)"
+fi
+# A server whose first instruction starts a program that would run ten
+# minutes (ping -n 601): it is in the server's job before it runs, so what
+# it starts at once is too, and ends when the server is removed.
+printf '@start "" /b ping -n 601 127.0.0.1 > NUL\r\n@Z:\\mcptray\\mcptray.exe demo-server\r\n' >"$work/early.cmd"
+expect "add a server that starts a program at once" 'Added early' "$(mt add early -- 'Z:\mcptray\early.cmd')"
+early() { [ -n "$(ours | grep -iE 'ping(\.exe)? +-n 601')" ]; }
+if wait_for "the early server's program running" 120 early; then
+	expect "remove it" 'Removed early' "$(mt remove early)"
+	no_early() { ! early; }
+	if wait_for "what it started at once ended with it" 60 no_early; then
+		say "ok: what a server started at its first instruction ended with it"
+	fi
 fi
 (cd test/peers && timeout 120 node stdio-client.mjs mcp__demo__greet '{"name":"Cy"}' -- \
 	"$here/wine.sh" "$work" wine /mcptray/mcptray.exe stdio) >"$work/stdio.log" 2>&1 || true
@@ -183,7 +244,7 @@ both() { mt status | grep -q 'hostile  *connected'; }
 if wait_for "the tray again, with its servers" 120 both; then
 	tray=""
 	for p in /proc/[0-9]*; do
-		[ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] || continue
+		this_run "$p" || continue
 		# Wine pads a process's command line with spaces.
 		[ "$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null | sed 's/ *$//')" = /mcptray/mcptray.exe ] && tray=${p#/proc/}
 	done
@@ -287,5 +348,10 @@ else
 fi
 
 say "took $(($(date +%s) - began)) s"
-[ "$failures" = 0 ] || die "$failures failed (the tray's output: $(tail -5 "$work/tray.log" | tr '\n' ' '))"
+if [ "$failures" != 0 ]; then
+	# The logs outlive the run, to read why.
+	logs=${MCPTRAY_WINE_LOGS:-/tmp/mcptray-wine-logs}
+	mkdir -p "$logs" && cp "$work"/*.log "$logs/" 2>/dev/null || true
+	die "$failures failed (the tray's output: $(tail -5 "$work/tray.log" | tr '\n' ' '); the logs are in $logs)"
+fi
 say "all passed"

@@ -9,12 +9,20 @@
 # /wineprefix: a Windows profile kept between runs; delete it to start
 # afresh). DISPLAY passes through: the host's /tmp/.X11-unix is bound into
 # the root. Run as root.
+#
+# /mcptray is bound in a mount namespace of the command's own, so that runs
+# at once, each with its own DIR, do not see each other's; test.sh makes
+# one namespace for all its commands (MCPTRAY_WINE_NS set), and wine.sh
+# then binds in that one.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 [ $# -ge 2 ] || {
 	echo "usage: $0 DIR COMMAND..." >&2
 	exit 2
 }
+if [ -z "${MCPTRAY_WINE_NS:-}" ]; then
+	exec env MCPTRAY_WINE_NS=$$ unshare --mount --propagation private "$0" "$@"
+fi
 dir=$(cd "$1" && pwd)
 shift
 root=$("$here/wine-root.sh" mount)
