@@ -60,6 +60,10 @@ type PackageView struct {
 	Words string `json:"words"`
 	// Update is the newer tree found, with its review; nil when none.
 	Update *npmpin.Review `json:"update,omitempty"`
+	// Trial is what the update showed when mcptray started it once in
+	// the server's sandbox (trial.go): its tools' changes; nil when it
+	// was not tried.
+	Trial *Trial `json:"trial,omitempty"`
 	// Back is the version update --back goes back to; "" when none.
 	Back    string    `json:"back,omitempty"`
 	Checked time.Time `json:"checked,omitzero"`
@@ -291,9 +295,10 @@ func (s *Service) Packages(ctx context.Context) ([]PackageView, error) {
 	}
 	var out []PackageView
 	n := s.npm()
+	trials, _ := s.loadTrials() // unreadable: not tried
 	for _, name := range slices.Sorted(maps.Keys(recs)) {
 		r := recs[name]
-		v := PackageView{Server: name, Facts: n.Facts(ctx, r.Current), Update: r.Review, Checked: r.Checked}
+		v := PackageView{Server: name, Facts: n.Facts(ctx, r.Current), Update: r.Review, Checked: r.Checked, Trial: trialOf(trials, name, r)}
 		v.Words = v.Facts.Words(s.opts.Now())
 		if r.Previous != nil {
 			v.Back = r.Previous.Version()
@@ -349,6 +354,9 @@ func (s *Service) CheckPackages(ctx context.Context) ([]PackageView, error) {
 			errs = append(errs, err)
 		}
 		s.prunePackages(name)
+	}
+	if err := s.tryUpdates(ctx); err != nil {
+		errs = append(errs, err)
 	}
 	s.notices.Publish(struct{}{})
 	views, err := s.Packages(ctx)
