@@ -376,7 +376,12 @@ func (s *Service) UpdatePackage(ctx context.Context, req PackageUpdate) (Package
 	if s.opts.Packages == nil {
 		return PackageView{}, newError(NotAllowed, "packages are not pinned here")
 	}
-	err := s.packageStore().Change(ctx, func(all map[string]npmpin.Record) error {
+	// An update runs only as its trial showed it (updaterun.go).
+	plan, err := s.planSwitch(ctx, req)
+	if err != nil {
+		return PackageView{}, err
+	}
+	err = s.packageStore().Change(ctx, func(all map[string]npmpin.Record) error {
 		r, ok := all[name]
 		if !ok {
 			return newError(NotFound, "%s runs no pinned package", sanitize.Line(name))
@@ -400,6 +405,9 @@ func (s *Service) UpdatePackage(ctx context.Context, req PackageUpdate) (Package
 		if !to.Installed() {
 			return fmt.Errorf("%s's tree %s is not installed", to.Spec.Package, to.Short())
 		}
+		if err := plan.switching(r, *to); err != nil {
+			return err
+		}
 		was := r.Current
 		r.Current, r.Previous, r.Candidate, r.Review, r.At = *to, &was, nil, nil, s.opts.Now().UTC()
 		all[name] = r
@@ -408,7 +416,9 @@ func (s *Service) UpdatePackage(ctx context.Context, req PackageUpdate) (Package
 	if err != nil {
 		return PackageView{}, wrapError(err)
 	}
-	s.reload()
+	if err := s.switched(ctx, plan); err != nil {
+		return PackageView{}, err
+	}
 	s.prunePackages(name)
 	views, err := s.Packages(ctx)
 	if err != nil {

@@ -14,37 +14,65 @@ import (
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/filelock"
 	"github.com/mcptray/mcptray/core/npmpin"
+	"github.com/mcptray/mcptray/core/pins"
 )
 
 // The trials of the updates found are kept beside the pinned packages'
 // record, in a file of their own (trials.json), by server: the last
-// trial of each server's update, for the tree it tried. A command that
-// shows the updates reads them there; a trial of another tree than the
-// update found now is stale, and not shown.
+// trial of each server's update, for the tree it tried, and the tools
+// pinned before the last update, to go back to. A command that shows the
+// updates reads them there; a trial of another tree than the update found
+// now is stale, and not shown.
 
 func (s *Service) trialsPath() string { return filepath.Join(s.packagesDir(), "trials.json") }
 
-// loadTrials reads every server's last trial; a missing file means none.
-func (s *Service) loadTrials() (map[string]Trial, error) {
-	data, err := os.ReadFile(s.trialsPath())
-	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]Trial{}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading the updates' trials: %w", err)
-	}
-	var all map[string]Trial
-	if err := json.Unmarshal(data, &all); err != nil {
-		return nil, fmt.Errorf("reading the updates' trials: %w", err)
-	}
-	if all == nil {
-		all = map[string]Trial{}
-	}
-	return all, nil
+// trialsFile is the file: the last trial of each server's update, and
+// the pins each server had before its last update or going back, to go
+// back to.
+type trialsFile struct {
+	Trials map[string]Trial        `json:"trials"`
+	Before map[string]pinnedBefore `json:"before,omitempty"`
 }
 
-// changeTrials changes the trials under their file's lock.
-func (s *Service) changeTrials(ctx context.Context, change func(map[string]Trial)) error {
+// pinnedBefore are the definitions pinned for a server while the tree
+// Tree ran.
+type pinnedBefore struct {
+	Tree          string     `json:"tree"`
+	Tools         []pins.Def `json:"tools"`
+	Prompts       []pins.Def `json:"prompts,omitempty"`
+	PromptsPinned bool       `json:"promptsPinned,omitempty"`
+}
+
+// loadTrialsFile reads the file; a missing one means nothing kept.
+func (s *Service) loadTrialsFile() (trialsFile, error) {
+	f := trialsFile{Trials: map[string]Trial{}, Before: map[string]pinnedBefore{}}
+	data, err := os.ReadFile(s.trialsPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return f, fmt.Errorf("reading the updates' trials: %w", err)
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return trialsFile{Trials: map[string]Trial{}, Before: map[string]pinnedBefore{}}, fmt.Errorf("reading the updates' trials: %w", err)
+	}
+	if f.Trials == nil {
+		f.Trials = map[string]Trial{}
+	}
+	if f.Before == nil {
+		f.Before = map[string]pinnedBefore{}
+	}
+	return f, nil
+}
+
+// loadTrials reads every server's last trial.
+func (s *Service) loadTrials() (map[string]Trial, error) {
+	f, err := s.loadTrialsFile()
+	return f.Trials, err
+}
+
+// changeTrials changes the file under its lock.
+func (s *Service) changeTrials(ctx context.Context, change func(*trialsFile)) error {
 	path := s.trialsPath()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("writing the updates' trials: %w", err)
@@ -54,12 +82,9 @@ func (s *Service) changeTrials(ctx context.Context, change func(map[string]Trial
 		return err
 	}
 	defer unlock()
-	all, err := s.loadTrials()
-	if err != nil {
-		all = map[string]Trial{} // unreadable: tried again
-	}
-	change(all)
-	data, err := json.MarshalIndent(all, "", "  ")
+	f, _ := s.loadTrialsFile() // unreadable: what it kept is tried again
+	change(&f)
+	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the updates' trials: %w", err)
 	}
@@ -97,7 +122,7 @@ func (s *Service) tryUpdates(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err() // a trial cut short says nothing of the update
 		}
-		if err := s.changeTrials(ctx, func(all map[string]Trial) { all[name] = t }); err != nil {
+		if err := s.changeTrials(ctx, func(f *trialsFile) { f.Trials[name] = t }); err != nil {
 			errs = append(errs, err)
 		}
 	}
