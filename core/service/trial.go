@@ -40,6 +40,11 @@ type Trial struct {
 	// Problem says in words why it did not start and list its tools; ""
 	// when it did.
 	Problem string `json:"problem,omitempty"`
+	// Untried says why it was not started: its server runs without a
+	// sandbox (its sandbox is off, or this computer has none), and
+	// mcptray runs no code the person has not accepted outside one. Its
+	// tools are then held as any server's changes are, once it runs.
+	Untried string `json:"untried,omitempty"`
 	// Tools and Prompts are how its tools and prompts differ from those
 	// pinned for the server, in words, sorted by name: added, removed,
 	// changed (old and new words) and renamed; the flags are what reads
@@ -56,13 +61,16 @@ type Trial struct {
 }
 
 // Started reports whether the trial started and listed its tools.
-func (t *Trial) Started() bool { return t != nil && t.Problem == "" }
+func (t *Trial) Started() bool { return t != nil && t.Problem == "" && t.Untried == "" }
 
 // Words says the trial in words, one line for each change: what the
 // update would show the AI.
 func (t *Trial) Words() string {
 	if t == nil {
 		return "Not tried yet: mcptray starts an update once in its sandbox, when a check finds it, to show its tools."
+	}
+	if t.Untried != "" {
+		return "Not tried: " + sanitize.Line(t.Untried) + ". Its tools are compared with those you accepted when it runs, and what changed is held until you accept it."
 	}
 	if t.Problem != "" {
 		return "It did not start in its sandbox: " + sanitize.Line(t.Problem) + "\nHeld: an update that does not start is not run."
@@ -101,9 +109,8 @@ func oneLine(s string) string {
 	return fmt.Sprintf("%q", strings.ReplaceAll(sanitize.String(s), "\n", " "))
 }
 
-// Holds reports whether the trial holds the update: it did not start, or
-// was not tried.
-func (t *Trial) Holds() bool { return !t.Started() }
+// Holds reports whether the trial holds the update: it did not start.
+func (t *Trial) Holds() bool { return t != nil && t.Problem != "" }
 
 // Changed reports whether the update changes any tool's or prompt's
 // words: accepting the update then accepts them.
@@ -116,6 +123,11 @@ func (s *Service) tryUpdate(ctx context.Context, name string, cand npmpin.Pin) T
 	t := Trial{Tree: cand.Lock.Hash, At: s.opts.Now().UTC()}
 	listed, prompts, promptsListed, refused, err := s.trialStart(ctx, name, cand)
 	t.Network = refused
+	var untried errUntried
+	if errors.As(err, &untried) {
+		t.Untried = untried.why
+		return t
+	}
 	if err != nil {
 		t.Problem = err.Error()
 		s.log.Info("an update did not start in its trial", "server", name, "err", err)
@@ -212,7 +224,7 @@ func (s *Service) trialStart(ctx context.Context, name string, cand npmpin.Pin) 
 	case e.Transport != config.Stdio:
 		return nil, nil, false, nil, errors.New("it does not run on this computer")
 	case e.Sandbox.Off:
-		return nil, nil, false, nil, errors.New("its sandbox is off, and mcptray starts an update it has not run before only in a sandbox")
+		return nil, nil, false, nil, errUntried{"its sandbox is off"}
 	}
 	entry := *e
 	entry.Approval = config.Approved
@@ -231,7 +243,7 @@ func (s *Service) trialStart(ctx context.Context, name string, cand npmpin.Pin) 
 	}
 	p, _ := sandbox.Default(desc.SandboxInput(&entry.Server, entry.Command, env))
 	if !desc.Protection(&entry.Server, p).Files {
-		return nil, nil, false, nil, errors.New("this computer has no sandbox to start it in, and mcptray starts an update it has not run before only in a sandbox")
+		return nil, nil, false, nil, errUntried{"it runs without a sandbox on this computer"}
 	}
 	key, endTrial, ok := s.net.StartTrial(name)
 	if !ok {
@@ -303,4 +315,13 @@ func (s *Service) trialStart(ctx context.Context, name string, cand npmpin.Pin) 
 		refused = s.egress.Refusals(key)
 	}
 	return list, prompts, perr == nil, refused, nil
+}
+
+// errUntried says why an update is not tried: its server runs without a
+// sandbox, and an update is started before the person accepts it only in
+// one.
+type errUntried struct{ why string }
+
+func (e errUntried) Error() string {
+	return e.why + ", and mcptray starts an update you have not accepted only in a sandbox"
 }

@@ -19,7 +19,9 @@ import (
 // as accepted, and once it has started it must list what they read: if it
 // fails to start, or lists anything else, the old tree runs again with
 // its own pins, and the person is told. Going back pins again what was
-// pinned before the update.
+// pinned before the update. An update of a server that runs without a
+// sandbox is not tried (trial.go): it runs when the person says so, and its
+// changed tools are held as any server's are.
 
 // updateCheck bounds the wait for an update's real start.
 func (s *Service) updateCheck() time.Duration { return s.lookTimeout() }
@@ -42,6 +44,9 @@ func (s *Service) readyToRun(ctx context.Context, name string, req PackageUpdate
 		if t.Started() && t.Changed() && req.Tree != "" {
 			return nil, newError(NotAllowed, "%s's update was tried only now, and its tools change; read them first (mcptray update %s); version %s keeps running", n, n, sanitize.Line(running))
 		}
+	}
+	if t.Untried != "" {
+		return nil, nil // runs as any update did: its changed tools held when it runs
 	}
 	if !t.Started() {
 		return nil, newError(NotAllowed, "%s's update did not start in its sandbox when mcptray tried it (%s): it is held, and version %s keeps running", n, sanitize.Line(t.Problem), sanitize.Line(running))
