@@ -474,6 +474,7 @@ func (s *Service) packageReasons(snap *Snapshot) {
 		return
 	}
 	if recs, err := s.packageStore().Load(); err == nil {
+		s.updatesSeen(snap, recs)
 		for _, r := range recs {
 			if r.Candidate != nil {
 				snap.Updates++

@@ -128,3 +128,18 @@ func (s *Service) tryUpdates(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// updatesSeen sets snap's UpdatesChecked: when the registries were last
+// asked, or an update found was last tried, whichever is later, so that
+// a view of the updates reads them again once a check's trials are kept.
+func (s *Service) updatesSeen(snap *Snapshot, recs map[string]npmpin.Record) {
+	trials, _ := s.loadTrials()
+	for name, r := range recs {
+		if r.Checked.After(snap.UpdatesChecked) {
+			snap.UpdatesChecked = r.Checked
+		}
+		if t := trialOf(trials, name, r); t != nil && t.At.After(snap.UpdatesChecked) {
+			snap.UpdatesChecked = t.At
+		}
+	}
+}
