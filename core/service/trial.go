@@ -40,10 +40,11 @@ type Trial struct {
 	// Problem says in words why it did not start and list its tools; ""
 	// when it did.
 	Problem string `json:"problem,omitempty"`
-	// Untried says why it was not started: its server runs without a
-	// sandbox (its sandbox is off, or this computer has none), and
-	// mcptray runs no code the person has not accepted outside one. Its
-	// tools are then held as any server's changes are, once it runs.
+	// Untried says why it was not started: its server does not run now
+	// (turned off, or waiting for approval), or runs without a sandbox
+	// (its sandbox is off, or this computer has none), and mcptray runs
+	// no code the person has not accepted outside one. Its tools are then
+	// held as any server's changes are, once it runs.
 	Untried string `json:"untried,omitempty"`
 	// Tools and Prompts are how its tools and prompts differ from those
 	// pinned for the server, in words, sorted by name: added, removed,
@@ -80,28 +81,42 @@ func (t *Trial) Words() string {
 	}
 	var b strings.Builder
 	b.WriteString("Started once in its sandbox; its tools and prompts change:")
-	for _, group := range []struct {
-		kind string
-		list []ToolChange
-	}{{"tool", t.Tools}, {"prompt", t.Prompts}} {
-		for _, c := range group.list {
-			fmt.Fprintf(&b, "\n  The %s %s %s.", group.kind, sanitize.Line(c.Name), sanitize.Line(c.Words.Summary))
-			if c.Old != nil && c.New != nil && c.Old.Description != c.New.Description {
-				fmt.Fprintf(&b, "\n    Old words: %s\n    New words: %s", oneLine(c.Old.Description), oneLine(c.New.Description))
-			} else if c.Old == nil && c.New != nil && c.New.Description != "" {
-				fmt.Fprintf(&b, "\n    Words: %s", oneLine(c.New.Description))
-			}
-			for _, l := range c.Words.Lines {
-				if l != "its description changed" {
-					fmt.Fprintf(&b, "\n    %s", sanitize.Line(l))
-				}
-			}
-			for _, f := range c.Flags {
-				fmt.Fprintf(&b, "\n    It %s (%s): %q", sanitize.Line(f.What), sanitize.Line(f.Where), sanitize.Line(f.Quote))
+	changeWords(&b, "tool", t.Tools)
+	changeWords(&b, "prompt", t.Prompts)
+	return b.String()
+}
+
+// ChangesWords says a look's Changes in words, as a trial's: "" when
+// there are none.
+func (l *Look) ChangesWords() string {
+	if l == nil || len(l.Changes) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("Since you last accepted its tools, they change:")
+	changeWords(&b, "tool", l.Changes)
+	return b.String()
+}
+
+// changeWords writes one line for each change of a list of a kind ("tool",
+// "prompt"), and the old and new words under it.
+func changeWords(b *strings.Builder, kind string, list []ToolChange) {
+	for _, c := range list {
+		fmt.Fprintf(b, "\n  The %s %s %s.", kind, sanitize.Line(c.Name), sanitize.Line(c.Words.Summary))
+		if c.Old != nil && c.New != nil && c.Old.Description != c.New.Description {
+			fmt.Fprintf(b, "\n    Old words: %s\n    New words: %s", oneLine(c.Old.Description), oneLine(c.New.Description))
+		} else if c.Old == nil && c.New != nil && c.New.Description != "" {
+			fmt.Fprintf(b, "\n    Words: %s", oneLine(c.New.Description))
+		}
+		for _, l := range c.Words.Lines {
+			if l != "its description changed" {
+				fmt.Fprintf(b, "\n    %s", sanitize.Line(l))
 			}
 		}
+		for _, f := range c.Flags {
+			fmt.Fprintf(b, "\n    It %s (%s): %q", sanitize.Line(f.What), sanitize.Line(f.Where), sanitize.Line(f.Quote))
+		}
 	}
-	return b.String()
 }
 
 // oneLine is a description on one line, quoted.
@@ -176,6 +191,21 @@ func trialChanges(changes []pins.Change, others func(string) bool) []ToolChange 
 	return out
 }
 
+// lookChanges are how a look's tools differ from those pinned for the
+// server, when it ran before; nil when it never did (or the pins cannot
+// be read: the look's flags still say what reads as orders).
+func (s *Service) lookChanges(name string, list []tools.Tool, others func(string) bool) []ToolChange {
+	pinned, ok, err := s.trust.Policy().Pinned(name, pins.Tools)
+	if err != nil || !ok {
+		return nil
+	}
+	defs := make([]pins.Def, 0, len(list))
+	for _, t := range list {
+		defs = append(defs, pins.FromTool(t))
+	}
+	return trialChanges(pins.Compare(pinned, defs), others)
+}
+
 // newHints says what a new tool's annotations claim: what it may do.
 func newHints(h tools.Hints) []string {
 	var out []string
@@ -223,12 +253,14 @@ func (s *Service) trialStart(ctx context.Context, name string, cand npmpin.Pin) 
 	switch {
 	case e.Transport != config.Stdio:
 		return nil, nil, false, nil, errors.New("it does not run on this computer")
+	case e.Disabled:
+		return nil, nil, false, nil, errUntried{"it is turned off"}
+	case e.Approval == config.Undecided || e.Approval == config.Denied:
+		return nil, nil, false, nil, errUntried{"it waits for your approval"}
 	case e.Sandbox.Off:
 		return nil, nil, false, nil, errUntried{"its sandbox is off"}
 	}
 	entry := *e
-	entry.Approval = config.Approved
-	entry.Disabled = false
 	if err := s.runPinned(&entry, cand); err != nil {
 		return nil, nil, false, nil, err
 	}

@@ -63,15 +63,6 @@ func trialHome(t *testing.T, r *npmtest.Registry) (*home, func() *Service, *atom
 	}, asked
 }
 
-// findChange is the change of the tool called name, or nil.
-func findChange(list []ToolChange, name string) *ToolChange {
-	i := slices.IndexFunc(list, func(c ToolChange) bool { return c.Name == name })
-	if i < 0 {
-		return nil
-	}
-	return &list[i]
-}
-
 // noProcessRuns fails when a process on the computer runs from dir.
 func noProcessRuns(t *testing.T, dir string) {
 	t.Helper()
