@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/egress"
 	"github.com/mcptray/mcptray/core/npmpin/npmtest"
 	"github.com/mcptray/mcptray/core/pins"
@@ -32,7 +33,7 @@ var (
 // trialHome is a home whose server echo runs echo-mcp (npx -y) from the
 // registry r, and may reach granted.example.net, and a service of it that
 // pins packages; asked counts the egress proxy's questions to the person.
-func trialHome(t *testing.T, r *npmtest.Registry) (*home, func() *Service, *atomic.Int32) {
+func trialHome(t *testing.T, r *npmtest.Registry) (*home, func(...func(*Options)) *Service, *atomic.Int32) {
 	t.Helper()
 	npx, err := exec.LookPath("npx")
 	if err != nil {
@@ -53,13 +54,13 @@ func trialHome(t *testing.T, r *npmtest.Registry) (*home, func() *Service, *atom
 		return egress.Reply{Answer: egress.Deny}, nil
 	}
 	base := append(os.Environ(), "HOME="+h.dir)
-	return h, func() *Service {
+	return h, func(more ...func(*Options)) *Service {
 		t.Helper()
-		return h.start(true, func(o *Options) {
+		return h.start(true, append([]func(*Options){func(o *Options) {
 			o.Launcher = self
 			o.Conn.BaseEnv = base
 			o.Packages = &PackageOptions{}
-		})
+		}}, more...)...)
 	}, asked
 }
 
@@ -194,8 +195,13 @@ func TestUpdateRunsOnlyAsTried(t *testing.T) {
 	}
 	r := npmtest.Start(t)
 	r.Publish(t, npmtest.Server("1.0.0"))
-	_, start, _ := trialHome(t, r)
-	s := start()
+	h, start, _ := trialHome(t, r)
+	record, err := activity.Open(t.Context(), activity.Options{Path: h.paths.ActivityFile()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { record.Close() })
+	s := start(withRecord(record))
 	if got := echoSays(t, s, "echo"); got != "hi [1.0.0]" {
 		t.Fatalf("the first start runs %q, want v1", got)
 	}
@@ -226,7 +232,7 @@ func TestUpdateRunsOnlyAsTried(t *testing.T) {
 	if v.Trial == nil || v.Trial.Started() || !strings.Contains(v.Trial.Words(), "did not start") {
 		t.Fatalf("the trial of an update that does not start: %+v", v.Trial)
 	}
-	_, err := s.UpdatePackage(t.Context(), PackageUpdate{Name: "echo", Tree: v.Update.ToHash})
+	_, err = s.UpdatePackage(t.Context(), PackageUpdate{Name: "echo", Tree: v.Update.ToHash})
 	if err == nil || !strings.Contains(err.Error(), "did not start") {
 		t.Fatalf("updating to a tree that does not start: %v", err)
 	}
@@ -279,6 +285,23 @@ func TestUpdateRunsOnlyAsTried(t *testing.T) {
 	pinned, _, _ := s.trust.Policy().Pinned("echo", pins.Tools)
 	if len(pinned) != 2 || pinned[0].Description != "Says back what it is given, and keeps a copy of it." {
 		t.Errorf("after the update the pins are %+v", pinned)
+	}
+	if err := record.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	trust, err := record.Query(t.Context(), activity.Filter{Kind: activity.KindTrust})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var accepted []string
+	for _, e := range trust {
+		if e.Action == activity.ToolChangeAccept {
+			accepted = append(accepted, e.Target+" "+e.Detail)
+		}
+	}
+	slices.Sort(accepted)
+	if want := []string{"echo (echo) with its update to version 8.0.0", "wipe (echo) with its update to version 8.0.0"}; !slices.Equal(accepted, want) {
+		t.Errorf("the record's accepts: %q, want %q", accepted, want)
 	}
 
 	// Back: v1 runs, its words offered again.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/npmpin"
 	"github.com/mcptray/mcptray/core/pins"
 	"github.com/mcptray/mcptray/core/sanitize"
@@ -264,6 +265,13 @@ func (s *Service) switched(ctx context.Context, p *switchPlan) error {
 	err := s.checkUpdateRuns(ctx, p.name, p.trial)
 	if err == nil {
 		s.log.Info("an update runs as its trial showed", "server", p.name, "version", p.to.Version())
+		// The person accepted its changed words with it: recorded as an
+		// accept of each is.
+		for _, c := range append(append([]ToolChange{}, p.trial.Tools...), p.trial.Prompts...) {
+			if c.Held() {
+				s.recordTrustBy(ctx, activity.ToolChangeAccept, c.Name+" ("+p.name+")", "with its update to version "+p.to.Version())
+			}
+		}
 		return nil
 	}
 	s.log.Warn("an update did not run as its trial showed; the version before runs again", "server", p.name, "err", err)
