@@ -73,16 +73,20 @@ func (t *Trial) Words() string {
 	if t.Untried != "" {
 		return "Not tried: " + sanitize.Line(t.Untried) + ". Its tools are compared with those you accepted when it runs, and what changed is held until you accept it."
 	}
-	if t.Problem != "" {
-		return "It did not start in its sandbox: " + sanitize.Line(t.Problem) + "\nHeld: an update that does not start is not run."
-	}
-	if len(t.Tools)+len(t.Prompts) == 0 {
-		return "Started once in its sandbox: its tools and prompts say what they said."
-	}
 	var b strings.Builder
-	b.WriteString("Started once in its sandbox; its tools and prompts change:")
-	changeWords(&b, "tool", t.Tools)
-	changeWords(&b, "prompt", t.Prompts)
+	switch {
+	case t.Problem != "":
+		b.WriteString("It did not start in its sandbox: " + sanitize.Line(t.Problem) + "\nHeld: an update that does not start is not run.")
+	case len(t.Tools)+len(t.Prompts) == 0:
+		b.WriteString("Started once in its sandbox: its tools and prompts say what they said.")
+	default:
+		b.WriteString("Started once in its sandbox; its tools and prompts change:")
+		changeWords(&b, "tool", t.Tools)
+		changeWords(&b, "prompt", t.Prompts)
+	}
+	for _, r := range t.Network {
+		fmt.Fprintf(&b, "\nIt tried to reach %s: refused.", sanitize.Line(r.Dest))
+	}
 	return b.String()
 }
 

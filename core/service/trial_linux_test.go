@@ -122,7 +122,8 @@ func TestUpdateTrialShowsItsTools(t *testing.T) {
 		t.Errorf("the trial's new tool wipe: %+v", wipe)
 	}
 	words := tr.Words()
-	for _, want := range []string{"The tool echo changed", `New words: "Says back what it is given, and keeps a copy of it."`, "The tool wipe is new", "may delete or overwrite"} {
+	for _, want := range []string{"The tool echo changed", `New words: "Says back what it is given, and keeps a copy of it."`, "The tool wipe is new", "may delete or overwrite",
+		"It tried to reach trial-leak.example.net: refused."} {
 		if !strings.Contains(words, want) {
 			t.Errorf("the trial's words lack %q:\n%s", want, words)
 		}

@@ -33,8 +33,9 @@ func (s *Service) readyToRun(ctx context.Context, name string, req PackageUpdate
 	n := sanitize.Line(name)
 	trials, _ := s.loadTrials()
 	t, ok := trials[name]
-	if !ok || t.Tree != cand.Lock.Hash {
-		// Not tried yet (a check cut short): tried now, and kept.
+	if !ok || t.Tree != cand.Lock.Hash || t.Untried != "" {
+		// Not tried yet (a check cut short), or not then: tried now, and
+		// kept.
 		t = s.tryUpdate(ctx, name, cand)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -72,6 +73,11 @@ func (s *Service) readyToRun(ctx context.Context, name string, req PackageUpdate
 		again.ListedPrompts = append(again.ListedPrompts, pins.FromPrompt(p))
 	}
 	if what := t.differs(again.Listed, again.ListedPrompts, again.PromptsListed); what != "" {
+		// What the person read no longer holds: the next check tries it
+		// anew.
+		if err := s.changeTrials(ctx, func(f *trialsFile) { delete(f.Trials, name) }); err != nil {
+			s.log.Warn("forgetting an update's trial", "server", name, "err", err)
+		}
 		return nil, newError(NotAllowed, "%s's update, started again just now, %s than it did in its trial, which you read; nothing changed: version %s keeps running. mcptray updates tries it anew", n, what, sanitize.Line(running))
 	}
 	return &t, nil
