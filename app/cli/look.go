@@ -44,6 +44,9 @@ func printLook(w io.Writer, l service.Look) {
 	if l.Package != nil {
 		fmt.Fprintf(w, "It runs %s.\nPinned: approving it runs exactly that tree; a newer one is an update you review.\n", sanitize.Line(l.Package.Words))
 	}
+	if words := l.ChangesWords(); words != "" {
+		fmt.Fprintln(w, words) // a server that ran before: what changed since
+	}
 	if len(l.Tools) == 0 {
 		fmt.Fprintln(w, "It offers no tools.")
 	}

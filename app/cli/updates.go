@@ -56,6 +56,7 @@ func runUpdates(ctx context.Context, c *cmdContext, args []string) error {
 			continue
 		}
 		fmt.Fprintf(c.Stdout, "  Update: %s\n", indent(v.Update.Words(), "  "))
+		fmt.Fprintf(c.Stdout, "  Its tools: %s\n", indent(v.Trial.Words(), "  "))
 		fmt.Fprintf(c.Stdout, "  mcptray update %s --tree %s runs it, and no other; until then %s runs.\n", quoteArg(v.Server), shortTree(v.Update.ToHash), sanitize.Line(v.Facts.Version))
 	}
 	return checkErr
@@ -122,7 +123,15 @@ func (c *cmdContext) askUpdate(ctx context.Context, b backend, server string) (s
 	if !c.Interactive || c.Stdin == nil {
 		return "", false, usagef("mcptray update runs only what you read: run it in a terminal to be shown the update and asked, or name the tree mcptray updates showed (mcptray update %s --tree %s)", quoteArg(server), shortTree(v.Update.ToHash))
 	}
-	fmt.Fprintf(c.Stdout, "%s runs version %s.\nUpdate: %s\nRun it? [y/N] ", sanitize.Line(v.Server), sanitize.Line(v.Facts.Version), indent(v.Update.Words(), "  "))
+	fmt.Fprintf(c.Stdout, "%s runs version %s.\nUpdate: %s\nIts tools: %s\n", sanitize.Line(v.Server), sanitize.Line(v.Facts.Version), indent(v.Update.Words(), "  "), indent(v.Trial.Words(), "  "))
+	if v.Trial.Holds() {
+		fmt.Fprintf(c.Stdout, "Nothing changed: %s still runs version %s.\n", sanitize.Line(v.Server), sanitize.Line(v.Facts.Version))
+		return "", false, nil
+	}
+	if v.Trial.Changed() {
+		fmt.Fprintln(c.Stdout, "Running it accepts these changes of its tools' words.")
+	}
+	fmt.Fprint(c.Stdout, "Run it? [y/N] ")
 	line, _ := bufio.NewReader(c.Stdin).ReadString('\n')
 	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
 		fmt.Fprintf(c.Stdout, "Nothing changed: %s still runs version %s.\n", sanitize.Line(v.Server), sanitize.Line(v.Facts.Version))

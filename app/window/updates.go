@@ -37,6 +37,21 @@ type updatesView struct {
 	// first is the first words shown of each update's review, by server
 	// (for tests: the new destinations come first).
 	first map[string]*widget.Label
+	// tools are the words of each update's trial, how its tools change,
+	// by server.
+	tools map[string]*widget.Label
+	// reading says a read of the updates is under way; seen is what the
+	// snapshot said of the updates when the last one began: the view
+	// reads them again on its own when that changes (followUpdates).
+	reading bool
+	seen    updatesKey
+}
+
+// updatesKey is what a snapshot says of the updates: how many wait, and
+// when they were last checked or tried.
+type updatesKey struct {
+	n       int
+	checked time.Time
 }
 
 // updatesLabel is the Updates button's text for n updates found.
@@ -56,6 +71,18 @@ func (v *window) showUpdateCount(n int) {
 		v.updatesBtn.Importance = widget.MediumImportance
 	}
 	v.updatesBtn.Refresh()
+	v.followUpdates()
+}
+
+// followUpdates reads the updates again when the Updates view is open
+// and the snapshot says a check (the daily one, or mcptray updates) found
+// or tried something since the view last read them.
+func (v *window) followUpdates() {
+	u := v.updates
+	if u == nil || u.reading || u.seen == (updatesKey{v.snap.Updates, v.snap.UpdatesChecked}) {
+		return
+	}
+	v.readUpdates(u, "Reading what the last check found…", func(ctx context.Context) ([]service.PackageView, error) { return v.b.Packages(ctx) })
 }
 
 // showUpdates opens the Updates view with what the last check found.
@@ -86,9 +113,12 @@ func (v *window) checkUpdates(u *updatesView) {
 func (v *window) readUpdates(u *updatesView, doing string, read func(context.Context) ([]service.PackageView, error)) {
 	u.check.Disable()
 	u.status.SetText(doing)
+	u.reading, u.seen = true, updatesKey{v.snap.Updates, v.snap.UpdatesChecked}
 	go func() {
 		views, err := read(v.ctx)
 		v.do(func() {
+			u.reading = false
+			defer v.followUpdates() // what changed meanwhile
 			u.check.Enable()
 			if views != nil || err == nil {
 				u.show(v, views)
@@ -104,7 +134,7 @@ func (v *window) readUpdates(u *updatesView, doing string, read func(context.Con
 // show replaces what the view shows with views.
 func (u *updatesView) show(v *window, views []service.PackageView) {
 	u.views = views
-	u.update, u.back, u.first = map[string]*widget.Button{}, map[string]*widget.Button{}, map[string]*widget.Label{}
+	u.update, u.back, u.first, u.tools = map[string]*widget.Button{}, map[string]*widget.Button{}, map[string]*widget.Label{}, map[string]*widget.Label{}
 	u.box.RemoveAll()
 	found := 0
 	for _, pv := range views {
@@ -142,6 +172,9 @@ func (u *updatesView) card(v *window, pv service.PackageView) fyne.CanvasObject 
 		}
 		u.first[pv.Server] = head
 		items = append(items, head)
+		tools := trialLabel(pv.Trial)
+		u.tools[pv.Server] = tools
+		items = append(items, tools)
 		diff := widget.NewLabel(sanitize.String(restWords(*r)))
 		diff.TextStyle = fyne.TextStyle{Monospace: true}
 		diff.Wrapping = fyne.TextWrapBreak
@@ -149,6 +182,9 @@ func (u *updatesView) card(v *window, pv service.PackageView) fyne.CanvasObject 
 		items = append(items, more)
 		up := widget.NewButton("Update to "+sanitize.Line(r.ToVersion)+"…", func() { v.confirmUpdate(pv) })
 		up.Importance = widget.HighImportance
+		if pv.Trial.Holds() {
+			up.Disable() // it did not start: the trial's words say why
+		}
 		u.update[pv.Server] = up
 		buttons = append(buttons, up)
 	}
@@ -242,6 +278,7 @@ func (v *window) confirmUpdate(pv service.PackageView) {
 	case n > 1:
 		msg += fmt.Sprintf("\n\nThis update adds %d lines that send data somewhere new.", n)
 	}
+	msg += trialConfirmWords(pv.Trial)
 	v.confirm = dialog.NewConfirm("Update "+name+"?", msg, func(yes bool) {
 		if yes {
 			// The tree the person read, and no other: a check meanwhile may

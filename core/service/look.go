@@ -53,6 +53,12 @@ type Look struct {
 	// Package is the npm package it runs, pinned by its content: what
 	// approving it runs (packages.go); nil for a server that runs none.
 	Package *PackageView `json:"package,omitempty"`
+	// Changes are how its tools differ from those pinned when it last ran,
+	// for a server approved before whose config changed since (what it
+	// runs, a newer package): the tools added, removed and changed, in
+	// words, as an update's trial says them (trial.go). Approving it keeps
+	// them held until accepted. Nil for a server never seen before.
+	Changes []ToolChange `json:"changes,omitempty"`
 }
 
 // Flagged reports whether the tool called name reads as instructions to
@@ -205,6 +211,7 @@ func (s *Service) LookAtTools(ctx context.Context, name string) (Look, error) {
 	// Kept until the approval, which pins it (trust.Keeper.PinLook); the
 	// network policy knows which look runs (netpolicy.Policy.StartLook).
 	l.Flags = s.trust.Looked(e.Name, e.Signature, list, prompts, perr == nil, others)
+	l.Changes = s.lookChanges(e.Name, list, others)
 	s.log.Info("looked at a server's tools before approval", "server", e.Name, "tools", len(list), "flagged", len(l.Flags))
 	return l, nil
 }

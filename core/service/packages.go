@@ -60,6 +60,10 @@ type PackageView struct {
 	Words string `json:"words"`
 	// Update is the newer tree found, with its review; nil when none.
 	Update *npmpin.Review `json:"update,omitempty"`
+	// Trial is what the update showed when mcptray started it once in
+	// the server's sandbox (trial.go): its tools' changes; nil when it
+	// was not tried.
+	Trial *Trial `json:"trial,omitempty"`
 	// Back is the version update --back goes back to; "" when none.
 	Back    string    `json:"back,omitempty"`
 	Checked time.Time `json:"checked,omitzero"`
@@ -293,9 +297,10 @@ func (s *Service) Packages(ctx context.Context) ([]PackageView, error) {
 	}
 	var out []PackageView
 	n := s.npm()
+	trials, _ := s.loadTrials() // unreadable: not tried
 	for _, name := range slices.Sorted(maps.Keys(recs)) {
 		r := recs[name]
-		v := PackageView{Server: name, Facts: n.Facts(ctx, r.Current), Update: r.Review, Checked: r.Checked}
+		v := PackageView{Server: name, Facts: n.Facts(ctx, r.Current), Update: r.Review, Checked: r.Checked, Trial: trialOf(trials, name, r)}
 		v.Words = v.Facts.Words(s.opts.Now())
 		if r.Previous != nil {
 			v.Back = r.Previous.Version()
@@ -358,6 +363,9 @@ func (s *Service) CheckPackages(ctx context.Context) ([]PackageView, error) {
 		}
 		s.prunePackages(name)
 	}
+	if err := s.tryUpdates(ctx); err != nil {
+		errs = append(errs, err)
+	}
 	s.notices.Publish(struct{}{})
 	views, err := s.Packages(ctx)
 	if err != nil {
@@ -376,7 +384,12 @@ func (s *Service) UpdatePackage(ctx context.Context, req PackageUpdate) (Package
 	if s.opts.Packages == nil {
 		return PackageView{}, newError(NotAllowed, "packages are not pinned here")
 	}
-	err := s.packageStore().Change(ctx, func(all map[string]npmpin.Record) error {
+	// An update runs only as its trial showed it (updaterun.go).
+	plan, err := s.planSwitch(ctx, req)
+	if err != nil {
+		return PackageView{}, err
+	}
+	err = s.packageStore().Change(ctx, func(all map[string]npmpin.Record) error {
 		r, ok := all[name]
 		if !ok {
 			return newError(NotFound, "%s runs no pinned package", sanitize.Line(name))
@@ -400,6 +413,9 @@ func (s *Service) UpdatePackage(ctx context.Context, req PackageUpdate) (Package
 		if !to.Installed() {
 			return fmt.Errorf("%s's tree %s is not installed", to.Spec.Package, to.Short())
 		}
+		if err := plan.switching(r, *to); err != nil {
+			return err
+		}
 		was := r.Current
 		r.Current, r.Previous, r.Candidate, r.Review, r.At = *to, &was, nil, nil, s.opts.Now().UTC()
 		all[name] = r
@@ -408,7 +424,9 @@ func (s *Service) UpdatePackage(ctx context.Context, req PackageUpdate) (Package
 	if err != nil {
 		return PackageView{}, wrapError(err)
 	}
-	s.reload()
+	if err := s.switched(ctx, plan); err != nil {
+		return PackageView{}, err
+	}
 	s.prunePackages(name)
 	views, err := s.Packages(ctx)
 	if err != nil {
@@ -464,6 +482,7 @@ func (s *Service) packageReasons(snap *Snapshot) {
 		return
 	}
 	if recs, err := s.packageStore().Load(); err == nil {
+		s.updatesSeen(snap, recs)
 		for _, r := range recs {
 			if r.Candidate != nil {
 				snap.Updates++

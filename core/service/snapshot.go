@@ -34,6 +34,10 @@ type Snapshot struct {
 	// Updates counts the pinned packages whose newer version the last
 	// check found and the person has not reviewed and run (packages.go).
 	Updates int `json:"updates,omitempty"`
+	// UpdatesChecked is when the registries were last asked for any
+	// pinned package: a view of the updates reads them again when it
+	// changes.
+	UpdatesChecked time.Time `json:"updatesChecked,omitzero"`
 }
 
 // Server is one server as a person sees it.

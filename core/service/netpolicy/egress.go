@@ -17,6 +17,9 @@ func (p *Policy) hosts(server string) []string {
 	if hosts, ok := p.lookHosts(server); ok {
 		return hosts
 	}
+	if name, ok := p.trials.server(server); ok {
+		server = name // a trial reaches what its server may (trials.go)
+	}
 	set := p.current()
 	if set == nil {
 		return nil
@@ -44,9 +47,12 @@ func (p *Policy) rememberHost(server, dest, by string) error {
 	return nil
 }
 
-// ask asks the person about a server's connection, but for a look's:
-// that is refused without a question.
+// ask asks the person about a server's connection, but for a look's or a
+// trial's: that is refused without a question.
 func (p *Policy) ask(ctx context.Context, q egress.Question) (egress.Reply, error) {
+	if _, trial := p.trials.server(q.Server); trial {
+		return egress.Reply{Answer: egress.Deny}, errTrialNotAsked{}
+	}
 	if p.looks.isLook(q.Server) {
 		return egress.Reply{Answer: egress.Deny}, egress.ErrNotAsked
 	}

@@ -51,10 +51,11 @@ type Service struct {
 // Policy decides the sandboxed servers' connections. Its methods are safe
 // for concurrent use.
 type Policy struct {
-	opts  Options
-	svc   Service
-	flows flowState
-	looks lookSet
+	opts   Options
+	svc    Service
+	flows  flowState
+	looks  lookSet
+	trials trialSet
 }
 
 // New returns a policy that decides nothing until the service attaches.
