@@ -114,4 +114,9 @@ require (
 
 ignore ./test/peers/node_modules
 
-tool fyne.io/tools/cmd/fyne
+tool (
+	fyne.io/tools/cmd/fyne
+	github.com/mcptray/mcptray
+	github.com/mcptray/mcptray/core/sandbox/cmd/mcptray-sandbox
+	github.com/mcptray/mcptray/test/mcpserver/cmd/mcp-testserver
+)

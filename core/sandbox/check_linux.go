@@ -216,9 +216,11 @@ func (s *Scene) startNeighbour(ctx context.Context, o CheckOptions, input func(d
 	if err != nil {
 		return nil
 	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
 	stop := func() {
 		stdin.Close()
-		_ = cmd.Wait()
+		<-exited
 		if ln != nil {
 			ln.Close()
 		}
@@ -227,12 +229,18 @@ func (s *Scene) startNeighbour(ctx context.Context, o CheckOptions, input func(d
 	if ln != nil {
 		go s.serve(ln)
 	}
-	// It is ready once it has said how its first two tries went.
+	// It is ready once it has said how its first two tries went. One that
+	// ended first never will: it is not waited for.
 	ready, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	select {
 	case <-out.reached(2):
+	case <-exited:
 	case <-ready.Done():
+	}
+	select {
+	case <-out.reached(2):
+	default:
 		stop()
 		return nil
 	}

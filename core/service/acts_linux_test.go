@@ -27,6 +27,7 @@ import (
 // runs that program in the server's sandbox: it runs (it leaves a note in
 // its own folder) and cannot write in the home.
 func TestRuntimeVersionLookSandboxed(t *testing.T) {
+	t.Parallel()
 	if sandbox.ABI() < 1 {
 		t.Skip("this kernel has no Landlock")
 	}
@@ -143,6 +144,7 @@ func TestActivitySecretsWaitOnNoPipe(t *testing.T) {
 // folder to a file and a folder of the person's outside it. Removing the
 // server removes its folder and the links, and nothing they lead to.
 func TestRemovedDataFolderFollowsNoLink(t *testing.T) {
+	t.Parallel()
 	if sandbox.ABI() < 1 {
 		t.Skip("this kernel has no Landlock")
 	}

@@ -21,6 +21,7 @@ import (
 // with the folder writable. Its declared tools, offered as declared at its
 // first start, are offered.
 func TestBundleGetsItsFolder(t *testing.T) {
+	t.Parallel()
 	if sandbox.ABI() < 1 {
 		t.Skip("this kernel has no Landlock")
 	}
@@ -97,6 +98,7 @@ func TestBundleGetsItsFolder(t *testing.T) {
 // not choose: "${HOME}/Documents") gets none of them, neither to read nor
 // to change: only what its settings name, which the install dialog shows.
 func TestBundleArgsGrantNothing(t *testing.T) {
+	t.Parallel()
 	if sandbox.ABI() < 1 {
 		t.Skip("this kernel has no Landlock")
 	}

@@ -33,6 +33,7 @@ import (
 // 127.0.0.1: Go's client never sends loopback through a proxy, and the
 // proxy asks about this computer's addresses as "ADDRESS:PORT".
 func TestEgressAskedDeniedAllowed(t *testing.T) {
+	t.Parallel()
 	if sandbox.ABI() < 4 {
 		t.Skip("this kernel's Landlock has no TCP rules (ABI 4, Linux 6.7)")
 	}

@@ -22,6 +22,7 @@ import (
 // folder of mcptray's its sandbox lets it write, is not in the person's
 // server's folder, where that one keeps its secrets as files and caches.
 func TestProjectServerGetsNoOthersDataFolder(t *testing.T) {
+	t.Parallel()
 	if sandbox.ABI() < 1 {
 		t.Skip("this kernel has no Landlock")
 	}

@@ -20,6 +20,7 @@ import (
 // empty, and a second one with it filled (what a filled shared ~/.npm gave
 // before). It needs the npm registry.
 func TestNpxThroughTheProxy(t *testing.T) {
+	takeNpmTurn(t)
 	if testing.Short() {
 		t.Skip("installs a package from the npm registry")
 	}
@@ -47,6 +48,7 @@ func TestNpxThroughTheProxy(t *testing.T) {
 		began := time.Now()
 		s := h.start(true, func(o *Options) {
 			o.Launcher = self
+			o.Conn.ConnectTimeout = 3 * time.Minute // npx from an empty cache, beside other tests
 			o.Conn.BaseEnv = append(os.Environ(), "HOME="+h.dir)
 			h.ask = func(context.Context, egress.Question) (egress.Reply, error) {
 				return egress.Reply{Answer: egress.Deny}, nil

@@ -47,6 +47,7 @@ func echoSays(t *testing.T, s *Service, name string) string {
 // v2 with a review that names the line it added; v2 runs only once the
 // person updates, and going back runs v1 again.
 func TestPinnedPackageRunsWhatWasPinned(t *testing.T) {
+	takeNpmTurn(t)
 	if testing.Short() {
 		t.Skip("runs a registry")
 	}

@@ -22,6 +22,7 @@ import (
 // and install) and at later ones, against npx from its own empty cache
 // and from a filled one (bench/README.md). It needs the npm registry.
 func TestPinnedReferenceServers(t *testing.T) {
+	takeNpmTurn(t)
 	if testing.Short() {
 		t.Skip("installs packages from the npm registry")
 	}

@@ -15,6 +15,7 @@ import (
 // one true one. Only the true one gets a button, its words say it is the
 // server's claim, and the path it shows is the path it grants.
 func TestForgedRefusals(t *testing.T) {
+	t.Parallel()
 	if sandbox.ABI() < 1 {
 		t.Skip("this kernel has no Landlock")
 	}

@@ -27,6 +27,7 @@ import (
 // Landlock (its npx here the test server, which tries the doors), it
 // reads ~/notes/todo.txt and is refused ~/.ssh/id.
 func TestRegistryInstallGivesOnlyWhatYouTyped(t *testing.T) {
+	t.Parallel()
 	if sandbox.ABI() < 1 {
 		t.Skip("this kernel has no Landlock")
 	}

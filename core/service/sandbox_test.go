@@ -19,6 +19,7 @@ import (
 // the refusal with the flag that allows it; allowed, it restarts and reads
 // the file; the words say what it may do at each step.
 func TestSandboxRefusalAllowed(t *testing.T) {
+	t.Parallel()
 	if sandbox.ABI() < 1 {
 		t.Skip("this kernel has no Landlock")
 	}
@@ -84,6 +85,7 @@ func TestSandboxRefusalAllowed(t *testing.T) {
 // keeps it; added again under a removed name, it starts with an empty one;
 // its file gone (a project's on another git branch), it keeps it.
 func TestDataFolderGoesWithServer(t *testing.T) {
+	t.Parallel()
 	if sandbox.ABI() < 1 {
 		t.Skip("this kernel has no Landlock")
 	}

@@ -215,7 +215,7 @@ func runSuite(t *testing.T, node, main, bin string, args ...string) (string, err
 	ctx, cancel := context.WithTimeout(context.Background(), scenarioTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, append([]string{main}, args...)...)
-	cmd.Env = os.Environ()
+	cmd.Env = append(os.Environ(), "NODE_COMPILE_CACHE="+nodeCache)
 	if bin != "" {
 		cmd.Env = append(cmd.Env, "MCPTRAY_BIN="+bin)
 	}

@@ -9,7 +9,6 @@
 package e2e
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcptray/mcptray/test/gobuild"
 )
 
 // Module is mcptray's module path: the package Binary builds.
@@ -105,9 +106,8 @@ func goBuild(name, pkg string, flags []string) (string, error) {
 	}
 	bin := filepath.Join(dir, name)
 	mu.Unlock()
-	args := append(append([]string{"build", "-o", bin}, flags...), pkg)
-	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
-		return "", errors.New("go " + strings.Join(args, " ") + ": " + err.Error() + "\n" + string(out))
+	if err := gobuild.Build(bin, pkg, flags...); err != nil {
+		return "", err
 	}
 	return bin, nil
 }

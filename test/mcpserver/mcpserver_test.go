@@ -533,12 +533,7 @@ var binary = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	bin := filepath.Join(dir, "mcp-testserver")
-	out, err := exec.Command("go", "build", "-o", bin, "./cmd/mcp-testserver").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return bin, nil
+	return mcpserver.Build(dir)
 })
 
 func TestMain(m *testing.M) {

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcptray/mcptray/test/gobuild"
 )
 
 // Command is the import path of the test server's command.
@@ -19,8 +20,8 @@ const Command = "github.com/mcptray/mcptray/test/mcpserver/cmd/mcp-testserver"
 // is for TestMain functions, which build it once for all their tests.
 func Build(dir string) (string, error) {
 	bin := filepath.Join(dir, "mcp-testserver")
-	if out, err := exec.Command("go", "build", "-o", bin, Command).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the test server: %v\n%s", err, out)
+	if err := gobuild.Build(bin, Command); err != nil {
+		return "", fmt.Errorf("building the test server: %w", err)
 	}
 	return bin, nil
 }
