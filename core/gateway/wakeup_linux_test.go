@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -81,6 +82,24 @@ func TestWakeupManyWaiting(t *testing.T) {
 	wg.Wait()
 	if got := wakeFDsInUse(); got != before {
 		t.Fatalf("%d eventfds still held once every wait returned, %d before", got, before)
+	}
+}
+
+// A wake-up that comes as its wait begins is never missed: its wait
+// returns, whichever of the two goes first, over many uses of the same
+// eventfds.
+func TestWakeupRacesItsWait(t *testing.T) {
+	for i := range 5000 {
+		var u wakeup
+		u.init()
+		go u.wake()
+		waited := make(chan struct{})
+		go func() { u.wait(); close(waited) }()
+		select {
+		case <-waited:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("use %d: the wait missed its wake-up", i)
+		}
 	}
 }
 
