@@ -8,8 +8,6 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
-	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -40,16 +38,9 @@ var wakeFDs struct {
 // wakeFD is an eventfd read and written through the poller.
 type wakeFD struct {
 	f      *os.File
-	raw    syscall.RawConn
+	r      io.Reader
 	w      io.Writer
 	broken atomic.Bool // a read or write failed: not to be used again
-
-	// The read in progress, its function for the poller made once.
-	read    func(fd uintptr) bool // readFD
-	first   bool                  // the poller's first call of read
-	woken   *atomic.Bool          // the wake-up's, whose write is awaited
-	buf     [8]byte
-	readErr error
 }
 
 // takeWakeFD returns an eventfd to wait on; nil when the bound is reached
@@ -70,45 +61,13 @@ func takeWakeFD() *wakeFD {
 		return nil
 	}
 	f := os.NewFile(uintptr(fd), "wakeup")
-	raw, err := f.SyscallConn()
-	w := rawio.Writer(f)
-	if err != nil || w == io.Writer(f) {
+	r, w := rawio.Reader(f), rawio.Writer(f)
+	if r == io.Reader(f) || w == io.Writer(f) {
 		f.Close() // not in the poller: a read would block its thread
 		return nil
 	}
 	wakeFDs.made++
-	wf := &wakeFD{f: f, raw: raw, w: w}
-	wf.read = wf.readFD
-	return wf
-}
-
-// readFD reads the eventfd's count, for the poller: false waits until it
-// can be read.
-func (w *wakeFD) readFD(fd uintptr) bool {
-	if w.first {
-		// Not woken yet: no read that would find nothing; the poller
-		// says when the wake-up's write comes. This is looked at only
-		// now, once the poller forgot what it knew before the read
-		// began: a write after this look reaches it. (One it kept from
-		// an earlier use only costs a read that finds nothing.)
-		w.first = false
-		if !w.woken.Load() {
-			return false
-		}
-	}
-	for {
-		_, _, e := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&w.buf[0])), uintptr(len(w.buf)))
-		switch e {
-		case 0:
-			return true
-		case unix.EINTR:
-		case unix.EAGAIN:
-			return false
-		default:
-			w.readErr = e
-			return true
-		}
-	}
+	return &wakeFD{f: f, r: r, w: w}
 }
 
 // put gives w back once its one wake-up was read, or closes it.
@@ -163,12 +122,10 @@ func (u *wakeup) wait() {
 		<-u.ch
 		return
 	}
-	fd := u.fd
-	fd.first, fd.woken, fd.readErr = true, &u.woken, nil
-	if err := fd.raw.Read(fd.read); err != nil || fd.readErr != nil {
-		fd.broken.Store(true)
+	var b [8]byte
+	if _, err := io.ReadFull(u.fd.r, b[:]); err != nil {
+		u.fd.broken.Store(true)
 	}
-	fd.woken = nil
 	u.release()
 }
 
