@@ -224,6 +224,7 @@ func (f *httpFace) request(ctx *fasthttp.RequestCtx, s *httpSession, body []byte
 	mctx := f.g.mcp.WithContext(cctx, postSession{s, p})
 	if !f.g.directCallIn(mctx, cancel, body, p.finish) { // which keeps nothing of body
 		if directOnly {
+			p.ready.release()
 			cancel()
 			return false
 		}
@@ -246,7 +247,7 @@ func (f *httpFace) answer(ctx *fasthttp.RequestCtx, p *postStream, end func()) {
 // the app cancelled the request (a request's POST is answered with JSON
 // or an event stream, and a cancelled request is not answered).
 func (f *httpFace) answerRequest(ctx *fasthttp.RequestCtx, p *postStream, end func(), request bool) {
-	<-p.ready
+	p.ready.wait()
 	if res, ok := p.plain(); ok {
 		end()
 		if res == nil && request {

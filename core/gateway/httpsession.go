@@ -117,7 +117,7 @@ var errAppGone = errors.New("the app went away")
 // of its own (stream), and returns. It starts no goroutine of its own
 // until a notification comes.
 type postStream struct {
-	ready  chan struct{} // something to answer with: a message or the answer
+	ready  wakeup        // something to answer with: a message or the answer
 	done   chan struct{} // closed once the POST is answered
 	cancel func()        // ends the request: the app went away
 
@@ -133,7 +133,9 @@ type postStream struct {
 }
 
 func newPostStream(cancel func()) *postStream {
-	return &postStream{ready: make(chan struct{}, 1), done: make(chan struct{}), cancel: cancel}
+	p := &postStream{done: make(chan struct{}), cancel: cancel}
+	p.ready.init()
+	return p
 }
 
 // channel is where the request's notifications go, passed on by a
@@ -206,12 +208,7 @@ func (p *postStream) write(msg []byte) error {
 }
 
 // wake tells the POST's handler that there is something to answer with.
-func (p *postStream) wake() {
-	select {
-	case p.ready <- struct{}{}:
-	default:
-	}
-}
+func (p *postStream) wake() { p.ready.wake() }
 
 // finish takes the request's answer (nil: none). It is called once,
 // perhaps on the goroutine that reads a stdio server (Gateway.forward),
