@@ -8,8 +8,9 @@
 #     process of its own;
 #   - a secret given with add --secret-env: in Wine's Credential Manager,
 #     its value in no file of the prefix (the Windows profile);
-#   - the tray's process (mcptray.exe with no arguments) and its control
-#     pipe: status, and a call through it; a server's own call of
+#   - the tray's process (mcptray.exe with no arguments), its icon set
+#     (Wine says when it could not load it), and its control pipe:
+#     status, and a call through it; a server's own call of
 #     mcptray remove refused (its job object gives it away); a server
 #     whose first instruction starts a program: that program ends when
 #     the server is removed (the server is in its job before it runs);
