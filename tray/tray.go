@@ -243,7 +243,7 @@ func (t *tray) show(m Menu) {
 	old := t.shown
 	t.shown = &m
 	if old == nil || old.Icon != m.Icon {
-		systray.SetIcon(assets.TrayIcon(m.Icon, t.opts.Dark))
+		systray.SetIcon(t.systemIcon(assets.TrayIcon(m.Icon, t.opts.Dark)))
 	}
 	if old == nil || old.Tooltip != m.Tooltip {
 		systray.SetTooltip(m.Tooltip)

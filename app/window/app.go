@@ -21,7 +21,6 @@ import (
 	"context"
 	"log/slog"
 	"os"
-	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -115,18 +114,7 @@ func Run(ctx context.Context, logger *slog.Logger, b Remote, opts Options) int {
 	w := a.NewWindow("mcptray")
 	v := newWindow(ctx, logger, a, w, b, opts)
 	w.Resize(fyne.NewSize(960, 620))
-	var once sync.Once
-	v.quit = func() {
-		// Fyne can hang while it shuts down when an event arrives at that
-		// moment; closing the window must end this process all the same.
-		once.Do(func() {
-			time.AfterFunc(quitGrace, func() {
-				logger.Warn("the window did not close in time; exiting")
-				os.Exit(0)
-			})
-		})
-		a.Quit()
-	}
+	v.quit, v.leave = quitting(logger, v.do, a.Quit, quitGrace, func() { os.Exit(0) })
 
 	questions, err := b.Questions(ctx)
 	if err != nil {
@@ -143,7 +131,7 @@ func Run(ctx context.Context, logger *slog.Logger, b Remote, opts Options) int {
 	}
 	go func() {
 		<-ctx.Done()
-		v.do(v.quit)
+		v.leave()
 	}()
 	w.ShowAndRun()
 	return 0

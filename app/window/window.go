@@ -40,6 +40,8 @@ type window struct {
 	opts Options
 	// quit ends the window's process; tests replace it.
 	quit func()
+	// leave calls quit from off the UI goroutine (quitting).
+	leave func()
 	// openURL opens a file or page in the system's default app; tests
 	// replace it.
 	openURL func(*url.URL) error
@@ -126,6 +128,7 @@ type window struct {
 func newWindow(ctx context.Context, logger *slog.Logger, a fyne.App, w fyne.Window, b Remote, opts Options) *window {
 	v := &window{ctx: ctx, log: logger, app: a, win: w, b: b, opts: opts, want: opts.Server, wantBundle: opts.Bundle}
 	v.quit = a.Quit
+	v.leave = func() { v.do(v.quit) }
 	v.openURL = a.OpenURL
 	v.do = fyne.Do
 	v.build()
@@ -148,7 +151,7 @@ func (v *window) follow(ctx context.Context, notices <-chan struct{}) {
 		return
 	}
 	v.log.Info("the running mcptray stopped; closing the window")
-	v.do(v.quit)
+	v.leave()
 }
 
 // followFocus brings the window forward, at a server, whenever the running

@@ -8,8 +8,9 @@
 #     process of its own;
 #   - a secret given with add --secret-env: in Wine's Credential Manager,
 #     its value in no file of the prefix (the Windows profile);
-#   - the tray's process (mcptray.exe with no arguments) and its control
-#     pipe: status, and a call through it; a server's own call of
+#   - the tray's process (mcptray.exe with no arguments), its icon set
+#     (Wine says when it could not load it), and its control pipe:
+#     status, and a call through it; a server's own call of
 #     mcptray remove refused (its job object gives it away); a server
 #     whose first instruction starts a program: that program ends when
 #     the server is removed (the server is in its job before it runs);
@@ -170,6 +171,13 @@ running() { mt status | grep -q 'demo  *connected'; }
 if wait_for "the tray's process answering on its pipe" 120 running; then
 	expect "status through the pipe" 'demo +connected +3' "$(mt status)"
 	expect "a call through it" 'Hello, Bo!' "$(mt call demo greet '{"name":"Bo"}')"
+fi
+# fyne.io/systray takes an .ico on Windows, which Wine says it could not
+# load as "unable to set icon: Success".
+if grep -q 'unable to set icon' "$work/tray.log"; then
+	fail "the tray's icon: $(grep -m 1 'unable to set icon' "$work/tray.log")"
+else
+	say "ok: the tray's icon set"
 fi
 # Another run at once binds its own folder at /mcptray, in its own mount
 # namespace: this run's /mcptray stays this run's folder.
@@ -352,6 +360,17 @@ if [ "$failures" != 0 ]; then
 	# The logs outlive the run, to read why.
 	logs=${MCPTRAY_WINE_LOGS:-/tmp/mcptray-wine-logs}
 	mkdir -p "$logs" && cp "$work"/*.log "$logs/" 2>/dev/null || true
+	# mcptray's own logs in the profile (the tray's, the window's), which
+	# the prefix's removal would take.
+	mkdir -p "$logs/profile" && cp "$root$prefix"/drive_c/users/root/AppData/Local/mcptray/logs/*.log "$logs/profile/" 2>/dev/null || true
+	# A window process that crashed wrote its stack to the tray's output
+	# (the window the tray opens) or to window.log (mcptray window): its
+	# first lines say why, its last only that it was the window.
+	for f in "$work/tray.log" "$work/window.log"; do
+		grep -qaE '^(panic|fatal error|Exception 0x)' "$f" 2>/dev/null || continue
+		echo "test-windows: a Go crash in $(basename "$f"):" >&2
+		grep -aE -A 12 '^(panic|fatal error|Exception 0x)' "$f" | head -30 >&2
+	done
 	die "$failures failed (the tray's output: $(tail -5 "$work/tray.log" | tr '\n' ' '); the logs are in $logs)"
 fi
 say "all passed"
