@@ -101,17 +101,22 @@ func TestRealUpdates(t *testing.T) {
 		t.Fatalf("before the person updates, echo runs %q", got)
 	}
 
-	// The person reads v2's review; meanwhile a check (the daily one)
-	// finds v3. Update runs v2, the one read, or nothing: never v3.
+	// The person reads v2's review and clicks Update…; before they
+	// confirm, a check (the daily one) finds v3 and the open view shows
+	// it. The confirmation runs v2, the one it described, or nothing:
+	// never v3.
+	r.tap(u.update["echo"])
+	if r.v.confirm == nil {
+		t.Fatal("Update… asked nothing")
+	}
 	reg.Publish(t, npmtest.Helper("1.0.0"))
 	reg.Publish(t, npmtest.Server("3.0.0"))
 	if _, err := r.svc.CheckPackages(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	r.tap(u.update["echo"])
-	if r.v.confirm == nil {
-		t.Fatal("Update… asked nothing")
-	}
+	r.until("the open view to show v3", func() bool {
+		return len(u.views) == 1 && u.views[0].Update != nil && u.views[0].Update.ToVersion == "3.0.0"
+	})
 	errs := len(r.v.errs)
 	if b := findButton(r.win.Canvas().Overlays().Top(), "Update"); b == nil {
 		t.Fatal("the confirmation has no Update button")
