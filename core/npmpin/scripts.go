@@ -121,6 +121,11 @@ func (n *NPM) runScripts(ctx context.Context, dir string, l Lock) error {
 	if st, err := os.Lstat(nm); err != nil || !st.IsDir() {
 		return fmt.Errorf("the tree's node_modules is no longer a folder after its install scripts")
 	}
+	if run.Ran || run.Failed != "" {
+		if err := linksOut(dir, pkgs); err != nil { // links.go
+			return err
+		}
+	}
 	data, err := json.Marshal(run)
 	if err != nil {
 		return fmt.Errorf("keeping what its install scripts did: %w", err)
