@@ -106,3 +106,33 @@ func TestLinksLeavingTheTree(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewThroughNoLink: an update's review reads no file through a
+// link out of a tree: a scope's folder (node_modules/@s) made a link to a
+// folder outside that holds a secret where the package's files would be.
+// The review fails, and shows nothing of the secret.
+func TestReviewThroughNoLink(t *testing.T) {
+	t.Parallel()
+	old := tree(t, "1.0.0", "sha512-a", "module.exports = 1;\n")
+	next := tree(t, "1.0.1", "sha512-b", "module.exports = 2;\n")
+	outside := filepath.Join(t.TempDir(), "ssh")
+	if err := os.MkdirAll(filepath.Join(outside, "keys"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "keys", "id_ed25519"), []byte("SECRET KEY\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(next.Dir, "node_modules", "@s")); err != nil {
+		t.Fatal(err)
+	}
+	next.Lock.Packages = append(next.Lock.Packages, Package{Path: "node_modules/@s/keys", Name: "@s/keys", Version: "1.0.0", Integrity: "sha512-c"})
+	r, err := Compare(old, next)
+	if err == nil {
+		t.Errorf("the review read through the link: %s", r.Words())
+	} else {
+		t.Logf("its words: %v", err)
+	}
+	if strings.Contains(r.Words(), "SECRET") {
+		t.Errorf("the review shows the secret: %s", r.Words())
+	}
+}
