@@ -122,6 +122,13 @@ func (n *NPM) runScripts(ctx context.Context, dir string, l Lock) error {
 		return fmt.Errorf("the tree's node_modules is no longer a folder after its install scripts")
 	}
 	if run.Ran || run.Failed != "" {
+		// What the scripts left at the names of mcptray's marks goes
+		// first: the marks are written anew below and after.
+		for _, m := range []string{installedMark, scriptsMark} {
+			if err := os.Remove(filepath.Join(nm, m)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("removing what its install scripts left at %s: %w", m, err)
+			}
+		}
 		if err := linksOut(dir, pkgs); err != nil { // links.go
 			return err
 		}
