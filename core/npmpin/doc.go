@@ -28,7 +28,8 @@
 // may write only the tree's node_modules and a temporary folder and
 // reaches no network (NPM.Scripts, scripts.go); the facts say which
 // packages ran them and how they ended, or that there was no sandbox to
-// run them in.
+// run them in. A tree whose scripts left a link that leads out of it is
+// refused, and the words name the link and those packages (links.go).
 //
 // Updates are found by resolving the same request again (Check): a new
 // version of the package, or of any package in its tree, gives another

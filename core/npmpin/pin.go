@@ -156,7 +156,12 @@ func (p Pin) Installed() bool {
 // package), and the command's arguments. A program that is not node's
 // script runs itself.
 func (p Pin) Program() (command string, args []string, err error) {
-	pkgDir := filepath.Join(p.Dir, "node_modules", filepath.FromSlash(p.Spec.Package))
+	pkgRel := filepath.Join("node_modules", filepath.FromSlash(p.Spec.Package))
+	pkgDir := filepath.Join(p.Dir, pkgRel)
+	// Through no link: an install script may have made one (links.go).
+	if err := noLinkOn(p.Dir, filepath.Join(pkgRel, "package.json")); err != nil {
+		return "", nil, fmt.Errorf("reading %s's package.json: %w", p.Spec.Package, err)
+	}
 	data, err := os.ReadFile(filepath.Join(pkgDir, "package.json"))
 	if err != nil {
 		return "", nil, fmt.Errorf("reading %s's package.json: %w", p.Spec.Package, err)
@@ -194,6 +199,9 @@ func (p Pin) Program() (command string, args []string, err error) {
 		return "", nil, fmt.Errorf("%s's program %q lies outside the package", p.Spec.Package, file)
 	}
 	path := filepath.Join(pkgDir, rel)
+	if err := noLinkOn(p.Dir, filepath.Join(pkgRel, rel)); err != nil {
+		return "", nil, fmt.Errorf("%s's program %s: %w", p.Spec.Package, file, err)
+	}
 	st, err := os.Lstat(path)
 	if err != nil || !st.Mode().IsRegular() {
 		if err == nil {

@@ -110,7 +110,7 @@ func Compare(from, to Pin) (Review, error) {
 			pc.To, pc.Name = n.Version, n.Name
 		}
 		r.Packages = append(r.Packages, pc)
-		files, err := comparePackage(filepath.Join(from.Dir, path), filepath.Join(to.Dir, path), pc.Name, wasThere, isThere, oldText)
+		files, err := comparePackage(from.Dir, to.Dir, path, pc.Name, wasThere, isThere, oldText)
 		if err != nil {
 			return Review{}, err
 		}
@@ -122,18 +122,19 @@ func Compare(from, to Pin) (Review, error) {
 	return r, nil
 }
 
-// comparePackage compares one package's files in two trees: its own
-// files, not those of the packages nested in its node_modules.
-func comparePackage(fromDir, toDir, name string, wasThere, isThere bool, oldText *strings.Builder) ([]FileChange, error) {
+// comparePackage compares one package's files, at path in the trees
+// from and to: its own files, not those of the packages nested in its
+// node_modules.
+func comparePackage(from, to, path, name string, wasThere, isThere bool, oldText *strings.Builder) ([]FileChange, error) {
 	var a, b map[string][]byte
 	var err error
 	if wasThere {
-		if a, err = packageFiles(fromDir); err != nil {
+		if a, err = packageFiles(from, path); err != nil {
 			return nil, err
 		}
 	}
 	if isThere {
-		if b, err = packageFiles(toDir); err != nil {
+		if b, err = packageFiles(to, path); err != nil {
 			return nil, err
 		}
 	}
@@ -175,11 +176,20 @@ func comparePackage(fromDir, toDir, name string, wasThere, isThere bool, oldText
 	return out, nil
 }
 
-// packageFiles reads a package's plain files, by their path in it,
-// leaving out its nested node_modules and any link.
-func packageFiles(dir string) (map[string][]byte, error) {
+// packageFiles reads the plain files of the package at pkg in the tree
+// tree, by their path in it, leaving out its nested node_modules and any
+// link. It reads beneath the tree: an install script may have left a
+// link where a folder of it was (node_modules/@scope to ~/.ssh), and
+// a path through one that leads out of the tree is an error.
+func packageFiles(tree, pkg string) (map[string][]byte, error) {
+	root, err := os.OpenRoot(tree)
+	if err != nil {
+		return nil, fmt.Errorf("reading the package %s: %w", pkg, err)
+	}
+	defer root.Close()
+	dir := filepath.ToSlash(filepath.Clean(pkg))
 	files := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(root.FS(), dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -189,16 +199,15 @@ func packageFiles(dir string) (map[string][]byte, error) {
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		data, err := os.ReadFile(path)
+		data, err := fs.ReadFile(root.FS(), path)
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(dir, path)
-		files[filepath.ToSlash(rel)] = data
+		files[strings.TrimPrefix(path, dir+"/")] = data
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("reading the package in %s: %w", dir, err)
+		return nil, fmt.Errorf("reading the package %s: %w", pkg, err)
 	}
 	return files, nil
 }

@@ -121,6 +121,18 @@ func (n *NPM) runScripts(ctx context.Context, dir string, l Lock) error {
 	if st, err := os.Lstat(nm); err != nil || !st.IsDir() {
 		return fmt.Errorf("the tree's node_modules is no longer a folder after its install scripts")
 	}
+	if run.Ran || run.Failed != "" {
+		// What the scripts left at the names of mcptray's marks goes
+		// first: the marks are written anew below and after.
+		for _, m := range []string{installedMark, scriptsMark} {
+			if err := os.Remove(filepath.Join(nm, m)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("removing what its install scripts left at %s: %w", m, err)
+			}
+		}
+		if err := linksOut(dir, pkgs); err != nil { // links.go
+			return err
+		}
+	}
 	data, err := json.Marshal(run)
 	if err != nil {
 		return fmt.Errorf("keeping what its install scripts did: %w", err)

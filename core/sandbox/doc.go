@@ -387,6 +387,18 @@
 //     server runs its tree from there, given its node_modules to read.
 //     TestPinnedPackageRunsWhatWasPinned (core/service) has the server
 //     try to change its own code for its next start;
+//   - its npm package's tree once its install scripts ran: they may write
+//     its node_modules, and leave a link where a package's file or folder
+//     was (to ~/.ssh, mcptray's config, /proc/self). A tree left with a
+//     link that leads out of it, or round in a loop, is refused, in words
+//     that name the link and the packages whose scripts ran; links that
+//     stay in it (node_modules/.bin's) are kept. Besides, an update's
+//     review reads each package's files beneath its tree (os.Root), the
+//     program that runs is found through no link, mcptray's marks are
+//     written through none, and removing a tree (os.RemoveAll) opens
+//     none. TestLinksLeavingTheTree, TestProgramThroughNoLink,
+//     TestReviewThroughNoLink, TestMarkThroughNoLink (core/npmpin),
+//     TestScriptLinksOutOfTheTree (core/service);
 //   - its folders' name: its data folder and a bundle's files are named
 //     after the server (FolderName), and a project chooses its servers'
 //     names, a bundle's manifest its own. No two servers share a folder: a

@@ -257,6 +257,7 @@ func (s *Service) pinLater(name, key string, spec npmpin.Spec, again *npmpin.Pin
 		st.mu.Unlock()
 		if err != nil {
 			s.log.Warn("pinning a server's package", "server", name, "err", err)
+			s.notices.Publish(struct{}{}) // its server failed: the window says why
 			return
 		}
 		if s.ctx.Err() == nil {
@@ -272,10 +273,19 @@ func (s *Service) pin(ctx context.Context, name, key string, spec npmpin.Spec, a
 	n := s.npm()
 	n.Scripts = s.scriptsIn(name) // scripts.go
 	if again != nil {
-		return n.Install(ctx, *again)
+		if err := n.Install(ctx, *again); err != nil {
+			return err
+		}
+		// A tree with no program to run would be installed and
+		// reloaded again and again: its server fails instead.
+		_, _, err := again.Program()
+		return err
 	}
 	p, err := n.ResolveInstall(ctx, filepath.Join(s.packagesDir(), sandbox.FolderName(name)), spec)
 	if err != nil {
+		return err
+	}
+	if _, _, err := p.Program(); err != nil {
 		return err
 	}
 	withOrigin(ctx, n, &p) // provenance.go
