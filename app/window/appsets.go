@@ -99,7 +99,7 @@ func (a *appsView) getsWords(app service.App) string {
 		line += "; new servers join it: " + sanitize.Line(strings.Join(s.Joined, ", "))
 	}
 	if s.Warning != "" {
-		line += ". " + capitalise(sanitize.Line(s.Warning))
+		line += ". " + capitalise(sanitize.Line(s.Warning)) + "."
 	}
 	return line
 }
