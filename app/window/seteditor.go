@@ -297,8 +297,19 @@ func (v *window) saveSet(e *setEditor) {
 				v.showError("Couldn't save the set", err)
 			} else {
 				e.d.Hide()
+				// What the saved set risks, in the guard's words, and what
+				// mcptray could not check.
+				var said []string
+				for _, set := range sv.Sets {
+					if set.Name == req.Name && set.Warning != "" {
+						said = append(said, capitalise(sanitize.Line(set.Warning))+".")
+					}
+				}
 				if len(sv.Warnings) > 0 {
-					msg := wrapped(capitalise(sanitize.Line(strings.Join(sv.Warnings, "; "))) + ".")
+					said = append(said, capitalise(sanitize.Line(strings.Join(sv.Warnings, "; ")))+".")
+				}
+				if len(said) > 0 {
+					msg := wrapped(strings.Join(said, " "))
 					d := dialog.NewCustom("The set is saved", "OK", msg, v.win)
 					d.Resize(fyne.NewSize(440, 0))
 					d.Show()

@@ -235,3 +235,54 @@ func TestRealSetsFileEditedByHand(t *testing.T) {
 		t.Errorf("Cursor's tools after a bad file: %+v, %v", res, err)
 	}
 }
+
+// TestRealNewSetSaysWhatItRisks: a set made by click that reads private
+// data and can send data out says so, in the guard's words, as it is
+// saved, not only later in the Apps view's lines.
+func TestRealNewSetSaysWhatItRisks(t *testing.T) {
+	var token string
+	r := newReal(t, map[string]any{"mcpServers": map[string]any{"a": testServer("a"), "b": testServer("b")}}, withGateway(&token),
+		func(r *real, _ *service.Options) {
+			if err := os.MkdirAll(filepath.Join(r.dir, ".cursor"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+		})
+	ctx, cancel := context.WithTimeout(context.Background(), realDeadline)
+	defer cancel()
+	yes := true
+	if err := r.svc.SetGuardLabels(ctx, "mcp__a__echo", config.LabelChange{Private: &yes}, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.svc.SetGuardLabels(ctx, "mcp__b__echo", config.LabelChange{Egress: &yes}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.svc.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a := r.openApps()
+	r.until("New set…", func() bool { return a.newSet != nil })
+	var newSet *widget.Button
+	r.v.do(func() { newSet = a.newSet })
+	r.tap(newSet)
+	r.until("the set editor", func() bool { return a.setEditor != nil })
+	var save *widget.Button
+	r.v.do(func() {
+		e := a.setEditor
+		e.name.SetText("Leaky")
+		e.servers["a"].in.SetChecked(true)
+		e.servers["b"].in.SetChecked(true)
+		save = e.save
+	})
+	r.tap(save)
+	var words string
+	r.until("the saved set's words", func() bool {
+		words = strings.Join(labels(r.win.Canvas().Overlays().Top()), "\n")
+		return strings.Contains(words, "saved")
+	})
+	for _, want := range []string{"The Leaky set reads private data (mcp__a__echo)", "and can send data out (", "the flow guard asks before such a call."} {
+		if !strings.Contains(words, want) {
+			t.Errorf("saving the Leaky set says %q, without %q", words, want)
+		}
+	}
+	screenshot(t, r, "apps-set-saved-risk")
+}
