@@ -204,7 +204,8 @@ func (u *updatesView) card(v *window, pv service.PackageView) fyne.CanvasObject 
 // firstWords are what the person must not miss of an update: the version,
 // a CI's provenance lost, then each added line that sends data somewhere,
 // in words, the characters of added lines that do not show, by file and
-// line, and where the new version was built.
+// line, the packages whose install scripts it runs, and where the new
+// version was built.
 func firstWords(r reviewOf) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Update: %s %s to %s.", sanitize.Line(r.Package), sanitize.Line(r.FromVersion), sanitize.Line(r.ToVersion))
@@ -229,6 +230,9 @@ func firstWords(r reviewOf) string {
 		// Which characters, on which line of which file: code that reads
 		// other than it runs.
 		b.WriteString("\n" + sanitize.String(strings.TrimRight(w, "\n")))
+	}
+	if w := r.ScriptsWords(); w != "" {
+		b.WriteString("\n" + w) // which packages' install scripts it runs, in its sandbox
 	}
 	if origin != "" {
 		b.WriteString("\n" + origin)

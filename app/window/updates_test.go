@@ -22,3 +22,13 @@ func TestUpdateFirstWordsLocateHidden(t *testing.T) {
 		t.Errorf("the rest says the hidden characters again:\n%s", restWords(r))
 	}
 }
+
+// TestUpdateFirstWordsNameScripts: the Updates view's first words name the
+// packages whose install scripts the update runs, the new ones too.
+func TestUpdateFirstWordsNameScripts(t *testing.T) {
+	r := npmpin.Review{Package: "x", FromVersion: "1.0.0", ToVersion: "1.0.1",
+		Scripts: &npmpin.ScriptsRun{Packages: []string{"gyp-thing@3.0.0"}, Ran: true}, NewScripts: []string{"gyp-thing@3.0.0"}}
+	if w := firstWords(r); !strings.Contains(w, "Its install scripts: install scripts ran in its sandbox: gyp-thing@3.0.0. New since the version that runs: gyp-thing@3.0.0.") {
+		t.Errorf("the update's first words:\n%s", w)
+	}
+}

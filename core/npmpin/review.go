@@ -40,6 +40,13 @@ type Review struct {
 	// runs. At most maxHidden; HiddenMore counts the rest.
 	Hidden     []HiddenChar `json:"hidden,omitempty"`
 	HiddenMore int          `json:"hiddenMore,omitempty"`
+	// Scripts is what became of the new tree's install scripts when it
+	// was installed for review, in the server's sandbox (scripts.go);
+	// nil when none of its packages declares any. NewScripts are those
+	// of its packages that declare scripts and that the running tree
+	// does not hold.
+	Scripts    *ScriptsRun `json:"scripts,omitempty"`
+	NewScripts []string    `json:"newScripts,omitempty"`
 }
 
 // HiddenChar is one kind of hidden character on an added line of a file
@@ -153,6 +160,17 @@ func Compare(from, to Pin) (Review, error) {
 	}
 	for _, f := range r.Files {
 		r.Destinations = append(r.Destinations, destinations(f, oldText.String())...)
+	}
+	if run, ok := ScriptsOf(to.Dir); ok {
+		r.Scripts = &run
+	} else if pkgs := to.Lock.Scripts(); len(pkgs) > 0 {
+		r.Scripts = &ScriptsRun{Packages: pkgs}
+	}
+	before := from.Lock.Scripts()
+	for _, p := range to.Lock.Scripts() {
+		if !slices.Contains(before, p) {
+			r.NewScripts = append(r.NewScripts, p)
+		}
 	}
 	return r, nil
 }
@@ -406,6 +424,9 @@ func (r Review) Words() string {
 	if w := r.HiddenWords(); w != "" {
 		b.WriteString("\n" + w)
 	}
+	if w := r.ScriptsWords(); w != "" {
+		b.WriteString("\n" + w + "\n")
+	}
 	if w := r.OriginWords(); w != "" && !r.OriginLost() {
 		b.WriteString("\n" + w + "\n")
 	}
@@ -453,6 +474,21 @@ func (r Review) HiddenWords() string {
 		fmt.Fprintf(&b, "  and %d more\n", r.HiddenMore)
 	}
 	return b.String()
+}
+
+// ScriptsWords says which packages' install scripts the new tree runs,
+// and which of them are new: "Its install scripts: install scripts ran in
+// its sandbox: a@1.0.1, b@2.0.0. New since the version that runs:
+// a@1.0.1." "" when it runs none.
+func (r Review) ScriptsWords() string {
+	if r.Scripts == nil {
+		return ""
+	}
+	w := "Its install scripts: " + sanitize.Line(r.Scripts.Words()) + "."
+	if len(r.NewScripts) > 0 {
+		w += " New since the version that runs: " + sanitize.Line(strings.Join(r.NewScripts, ", ")) + "."
+	}
+	return w
 }
 
 func short(h string) string {

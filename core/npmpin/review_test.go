@@ -99,3 +99,29 @@ func TestReviewKnownAddressIsNotNew(t *testing.T) {
 		t.Fatalf("destinations: %+v", r.Destinations)
 	}
 }
+
+// TestReviewNamesScripts: an update whose tree holds packages that
+// declare install scripts names them in its review, those the running
+// tree did not hold as new, and what became of them.
+func TestReviewNamesScripts(t *testing.T) {
+	old := tree(t, "1.0.0", "sha512-a", "module.exports = 1;\n")
+	now := tree(t, "1.0.1", "sha512-b", "module.exports = 2;\n")
+	now.Lock.Packages = append(now.Lock.Packages, Package{Path: "node_modules/gyp-thing", Name: "gyp-thing", Version: "3.0.0", Integrity: "sha512-g", Scripts: true})
+	if err := os.MkdirAll(filepath.Join(now.Dir, "node_modules", "gyp-thing"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFresh(filepath.Join(now.Dir, "node_modules", scriptsMark), []byte(`{"packages":["gyp-thing@3.0.0"],"ran":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Compare(old, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Its install scripts: install scripts ran in its sandbox: gyp-thing@3.0.0. New since the version that runs: gyp-thing@3.0.0."
+	if w := r.Words(); !strings.Contains(w, want) {
+		t.Errorf("the review:\n%s\nlacks %q", w, want)
+	}
+	if back, err := Compare(now, old); err != nil || back.Scripts != nil || back.NewScripts != nil {
+		t.Errorf("a tree without scripts: %+v, %+v (%v)", back.Scripts, back.NewScripts, err)
+	}
+}
