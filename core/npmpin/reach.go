@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -156,6 +157,9 @@ func (n *NPM) roots(c npmConfig) (*x509.CertPool, error) {
 	switch f := c.str("cafile"); {
 	case f != "":
 		data, err := os.ReadFile(f)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil // as npm: a cafile that is not there sets nothing
+		}
 		if err != nil {
 			return nil, fmt.Errorf("reading npm's cafile: %w", err)
 		}
@@ -300,7 +304,10 @@ func firstOf(s ...string) string {
 // client is an HTTP client that reaches a.registry as npm does, and
 // sends its credential there alone.
 func (a registryAccess) client() *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
+	t := &http.Transport{ForceAttemptHTTP2: true}
+	if d, ok := http.DefaultTransport.(*http.Transport); ok {
+		t = d.Clone() // its timeouts
+	}
 	t.Proxy = nil
 	if a.proxy != nil {
 		t.Proxy = http.ProxyURL(a.proxy)

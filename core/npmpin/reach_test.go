@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -179,5 +180,72 @@ func TestOriginTokenStaysWithItsRegistry(t *testing.T) {
 	}
 	if got := elsewhereAsked.all(); len(got) != 2 {
 		t.Errorf("the other registry was asked %q, want the redirect and the scope's request", got)
+	}
+}
+
+// TestProxyAsNpm: the proxy is npm's https-proxy, then proxy, for either
+// scheme, then its environment's (https_proxy alone for an https
+// registry), and none for a host noproxy names by whole labels.
+func TestProxyAsNpm(t *testing.T) {
+	t.Parallel()
+	reg, _ := url.Parse("https://npm.corp.example/")
+	plain, _ := url.Parse("http://npm.corp.example/")
+	for _, c := range []struct {
+		conf npmConfig
+		env  []string
+		reg  *url.URL
+		want string
+	}{
+		{npmConfig{"https-proxy": "http://a:1", "proxy": "http://b:2"}, nil, reg, "http://a:1"},
+		{npmConfig{"proxy": "http://b:2"}, nil, reg, "http://b:2"},
+		{npmConfig{"https-proxy": "http://a:1"}, nil, plain, "http://a:1"},
+		{npmConfig{}, []string{"HTTPS_PROXY=http://e:3", "HTTP_PROXY=http://f:4"}, reg, "http://e:3"},
+		{npmConfig{}, []string{"HTTP_PROXY=http://f:4"}, reg, ""},
+		{npmConfig{}, []string{"http_proxy=http://f:4"}, plain, "http://f:4"},
+		{npmConfig{"proxy": "http://b:2", "noproxy": []any{"corp.example"}}, nil, reg, ""},
+		{npmConfig{"proxy": "http://b:2", "noproxy": []any{"rp.example"}}, nil, reg, "http://b:2"},
+		{npmConfig{"proxy": "http://b:2"}, []string{"NO_PROXY=npm.corp.example"}, reg, ""},
+	} {
+		n := &NPM{Env: c.env}
+		if c.env == nil {
+			n.Env = []string{}
+		}
+		got, err := n.proxyFor(c.conf, c.reg)
+		if err != nil {
+			t.Errorf("%v %v: %v", c.conf, c.env, err)
+			continue
+		}
+		said := ""
+		if got != nil {
+			said = got.String()
+		}
+		if said != c.want {
+			t.Errorf("%v %v for %s: %q, want %q", c.conf, c.env, c.reg, said, c.want)
+		}
+	}
+}
+
+// TestCredentialFromNpmrc: the credential is the one npm's .npmrc files
+// give the registry's address or one above it, the project's first, and
+// none for another host.
+func TestCredentialFromNpmrc(t *testing.T) {
+	t.Parallel()
+	dir, home := t.TempDir(), t.TempDir()
+	user := filepath.Join(home, ".npmrc")
+	os.WriteFile(user, []byte("//npm.corp.example/:_authToken=user-token\n//other.example/:_authToken=other\n; //npm.corp.example/:_authToken=commented\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, ".npmrc"), []byte("//npm.corp.example/team/:_authToken = \"${TEAM_TOKEN}\"\n"), 0o600)
+	n := &NPM{Env: []string{"TEAM_TOKEN=team-token"}}
+	c := npmConfig{"userconfig": user}
+	for reg, want := range map[string]string{
+		"https://npm.corp.example/":          "Bearer user-token",
+		"https://npm.corp.example/team/":     "Bearer team-token",
+		"https://npm.corp.example/team/sub/": "Bearer team-token",
+		"https://npm.corp.example:8443/":     "",
+		"https://corp.example/":              "",
+	} {
+		u, _ := url.Parse(reg)
+		if got := n.credential(dir, c, u); got != want {
+			t.Errorf("the credential for %s: %q, want %q", reg, got, want)
+		}
 	}
 }
