@@ -233,7 +233,7 @@ func TestCredentialFromNpmrc(t *testing.T) {
 	dir, home := t.TempDir(), t.TempDir()
 	user := filepath.Join(home, ".npmrc")
 	os.WriteFile(user, []byte("//npm.corp.example/:_authToken=user-token\n//other.example/:_authToken=other\n; //npm.corp.example/:_authToken=commented\n"), 0o600)
-	os.WriteFile(filepath.Join(dir, ".npmrc"), []byte("//npm.corp.example/team/:_authToken = \"${TEAM_TOKEN}\"\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, ".npmrc"), []byte("//npm.corp.example/team/:_authToken = \"${TEAM_TOKEN}\"\n//other.example/:_authToken=project-other\n"), 0o600)
 	n := &NPM{Env: []string{"TEAM_TOKEN=team-token"}}
 	c := npmConfig{"userconfig": user}
 	for reg, want := range map[string]string{
@@ -242,6 +242,7 @@ func TestCredentialFromNpmrc(t *testing.T) {
 		"https://npm.corp.example/team/sub/": "Bearer team-token",
 		"https://npm.corp.example:8443/":     "",
 		"https://corp.example/":              "",
+		"https://other.example/":             "Bearer project-other",
 	} {
 		u, _ := url.Parse(reg)
 		if got := n.credential(dir, c, u); got != want {
