@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
-
-	"golang.org/x/text/unicode/runenames"
 )
+
+//go:generate go run gennames.go
 
 // Found is one kind of character that String takes out, where it is in a
 // text: its code point and name, the line and column of its first
@@ -44,16 +44,22 @@ func (f Found) Words() string {
 	return what
 }
 
-// Name is r's Unicode name ("RIGHT-TO-LEFT OVERRIDE"), or for a control
-// character, which Unicode does not name, its usual name ("ESCAPE").
+// Name is the Unicode name ("RIGHT-TO-LEFT OVERRIDE") of r, one of the
+// characters Find reports, or for a control character, which Unicode does
+// not name, its usual name ("ESCAPE"). Another character is an "UNNAMED
+// CHARACTER".
 func Name(r rune) string {
 	if n, ok := controlNames[r]; ok {
 		return n
 	}
-	n := runenames.Name(r)
-	switch {
-	case n != "" && !strings.HasPrefix(n, "<"):
+	if n, ok := names[r]; ok { // names.go
 		return n
+	}
+	switch {
+	case r >= 0xfe00 && r <= 0xfe0f:
+		return fmt.Sprintf("VARIATION SELECTOR-%d", r-0xfe00+1)
+	case r >= 0xe0100 && r <= 0xe01ef:
+		return fmt.Sprintf("VARIATION SELECTOR-%d", r-0xe0100+17)
 	case r < 0x20 || (r >= 0x7f && r <= 0x9f):
 		return "CONTROL CHARACTER"
 	case r >= 0xe0000 && r <= 0xe007f:

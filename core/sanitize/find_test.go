@@ -60,3 +60,18 @@ func TestFindLongRunIsLinear(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestNames: the names Find gives, the variation selectors' made.
+func TestNames(t *testing.T) {
+	t.Parallel()
+	for r, want := range map[rune]string{
+		0x202e: "RIGHT-TO-LEFT OVERRIDE", 0x200b: "ZERO WIDTH SPACE", 0xfeff: "ZERO WIDTH NO-BREAK SPACE",
+		0xe0041: "TAG LATIN CAPITAL LETTER A", 0xe0001: "LANGUAGE TAG", 0x2028: "LINE SEPARATOR",
+		0xfe0f: "VARIATION SELECTOR-16", 0xe0100: "VARIATION SELECTOR-17", 0xe01ef: "VARIATION SELECTOR-256",
+		0x1b: "ESCAPE", 0x0d: "CARRIAGE RETURN", 0x01: "CONTROL CHARACTER", 0xe0080: "UNNAMED CHARACTER",
+	} {
+		if got := Name(r); got != want {
+			t.Errorf("Name(%U) = %q, want %q", r, got, want)
+		}
+	}
+}
