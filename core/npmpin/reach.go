@@ -122,7 +122,8 @@ func (n *NPM) proxyFor(c npmConfig, reg *url.URL) (*url.URL, error) {
 	}
 	u, err := url.Parse(p)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("npm's proxy %q is not a web address mcptray can use", sanitize.Line(p))
+		// Not said: a proxy's address may hold its password.
+		return nil, errors.New("npm's proxy (https-proxy or proxy) is not an http:// or https:// address mcptray can use")
 	}
 	return u, nil
 }
