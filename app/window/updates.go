@@ -167,8 +167,13 @@ func (u *updatesView) card(v *window, pv service.PackageView) fyne.CanvasObject 
 	if r := pv.Update; r != nil {
 		head := wrapped(firstWords(*r))
 		head.Importance = widget.MediumImportance
-		if len(r.Destinations) > 0 || len(r.Hidden) > 0 || r.OriginLost() {
+		switch {
+		case len(r.Destinations) > 0 || r.OriginLost():
 			head.Importance = widget.DangerImportance
+		case len(r.Hidden) > 0:
+			// Named, to be read: an emoji's joiners are hidden characters
+			// too.
+			head.Importance = widget.WarningImportance
 		}
 		u.first[pv.Server] = head
 		items = append(items, head)
