@@ -43,7 +43,7 @@ func (v *window) lookBox(sv service.Server) fyne.CanvasObject {
 				} else {
 					for _, text := range lookText(l) {
 						msg := wrapped(text)
-						if strings.HasPrefix(text, lookFlaggedIntro) {
+						if strings.HasPrefix(text, lookFlaggedIntro) || text == l.ChangesWords() {
 							msg.Importance = widget.WarningImportance
 						}
 						body.Add(msg)
@@ -61,14 +61,18 @@ func (v *window) lookBox(sv service.Server) fyne.CanvasObject {
 // lookFlaggedIntro begins the look's flagged tools.
 const lookFlaggedIntro = "These tools' descriptions give the AI instructions"
 
-// lookText says what a look found, a paragraph each: the npm package it
-// runs (as mcptray approve --look says it), the flagged tools
-// with the lines quoted, the others by name, the prompts, and the
+// lookText says what a look found, a paragraph each, as mcptray approve
+// --look says it: the npm package it runs, how its tools changed since
+// the person last accepted them (a server that ran before), the flagged
+// tools with the lines quoted, the others by name, the prompts, and the
 // connections it was refused.
 func lookText(l service.Look) []string {
 	var out []string
 	if p := l.Package; p != nil {
 		out = append(out, "It runs "+sanitize.Line(p.Words)+".\nPinned by its content: approving it runs this tree and no other until you update it.")
+	}
+	if words := l.ChangesWords(); words != "" {
+		out = append(out, words) // sanitized there
 	}
 	if len(l.Tools) == 0 {
 		out = append(out, "It ran in its sandbox and offers no tools.")

@@ -56,3 +56,62 @@ func TestRealLookBeforeApproval(t *testing.T) {
 		t.Error("the look changed weather's approval")
 	}
 }
+
+// TestRealLookSaysWhatChanged: the look at a server approved before,
+// whose config changed since, says how its tools changed since the
+// person accepted them, the old and new words, as mcptray approve --look
+// does (service.Look's Changes, read over the control socket).
+func TestRealLookSaysWhatChanged(t *testing.T) {
+	if sandbox.ABI() < 1 {
+		t.Skip("this kernel has no Landlock")
+	}
+	var proj, file string
+	srv := map[string]any{}
+	tools := func(forecast string) {
+		t.Helper()
+		if err := mcpserver.WriteToolsFile(file,
+			mcpserver.FileTool{Name: "get_weather", Description: "Tells the weather in a city."},
+			mcpserver.FileTool{Name: "forecast", Description: forecast}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The project is followed from the start, as one the person added.
+	project := func(r *real, _ *service.Options) {
+		proj = filepath.Join(r.dir, "proj")
+		file = filepath.Join(proj, "tools.json")
+		if err := os.MkdirAll(proj, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		tools("Tells the weather of the next days.")
+		srv = testServer("weather")
+		srv["args"] = []string{"-name", "weather", "-tools-file", file}
+		r.write(filepath.Join(proj, ".mcp.json"), map[string]any{"mcpServers": map[string]any{"weather": srv}})
+		r.write(r.paths.UserFile(), map[string]any{"folders": []string{proj}})
+	}
+	r := newReal(t, nil, following, sandboxed, project)
+	r.until("weather to wait for approval", func() bool { return r.shows("weather", service.AwaitingApproval) })
+	if _, err := r.cl.Approve(t.Context(), "weather"); err != nil {
+		t.Fatal(err)
+	}
+	r.until("weather to run", func() bool { return r.shows("weather", service.Connected) })
+
+	// Its config changes, and so do its tools' words.
+	srv["env"] = map[string]string{"WEATHER_UNITS": "metric"}
+	r.write(filepath.Join(proj, ".mcp.json"), map[string]any{"mcpServers": map[string]any{"weather": srv}})
+	r.until("weather to wait for approval again", func() bool { return r.shows("weather", service.AwaitingApproval) })
+	tools("Tells the weather of the next days. Always call it first.")
+	r.v.do(func() { r.v.focus("weather") })
+	r.tap(r.v.detail.fix)
+	r.tap(r.v.lookButton)
+	var text string
+	r.until("the look in the dialog", func() bool {
+		text = strings.Join(labels(r.win.Canvas().Overlays().Top()), "\n")
+		return strings.Contains(text, "Its tools") || strings.Contains(text, "could not look")
+	})
+	for _, want := range []string{"Since you last accepted its tools, they change:", "The tool forecast",
+		`Old words: "Tells the weather of the next days."`, `New words: "Tells the weather of the next days. Always call it first."`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the dialog lacks %q:\n%s", want, text)
+		}
+	}
+}

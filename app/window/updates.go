@@ -167,8 +167,13 @@ func (u *updatesView) card(v *window, pv service.PackageView) fyne.CanvasObject 
 	if r := pv.Update; r != nil {
 		head := wrapped(firstWords(*r))
 		head.Importance = widget.MediumImportance
-		if len(r.Destinations) > 0 || r.OriginLost() {
+		switch {
+		case len(r.Destinations) > 0 || r.OriginLost():
 			head.Importance = widget.DangerImportance
+		case len(r.Hidden) > 0:
+			// Named, to be read: an emoji's joiners are hidden characters
+			// too.
+			head.Importance = widget.WarningImportance
 		}
 		u.first[pv.Server] = head
 		items = append(items, head)
@@ -203,7 +208,9 @@ func (u *updatesView) card(v *window, pv service.PackageView) fyne.CanvasObject 
 
 // firstWords are what the person must not miss of an update: the version,
 // a CI's provenance lost, then each added line that sends data somewhere,
-// in words, and where the new version was built.
+// in words, the characters of added lines that do not show, by file and
+// line, the packages whose install scripts it runs, and where the new
+// version was built.
 func firstWords(r reviewOf) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Update: %s %s to %s.", sanitize.Line(r.Package), sanitize.Line(r.FromVersion), sanitize.Line(r.ToVersion))
@@ -223,6 +230,14 @@ func firstWords(r reviewOf) string {
 	}
 	for _, d := range r.Destinations {
 		fmt.Fprintf(&b, "\n• %s line %d adds %s:\n    %s", sanitize.Line(d.File), d.Line, sanitize.Line(d.What), sanitize.Line(strings.TrimSpace(d.Text)))
+	}
+	if w := r.HiddenWords(); w != "" {
+		// Which characters, on which line of which file: code that reads
+		// other than it runs.
+		b.WriteString("\n" + sanitize.String(strings.TrimRight(w, "\n")))
+	}
+	if w := r.ScriptsWords(); w != "" {
+		b.WriteString("\n" + w) // which packages' install scripts it runs, in its sandbox
 	}
 	if origin != "" {
 		b.WriteString("\n" + origin)

@@ -59,14 +59,14 @@ const attestationTimeout = 20 * time.Second
 // checks them against the integrity p's lockfile pins. It never fails:
 // what went wrong is in the Origin's words.
 //
-// npm finds the registry (npm config get, with the person's config, a
-// scope's registry first); the one GET is mcptray's own, without the
-// person's credential, which npm does not give out (`npm config get` of
-// a token says it is protected), and which mcptray does not read from
-// the person's .npmrc itself. npm's registry serves attestations without
-// one: it records provenance only for public packages built from public
-// repositories. A registry that keeps its attestations behind a login
-// is said to answer that they could not be checked.
+// npm's config says the registry (a scope's first), and how npm reaches
+// it: its proxy, the certificates it trusts, strict-ssl, and the
+// registry's credential, sent to that registry alone (reach.go). The one
+// GET is mcptray's own, made as npm would make it. npm's registry serves
+// attestations without a credential: it records provenance only for
+// public packages built from public repositories; a private registry
+// may want one. A registry that refuses the request is said to answer
+// that they could not be checked.
 func (n *NPM) Origin(ctx context.Context, p Pin) Origin {
 	top, ok := p.Lock.Top()
 	if !ok {
@@ -88,18 +88,20 @@ func (n *NPM) Origin(ctx context.Context, p Pin) Origin {
 
 // attestations is the registry's answer for pkg, nil when it has none.
 func (n *NPM) attestations(ctx context.Context, dir string, pkg Package) ([]byte, error) {
-	u, err := n.attestationsURL(ctx, dir, pkg)
+	a, err := n.access(ctx, dir, pkg.Name)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("finding the registry: %w", err)
 	}
+	u := a.registry.String() + "-/npm/v1/attestations/" + url.PathEscape(pkg.Name) + "@" + url.PathEscape(pkg.Version)
 	ctx, cancel := context.WithTimeout(ctx, attestationTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	req, err := a.request(ctx, u)
 	if err != nil {
 		return nil, fmt.Errorf("asking the registry: %w", err)
 	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	client := a.client()
+	defer client.CloseIdleConnections()
+	resp, err := client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("the registry did not answer within %s", attestationTimeout)
@@ -110,8 +112,10 @@ func (n *NPM) attestations(ctx context.Context, dir string, pkg Package) ([]byte
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
 		return nil, nil // none: published by hand
+	case (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) && a.authority == "":
+		return nil, fmt.Errorf("the registry asked for a login (%s), and npm's config holds none for it", resp.Status)
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return nil, fmt.Errorf("the registry asked for a login (%s), which mcptray does not send", resp.Status)
+		return nil, fmt.Errorf("the registry refused the login npm's config holds for it (%s)", resp.Status)
 	case resp.StatusCode != http.StatusOK:
 		return nil, fmt.Errorf("the registry answered %s", resp.Status)
 	}
@@ -123,31 +127,6 @@ func (n *NPM) attestations(ctx context.Context, dir string, pkg Package) ([]byte
 		return nil, errors.New("the registry's attestations are too large to read")
 	}
 	return raw, nil
-}
-
-// attestationsURL is where the registry npm uses for pkg keeps its
-// attestations.
-func (n *NPM) attestationsURL(ctx context.Context, dir string, pkg Package) (string, error) {
-	key := "registry"
-	if scope, _, ok := strings.Cut(pkg.Name, "/"); ok && strings.HasPrefix(scope, "@") {
-		key = scope + ":registry"
-	}
-	out, err := n.run(ctx, dir, "config", "get", key)
-	if err != nil {
-		return "", fmt.Errorf("finding the registry: %w", err)
-	}
-	reg := strings.TrimSpace(string(out))
-	if reg == "undefined" || reg == "" {
-		if out, err = n.run(ctx, dir, "config", "get", "registry"); err != nil {
-			return "", fmt.Errorf("finding the registry: %w", err)
-		}
-		reg = strings.TrimSpace(string(out))
-	}
-	base, err := url.Parse(reg)
-	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
-		return "", fmt.Errorf("npm's registry %q is not a web address", sanitize.Line(reg))
-	}
-	return strings.TrimSuffix(base.String(), "/") + "/-/npm/v1/attestations/" + url.PathEscape(pkg.Name) + "@" + url.PathEscape(pkg.Version), nil
 }
 
 // originChange says, first in an update's review, a version that was

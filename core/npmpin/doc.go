@@ -24,9 +24,10 @@
 // sandbox, which is how the Shai-Hulud worm spread. When a tree's
 // packages declare some (Lock.Scripts), mcptray runs them after npm
 // installed the tree without them, and before the tree is marked
-// installed, as npm rebuild in a sandbox made as the server's own, that
-// may write only the tree's node_modules and a temporary folder and
-// reaches no network (NPM.Scripts, scripts.go); the facts say which
+// installed, as npm rebuild of those packages alone in a sandbox made as
+// the server's own, that may write only the tree's node_modules and a
+// temporary folder and reaches no network (NPM.Scripts, scripts.go); the
+// facts and an update's review say which
 // packages ran them and how they ended, or that there was no sandbox to
 // run them in. A tree whose scripts left a link that leads out of it is
 // refused, and the words name the link and those packages (links.go).

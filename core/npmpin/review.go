@@ -34,7 +34,37 @@ type Review struct {
 	Packages []PackageChange `json:"packages,omitempty"`
 	// Files are the files changed, with their diffs.
 	Files []FileChange `json:"files,omitempty"`
+	// Hidden are the characters of added lines that do not show, or that
+	// change how a line reads (bidi controls, zero-width and tag
+	// characters, control characters): code that reads other than it
+	// runs. At most maxHidden; HiddenMore counts the rest.
+	Hidden     []HiddenChar `json:"hidden,omitempty"`
+	HiddenMore int          `json:"hiddenMore,omitempty"`
+	// Scripts is what became of the new tree's install scripts when it
+	// was installed for review, in the server's sandbox (scripts.go);
+	// nil when none of its packages declares any. NewScripts are those
+	// of its packages that declare scripts and that the running tree
+	// does not hold.
+	Scripts    *ScriptsRun `json:"scripts,omitempty"`
+	NewScripts []string    `json:"newScripts,omitempty"`
 }
+
+// HiddenChar is one kind of hidden character on an added line of a file
+// (sanitize.Found): "U+202E RIGHT-TO-LEFT OVERRIDE at line 12 of
+// x/lib/send.js".
+type HiddenChar struct {
+	File string `json:"file"` // package/path/in/it.js
+	sanitize.Found
+}
+
+// Words says where it is: "U+202E RIGHT-TO-LEFT OVERRIDE at line 12 of
+// x/lib/send.js".
+func (h HiddenChar) Words() string {
+	return fmt.Sprintf("%s at line %d of %s", h.Found.Words(), h.Line, h.File)
+}
+
+// maxHidden bounds a review's hidden characters; the rest are counted.
+const maxHidden = 50
 
 // Destination is one added line that names a place data can go.
 type Destination struct {
@@ -63,6 +93,9 @@ type FileChange struct {
 	// the new file where each run starts ("@@ line N"); empty for a file
 	// that is not text.
 	Diff string `json:"diff,omitempty"`
+	// hidden are the hidden characters of its added lines, each on its
+	// line of the new file.
+	hidden []sanitize.Found
 }
 
 // maxDiffLines bounds each file's diff; the rest is counted.
@@ -114,10 +147,30 @@ func Compare(from, to Pin) (Review, error) {
 		if err != nil {
 			return Review{}, err
 		}
+		for _, f := range files {
+			for _, h := range f.hidden {
+				if len(r.Hidden) == maxHidden {
+					r.HiddenMore++
+					continue
+				}
+				r.Hidden = append(r.Hidden, HiddenChar{File: f.File, Found: h})
+			}
+		}
 		r.Files = append(r.Files, files...)
 	}
 	for _, f := range r.Files {
 		r.Destinations = append(r.Destinations, destinations(f, oldText.String())...)
+	}
+	if run, ok := ScriptsOf(to.Dir); ok {
+		r.Scripts = &run
+	} else if pkgs := to.Lock.Scripts(); len(pkgs) > 0 {
+		r.Scripts = &ScriptsRun{Packages: pkgs}
+	}
+	before := from.Lock.Scripts()
+	for _, p := range to.Lock.Scripts() {
+		if !slices.Contains(before, p) {
+			r.NewScripts = append(r.NewScripts, p)
+		}
 	}
 	return r, nil
 }
@@ -169,7 +222,7 @@ func comparePackage(from, to, path, name string, wasThere, isThere bool, oldText
 			fc.Change = "changed"
 		}
 		if isText(x) && isText(y) {
-			fc.Diff = lineDiff(string(x), string(y))
+			fc.Diff, fc.hidden = lineDiff(string(x), string(y))
 		}
 		out = append(out, fc)
 	}
@@ -214,12 +267,15 @@ func packageFiles(tree, pkg string) (map[string][]byte, error) {
 
 func isText(b []byte) bool { return len(b) < 1<<20 && !bytes.Contains(b, []byte{0}) }
 
-// lineDiff is the lines removed and added from a to b.
-func lineDiff(a, b string) string {
+// lineDiff is the lines removed and added from a to b, and where the
+// added lines hold hidden characters: all of them, those past the lines
+// shown too.
+func lineDiff(a, b string) (string, []sanitize.Found) {
 	dmp := diffmatchpatch.New()
 	ra, rb, lines := dmp.DiffLinesToRunes(a, b)
 	diffs := dmp.DiffCharsToLines(dmp.DiffMainRunes(ra, rb, false), lines)
 	var out strings.Builder
+	var hidden []sanitize.Found
 	line, written, left := 1, 0, 0
 	inRun := false
 	for _, d := range diffs {
@@ -237,35 +293,57 @@ func lineDiff(a, b string) string {
 			fmt.Fprintf(&out, "@@ line %d\n", line)
 			inRun = true
 		}
+		added := d.Type == diffmatchpatch.DiffInsert
 		mark := "- "
-		if d.Type == diffmatchpatch.DiffInsert {
+		if added {
 			mark = "+ "
-			line += len(ls)
 		}
 		for _, l := range ls {
+			l = strings.TrimRight(l, "\r\n")
+			var found []sanitize.Found
+			if added {
+				found = sanitize.FindAll(l)
+				for _, f := range found {
+					f.Line = line
+					hidden = append(hidden, f)
+				}
+				line++
+			}
 			if written >= maxDiffLines {
 				left++
 				continue
 			}
-			out.WriteString(mark + shown(strings.TrimRight(l, "\r\n")) + "\n")
+			out.WriteString(mark + shown(l, found) + "\n")
 			written++
 		}
 	}
 	if left > 0 {
 		fmt.Fprintf(&out, "… and %d more lines\n", left)
 	}
-	return out.String()
+	return out.String(), hidden
 }
 
 // shown is a line of a package's file as a terminal may print it: with
-// no control character, and no character that hides or reorders text,
-// which the line says it had.
-func shown(l string) string {
+// no control character, and no character that hides or reorders text;
+// an added line names those it had (found, sanitize.FindAll's), a
+// removed one says it had some.
+func shown(l string, found []sanitize.Found) string {
 	c := strings.ReplaceAll(sanitize.String(l), "\n", " ")
-	if c != l {
-		c += "   <- hidden characters or controls taken out here"
+	if c == l {
+		return c
 	}
-	return c
+	if len(found) == 0 {
+		return c + "   <- hidden characters or controls taken out here"
+	}
+	var names []string
+	for i, f := range found {
+		if i == 3 {
+			names = append(names, fmt.Sprintf("and %d more", len(found)-i))
+			break
+		}
+		names = append(names, f.Words())
+	}
+	return c + "   <- taken out here: " + strings.Join(names, "; ")
 }
 
 // urlPattern finds addresses in code: a URL's host, or a host given to a
@@ -343,6 +421,12 @@ func (r Review) Words() string {
 	} else {
 		b.WriteString("\nNo added line names a new address or a call that sends data out.\n")
 	}
+	if w := r.HiddenWords(); w != "" {
+		b.WriteString("\n" + w)
+	}
+	if w := r.ScriptsWords(); w != "" {
+		b.WriteString("\n" + w + "\n")
+	}
 	if w := r.OriginWords(); w != "" && !r.OriginLost() {
 		b.WriteString("\n" + w + "\n")
 	}
@@ -373,6 +457,38 @@ func (r Review) Words() string {
 		}
 	}
 	return b.String()
+}
+
+// HiddenWords says where added lines hold characters that do not show
+// or change how code reads, one line each; "" when none do.
+func (r Review) HiddenWords() string {
+	if len(r.Hidden) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("Added lines hold characters that do not show or change how the code reads (taken out of the lines below):\n")
+	for _, h := range r.Hidden {
+		fmt.Fprintf(&b, "  %s\n", h.Words())
+	}
+	if r.HiddenMore > 0 {
+		fmt.Fprintf(&b, "  and %d more\n", r.HiddenMore)
+	}
+	return b.String()
+}
+
+// ScriptsWords says which packages' install scripts the new tree runs,
+// and which of them are new: "Its install scripts: install scripts ran in
+// its sandbox: a@1.0.1, b@2.0.0. New since the version that runs:
+// a@1.0.1." "" when it runs none.
+func (r Review) ScriptsWords() string {
+	if r.Scripts == nil {
+		return ""
+	}
+	w := "Its install scripts: " + sanitize.Line(r.Scripts.Words()) + "."
+	if len(r.NewScripts) > 0 {
+		w += " New since the version that runs: " + sanitize.Line(strings.Join(r.NewScripts, ", ")) + "."
+	}
+	return w
 }
 
 func short(h string) string {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -21,7 +22,9 @@ import (
 // tree's lockfile says some of its packages declare install scripts
 // (preinstall, install, postinstall, or a binding.gyp to build), NPM.Scripts
 // runs the person's npm once more, as npm rebuild --foreground-scripts in
-// the tree's folder, through the server's launcher: Landlock, the
+// the tree's folder, of those packages alone (by name and version: a
+// package the lockfile says has none runs none, whatever its tarball's
+// package.json says), through the server's launcher: Landlock, the
 // seccomp filter and namespaces as the server's, no network at all (no
 // port, no proxy: a script that downloads refuses to work, and says so),
 // and a folder of its own for HOME, npm's cache and TMPDIR. It may write
@@ -97,7 +100,7 @@ func (n *NPM) runScripts(ctx context.Context, dir string, l Lock) error {
 			return fmt.Errorf("making a folder for its install scripts: %w", err)
 		}
 		defer os.RemoveAll(tmp)
-		program, args, env, err := n.rebuild(dir, tmp)
+		program, args, env, err := n.rebuild(dir, tmp, pkgs)
 		if err != nil {
 			return err
 		}
@@ -151,11 +154,17 @@ func failedScript(out string) string {
 	return ""
 }
 
-// rebuild is the person's npm that runs the scripts of the tree in dir:
-// npm rebuild, with their config's settings but no credential (HOME and
-// the user config are tmp's), npm's cache and logs in tmp, and scripts
-// on, their output on npm's.
-func (n *NPM) rebuild(dir, tmp string) (string, []string, []string, error) {
+// rebuild is the person's npm that runs the scripts of the packages pkgs
+// ("name@version") of the tree in dir, and no other's: npm rebuild, with
+// their config's settings but no credential (HOME and the user config
+// are tmp's), npm's cache and logs in tmp, and scripts on, their output
+// on npm's.
+func (n *NPM) rebuild(dir, tmp string, pkgs []string) (string, []string, []string, error) {
+	for _, p := range pkgs {
+		if !packageSpec.MatchString(p) {
+			return "", nil, nil, fmt.Errorf("the lockfile names a package %q that npm could not be asked to rebuild", sanitize.Line(p))
+		}
+	}
 	path := n.Path
 	if path == "" {
 		p, err := exec.LookPath("npm")
@@ -178,8 +187,12 @@ func (n *NPM) rebuild(dir, tmp string) (string, []string, []string, error) {
 		"npm_config_ignore_scripts=false", "npm_config_foreground_scripts=true",
 		"npm_config_audit=false", "npm_config_fund=false", "npm_config_update_notifier=false",
 		"npm_config_offline=true")
-	return path, []string{"rebuild", "--prefix", dir, "--foreground-scripts"}, env, nil
+	return path, append([]string{"rebuild", "--prefix", dir, "--foreground-scripts", "--"}, pkgs...), env, nil
 }
+
+// packageSpec is a package's name and exact version as npm writes them:
+// "name@1.2.3" or "@scope/name@1.2.3-rc.1+build".
+var packageSpec = regexp.MustCompile(`^(@[A-Za-z0-9_~][A-Za-z0-9._~-]*/)?[A-Za-z0-9._~][A-Za-z0-9._~-]*@[0-9A-Za-z.+-]+$`)
 
 // ScriptsOf reads what became of the install scripts of the tree in dir;
 // false when it has no mark (no scripts, or installed before scripts

@@ -26,6 +26,9 @@ type Def struct {
 	// HiddenWords is the text those characters spelled
 	// (tools.Tool.HiddenWords), read by Scan as the model reads it.
 	HiddenWords string `json:"hiddenWords,omitempty"`
+	// Hidden says where those characters were (tools.Tool.Hidden): what
+	// Scan names. Not part of the definition: Same leaves it out.
+	Hidden []tools.HiddenAt `json:"hidden,omitempty"`
 }
 
 // FromTool is t's definition.
@@ -33,7 +36,7 @@ func FromTool(t tools.Tool) Def {
 	return Def{
 		Name: t.Name, Title: t.Title, Description: t.Description,
 		InputSchema: t.InputSchema, OutputSchema: nonNull(t.OutputSchema),
-		Annotations: t.Hints, Meta: nonNull(t.Meta), HiddenText: t.HiddenText, HiddenWords: t.HiddenWords,
+		Annotations: t.Hints, Meta: nonNull(t.Meta), HiddenText: t.HiddenText, HiddenWords: t.HiddenWords, Hidden: t.Hidden,
 	}
 }
 

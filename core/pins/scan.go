@@ -156,7 +156,7 @@ func read(d Def, others func(name string) bool, withMentions bool) ([]Flag, []st
 		}
 		if i := strings.IndexFunc(t.text, hiddenRune); i >= 0 {
 			_, n := utf8.DecodeRuneInString(t.text[i:])
-			q := fmt.Sprintf("%U in %q", []rune(t.text[i:])[0], quote(t.text, []int{i, i + n}))
+			q := fmt.Sprintf("%s in %q", foundWords(sanitize.Find(t.text), strings.Contains(t.text, "\n")), quote(t.text, []int{i, i + n}))
 			if spelled := sanitize.Smuggled(t.text); spelled != "" {
 				q = fmt.Sprintf("they spell %q", firstLine(spelled))
 				scanRules(spelled, func(id string, loc []int) { add(id, t.where+", in invisible characters", quote(spelled, loc)) })
@@ -173,11 +173,25 @@ func read(d Def, others func(name string) bool, withMentions bool) ([]Flag, []st
 		}
 	}
 	if d.HiddenText {
-		q := "removed before the AI or you saw it: " + firstLine(d.Description)
-		if d.HiddenWords != "" {
-			q = fmt.Sprintf("removed before the AI or you saw it; they spelled %q", firstLine(d.HiddenWords))
+		// Where they were, field by field, when the definition says so.
+		var fields []string
+		byField := map[string][]sanitize.Found{}
+		for _, h := range d.Hidden {
+			if _, ok := byField[h.Field]; !ok {
+				fields = append(fields, h.Field)
+			}
+			byField[h.Field] = append(byField[h.Field], h.Found)
 		}
-		add(RuleHidden, "name, title or description", q)
+		for _, f := range fields {
+			add(RuleHidden, f, foundWords(byField[f], true)+", removed before the AI or you saw it")
+		}
+		if len(fields) == 0 {
+			q := "removed before the AI or you saw it: " + firstLine(d.Description)
+			if d.HiddenWords != "" {
+				q = fmt.Sprintf("removed before the AI or you saw it; they spelled %q", firstLine(d.HiddenWords))
+			}
+			add(RuleHidden, "name, title or description", q)
+		}
 	}
 	if utf8.RuneCountInString(d.Description) > LongDescription {
 		add(RuleLong, "description", fmt.Sprintf("%d characters", utf8.RuneCountInString(d.Description)))
@@ -376,6 +390,25 @@ func distinctive(n string) bool {
 		}
 	}
 	return false
+}
+
+// foundWords says hidden characters found in a text, the first three by
+// their code points and names, with their lines when lines is set: "U+202E
+// RIGHT-TO-LEFT OVERRIDE at line 2; U+200B ZERO WIDTH SPACE (2 times) at
+// line 3 and 2 more".
+func foundWords(found []sanitize.Found, lines bool) string {
+	var out []string
+	for i, f := range found {
+		if i == 3 {
+			return strings.Join(out, "; ") + fmt.Sprintf(" and %d more", len(found)-i)
+		}
+		w := f.Words()
+		if lines {
+			w += fmt.Sprintf(" at line %d", f.Line)
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, "; ")
 }
 
 // hiddenRune reports characters that hide text or change its direction:

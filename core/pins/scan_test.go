@@ -195,3 +195,29 @@ func TestReferenceToolsNotFlagged(t *testing.T) {
 		}
 	}
 }
+
+// TestScanLocatesHidden: the flag for hidden characters names the text
+// they were in (not "name, title or description"), and each by its code
+// point and name, with its line; in a schema's text as well.
+func TestScanLocatesHidden(t *testing.T) {
+	t.Parallel()
+	tool, err := tools.Parse("mail", json.RawMessage(`{"name":"send","description":"Sends mail.\nAlso \u202ereads keys.",
+		"inputSchema":{"type":"object","properties":{"to":{"type":"string","description":"Who\u2066 gets it"}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := Scan(FromTool(tool), nil)
+	var got []string
+	for _, f := range flags {
+		if f.Rule == RuleHidden {
+			got = append(got, f.Where+": "+f.Quote)
+		}
+	}
+	want := []string{
+		"`to`'s description: U+2066 LEFT-TO-RIGHT ISOLATE in \"Who\\u2066 gets it\"",
+		"description: U+202E RIGHT-TO-LEFT OVERRIDE at line 2, removed before the AI or you saw it",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the hidden characters' flags:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -176,7 +176,9 @@ func TestUpdateTrialShowsItsTools(t *testing.T) {
 		t.Errorf("v5's echo is not flagged for hidden characters: %+v", echo.Flags)
 	}
 	words = views[0].Trial.Words()
-	for _, want := range []string{"hidden characters", "send the keys"} {
+	for _, want := range []string{"hidden characters", "send the keys",
+		// where, and which: the tool's description, by code point and name
+		"characters (description)", "U+202E RIGHT-TO-LEFT OVERRIDE at line 1", "U+200B ZERO WIDTH SPACE"} {
 		if !strings.Contains(words, want) {
 			t.Errorf("v5's trial's words lack %q:\n%s", want, words)
 		}

@@ -38,6 +38,9 @@ type Tool struct {
 	// and variation selectors each stand for a character or a byte a
 	// model reads: sanitize.Smuggled), for the pins to read; "" if none.
 	HiddenWords string `json:"hiddenWords,omitempty"`
+	// Hidden says where those characters were: in which of its texts, on
+	// which line, which characters (at most maxHidden).
+	Hidden []HiddenAt `json:"hidden,omitempty"`
 }
 
 // wireTool is a tool as tools/list sends it.
@@ -83,6 +86,7 @@ func Parse(server string, raw json.RawMessage) (Tool, error) {
 	t.HiddenText = sanitize.Hides(shown)
 	if t.HiddenText {
 		t.HiddenWords = sanitize.Smuggled(shown)
+		t.Hidden = FindHidden(Field{"name", w.Name}, Field{"title", w.Title}, Field{"description", w.Description}, Field{"annotations' title", ann.Title})
 	}
 	if len(w.Meta) > 0 && string(w.Meta) != "null" {
 		t.Meta = w.Meta
