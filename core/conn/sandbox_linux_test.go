@@ -47,6 +47,9 @@ func peer(t *testing.T, name string) string {
 	_, main := everything(t)
 	p := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(main))), name, "dist", "index.js")
 	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("run make deps: %v", err)
+		}
 		t.Skipf("%s is not installed in test/peers (make deps installs it): %v", name, err)
 	}
 	return p

@@ -78,6 +78,9 @@ func TestSetsThroughStdioApps(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, err := os.Stat(bin); err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("run make deps: %v", err)
+			}
 			t.Skipf("the MCP Inspector is not installed (make deps installs it): %v", err)
 		}
 		// The Inspector gives the server only HOME and PATH of its own

@@ -243,6 +243,9 @@ func (b *syncBuffer) String() string {
 func desktop(t *testing.T) (dir, bin, testServer, display string) {
 	t.Helper()
 	if _, err := exec.LookPath("Xvfb"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("run make deps: %v", err)
+		}
 		t.Skip("Xvfb is not installed (make deps installs it)")
 	}
 	return t.TempDir(), Own(t, Binary(t)), Own(t, TestServer(t)), startXvfb(t)
