@@ -23,6 +23,7 @@ import (
 	"github.com/mcptray/mcptray/app/autostart"
 	"github.com/mcptray/mcptray/app/cli"
 	"github.com/mcptray/mcptray/app/host"
+	"github.com/mcptray/mcptray/app/opengl"
 	"github.com/mcptray/mcptray/app/window"
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/control"
@@ -102,6 +103,7 @@ func run(ctx context.Context) int {
 	return host.Run(ctx, host.Options{
 		Paths: paths, Store: store, Logger: logger, Service: so,
 		Window: []string{exe, "window"}, Stdout: os.Stdout, Stderr: startErr, AtLogin: atLogin, Bundle: bundle,
+		Tell: tellPerson, WindowLog: paths.WindowLogFile(),
 	})
 }
 
@@ -128,6 +130,17 @@ func runWindow(ctx context.Context, logger *slog.Logger, paths config.Paths, arg
 		return 1
 	}
 	defer cl.Close()
+	// Fyne's window, where no OpenGL 2.1 context can be made or GLFW
+	// cannot start, waits forever with no window or panics: say why
+	// instead, in lines the tray shows the person (app/host), and end
+	// with 3.
+	if err := opengl.Check(); err != nil {
+		logger.Error("the window cannot open", "err", err)
+		for _, line := range strings.Split(opengl.Words(err), "\n") {
+			fmt.Fprintln(startErr, "mcptray window: "+line)
+		}
+		return 3
+	}
 	logger.Info("the window opens", "pid", os.Getpid())
 	// Asked to end (the running mcptray quits): end at once. The window
 	// holds nothing to save, and Fyne 2.7.1 can crash tearing a GLFW

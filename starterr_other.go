@@ -14,3 +14,7 @@ var startErrLog string
 
 // showStartError has nothing to show here: stderr already said it.
 func showStartError(int) {}
+
+// tellPerson is nil here: the tray writes what goes wrong to stderr and
+// its log, as a terminal or the desktop's session log shows them.
+var tellPerson func(title, text string)

@@ -79,10 +79,17 @@ func showStartError(code int) {
 	if startErrLog != "" {
 		text += "\n\nmcptray's log is at " + startErrLog
 	}
-	body, err1 := windows.UTF16PtrFromString(text)
-	title, err2 := windows.UTF16PtrFromString("mcptray could not start")
+	tellPerson("mcptray could not start", text)
+}
+
+// tellPerson shows text in a message box titled title, and returns once
+// the person closes it: how the tray says what went wrong while it runs
+// (its window could not open), as no one reads its stderr.
+func tellPerson(title, text string) {
+	b, err1 := windows.UTF16PtrFromString(text)
+	t, err2 := windows.UTF16PtrFromString(title)
 	if err1 != nil || err2 != nil {
 		return
 	}
-	_, _ = windows.MessageBox(0, body, title, windows.MB_OK|windows.MB_ICONERROR|windows.MB_SETFOREGROUND)
+	_, _ = windows.MessageBox(0, b, t, windows.MB_OK|windows.MB_ICONERROR|windows.MB_SETFOREGROUND)
 }

@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 # "run" (from make run) carries on when only the test peers cannot be had.
 # "package" (make package) and "windows" (make package-windows) need no test
 # peers; "windows" adds MinGW-w64's gcc for the cgo cross-build, and
-# msitools for the .msi.
+# msitools and wixl for the .msi.
 mode=${1:-test}
 
 # Fyne's cgo build. The Makefile has cgo use clang where there is one: it
@@ -33,12 +33,13 @@ test_pkgs="xvfb xauth x11-utils libgl1-mesa-dri dbus gnome-keyring libsecret-too
 # The packages (make package, and scripts/package-test.sh in the tests): the
 # tarball's xz, the checks of the desktop entry and the AppStream file.
 test_pkgs="$test_pkgs xz-utils appstream desktop-file-utils"
-# The Windows installer: msitools' wixl makes the .msi (make
-# package-windows), its msiinfo reads it back (packaging/windows's test).
-test_pkgs="$test_pkgs msitools"
+# The Windows installer: wixl makes the .msi (make package-windows),
+# msitools' msiinfo reads it back (packaging/windows's test). Debian 12
+# and later ship wixl as a package of its own.
+test_pkgs="$test_pkgs msitools wixl"
 case "$mode" in
 package) test_pkgs="xz-utils" ;;
-windows) test_pkgs="zip msitools" build_pkgs="$build_pkgs gcc-mingw-w64-x86-64" ;;
+windows) test_pkgs="zip msitools wixl" build_pkgs="$build_pkgs gcc-mingw-w64-x86-64" ;;
 esac
 
 did_something=0

@@ -54,6 +54,13 @@ type Options struct {
 	// window, waits a little for a tray that comes up after it, and leaves
 	// an mcptray that already runs alone.
 	AtLogin bool
+	// Tell shows a person, in a title and words, something that went
+	// wrong while mcptray runs (its window could not open, or stopped),
+	// and returns once they have read it; nil writes it to the log and
+	// os.Stderr.
+	Tell func(title, text string)
+	// WindowLog is the window process's log, named when the window fails.
+	WindowLog string
 }
 
 // trayWait is how long mcptray started at login waits for the desktop's
@@ -74,7 +81,7 @@ func Run(ctx context.Context, opts Options) int {
 	if opts.TrayAvailable == nil {
 		opts.TrayAvailable = tray.Available
 	}
-	win := &windows{cmd: opts.Window, log: log}
+	win := &windows{cmd: opts.Window, log: log, tell: opts.Tell, logFile: opts.WindowLog}
 	so := opts.Service
 	so.Paths, so.Store = opts.Paths, opts.Store
 	inst, err := instance.Listen(instance.Options{

@@ -16,11 +16,18 @@
 #     the server is removed (the server is in its job before it runs);
 #   - the gateway's stdio face with a real MCP client (the TypeScript SDK's,
 #     test/peers/stdio-client.mjs): initialize, tools/list, tools/call;
-#   - the window under Xvfb, and a screenshot of it to look at
+#   - the window under Xvfb, opened as a second start opens it: its
+#     process up, its window found by title and drawn (its picture has
+#     more than a blank's few colours), still up once drawn, and no Go
+#     crash in the tray's output; a screenshot of it to look at
 #     (MCPTRAY_WINE_SHOT, default /tmp/mcptray-wine-window.png);
 #   - mcptray quit, after which no mcptray.exe process is left; and the
 #     tray killed outright, after which none is left either (its servers'
 #     job objects end them);
+#   - a window that cannot open (a graphics driver of OpenGL 1.1, as
+#     Windows' own is): a message box saying why, with a fix, and a
+#     screenshot of it (MCPTRAY_WINE_GL_SHOT, default
+#     /tmp/mcptray-wine-window-error.png); mcptray still in the tray;
 #   - a start that fails as a person could meet it (mcptray serve, started
 #     by an app, already runs): started as Explorer starts it, with no
 #     console, it says why in a message box naming its log; a screenshot
@@ -117,6 +124,18 @@ ours() {
 	done
 }
 
+# The display, for every Wine process of the run, as Windows always has
+# one: Wine makes its desktop (explorer.exe) with the display of the first
+# process its wineserver runs, and a desktop made with none fails every
+# window after it ("Win32: Failed to create helper window"), the tray's
+# and the window's, which never happens on Windows.
+display=$((45 + $$ % 100))
+while [ -e "/tmp/.X11-unix/X$display" ]; do display=$((display + 1)); done
+"$here/wine.sh" "$work" Xvfb ":$display" -screen 0 1280x800x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
+xvfb=$!
+wait_for "Xvfb" 30 test -S "/tmp/.X11-unix/X$display" || die "Xvfb did not start: $(cat "$work/xvfb.log")"
+export DISPLAY=:$display
+
 say "one process a command"
 expect "version" 'built with go.* for windows/amd64' "$(mt version)"
 expect "add" 'Added demo' "$(mt add demo -- 'Z:\mcptray\mcptray.exe' demo-server)"
@@ -160,12 +179,6 @@ fi
 mt remove withsecret >/dev/null || true
 
 say "the tray, its control pipe and the window"
-display=$((45 + $$ % 100))
-while [ -e "/tmp/.X11-unix/X$display" ]; do display=$((display + 1)); done
-"$here/wine.sh" "$work" Xvfb ":$display" -screen 0 1280x800x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
-xvfb=$!
-wait_for "Xvfb" 30 test -S "/tmp/.X11-unix/X$display"
-export DISPLAY=:$display
 "$here/wine.sh" "$work" wine /mcptray/mcptray.exe >"$work/tray.log" 2>&1 &
 running() { mt status | grep -q 'demo  *connected'; }
 if wait_for "the tray's process answering on its pipe" 120 running; then
@@ -223,16 +236,33 @@ expect "stdio: initialize" '^initialize: mcptray' "$stdio"
 expect "stdio: tools/list" '^tools/list: .*mcp__demo__greet among them' "$stdio"
 expect "stdio: tools/call" '^tools/call: Hello, Cy!' "$stdio"
 
-mt window >"$work/window.log" 2>&1 &
-shown() { "$here/wine.sh" "$work" xwininfo -root -tree 2>/dev/null | grep -q '"mcptray"'; }
-if wait_for "the window shown" 60 shown; then
-	# It is drawn a moment after it is mapped: wait for more than a blank.
+# As a person opens it again: mcptray.exe started while it runs (a
+# double-click); the tray opens its window (the first launch did already).
+expect "a second start opens the window" 'its window opens' "$(mt)"
+# The window's process, and its window found by title: up, and still up
+# once drawn (a window that crashed, or never drew, fails here).
+window_proc() { ours | grep -qiE 'mcptray\.exe +window'; }
+window_id() { "$here/wine.sh" "$work" xwininfo -name mcptray 2>/dev/null | sed -n 's/^xwininfo: Window id: \(0x[0-9a-f]*\).*/\1/p'; }
+shown() { window_proc && [ -n "$(window_id)" ]; }
+if wait_for "the window's process up, with its window" 60 shown; then
+	# It is drawn a moment after it is mapped: the window's own picture
+	# has more than a blank's few colours (text, icons, their edges).
 	shot=${MCPTRAY_WINE_SHOT:-/tmp/mcptray-wine-window.png}
+	colours() { identify -format %k "$work/window.png" 2>/dev/null || echo 0; }
 	drawn() {
-		"$here/wine.sh" "$work" import -window root /mcptray/window.png 2>/dev/null &&
-			[ "$(stat -c %s "$work/window.png")" -gt 10000 ]
+		"$here/wine.sh" "$work" import -window "$(window_id)" /mcptray/window.png 2>/dev/null &&
+			[ "$(colours)" -gt 64 ]
 	}
-	wait_for "the window drawn" 30 drawn && cp "$work/window.png" "$shot" && say "ok: the window, in $shot (look at it)"
+	if wait_for "the window drawn (more than a blank's colours)" 30 drawn; then
+		"$here/wine.sh" "$work" import -window root /mcptray/screen.png 2>/dev/null && cp "$work/screen.png" "$shot"
+		say "ok: the window, drawn in $(colours) colours, in $shot (look at it)"
+		if window_proc; then say "ok: the window's process still up once drawn"; else fail "the window's process ended once drawn"; fi
+	else
+		say "  its picture had $(colours) colours"
+	fi
+fi
+if grep -qaE '^(panic|fatal error|Exception 0x)' "$work/tray.log"; then
+	fail "the window crashed: $(grep -aE -m 1 -A 3 '^(panic|fatal error|Exception 0x)' "$work/tray.log")"
 fi
 
 say "quit"
@@ -265,6 +295,42 @@ if wait_for "the tray again, with its servers" 120 both; then
 		else
 			echo "$(ours)" >&2
 		fi
+	fi
+fi
+
+say "a window that cannot open"
+# A graphics driver that offers only OpenGL 1.1, as Windows' own display
+# driver does where the maker's is missing (a virtual machine without 3D
+# acceleration): Mesa under Wine told to say so. The window, which needs
+# OpenGL 2.1, cannot open; the person is told why in a message box, and
+# mcptray stays in the tray.
+MESA_GL_VERSION_OVERRIDE=1.1 "$here/wine.sh" "$work" wine /mcptray/mcptray.exe >"$work/tray3.log" 2>&1 &
+# Any server connected: which ones are left is the hostile server's doing
+# (it asks to remove demo each time it starts).
+up() { mt status | grep -q ' connected '; }
+if wait_for "the tray, with an OpenGL 1.1 driver" 120 up; then
+	expect "a second start opens the window" 'its window opens' "$(mt)"
+	glboxed() { "$here/wine.sh" "$work" xwininfo -root -tree 2>/dev/null | grep -q "\"mcptray's window could not open\""; }
+	if wait_for "a message box saying the window could not open" 60 glboxed; then
+		say "ok: a message box titled \"mcptray's window could not open\""
+		glshot=${MCPTRAY_WINE_GL_SHOT:-/tmp/mcptray-wine-window-error.png}
+		rm -f "$work/glbox.png"
+		glboxdrawn() {
+			"$here/wine.sh" "$work" import -window root /mcptray/glbox.png 2>/dev/null &&
+				[ "$(identify -format %k "$work/glbox.png" 2>/dev/null || echo 0)" -gt 64 ]
+		}
+		wait_for "the message box drawn" 30 glboxdrawn && cp "$work/glbox.png" "$glshot" && say "ok: the message box, in $glshot (look at it)"
+		# The box's words, as the tray logs them.
+		said=$(grep -a "could not open" "$work/tray3.log")
+		expect "its words: why" 'needs OpenGL 2\.1' "$said"
+		expect "its words: the fix" 'To fix it: install' "$said"
+	fi
+	expect "mcptray still runs, without its window" ' connected ' "$(mt status)"
+	mt quit >/dev/null || true
+	if wait_for "no mcptray.exe left after quit" 60 gone; then
+		say "ok: no mcptray.exe process is left"
+	else
+		echo "$(ours)" >&2
 	fi
 fi
 
@@ -364,9 +430,9 @@ if [ "$failures" != 0 ]; then
 	# the prefix's removal would take.
 	mkdir -p "$logs/profile" && cp "$root$prefix"/drive_c/users/root/AppData/Local/mcptray/logs/*.log "$logs/profile/" 2>/dev/null || true
 	# A window process that crashed wrote its stack to the tray's output
-	# (the window the tray opens) or to window.log (mcptray window): its
-	# first lines say why, its last only that it was the window.
-	for f in "$work/tray.log" "$work/window.log"; do
+	# (the tray opens the window): its first lines say why, its last only
+	# that it was the window.
+	for f in "$work/tray.log" "$work/tray3.log"; do
 		grep -qaE '^(panic|fatal error|Exception 0x)' "$f" 2>/dev/null || continue
 		echo "test-windows: a Go crash in $(basename "$f"):" >&2
 		grep -aE -A 12 '^(panic|fatal error|Exception 0x)' "$f" | head -30 >&2

@@ -8,7 +8,8 @@
 # WINEPREFIX is MCPTRAY_WINE_PREFIX, inside the root (default
 # /wineprefix: a Windows profile kept between runs; delete it to start
 # afresh). DISPLAY passes through: the host's /tmp/.X11-unix is bound into
-# the root. Run as root.
+# the root; so does MESA_GL_VERSION_OVERRIDE, with which test.sh makes a
+# graphics driver of an older OpenGL. Run as root.
 #
 # /mcptray is bound in a mount namespace of the command's own, so that runs
 # at once, each with its own DIR, do not see each other's; test.sh makes
@@ -35,4 +36,5 @@ exec chroot "$root" /usr/bin/env -i \
 	HOME=/root PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
 	WINEPREFIX="${MCPTRAY_WINE_PREFIX:-/wineprefix}" WINEDEBUG="${WINEDEBUG:--all}" \
 	${DISPLAY:+DISPLAY=$DISPLAY} \
+	${MESA_GL_VERSION_OVERRIDE:+MESA_GL_VERSION_OVERRIDE=$MESA_GL_VERSION_OVERRIDE} \
 	"$@"
