@@ -43,7 +43,8 @@ func loadLoginEnv(ctx context.Context, logger *slog.Logger) ([]string, error) {
 // runLoginShell runs shell in home with env and returns the environment it
 // prints between two marks. The shell gets no terminal (a session of its
 // own, stdin from /dev/null), so nothing in a profile can wait for input, and
-// the whole session is killed when timeout is up.
+// the whole session is ended when timeout is up: asked first, so that the
+// profile's scripts let go of what they hold, then killed.
 func runLoginShell(ctx context.Context, shell string, env []string, home string, timeout time.Duration) ([]string, error) {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
@@ -59,7 +60,16 @@ func runLoginShell(ctx context.Context, shell string, env []string, home string,
 	cmd.Dir = home
 	cmd.Env = append(slices.Clone(env), resolvingEnvVar+"=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// Cut short, the session is asked to end (SIGTERM for its scripts,
+	// SIGHUP for the interactive shell, which ignores SIGTERM), so that
+	// what the profile holds is let go: pyenv's rehash removes its lock
+	// file on exit, and killed outright it left every later shell of the
+	// person waiting 60 s for it. What is still there after a grace is
+	// killed (endSession).
+	cmd.Cancel = func() error {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGHUP)
+	}
 	// Something the profile started in the background may hold stdout open
 	// after the shell has exited; what we need is printed by then.
 	cmd.WaitDelay = 500 * time.Millisecond
@@ -67,6 +77,9 @@ func runLoginShell(ctx context.Context, shell string, env []string, home string,
 	cmd.Stdout = out
 
 	runErr := cmd.Run()
+	if ctx.Err() != nil {
+		endSession(cmd.Process.Pid, loginEnvGrace)
+	}
 	printed, err := parseEnvOutput(out.buf, mark)
 	if err != nil {
 		switch {
@@ -80,6 +93,28 @@ func runLoginShell(ctx context.Context, shell string, env []string, home string,
 	// A profile that makes the shell exit non-zero after printing is fine:
 	// the environment is what matters.
 	return printed, nil
+}
+
+// loginEnvGrace is how long a login shell cut short has to end before what
+// is left of its session is killed.
+const loginEnvGrace = time.Second
+
+// endSession waits up to grace for the processes of session sid (the
+// login shell's, which it leads, its process group too) to end, then kills
+// those still there.
+// Nothing tells when a session's last process ends: it looks again every
+// 20 ms.
+func endSession(sid int, grace time.Duration) {
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		// An orphan's zombie counts for kill until its new parent reaps
+		// it, which here took seconds: on Linux, /proc tells the living.
+		if syscall.Kill(-sid, 0) != nil || !groupHasLiving(sid) {
+			return // none left
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = syscall.Kill(-sid, syscall.SIGKILL)
 }
 
 // shellArgs is how to run shell so that it prints its environment between

@@ -139,3 +139,37 @@ func TestLoginEnvNvmDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestLoginEnvCutShortLetsTheProfileCleanUp: a profile cut short at the
+// deadline is asked to end, not killed outright, so what it holds is let
+// go. pyenv's rehash, run from many profiles, holds a lock file with a
+// trap to remove it on exit; killed outright, it left the lock, and every
+// shell the person opened after waited 60 s for it.
+func TestLoginEnvCutShortLetsTheProfileCleanUp(t *testing.T) {
+	t.Parallel()
+	if _, ok := findExecutable("/bin/bash", nil); !ok {
+		t.Skip("no bash here")
+	}
+	ctx := stdioTestCtx(t)
+	dir := t.TempDir()
+	lock, rehash := filepath.Join(dir, ".shim-lock"), filepath.Join(dir, "rehash")
+	// As pyenv-rehash does: a bash script of its own, the lock taken with
+	// noclobber, a trap that removes it, then slow work.
+	script := `#!/bin/bash
+set -o noclobber
+echo -n > ` + lock + `
+trap 'rm -f ` + lock + `' EXIT
+sleep 60
+`
+	if err := os.WriteFile(rehash, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	home := shellHome(t, rehash+"\n")
+	const timeout = 500 * time.Millisecond
+	if _, err := runLoginShell(ctx, "/bin/bash", shellEnv(home), home, timeout); err == nil {
+		t.Fatal("a profile that outlived its deadline gave an environment")
+	}
+	if _, err := os.Stat(lock); err == nil {
+		t.Error("the profile's lock file is left behind: its shell was killed before it could remove it")
+	}
+}
