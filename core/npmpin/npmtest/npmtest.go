@@ -240,7 +240,7 @@ func (s *server) packages() ([]string, error) {
 	var names []string
 	for _, e := range entries {
 		switch {
-		case !e.IsDir():
+		case !e.IsDir(), strings.HasPrefix(e.Name(), "."): // no package's name starts with a dot
 		case strings.HasPrefix(e.Name(), "@"):
 			scoped, err := os.ReadDir(filepath.Join(s.storage, e.Name()))
 			if err != nil {
