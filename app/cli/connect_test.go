@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"maps"
 	"os"
 	"slices"
@@ -27,8 +28,23 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && (os.Args[1] == "sandbox-exec" || os.Args[1] == "sandbox-probe") {
 		os.Exit(Run(context.Background(), os.Args[1:], Env{Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin}))
 	}
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		if err := flag.Set("test.parallel", testsAtOnce); err != nil {
+			panic(err)
+		}
+	}
 	os.Exit(mcpserver.RunTests(m, &testServerBin))
 }
+
+// testsAtOnce is how many tests run side by side unless -parallel says
+// otherwise. Go's default is one a core, but the three tests that publish
+// to the registry wait for their turn at it (npmtest.Start) in those
+// places: on two cores, two of them kept every other test waiting. With
+// room for all three, and two more, the others run beside them.
+const testsAtOnce = "5"
 
 // testServerTools is how many tools the test server offers with no flags.
 var testServerTools = len(mcpserver.New(mcpserver.Options{}).ListTools())

@@ -20,6 +20,7 @@ import (
 // before anything else; the server runs v1 until mcptray update, v2 after
 // it, and v1 again after mcptray update --back.
 func TestUpdatesShowTheAddedLine(t *testing.T) {
+	t.Parallel() // beside the others; npmtest.Start takes turns at the registry
 	if testing.Short() {
 		t.Skip("runs a registry")
 	}
@@ -126,6 +127,7 @@ func waitChange(t *testing.T, s *service.Service) {
 // published …, 1 package in all"); a version published after is an
 // update to review, not what the approval lets run.
 func TestApproveBindsThePinnedTree(t *testing.T) {
+	t.Parallel() // beside the others; npmtest.Start takes turns at the registry
 	if testing.Short() {
 		t.Skip("runs a registry")
 	}

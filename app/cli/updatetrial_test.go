@@ -23,6 +23,7 @@ import (
 // at a terminal shows the same before it asks, says that running it
 // accepts the new words, and runs it.
 func TestUpdatesShowTheToolsDiff(t *testing.T) {
+	t.Parallel() // beside the others; npmtest.Start takes turns at the registry
 	if testing.Short() {
 		t.Skip("runs a registry")
 	}

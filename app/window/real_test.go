@@ -117,6 +117,13 @@ func newReal(t *testing.T, userFile map[string]any, opts ...realOption) *real {
 	for _, o := range opts {
 		o(r, &so)
 	}
+	if so.Conn.BaseEnv == nil {
+		// Servers start from the test's environment, with the home as
+		// theirs: not from the login shell's, which runs the person's
+		// profile (a slow one holds every first start up to its 5 s
+		// bound).
+		so.Conn.BaseEnv = append(os.Environ(), "HOME="+dir)
+	}
 	// Its questions come to this window; its gateway listens on a port of
 	// its own, kept nowhere.
 	r.inst, err = instance.Listen(instance.Options{Service: so, Window: true,

@@ -110,6 +110,10 @@ func newRigFull(t testing.TB, servers map[string]any, gateway map[string]any, ov
 	}
 	r := &rig{t: t, paths: paths, store: secrettest.New()}
 	opts := service.Options{Paths: paths, Store: r.store, Lookup: lookup, Follow: true, Debounce: 20 * time.Millisecond}
+	// Servers start from the test's environment, not the login shell's,
+	// which runs the person's profile (a slow one holds every first start
+	// up to its 5 s bound).
+	opts.Conn.BaseEnv = os.Environ()
 	mutate(&opts)
 	// The service's roster of the apps reads the gateway's sessions, and
 	// the gateway tells it of each change, as core/instance wires them.

@@ -17,12 +17,14 @@ import (
 )
 
 // echoSays calls the echo tool of the server called name and returns its
-// answer, which ends with the version that runs ("hi [1.0.0]").
+// answer, which ends with the version that runs ("hi [1.0.0]"). It waits
+// for the server as long as waitLong does: its first start resolves and
+// installs its tree, beside other tests that install theirs.
 func echoSays(t *testing.T, s *Service, name string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	waitFor(t, s, name+" connected", func(snap Snapshot) bool {
+	waitLong(t, s, name+" connected", func(snap Snapshot) bool {
 		sv, _ := snap.Find(name)
 		if sv.State == conn.Failed {
 			t.Fatalf("%s failed: %s\n%s", name, sv.Reason, sv.Stderr)
@@ -47,7 +49,7 @@ func echoSays(t *testing.T, s *Service, name string) string {
 // v2 with a review that names the line it added; v2 runs only once the
 // person updates, and going back runs v1 again.
 func TestPinnedPackageRunsWhatWasPinned(t *testing.T) {
-	takeNpmTurn(t)
+	t.Parallel() // beside the others; npmtest.Start takes turns at the registry
 	if testing.Short() {
 		t.Skip("runs a registry")
 	}

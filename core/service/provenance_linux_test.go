@@ -21,6 +21,7 @@ import (
 // token: the update's review says so before anything else, even before
 // the line that sends data to a new address.
 func TestPinnedProvenanceShown(t *testing.T) {
+	t.Parallel() // beside the others; npmtest.Start takes turns at the registry
 	if testing.Short() {
 		t.Skip("runs a registry")
 	}
@@ -91,6 +92,7 @@ func TestPinnedProvenanceShown(t *testing.T) {
 // built, as the install dialog shows it; its first start runs that tree,
 // without pinning it again.
 func TestAddedPackageShown(t *testing.T) {
+	t.Parallel() // beside the others; npmtest.Start takes turns at the registry
 	if testing.Short() {
 		t.Skip("runs a registry")
 	}

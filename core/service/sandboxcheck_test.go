@@ -159,7 +159,13 @@ func TestSandboxCheckAfterFirstStarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	begun := time.Now()
-	s := h.start(true, func(o *Options) { o.SandboxProbe = []string{self, sandbox.ProbeArg} })
+	// The server starts from the test's environment, not the login
+	// shell's, which a slow profile can hold up for its 5 s bound, and
+	// which is not this test's to read.
+	s := h.start(true, func(o *Options) {
+		o.SandboxProbe = []string{self, sandbox.ProbeArg}
+		o.Conn.BaseEnv = append(os.Environ(), "HOME="+h.dir)
+	})
 	file := sandbox.CheckFile(h.paths.Dir())
 	// The snapshot follows the connections a moment behind, so wait for
 	// both: the check kept, and slow's state as it was when it began.

@@ -56,6 +56,7 @@ func scripted(name, script string) map[string]string {
 // that builds a file in its own folder works, and the facts say that it
 // ran in the sandbox.
 func TestInstallScriptsInTheSandbox(t *testing.T) {
+	t.Parallel() // beside the others; npmtest.Start takes turns at the registry
 	if testing.Short() {
 		t.Skip("runs a registry")
 	}

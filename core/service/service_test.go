@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,8 +42,24 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		if err := flag.Set("test.parallel", testsAtOnce); err != nil {
+			panic(err)
+		}
+	}
 	os.Exit(mcpserver.RunTests(m, &testServerBin))
 }
+
+// testsAtOnce is how many tests run side by side unless -parallel says
+// otherwise. Go's default is one a core, but the ten tests that install
+// with npm wait for their turn (npmturn_test.go) in those places: on two
+// cores, two of them waiting kept every other test waiting too. With
+// room for all ten, and two more, the others run beside them, and the
+// tests, which mostly wait on their servers, took 87 s rather than 121 s.
+const testsAtOnce = "12"
 
 // deadline bounds every wait here: starting the test server takes well
 // under a second; a wait that reaches this has failed.

@@ -75,6 +75,7 @@ func waitLong(t *testing.T, s *Service, what string, ok func(Snapshot) bool) Sna
 // made, and nothing shows the secret; removing its tree removes neither
 // the secret nor the folder outside; the server runs the tree it ran.
 func TestScriptLinksOutOfTheTree(t *testing.T) {
+	t.Parallel() // beside the others; npmtest.Start takes turns at the registry
 	if testing.Short() {
 		t.Skip("runs a registry")
 	}
@@ -150,6 +151,7 @@ func TestScriptLinksOutOfTheTree(t *testing.T) {
 // program (no bin) fails its server once, in words that say so, and is
 // not pinned and reloaded again and again.
 func TestPackageWithNoProgram(t *testing.T) {
+	t.Parallel() // beside the others; npmtest.Start takes turns at the registry
 	if testing.Short() {
 		t.Skip("runs a registry")
 	}

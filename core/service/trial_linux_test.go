@@ -89,6 +89,7 @@ func noProcessRuns(t *testing.T, dir string) {
 // update whose description hides characters shows them as hidden, with
 // the words they spell.
 func TestUpdateTrialShowsItsTools(t *testing.T) {
+	t.Parallel() // beside the others; npmtest.Start takes turns at the registry
 	if testing.Short() {
 		t.Skip("runs a registry")
 	}
@@ -193,6 +194,7 @@ func TestUpdateTrialShowsItsTools(t *testing.T) {
 // person names the tree whose changes they read, and then its new words
 // are offered, accepted by the update; going back offers the old ones.
 func TestUpdateRunsOnlyAsTried(t *testing.T) {
+	t.Parallel() // beside the others; npmtest.Start takes turns at the registry
 	if testing.Short() {
 		t.Skip("runs a registry")
 	}
