@@ -56,7 +56,7 @@ if ! command -v Xvfb >/dev/null 2>&1 || ! command -v dbus-run-session >/dev/null
 	echo "(no Xvfb or dbus-run-session: the tray and the window are not measured)"
 	exit 0
 fi
-Xvfb :97 -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
+Xvfb :97 -screen 0 1280x800x24 -nolisten tcp -noreset >/dev/null 2>&1 &
 pids+=($!)
 export DISPLAY=:97 N SETTLE tmp
 dbus-run-session -- bash -c '

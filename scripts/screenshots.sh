@@ -42,7 +42,7 @@ go build -o bin/mcp-testserver ./test/mcpserver/cmd/mcp-testserver
 if [ -z "${MCPTRAY_SCREENSHOTS_INNER:-}" ]; then
 	export MCPTRAY_SCREENSHOTS_INNER=1
 	display=:$((90 + RANDOM % 9))
-	Xvfb "$display" -screen 0 1280x800x24 -nolisten tcp &
+	Xvfb "$display" -screen 0 1280x800x24 -nolisten tcp -noreset &
 	xvfb=$!
 	trap 'kill $xvfb 2>/dev/null || true' EXIT
 	for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X${display#:}" ] && break; sleep 0.1; done

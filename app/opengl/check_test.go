@@ -22,7 +22,7 @@ func xvfb(t *testing.T, flags ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := exec.Command("Xvfb", append([]string{"-displayfd", "3", "-screen", "0", "640x480x24", "-nolisten", "tcp"}, flags...)...)
+	x := exec.Command("Xvfb", append([]string{"-displayfd", "3", "-screen", "0", "640x480x24", "-nolisten", "tcp", "-noreset"}, flags...)...)
 	x.ExtraFiles = []*os.File{w}
 	if err := x.Start(); err != nil {
 		t.Fatalf("starting Xvfb: %v", err)

@@ -131,7 +131,7 @@ ours() {
 # and the window's, which never happens on Windows.
 display=$((45 + $$ % 100))
 while [ -e "/tmp/.X11-unix/X$display" ]; do display=$((display + 1)); done
-"$here/wine.sh" "$work" Xvfb ":$display" -screen 0 1280x800x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
+"$here/wine.sh" "$work" Xvfb ":$display" -screen 0 1280x800x24 -nolisten tcp -noreset >"$work/xvfb.log" 2>&1 &
 xvfb=$!
 wait_for "Xvfb" 30 test -S "/tmp/.X11-unix/X$display" || die "Xvfb did not start: $(cat "$work/xvfb.log")"
 export DISPLAY=:$display
