@@ -3,11 +3,13 @@
 package transport
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -140,34 +142,47 @@ func TestLoginEnvNvmDefault(t *testing.T) {
 	}
 }
 
-// TestLoginEnvCutShortLetsTheProfileCleanUp: a profile cut short at the
-// deadline is asked to end, not killed outright, so what it holds is let
-// go. pyenv's rehash, run from many profiles, holds a lock file with a
-// trap to remove it on exit; killed outright, it left the lock, and every
-// shell the person opened after waited 60 s for it.
+// TestLoginEnvCutShortLetsTheProfileCleanUp: a profile cut short is asked
+// to end, not killed outright, so what it holds is let go. pyenv's rehash,
+// run from many profiles, holds a lock file with a trap to remove it on
+// exit; killed outright, it left the lock, and every shell the person
+// opened after waited 60 s for it. The shell is cut short (its context
+// cancelled, as its deadline does) once the trap is set, which the script
+// says through a FIFO.
 func TestLoginEnvCutShortLetsTheProfileCleanUp(t *testing.T) {
 	t.Parallel()
 	if _, ok := findExecutable("/bin/bash", nil); !ok {
 		t.Skip("no bash here")
 	}
-	ctx := stdioTestCtx(t)
 	dir := t.TempDir()
-	lock, rehash := filepath.Join(dir, ".shim-lock"), filepath.Join(dir, "rehash")
+	lock, rehash, ready := filepath.Join(dir, ".shim-lock"), filepath.Join(dir, "rehash"), filepath.Join(dir, "ready")
+	if err := syscall.Mkfifo(ready, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	// As pyenv-rehash does: a bash script of its own, the lock taken with
 	// noclobber, a trap that removes it, then slow work.
 	script := `#!/bin/bash
 set -o noclobber
 echo -n > ` + lock + `
 trap 'rm -f ` + lock + `' EXIT
+echo set > ` + ready + `
 sleep 60
 `
 	if err := os.WriteFile(rehash, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	home := shellHome(t, rehash+"\n")
-	const timeout = 500 * time.Millisecond
-	if _, err := runLoginShell(ctx, "/bin/bash", shellEnv(home), home, timeout); err == nil {
-		t.Fatal("a profile that outlived its deadline gave an environment")
+	ctx, cancel := context.WithCancel(stdioTestCtx(t))
+	defer cancel()
+	go func() {
+		if f, err := os.Open(ready); err == nil { // blocks until the script writes
+			_, _ = f.Read(make([]byte, 8))
+			f.Close()
+		}
+		cancel()
+	}()
+	if _, err := runLoginShell(ctx, "/bin/bash", shellEnv(home), home, loginEnvTimeout); err == nil {
+		t.Fatal("a profile cut short gave an environment")
 	}
 	if _, err := os.Stat(lock); err == nil {
 		t.Error("the profile's lock file is left behind: its shell was killed before it could remove it")
