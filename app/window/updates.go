@@ -162,7 +162,13 @@ func (u *updatesView) card(v *window, pv service.PackageView) fyne.CanvasObject 
 	name := sanitize.Line(pv.Server)
 	title := widget.NewLabelWithStyle(name, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	runs := wrapped("Runs " + sanitize.Line(pv.Words) + ".\nPinned by its content.")
-	items := []fyne.CanvasObject{title, runs}
+	items := []fyne.CanvasObject{title}
+	if pv.HiddenWords != "" { // its code's hidden characters, before what runs
+		hidden := wrapped(strings.TrimRight(sanitize.String(pv.HiddenWords), "\n"))
+		hidden.Importance = widget.DangerImportance
+		items = append(items, hidden)
+	}
+	items = append(items, runs)
 	var buttons []fyne.CanvasObject
 	if r := pv.Update; r != nil {
 		head := wrapped(firstWords(*r))
