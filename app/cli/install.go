@@ -140,6 +140,7 @@ func runInstall(ctx context.Context, c *cmdContext, args []string) error {
 	}
 	fmt.Fprintf(c.Stdout, "Added %s to %s.\n", name, c.home(res.File))
 	if p := res.Package; p != nil {
+		fmt.Fprint(c.Stdout, indentLines(sanitize.String(p.HiddenWords), "  "))
 		fmt.Fprintf(c.Stdout, "  package:     %s\n               pinned by its content (mcptray updates shows what a newer one changes)\n", sanitize.Line(p.Words))
 	}
 	if res.Note != "" {

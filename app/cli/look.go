@@ -42,6 +42,8 @@ func (c *cmdContext) lookFirst(ctx context.Context, b backend, name string) (boo
 // quoted, the others by name, the prompts and the refused connections.
 func printLook(w io.Writer, l service.Look) {
 	if l.Package != nil {
+		// Its code's hidden characters first: a Trojan-source line.
+		fmt.Fprint(w, sanitize.String(l.Package.HiddenWords))
 		fmt.Fprintf(w, "It runs %s.\nPinned: approving it runs exactly that tree; a newer one is an update you review.\n", sanitize.Line(l.Package.Words))
 	}
 	if words := l.ChangesWords(); words != "" {

@@ -51,6 +51,7 @@ func runUpdates(ctx context.Context, c *cmdContext, args []string) error {
 	}
 	for _, v := range views {
 		fmt.Fprintf(c.Stdout, "%s runs %s\n", sanitize.Line(v.Server), sanitize.Line(v.Facts.Words(now)))
+		fmt.Fprint(c.Stdout, indentLines(sanitize.String(v.HiddenWords), "  "))
 		if v.Update == nil {
 			fmt.Fprintln(c.Stdout, "  No update.")
 			continue
@@ -175,6 +176,15 @@ func indent(s, prefix string) string {
 	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
 }
 
+// indentLines is s with prefix before each of its lines, each ending in
+// a line break; "" when s is.
+func indentLines(s, prefix string) string {
+	if s == "" {
+		return ""
+	}
+	return prefix + indent(s, prefix) + "\n"
+}
+
 // describePackage says which pinned package the server called name runs,
 // when it runs one.
 func (c *cmdContext) describePackage(ctx context.Context, b backend, name string) {
@@ -184,6 +194,7 @@ func (c *cmdContext) describePackage(ctx context.Context, b backend, name string
 	}
 	for _, v := range views {
 		if v.Server == name {
+			fmt.Fprint(c.Stdout, indentLines(sanitize.String(v.HiddenWords), "  "))
 			fmt.Fprintf(c.Stdout, "  package:     %s\n               pinned by its content (mcptray updates shows what a newer one changes)\n", sanitize.Line(v.Words))
 		}
 	}

@@ -401,7 +401,11 @@ func (v *window) installChosen(c *catalogueView, f *installForm) {
 			} else if p := res.Package; p != nil {
 				// What it runs, pinned as it was added: where it was
 				// built, and its install scripts.
-				dialog.ShowInformation("Added "+sanitize.Line(res.Server.Name), "It runs "+sanitize.Line(p.Words)+".\nPinned by its content: it runs this tree and no other until you update it.", v.win)
+				words := "It runs " + sanitize.Line(p.Words) + ".\nPinned by its content: it runs this tree and no other until you update it."
+				if p.HiddenWords != "" { // its code's hidden characters first
+					words = sanitize.String(p.HiddenWords) + "\n" + words
+				}
+				dialog.ShowInformation("Added "+sanitize.Line(res.Server.Name), words, v.win)
 			}
 			v.done("install")
 		})

@@ -69,6 +69,9 @@ const lookFlaggedIntro = "These tools' descriptions give the AI instructions"
 func lookText(l service.Look) []string {
 	var out []string
 	if p := l.Package; p != nil {
+		if w := strings.TrimRight(sanitize.String(p.HiddenWords), "\n"); w != "" {
+			out = append(out, w) // its code's hidden characters first
+		}
 		out = append(out, "It runs "+sanitize.Line(p.Words)+".\nPinned by its content: approving it runs this tree and no other until you update it.")
 	}
 	if words := l.ChangesWords(); words != "" {

@@ -162,7 +162,13 @@ func (u *updatesView) card(v *window, pv service.PackageView) fyne.CanvasObject 
 	name := sanitize.Line(pv.Server)
 	title := widget.NewLabelWithStyle(name, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	runs := wrapped("Runs " + sanitize.Line(pv.Words) + ".\nPinned by its content.")
-	items := []fyne.CanvasObject{title, runs}
+	items := []fyne.CanvasObject{title}
+	if pv.HiddenWords != "" { // its code's hidden characters, before what runs
+		hidden := wrapped(strings.TrimRight(sanitize.String(pv.HiddenWords), "\n"))
+		hidden.Importance = widget.WarningImportance // as an update's (below)
+		items = append(items, hidden)
+	}
+	items = append(items, runs)
 	var buttons []fyne.CanvasObject
 	if r := pv.Update; r != nil {
 		head := wrapped(firstWords(*r))
@@ -171,8 +177,8 @@ func (u *updatesView) card(v *window, pv service.PackageView) fyne.CanvasObject 
 		case len(r.Destinations) > 0 || r.OriginLost():
 			head.Importance = widget.DangerImportance
 		case len(r.Hidden) > 0:
-			// Named, to be read: an emoji's joiners are hidden characters
-			// too.
+			// Named, to be read: a soft hyphen or a Persian non-joiner is
+			// a hidden character too.
 			head.Importance = widget.WarningImportance
 		}
 		u.first[pv.Server] = head

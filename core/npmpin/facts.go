@@ -24,14 +24,26 @@ type Facts struct {
 	ScriptsRun *ScriptsRun `json:"scriptsRun,omitempty"`
 	// Origin is where the version says it was built (attest.go).
 	Origin *Origin `json:"origin,omitempty"`
+	// Hidden are where the files of the tree's packages hold characters
+	// that do not show or change how the code reads (hidden.go): at most
+	// maxHidden; HiddenMore counts the rest. Unread counts the files
+	// past the scan's bounds, not read.
+	Hidden     []HiddenChar `json:"hidden,omitempty"`
+	HiddenMore int          `json:"hiddenMore,omitempty"`
+	Unread     int          `json:"unread,omitempty"`
 }
 
-// Facts asks the registry when p's version was published, and counts its
-// tree. A registry that does not answer leaves Published zero.
+// Facts asks the registry when p's version was published, counts its
+// tree, and reads its code for hidden characters (hidden.go). A registry
+// that does not answer leaves Published zero.
 func (n *NPM) Facts(ctx context.Context, p Pin) Facts {
 	f := Facts{Package: p.Spec.Package, Version: p.Version(), Packages: len(p.Lock.Packages), Hash: p.Lock.Hash, Scripts: p.Lock.Scripts(), Origin: p.Origin}
 	if r, ok := ScriptsOf(p.Dir); ok {
 		f.ScriptsRun = &r
+	}
+	var err error
+	if f.Hidden, f.HiddenMore, f.Unread, err = hiddenIn(p.Dir, p.Lock); err != nil && n.Logger != nil {
+		n.Logger.Warn("reading a pinned tree for hidden characters", "package", p.Spec.Package, "err", err)
 	}
 	out, err := n.run(ctx, p.Dir, "view", p.Spec.Package+"@"+f.Version, "time", "--json")
 	if err != nil {

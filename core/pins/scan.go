@@ -154,7 +154,7 @@ func read(d Def, others func(name string) bool, withMentions bool) ([]Flag, []st
 		if loc := shadowed(t.text, d.Name, others); loc != nil {
 			add(RuleShadowing, t.where, quote(t.text, loc))
 		}
-		if i := strings.IndexFunc(t.text, hiddenRune); i >= 0 {
+		if i := sanitize.Index(t.text); i >= 0 {
 			_, n := utf8.DecodeRuneInString(t.text[i:])
 			q := fmt.Sprintf("%s in %q", foundWords(sanitize.Find(t.text), strings.Contains(t.text, "\n")), quote(t.text, []int{i, i + n}))
 			if spelled := sanitize.Smuggled(t.text); spelled != "" {
@@ -409,19 +409,6 @@ func foundWords(found []sanitize.Found, lines bool) string {
 		out = append(out, w)
 	}
 	return strings.Join(out, "; ")
-}
-
-// hiddenRune reports characters that hide text or change its direction:
-// zero-width ones, bidirectional controls, tag characters and other
-// invisible format characters.
-func hiddenRune(r rune) bool {
-	switch {
-	case r == '\u00ad', r == '\u061c', r == '\u180e', r >= '\u200b' && r <= '\u200f',
-		r >= '\u202a' && r <= '\u202e', r >= '\u2060' && r <= '\u206f', r == '\ufeff',
-		r >= '\ufff9' && r <= '\ufffb', r >= 0xe0000 && r <= 0xe007f:
-		return true
-	}
-	return unicode.Is(unicode.Cf, r) || sanitize.Hides(string(r))
 }
 
 // quote is the line of text around loc, cut to about 160 characters.

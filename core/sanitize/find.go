@@ -117,6 +117,11 @@ func find(s string, take func(rune) bool) []Found {
 		case r == '\n':
 			line, col, first = line+1, 0, len(out)
 		case r == '\r' && strings.HasPrefix(s[i+1:], "\n"):
+		case r > 0x7f && emojiPart(s, i) > 0: // shown, not hidden
+			k := emojiPart(s, i)
+			col += utf8.RuneCountInString(s[i:i+k]) - 1
+			i += k
+			continue
 		case r == utf8.RuneError && n == 1:
 			add(Found{Line: line, Column: col, Name: "BYTES THAT ARE NOT UTF-8", Count: 1})
 		case smuggles(r):

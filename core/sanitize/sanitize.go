@@ -83,9 +83,10 @@ func lineBreak(r rune) bool {
 // one '\n'. Each run of invalid UTF-8 bytes becomes one U+FFFD, as with
 // strings.ToValidUTF8.
 //
-// Removing U+200C and U+200D also takes apart joined emoji (a family shows as
-// its members) and Persian non-joiners, and removing U+FE0F shows some emoji
-// in their text form: the price of not letting them hide text.
+// The joiners, selectors and tags that are part of an emoji (👩‍💻, ❤️,
+// England's flag) are kept: they hide nothing there (emoji.go). Elsewhere
+// they are removed, which takes apart the Persian words that use U+200C:
+// the price of not letting them hide text.
 //
 // When nothing needs changing, String returns s itself without allocating,
 // so it is cheap to call on every string a server sends.
@@ -100,6 +101,12 @@ func String(s string) string {
 			return clean(s, i)
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
+		if removed(r) {
+			if k := emojiPart(s, i); k > 0 {
+				i += k
+				continue
+			}
+		}
 		if (r == utf8.RuneError && n == 1) || removed(r) || lineBreak(r) {
 			return clean(s, i)
 		}
@@ -134,6 +141,10 @@ func clean(s string, start int) string {
 		case lineBreak(r):
 			b.WriteByte('\n')
 		case removed(r):
+			if k := emojiPart(s, i-n); k > 0 { // kept whole
+				b.WriteString(s[i-n : i-n+k])
+				i += k - n
+			}
 		default:
 			b.WriteRune(r)
 		}

@@ -13,7 +13,8 @@ import (
 // 16–255, read as UTF-8). A model reads them as the text they spell; a
 // person sees nothing. Each run of them is one piece of the answer, the
 // pieces joined by a space; a run that spells nothing printable (the
-// single U+FE0F after an emoji) is left out. "" when s hides no text.
+// single selector after a digit) is left out, and so are the selectors and
+// tags that are part of an emoji (emoji.go). "" when s hides no text.
 func Smuggled(s string) string {
 	if !mayHide(s) {
 		return ""
@@ -28,7 +29,14 @@ func Smuggled(s string) string {
 			run = run[:0]
 		}
 	}
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if k := emojiPart(s, i); k > 0 { // ❤️, England's flag
+			end()
+			i += k
+			continue
+		}
+		i += n
 		switch {
 		case r >= 0xe0020 && r <= 0xe007e:
 			run = append(run, byte(r-0xe0000))

@@ -58,6 +58,10 @@ type PackageView struct {
 	// Words says the facts: "echo-mcp version 1.0.0, published 3 months
 	// ago, 1 package in all".
 	Words string `json:"words"`
+	// HiddenWords says, a line each, where its packages' files hold
+	// characters that do not show or change how the code reads, to be
+	// read before Words; "" when none do (npmpin.Facts.HiddenWords).
+	HiddenWords string `json:"hiddenWords,omitempty"`
 	// Update is the newer tree found, with its review; nil when none.
 	Update *npmpin.Review `json:"update,omitempty"`
 	// Trial is what the update showed when mcptray started it once in
@@ -222,7 +226,7 @@ func (s *Service) pinNow(ctx context.Context, e *config.Entry) (*npmpin.Pin, err
 // packageView is the facts of p, for the server called name.
 func (s *Service) packageView(ctx context.Context, name string, p npmpin.Pin) *PackageView {
 	f := s.npm().Facts(ctx, p)
-	return &PackageView{Server: name, Facts: f, Words: f.Words(s.opts.Now())}
+	return &PackageView{Server: name, Facts: f, Words: f.Words(s.opts.Now()), HiddenWords: f.HiddenWords()}
 }
 
 func isFile(path string) bool {
@@ -311,7 +315,7 @@ func (s *Service) Packages(ctx context.Context) ([]PackageView, error) {
 	for _, name := range slices.Sorted(maps.Keys(recs)) {
 		r := recs[name]
 		v := PackageView{Server: name, Facts: n.Facts(ctx, r.Current), Update: r.Review, Checked: r.Checked, Trial: trialOf(trials, name, r)}
-		v.Words = v.Facts.Words(s.opts.Now())
+		v.Words, v.HiddenWords = v.Facts.Words(s.opts.Now()), v.Facts.HiddenWords()
 		if r.Previous != nil {
 			v.Back = r.Previous.Version()
 		}
