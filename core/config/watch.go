@@ -72,10 +72,22 @@ func (w *watcher) run(ctx context.Context, out chan<- *Set, current *Set, deboun
 			w.log.Warn("watching config files", "err", err)
 			timer.Reset(debounce) // events may have been lost: look again
 		case <-timer.C:
-			if w.loader.Unchanged(current) {
+			if last := w.loader.seen.lastSet(); last != nil && w.loader.Unchanged(last) {
 				// Nothing was written since the newest load (the
 				// service's own, after its own write): nothing to
-				// read again.
+				// read again. That write may have changed which
+				// files there are to follow, though (a project
+				// folder added or removed): follow that load's,
+				// and know its set as the one in use. Left at the
+				// set before it, a folder added while mcptray runs
+				// was never watched, nor its changes read.
+				current = last
+				if w.track(w.loader.Files(last)) {
+					// As after a load of its own below: a file
+					// in a newly watched folder may have changed
+					// before its watch began.
+					timer.Reset(debounce)
+				}
 				if w.loader.Skipped != nil {
 					w.loader.Skipped()
 				}

@@ -260,6 +260,43 @@ func TestWatch(t *testing.T) {
 		expectChanges(t, updates, []string{"second"}, nil, nil)
 	})
 
+	t.Run("a folder added, loaded at once by whoever wrote it, then its config changed", func(t *testing.T) {
+		t.Parallel()
+		h := newTestHome(t)
+		dir := h.folder(t, "app")
+		mcp := filepath.Join(dir, ".mcp.json")
+		writeFile(t, mcp, `{"mcpServers": {"first": {"command": "f"}}}`)
+		l := h.loader(nil)
+		skipped := make(chan struct{}, 10)
+		l.Skipped = func() { skipped <- struct{}{} }
+		updates, _ := watching(t, l)
+		err := ModifyUserFile(h.paths.UserFile(), func(u *UserFile) error {
+			u.Folders = append(u.Folders, dir)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// As the service does after its own write: the watcher then
+		// finds every file as this load left it, and loads nothing.
+		if e := entryNamed(t, l.Load(), "first"); e.Command != "f" {
+			t.Fatalf("first runs %q", e.Command)
+		}
+		select {
+		case <-skipped:
+		case <-updates:
+			// A slow machine: the watcher loaded the write itself
+			// before the load above.
+		case <-time.After(updateDeadline):
+			t.Fatal("the watcher never looked at the write")
+		}
+		replace(t, mcp, `{"mcpServers": {"first": {"command": "f2"}, "second": {"command": "s"}}}`)
+		u := waitFor(t, updates, "the folder's change", func(s *Set) bool { _, ok := s.Find("second"); return ok })
+		if e := entryNamed(t, u.Set, "first"); e.Command != "f2" || e.Approval != Undecided {
+			t.Errorf("first is %q, %s", e.Command, e.Approval)
+		}
+	})
+
 	t.Run("a plugin is installed", func(t *testing.T) {
 		t.Parallel()
 		h := newTestHome(t)
