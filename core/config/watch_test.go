@@ -297,6 +297,41 @@ func TestWatch(t *testing.T) {
 		}
 	})
 
+	// Every scope's file may appear after mcptray started: an app
+	// installed, a first server added in it, a policy rolled out.
+	for _, c := range []struct {
+		scope, rel, content string
+		want                Scope
+	}{
+		{"Claude Desktop", ".config/Claude/claude_desktop_config.json", `{"mcpServers": {"s": {"command": "s"}}}`, Imported},
+		{"Claude Code", ".claude.json", `{"mcpServers": {"s": {"command": "s"}}}`, Imported},
+		{"Cursor", ".cursor/mcp.json", `{"mcpServers": {"s": {"command": "s"}}}`, Imported},
+		{"VS Code", ".config/Code/User/mcp.json", `{"servers": {"s": {"command": "s"}}}`, Imported},
+		{"mcptray's own", ".config/mcptray/config.json", `{"mcpServers": {"s": {"command": "s"}}}`, User},
+		{"enterprise", "", `{"mcpServers": {"s": {"command": "s"}}}`, Enterprise},
+		{"a plugin's", "", `{"mcpServers": {"s": {"command": "s"}}}`, Managed},
+	} {
+		t.Run(c.scope+" config made after start", func(t *testing.T) {
+			t.Parallel()
+			h := newTestHome(t)
+			path := filepath.Join(h.paths.Home, c.rel)
+			switch c.want {
+			case User:
+				path = h.paths.UserFile()
+			case Enterprise:
+				path = h.paths.Enterprise
+			case Managed:
+				path = filepath.Join(h.paths.PluginsDir(), "p", ".mcp.json")
+			}
+			updates, _ := watching(t, h.loader(nil))
+			replace(t, path, c.content)
+			u := expectChanges(t, updates, []string{"s"}, nil, nil)
+			if e := u.Changes.Added[0]; e.Scope != c.want {
+				t.Errorf("added %+v", e)
+			}
+		})
+	}
+
 	t.Run("a plugin is installed", func(t *testing.T) {
 		t.Parallel()
 		h := newTestHome(t)
