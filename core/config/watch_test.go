@@ -332,6 +332,67 @@ func TestWatch(t *testing.T) {
 		})
 	}
 
+	t.Run("a config linked from the person's dotfiles, edited there", func(t *testing.T) {
+		t.Parallel()
+		h := newTestHome(t)
+		target := filepath.Join(h.root, "dotfiles", "claude.json")
+		writeFile(t, target, `{"mcpServers": {"a": {"command": "a"}}}`)
+		link := filepath.Join(h.paths.Home, ".claude.json")
+		if err := os.Symlink(target, link); err != nil {
+			t.Skip("no symlinks here:", err)
+		}
+		updates, _ := watching(t, h.loader(nil))
+		// In place, as some editors write.
+		if err := os.WriteFile(target, []byte(`{"mcpServers": {"a": {"command": "a2"}}}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		u := expectChanges(t, updates, nil, nil, []string{"a"})
+		if e := u.Changes.Changed[0]; e.Command != "a2" || e.Origin.File != link {
+			t.Errorf("changed to %+v", e)
+		}
+		// By a rename, as others do.
+		replace(t, target, `{"mcpServers": {"a": {"command": "a2"}, "b": {"command": "b"}}}`)
+		expectChanges(t, updates, []string{"b"}, nil, nil)
+		// The link pointed elsewhere: that file is followed now.
+		other := filepath.Join(h.root, "dotfiles2", "claude.json")
+		writeFile(t, other, `{"mcpServers": {"c": {"command": "c"}}}`)
+		if err := os.Remove(link); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(other, link); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, updates, "the other file's server", func(s *Set) bool { _, ok := s.Find("c"); return ok })
+		replace(t, other, `{"mcpServers": {"c": {"command": "c2"}}}`)
+		u = expectChanges(t, updates, nil, nil, []string{"c"})
+		if e := u.Changes.Changed[0]; e.Command != "c2" {
+			t.Errorf("changed to %+v", e)
+		}
+	})
+
+	t.Run("a config linked to a file beside it, in a home reached through a link", func(t *testing.T) {
+		t.Parallel()
+		h := newTestHome(t)
+		// The home's folder under a second name, as /home on some
+		// systems, or /var on macOS: the link's target resolves to the
+		// same folder under its other name.
+		h.paths.Home = filepath.Join(h.root, "linked-home")
+		h.paths.UserConfigDir = filepath.Join(h.paths.Home, ".config")
+		if err := os.Symlink(filepath.Join(h.root, "home"), h.paths.Home); err != nil {
+			t.Skip("no symlinks here:", err)
+		}
+		writeFile(t, filepath.Join(h.paths.Home, ".claude-real.json"), `{"mcpServers": {"a": {"command": "a"}}}`)
+		if err := os.Symlink(".claude-real.json", filepath.Join(h.paths.Home, ".claude.json")); err != nil {
+			t.Fatal(err)
+		}
+		updates, _ := watching(t, h.loader(nil))
+		replace(t, filepath.Join(h.paths.Home, ".claude-real.json"), `{"mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}}}`)
+		expectChanges(t, updates, []string{"b"}, nil, nil)
+		// The home is still followed under its own name.
+		replace(t, filepath.Join(h.paths.Home, ".cursor", "mcp.json"), `{"mcpServers": {"c": {"command": "c"}}}`)
+		expectChanges(t, updates, []string{"c"}, nil, nil)
+	})
+
 	t.Run("a plugin is installed", func(t *testing.T) {
 		t.Parallel()
 		h := newTestHome(t)
