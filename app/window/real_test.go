@@ -385,6 +385,32 @@ func TestRealFoldersApprovalAndRemove(t *testing.T) {
 	r.until("mine to go", func() bool { _, ok := r.v.snap.Find("mine"); return !ok })
 }
 
+// TestRealFolderAddedIsFollowed: a folder added from the window while
+// mcptray runs is followed like one listed before it started: its server,
+// once approved, waits for approval again when its command is changed in
+// .mcp.json, and a server added there waits too. Before, the change was
+// never read: the watcher had not begun watching the new folder.
+func TestRealFolderAddedIsFollowed(t *testing.T) {
+	r := newReal(t, nil, following)
+	proj := filepath.Join(r.dir, "proj")
+	mcp := filepath.Join(proj, ".mcp.json")
+	r.write(mcp, map[string]any{"mcpServers": map[string]any{"theirs": testServer("theirs")}})
+
+	r.v.do(func() { r.v.addFolder(proj) })
+	r.until("theirs to wait for approval", func() bool { return r.shows("theirs", service.AwaitingApproval) })
+	if _, err := r.cl.Approve(context.Background(), "theirs"); err != nil {
+		t.Fatal(err)
+	}
+	r.until("theirs to connect", func() bool { return r.shows("theirs", service.Connected) })
+
+	changed := testServer("theirs")
+	changed["args"] = []string{"-name", "theirs", "-tools", "1"}
+	r.write(mcp, map[string]any{"mcpServers": map[string]any{"theirs": changed, "more": testServer("more")}})
+	r.until("the changed server and the added one to wait for approval", func() bool {
+		return r.shows("theirs", service.AwaitingApproval) && r.shows("more", service.AwaitingApproval)
+	})
+}
+
 // TestRealTryDemo: "Try the demo" on the welcome makes the demo folder
 // in mcptray's folder; its server (this test binary as mcptray's demo
 // server) comes up waiting for approval with the approval dialog open,

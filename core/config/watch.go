@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -72,10 +73,22 @@ func (w *watcher) run(ctx context.Context, out chan<- *Set, current *Set, deboun
 			w.log.Warn("watching config files", "err", err)
 			timer.Reset(debounce) // events may have been lost: look again
 		case <-timer.C:
-			if w.loader.Unchanged(current) {
+			if last := w.loader.seen.lastSet(); last != nil && w.loader.Unchanged(last) {
 				// Nothing was written since the newest load (the
 				// service's own, after its own write): nothing to
-				// read again.
+				// read again. That write may have changed which
+				// files there are to follow, though (a project
+				// folder added or removed): follow that load's,
+				// and know its set as the one in use. Left at the
+				// set before it, a folder added while mcptray runs
+				// was never watched, nor its changes read.
+				current = last
+				if w.track(w.loader.Files(last)) {
+					// As after a load of its own below: a file
+					// in a newly watched folder may have changed
+					// before its watch began.
+					timer.Reset(debounce)
+				}
 				if w.loader.Skipped != nil {
 					w.loader.Skipped()
 				}
@@ -104,22 +117,31 @@ func (w *watcher) run(ctx context.Context, out chan<- *Set, current *Set, deboun
 // watching folders no target needs any more. It reports whether it began
 // watching a folder.
 func (w *watcher) track(targets []string) (added bool) {
-	w.targets = targets
 	want := map[string]bool{}
 	for _, t := range targets {
 		if st, err := os.Stat(t); err == nil && st.IsDir() {
 			want[t] = true
 		}
-		for d := filepath.Dir(t); ; d = filepath.Dir(d) {
-			if st, err := os.Stat(d); err == nil && st.IsDir() {
-				want[d] = true
-				break
-			}
-			if d == filepath.Dir(d) {
-				break
-			}
+		if d := nearestFolder(t); d != "" {
+			want[d] = true
 		}
 	}
+	targets = slices.Clone(targets)
+	for _, real := range linkedTargets(targets) {
+		d := nearestFolder(real)
+		if d == "" {
+			continue
+		}
+		if same := sameFolder(want, d); same != "" {
+			// Watched already under another name (a link on the way
+			// to it): the system names its events by that one.
+			real = filepath.Join(same, strings.TrimPrefix(real, d+string(filepath.Separator)))
+		} else {
+			want[d] = true
+		}
+		targets = append(targets, real)
+	}
+	w.targets = targets
 	for d := range w.dirs {
 		if !want[d] {
 			w.fsw.Remove(d)
@@ -138,6 +160,54 @@ func (w *watcher) track(targets []string) (added bool) {
 		added = true
 	}
 	return added
+}
+
+// nearestFolder is the nearest folder above path that exists, "" if none.
+func nearestFolder(path string) string {
+	for d := filepath.Dir(path); ; d = filepath.Dir(d) {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			return d
+		}
+		if d == filepath.Dir(d) {
+			return ""
+		}
+	}
+}
+
+// linkedTargets are the files that those of targets that are symbolic
+// links lead to: a config kept with the person's dotfiles and linked
+// into place is edited where it is, and the system tells of a change in
+// the folder that holds the file, not in the one that holds the link.
+func linkedTargets(targets []string) []string {
+	var out []string
+	for _, t := range targets {
+		if fi, err := os.Lstat(t); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(t); err == nil && real != t {
+			out = append(out, real)
+		}
+	}
+	return out
+}
+
+// sameFolder is the folder of want that is dir under another name, "" if
+// none: one folder watched under two names would have its events named
+// by one of them only.
+func sameFolder(want map[string]bool, dir string) string {
+	if want[dir] {
+		return dir
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return ""
+	}
+	for d := range want {
+		if o, err := os.Stat(d); err == nil && os.SameFile(st, o) {
+			return d
+		}
+	}
+	return ""
 }
 
 // forget drops the folders at or under path from those watched. The system

@@ -260,6 +260,139 @@ func TestWatch(t *testing.T) {
 		expectChanges(t, updates, []string{"second"}, nil, nil)
 	})
 
+	t.Run("a folder added, loaded at once by whoever wrote it, then its config changed", func(t *testing.T) {
+		t.Parallel()
+		h := newTestHome(t)
+		dir := h.folder(t, "app")
+		mcp := filepath.Join(dir, ".mcp.json")
+		writeFile(t, mcp, `{"mcpServers": {"first": {"command": "f"}}}`)
+		l := h.loader(nil)
+		skipped := make(chan struct{}, 10)
+		l.Skipped = func() { skipped <- struct{}{} }
+		updates, _ := watching(t, l)
+		err := ModifyUserFile(h.paths.UserFile(), func(u *UserFile) error {
+			u.Folders = append(u.Folders, dir)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// As the service does after its own write: the watcher then
+		// finds every file as this load left it, and loads nothing.
+		if e := entryNamed(t, l.Load(), "first"); e.Command != "f" {
+			t.Fatalf("first runs %q", e.Command)
+		}
+		select {
+		case <-skipped:
+		case <-updates:
+			// A slow machine: the watcher loaded the write itself
+			// before the load above.
+		case <-time.After(updateDeadline):
+			t.Fatal("the watcher never looked at the write")
+		}
+		replace(t, mcp, `{"mcpServers": {"first": {"command": "f2"}, "second": {"command": "s"}}}`)
+		u := waitFor(t, updates, "the folder's change", func(s *Set) bool { _, ok := s.Find("second"); return ok })
+		if e := entryNamed(t, u.Set, "first"); e.Command != "f2" || e.Approval != Undecided {
+			t.Errorf("first is %q, %s", e.Command, e.Approval)
+		}
+	})
+
+	// Every scope's file may appear after mcptray started: an app
+	// installed, a first server added in it, a policy rolled out.
+	for _, c := range []struct {
+		scope, rel, content string
+		want                Scope
+	}{
+		{"Claude Desktop", ".config/Claude/claude_desktop_config.json", `{"mcpServers": {"s": {"command": "s"}}}`, Imported},
+		{"Claude Code", ".claude.json", `{"mcpServers": {"s": {"command": "s"}}}`, Imported},
+		{"Cursor", ".cursor/mcp.json", `{"mcpServers": {"s": {"command": "s"}}}`, Imported},
+		{"VS Code", ".config/Code/User/mcp.json", `{"servers": {"s": {"command": "s"}}}`, Imported},
+		{"mcptray's own", ".config/mcptray/config.json", `{"mcpServers": {"s": {"command": "s"}}}`, User},
+		{"enterprise", "", `{"mcpServers": {"s": {"command": "s"}}}`, Enterprise},
+		{"a plugin's", "", `{"mcpServers": {"s": {"command": "s"}}}`, Managed},
+	} {
+		t.Run(c.scope+" config made after start", func(t *testing.T) {
+			t.Parallel()
+			h := newTestHome(t)
+			path := filepath.Join(h.paths.Home, c.rel)
+			switch c.want {
+			case User:
+				path = h.paths.UserFile()
+			case Enterprise:
+				path = h.paths.Enterprise
+			case Managed:
+				path = filepath.Join(h.paths.PluginsDir(), "p", ".mcp.json")
+			}
+			updates, _ := watching(t, h.loader(nil))
+			replace(t, path, c.content)
+			u := expectChanges(t, updates, []string{"s"}, nil, nil)
+			if e := u.Changes.Added[0]; e.Scope != c.want {
+				t.Errorf("added %+v", e)
+			}
+		})
+	}
+
+	t.Run("a config linked from the person's dotfiles, edited there", func(t *testing.T) {
+		t.Parallel()
+		h := newTestHome(t)
+		target := filepath.Join(h.root, "dotfiles", "claude.json")
+		writeFile(t, target, `{"mcpServers": {"a": {"command": "a"}}}`)
+		link := filepath.Join(h.paths.Home, ".claude.json")
+		if err := os.Symlink(target, link); err != nil {
+			t.Skip("no symlinks here:", err)
+		}
+		updates, _ := watching(t, h.loader(nil))
+		// In place, as some editors write.
+		if err := os.WriteFile(target, []byte(`{"mcpServers": {"a": {"command": "a2"}}}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		u := expectChanges(t, updates, nil, nil, []string{"a"})
+		if e := u.Changes.Changed[0]; e.Command != "a2" || e.Origin.File != link {
+			t.Errorf("changed to %+v", e)
+		}
+		// By a rename, as others do.
+		replace(t, target, `{"mcpServers": {"a": {"command": "a2"}, "b": {"command": "b"}}}`)
+		expectChanges(t, updates, []string{"b"}, nil, nil)
+		// The link pointed elsewhere: that file is followed now.
+		other := filepath.Join(h.root, "dotfiles2", "claude.json")
+		writeFile(t, other, `{"mcpServers": {"c": {"command": "c"}}}`)
+		if err := os.Remove(link); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(other, link); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, updates, "the other file's server", func(s *Set) bool { _, ok := s.Find("c"); return ok })
+		replace(t, other, `{"mcpServers": {"c": {"command": "c2"}}}`)
+		u = expectChanges(t, updates, nil, nil, []string{"c"})
+		if e := u.Changes.Changed[0]; e.Command != "c2" {
+			t.Errorf("changed to %+v", e)
+		}
+	})
+
+	t.Run("a config linked to a file beside it, in a home reached through a link", func(t *testing.T) {
+		t.Parallel()
+		h := newTestHome(t)
+		// The home's folder under a second name, as /home on some
+		// systems, or /var on macOS: the link's target resolves to the
+		// same folder under its other name.
+		h.paths.Home = filepath.Join(h.root, "linked-home")
+		h.paths.UserConfigDir = filepath.Join(h.paths.Home, ".config")
+		if err := os.Symlink(filepath.Join(h.root, "home"), h.paths.Home); err != nil {
+			t.Skip("no symlinks here:", err)
+		}
+		writeFile(t, filepath.Join(h.paths.Home, ".claude-real.json"), `{"mcpServers": {"a": {"command": "a"}}}`)
+		if err := os.Symlink(".claude-real.json", filepath.Join(h.paths.Home, ".claude.json")); err != nil {
+			t.Fatal(err)
+		}
+		updates, _ := watching(t, h.loader(nil))
+		replace(t, filepath.Join(h.paths.Home, ".claude-real.json"), `{"mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}}}`)
+		expectChanges(t, updates, []string{"b"}, nil, nil)
+		// The home is still followed under its own name.
+		replace(t, filepath.Join(h.paths.Home, ".cursor", "mcp.json"), `{"mcpServers": {"c": {"command": "c"}}}`)
+		expectChanges(t, updates, []string{"c"}, nil, nil)
+	})
+
 	t.Run("a plugin is installed", func(t *testing.T) {
 		t.Parallel()
 		h := newTestHome(t)
