@@ -77,7 +77,7 @@ func runLoginShell(ctx context.Context, shell string, env []string, home string,
 	cmd.Stdout = out
 
 	runErr := cmd.Run()
-	if ctx.Err() != nil {
+	if ctx.Err() != nil && cmd.Process != nil { // nil: cancelled before it started
 		endSession(cmd.Process.Pid, loginEnvGrace)
 	}
 	printed, err := parseEnvOutput(out.buf, mark)

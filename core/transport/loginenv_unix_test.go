@@ -188,3 +188,16 @@ sleep 60
 		t.Error("the profile's lock file is left behind: its shell was killed before it could remove it")
 	}
 }
+
+// TestLoginEnvCancelledBeforeItStarts: a caller that gave up before the
+// shell started gets an error, not a crash (a service stopped as it
+// started read the login shell so).
+func TestLoginEnvCancelledBeforeItStarts(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	home := shellHome(t, "")
+	if _, err := runLoginShell(ctx, "/bin/bash", shellEnv(home), home, loginEnvTimeout); err == nil {
+		t.Fatal("a cancelled read gave an environment")
+	}
+}
