@@ -133,7 +133,9 @@ func (v *window) showSetEditor(from string) {
 	e.name.SetPlaceHolder("Work")
 	e.name.SetText(from)
 	e.newServers.SetChecked(set.NewServers)
-	e.list = container.NewVBox()
+	// Each container is made with what it holds, not added to one by one:
+	// each Add lays the container out again, thousands of rows each time.
+	var list []fyne.CanvasObject
 	for _, sv := range v.snap.Servers {
 		if sv.BuiltIn() || sv.Suppressed != "" {
 			continue
@@ -141,15 +143,14 @@ func (v *window) showSetEditor(from string) {
 		p := v.serverPick(sv, set)
 		p.changed = e.relayout
 		e.servers[sv.Name] = p
-		e.list.Add(p.in)
-		e.list.Add(p.under)
+		list = append(list, p.in, p.under)
 	}
 	if len(e.servers) == 0 {
-		e.list.Add(wrappedCaption("mcptray has no servers yet: add one first."))
+		list = append(list, wrappedCaption("mcptray has no servers yet: add one first."))
 	}
 	e.none = wrappedCaption("")
 	e.none.Hide()
-	e.list.Add(e.none)
+	e.list = container.NewVBox(append(list, e.none)...)
 	e.findField, e.findClear = newFindField(e)
 	// The name and the find field stay in sight above the servers, however
 	// far down the person has scrolled.
@@ -160,7 +161,11 @@ func (v *window) showSetEditor(from string) {
 	if from != "" {
 		title = "Edit the " + sanitize.Line(from) + " set"
 	}
-	e.d = dialog.NewCustomWithoutButtons(title, container.NewBorder(top, nil, nil, nil, e.scroll), v.win)
+	// The servers join the dialog once it has its buttons and size, just
+	// before it shows: each of those redraws all it holds, which with
+	// thousands of rows takes seconds.
+	servers := container.NewStack()
+	e.d = dialog.NewCustomWithoutButtons(title, container.NewBorder(top, nil, nil, nil, servers), v.win)
 	cancel := widget.NewButton("Cancel", func() { e.d.Hide() })
 	e.save = widget.NewButton("Save", func() { v.saveSet(e) })
 	e.save.Importance = widget.HighImportance
@@ -178,20 +183,20 @@ func (v *window) showSetEditor(from string) {
 	})
 	a.setEditor = e
 	e.d.Resize(fyne.NewSize(600, 560))
+	servers.Objects = []fyne.CanvasObject{e.scroll}
 	e.d.Show()
 }
 
 // serverPick is sv's part of the set editor, as set has it.
 func (v *window) serverPick(sv service.Server, set service.SetView) *serverPick {
 	whole := slices.Contains(set.Servers, sv.Name) || slices.Contains(set.Joined, sv.Name)
-	p := &serverPick{tools: map[string]*toolPick{}, box: container.NewVBox(), hint: caption(""), changed: func() {}}
+	p := &serverPick{tools: map[string]*toolPick{}, hint: caption(""), changed: func() {}}
 	p.in = widget.NewCheck(sanitize.Line(sv.Name), nil)
 	p.text = strings.ToLower(p.in.Text)
 	p.hint.Hide()
-	p.under = container.NewPadded(container.NewVBox(p.hint, p.box))
 	p.all = widget.NewCheck(allServerTools, nil)
 	p.all.SetChecked(whole || set.Name == "")
-	p.box.Add(p.all)
+	rows := []fyne.CanvasObject{p.all}
 	known := map[string]tools.Tool{}
 	for _, t := range sv.Tools {
 		if t.QualifiedName != "" && !slices.Contains(p.order, t.Name) {
@@ -206,7 +211,7 @@ func (v *window) serverPick(sv service.Server, set service.SetView) *serverPick 
 		}
 	}
 	if len(sv.Tools) == 0 {
-		p.box.Add(wrappedCaption("Not connected now: its tools show here once it is."))
+		rows = append(rows, wrappedCaption("Not connected now: its tools show here once it is."))
 	}
 	some := false
 	for _, name := range p.order {
@@ -216,8 +221,10 @@ func (v *window) serverPick(sv service.Server, set service.SetView) *serverPick 
 		p.tools[name] = v.toolPick(sv, t, set, held)
 		tp := p.tools[name]
 		tp.row = container.NewVBox(container.NewBorder(nil, nil, nil, container.NewHBox(tp.perm, tp.hide), tp.held))
-		p.box.Add(tp.row)
+		rows = append(rows, tp.row)
 	}
+	p.box = container.NewVBox(rows...)
+	p.under = container.NewPadded(container.NewVBox(p.hint, p.box))
 	p.in.SetChecked(whole || some)
 	p.all.OnChanged = func(on bool) {
 		if !on {
