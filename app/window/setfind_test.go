@@ -245,6 +245,29 @@ func TestRealSetEditorFinds(t *testing.T) {
 	}
 }
 
+// TestFindMatches: a tool is found when each word typed is in its
+// server's name, its name, its title, its annotations' title or its
+// description, in any case; what it says of itself names each title once
+// and hides no characters a server slipped in.
+func TestFindMatches(t *testing.T) {
+	about := toolAbout(tools.Tool{Title: "Send mail", Hints: tools.Hints{Title: "Send mail"}, Description: "Sends\u202e a message."})
+	if about != "Send mail: Sends a message." {
+		t.Errorf("toolAbout: %q", about)
+	}
+	server, name, aboutText := "work mail", "send", strings.ToLower(about)
+	for _, c := range []struct {
+		q    string
+		want bool
+	}{
+		{"", true}, {"MAIL", true}, {"work send", true}, {"message", true}, {"mail message", true},
+		{"send  Message ", true}, {"zebra", false}, {"mail zebra", false}, {"mailsend", false},
+	} {
+		if got := holdsAll(findTerms(c.q), server, name, aboutText); got != c.want {
+			t.Errorf("%q finds the tool: %v, want %v", c.q, got, c.want)
+		}
+	}
+}
+
 // manyTools is a snapshot of servers servers of perServer tools each,
 // named and described as a code host's are.
 func manyTools(servers, perServer int) service.Snapshot {
