@@ -47,3 +47,8 @@ go test -run '^$' -bench 'RecordCall' -benchtime 3000x -count "${COUNT:-3}" ./co
 echo
 echo "== the activity record at 1,000,000 calls: a server over a day, the filters' names, the day's summary, MB per million rows"
 go test -run '^$' -bench 'Million' -benchtime 20x ./core/activity/ | grep Benchmark
+
+echo
+echo "== the set editor with 20 servers of 100 tools: a key in its find field (goal: <= 16 ms), and opening it"
+go test -run '^$' -bench 'SetEditorFind' -benchtime 200x -count "${COUNT:-5}" ./app/window | grep Benchmark
+go test -run '^$' -bench 'SetEditorOpen' -benchtime 1x -count "${COUNT:-3}" ./app/window | grep Benchmark

@@ -9,8 +9,8 @@
 # with the official mcpb CLI from test/peers), a server's question (the
 # demo's pick_colour tool), the review of a server whose tool changed, and
 # the detail of a server whose publisher's command names a folder it is
-# not given; and the sets: the Apps view's sets, the set editor and Remove
-# set…'s question (MCPTRAY_SCREENSHOTS_ONLY=sets takes only these).
+# not given; and the sets: the Apps view's sets, the set editor, its find
+# field and Remove set…'s question (MCPTRAY_SCREENSHOTS_ONLY=sets takes only these).
 # It runs
 # mcptray under Xvfb with a private D-Bus session, an unlocked throwaway
 # keyring and a StatusNotifier watcher, so the tray exists, and finds the
@@ -100,7 +100,8 @@ run_home() {
 
 # The sets: the Apps view with Cursor given the Work set, the set editor
 # (a server whole, single tools of another, a tool blocked and one hidden
-# in the set), and Remove set…'s question. MCPTRAY_SCREENSHOTS_ONLY=sets
+# in the set), its find field finding the tools that read (read_), and Remove
+# set…'s question. MCPTRAY_SCREENSHOTS_ONLY=sets
 # takes only these.
 sets_home=$(mktemp -d)
 mkdir -p "$sets_home/run" "$sets_home/.config/mcptray" "$sets_home/.cursor" && chmod 700 "$sets_home/run"
@@ -151,7 +152,12 @@ sleep 0.5
 shot apps-sets-list 1
 click 738 174 # the Work set's Edit…
 shot set-editor 1
-xdotool mousemove --window "$id" 480 300 click --repeat 18 5 # down to mail's single tools, send_mail blocked in the set
+click 480 143 # its find field
+xdotool type --delay 50 read_
+shot set-editor-find 1 # mail's read_inbox and notes' read_note, each under its server
+xdotool key ctrl+a BackSpace
+sleep 0.5
+xdotool mousemove --window "$id" 480 300 click --repeat 19 5 # down to mail's single tools, send_mail blocked in the set
 sleep 0.5
 shot set-editor-tools 1
 click 343 551 # Remove set…

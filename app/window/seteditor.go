@@ -36,6 +36,12 @@ type setEditor struct {
 	from       string // the set's name before, "" for a new set
 	d          *dialog.CustomDialog
 	name       *widget.Entry
+	findField  *widget.Entry          // Find a server or tool (setfind.go)
+	findClear  *widget.Button         // its button that clears it
+	none       *widget.Label          // that nothing matches what is typed there
+	list       *fyne.Container        // each server's heading, then its part
+	body       *fyne.Container        // the words, the list and New servers too
+	scroll     *container.Scroll      // around the list
 	servers    map[string]*serverPick // by the server's name
 	newServers *widget.Check
 	save       *widget.Button
@@ -47,11 +53,21 @@ type setEditor struct {
 
 // serverPick is one server in the set editor.
 type serverPick struct {
-	in    *widget.Check // the set gives it, whole or some of its tools
+	in    *widget.Check // the set gives it, whole or some of its tools; its heading
 	all   *widget.Check // all of its tools
 	tools map[string]*toolPick
-	order []string // its tools' names, as shown
-	box   *fyne.Container
+	order []string        // its tools' names, as shown
+	box   *fyne.Container // all, then its tools' rows: shown while it is ticked
+	hint  *widget.Label   // how many of its tools match, while it is not ticked
+	under *fyne.Container // what lies under its heading: hint and box
+	// changed lays the editor out again once what it shows has changed.
+	changed func()
+	// What the find field found (setfind.go): text is its name in lower
+	// case; finding, while something is typed; whole, when its name holds
+	// it; matched, its tools shown.
+	text           string
+	finding, whole bool
+	matched        int
 }
 
 // toolPick is one tool of a server in the set editor.
@@ -61,6 +77,12 @@ type toolPick struct {
 	perm      *widget.Select // the general setting first, then Allow, Ask, Block
 	general   string         // the general setting's option
 	hide      *widget.Check
+	row       *fyne.Container // its line, then what it says of itself when that is why it was found
+	// text is its name and aboutText its titles and description, in lower
+	// case, for the find field; aboutShown, those as shown; about, their
+	// label, made the first time the find field shows it (setfind.go).
+	text, aboutText, aboutShown string
+	about                       *widget.Label
 }
 
 // generalWord is the permission option that falls back to the general
@@ -111,26 +133,39 @@ func (v *window) showSetEditor(from string) {
 	e.name.SetPlaceHolder("Work")
 	e.name.SetText(from)
 	e.newServers.SetChecked(set.NewServers)
-	list := container.NewVBox()
+	// Each container is made with what it holds, not added to one by one:
+	// each Add lays the container out again, thousands of rows each time.
+	var list []fyne.CanvasObject
 	for _, sv := range v.snap.Servers {
 		if sv.BuiltIn() || sv.Suppressed != "" {
 			continue
 		}
 		p := v.serverPick(sv, set)
+		p.changed = e.relayout
 		e.servers[sv.Name] = p
-		list.Add(p.in)
-		list.Add(container.NewPadded(p.box))
+		list = append(list, p.in, p.under)
 	}
 	if len(e.servers) == 0 {
-		list.Add(wrappedCaption("mcptray has no servers yet: add one first."))
+		list = append(list, wrappedCaption("mcptray has no servers yet: add one first."))
 	}
-	form := widget.NewForm(widget.NewFormItem("Name", e.name))
-	body := container.NewVBox(form, wrappedCaption(setEditorWords), list, e.newServers)
+	e.none = wrappedCaption("")
+	e.none.Hide()
+	e.list = container.NewVBox(append(list, e.none)...)
+	e.findField, e.findClear = newFindField(e)
+	// The name and the find field stay in sight above the servers, however
+	// far down the person has scrolled.
+	top := container.NewVBox(widget.NewForm(widget.NewFormItem("Name", e.name)), e.findField)
+	e.body = container.NewVBox(wrappedCaption(setEditorWords), e.list, e.newServers)
+	e.scroll = container.NewVScroll(clearOfScrollBar(e.body))
 	title := "New set"
 	if from != "" {
 		title = "Edit the " + sanitize.Line(from) + " set"
 	}
-	e.d = dialog.NewCustomWithoutButtons(title, container.NewVScroll(clearOfScrollBar(body)), v.win)
+	// The servers join the dialog once it has its buttons and size, just
+	// before it shows: each of those redraws all it holds, which with
+	// thousands of rows takes seconds.
+	servers := container.NewStack()
+	e.d = dialog.NewCustomWithoutButtons(title, container.NewBorder(top, nil, nil, nil, servers), v.win)
 	cancel := widget.NewButton("Cancel", func() { e.d.Hide() })
 	e.save = widget.NewButton("Save", func() { v.saveSet(e) })
 	e.save.Importance = widget.HighImportance
@@ -148,17 +183,20 @@ func (v *window) showSetEditor(from string) {
 	})
 	a.setEditor = e
 	e.d.Resize(fyne.NewSize(600, 560))
+	servers.Objects = []fyne.CanvasObject{e.scroll}
 	e.d.Show()
 }
 
 // serverPick is sv's part of the set editor, as set has it.
 func (v *window) serverPick(sv service.Server, set service.SetView) *serverPick {
 	whole := slices.Contains(set.Servers, sv.Name) || slices.Contains(set.Joined, sv.Name)
-	p := &serverPick{tools: map[string]*toolPick{}, box: container.NewVBox()}
+	p := &serverPick{tools: map[string]*toolPick{}, hint: caption(""), changed: func() {}}
 	p.in = widget.NewCheck(sanitize.Line(sv.Name), nil)
+	p.text = strings.ToLower(p.in.Text)
+	p.hint.Hide()
 	p.all = widget.NewCheck(allServerTools, nil)
 	p.all.SetChecked(whole || set.Name == "")
-	p.box.Add(p.all)
+	rows := []fyne.CanvasObject{p.all}
 	known := map[string]tools.Tool{}
 	for _, t := range sv.Tools {
 		if t.QualifiedName != "" && !slices.Contains(p.order, t.Name) {
@@ -173,7 +211,7 @@ func (v *window) serverPick(sv service.Server, set service.SetView) *serverPick 
 		}
 	}
 	if len(sv.Tools) == 0 {
-		p.box.Add(wrappedCaption("Not connected now: its tools show here once it is."))
+		rows = append(rows, wrappedCaption("Not connected now: its tools show here once it is."))
 	}
 	some := false
 	for _, name := range p.order {
@@ -182,35 +220,51 @@ func (v *window) serverPick(sv service.Server, set service.SetView) *serverPick 
 		some = some || held
 		p.tools[name] = v.toolPick(sv, t, set, held)
 		tp := p.tools[name]
-		p.box.Add(container.NewBorder(nil, nil, nil, container.NewHBox(tp.perm, tp.hide), tp.held))
+		tp.row = container.NewVBox(container.NewBorder(nil, nil, nil, container.NewHBox(tp.perm, tp.hide), tp.held))
+		rows = append(rows, tp.row)
 	}
+	p.box = container.NewVBox(rows...)
+	p.under = container.NewPadded(container.NewVBox(p.hint, p.box))
 	p.in.SetChecked(whole || some)
-	show := func() {
-		for _, tp := range p.tools {
-			if p.all.Checked {
-				tp.held.SetChecked(true)
-				tp.held.Disable()
-			} else {
-				tp.held.Enable()
-			}
-		}
-		if p.in.Checked {
-			p.box.Show()
-		} else {
-			p.box.Hide()
-		}
-	}
 	p.all.OnChanged = func(on bool) {
 		if !on {
 			for _, tp := range p.tools {
 				tp.held.SetChecked(false)
 			}
 		}
-		show()
+		p.show()
 	}
-	p.in.OnChanged = func(bool) { show() }
-	show()
+	p.in.OnChanged = func(bool) {
+		p.show()
+		p.changed()
+	}
+	p.show()
 	return p
+}
+
+// show shows the server's tools while it is ticked, each enabled unless
+// it gives all of them; and, while the find field finds some of them in a
+// server not ticked, how many.
+func (p *serverPick) show() {
+	for _, tp := range p.tools {
+		if p.all.Checked {
+			tp.held.SetChecked(true)
+			tp.held.Disable()
+		} else {
+			tp.held.Enable()
+		}
+	}
+	if p.in.Checked {
+		p.box.Show()
+	} else {
+		p.box.Hide()
+	}
+	if p.finding && !p.whole && !p.in.Checked && p.matched > 0 {
+		p.hint.SetText(matchWords(p.matched, p.in.Text))
+		p.hint.Show()
+	} else {
+		p.hint.Hide()
+	}
 }
 
 // toolPick is the tool t's row in the set editor: whether the set gives
@@ -219,6 +273,9 @@ func (v *window) toolPick(sv service.Server, t tools.Tool, set service.SetView, 
 	q := t.QualifiedName
 	tp := &toolPick{qualified: q, general: generalWord(generalPermission(v.snap.Gateway, sv, t))}
 	tp.held = widget.NewCheck(sanitize.Line(t.Name), nil)
+	tp.text = strings.ToLower(tp.held.Text)
+	tp.aboutShown = toolAbout(t)
+	tp.aboutText = strings.ToLower(tp.aboutShown)
 	tp.held.SetChecked(held)
 	tp.perm = widget.NewSelect(append([]string{tp.general}, permissionWords...), nil)
 	tp.perm.PlaceHolder = widestGeneral() // its width: one column, whatever the option
