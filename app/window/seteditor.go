@@ -185,6 +185,13 @@ func (v *window) showSetEditor(from string) {
 	e.d.Resize(fyne.NewSize(600, 560))
 	servers.Objects = []fyne.CanvasObject{e.scroll}
 	e.d.Show()
+	// Typing goes where it is wanted first: a new set's name, or the find
+	// field of a set that has one.
+	if from == "" {
+		v.win.Canvas().Focus(e.name)
+	} else {
+		v.win.Canvas().Focus(e.findField)
+	}
 }
 
 // serverPick is sv's part of the set editor, as set has it.

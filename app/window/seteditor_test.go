@@ -72,6 +72,9 @@ func TestRealEditSet(t *testing.T) {
 	var save *widget.Button
 	r.v.do(func() {
 		e := a.setEditor
+		if r.win.Canvas().Focused() != e.findField {
+			t.Errorf("a set's editor opens with its focus on %T, not on the find field", r.win.Canvas().Focused())
+		}
 		pa, pb := e.servers["a"], e.servers["b"]
 		if !pa.in.Checked || !pa.all.Checked || pb.in.Checked || pa.tools["add"] == nil {
 			t.Fatalf("the editor of Work: a %v/%v, b %v", pa.in.Checked, pa.all.Checked, pb.in.Checked)
@@ -268,6 +271,9 @@ func TestRealNewSetSaysWhatItRisks(t *testing.T) {
 	var save *widget.Button
 	r.v.do(func() {
 		e := a.setEditor
+		if r.win.Canvas().Focused() != e.name {
+			t.Errorf("a new set's editor opens with its focus on %T, not on the set's name", r.win.Canvas().Focused())
+		}
 		e.name.SetText("Leaky")
 		e.servers["a"].in.SetChecked(true)
 		e.servers["b"].in.SetChecked(true)
