@@ -44,7 +44,8 @@ func loadLoginEnv(ctx context.Context, logger *slog.Logger) ([]string, error) {
 // prints between two marks. The shell gets no terminal (a session of its
 // own, stdin from /dev/null), so nothing in a profile can wait for input, and
 // the whole session is ended when timeout is up: asked first, so that the
-// profile's scripts let go of what they hold, then killed.
+// profile's scripts let go of what they hold, then hung up on, then
+// killed.
 func runLoginShell(ctx context.Context, shell string, env []string, home string, timeout time.Duration) ([]string, error) {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
@@ -60,16 +61,13 @@ func runLoginShell(ctx context.Context, shell string, env []string, home string,
 	cmd.Dir = home
 	cmd.Env = append(slices.Clone(env), resolvingEnvVar+"=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	// Cut short, the session is asked to end (SIGTERM for its scripts,
-	// SIGHUP for the interactive shell, which ignores SIGTERM), so that
-	// what the profile holds is let go: pyenv's rehash removes its lock
-	// file on exit, and killed outright it left every later shell of the
-	// person waiting 60 s for it. What is still there after a grace is
-	// killed (endSession).
-	cmd.Cancel = func() error {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGHUP)
-	}
+	// Cut short, the session is asked to end (SIGTERM), so that what the
+	// profile holds is let go: pyenv's rehash removes its lock file on
+	// exit, and killed outright it left every later shell of the person
+	// waiting 60 s for it. One signal at a time: a second arriving while
+	// a script runs its exit trap ends it half done. What is still there
+	// after a grace is hung up on, then killed (endSession).
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 	// Something the profile started in the background may hold stdout open
 	// after the shell has exited; what we need is printed by then.
 	cmd.WaitDelay = 500 * time.Millisecond
@@ -79,6 +77,14 @@ func runLoginShell(ctx context.Context, shell string, env []string, home string,
 	runErr := cmd.Run()
 	if ctx.Err() != nil && cmd.Process != nil { // nil: cancelled before it started
 		endSession(cmd.Process.Pid, loginEnvGrace)
+	}
+	if runErr != nil && ctx.Err() != nil {
+		// Cut short: an interactive shell goes on past a script that
+		// ended and may print, but its profile did not run whole.
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%s did not finish within %s", shell, timeout)
+		}
+		return nil, fmt.Errorf("reading %s's environment: %w", shell, ctx.Err())
 	}
 	printed, err := parseEnvOutput(out.buf, mark)
 	if err != nil {
@@ -95,26 +101,39 @@ func runLoginShell(ctx context.Context, shell string, env []string, home string,
 	return printed, nil
 }
 
-// loginEnvGrace is how long a login shell cut short has to end before what
-// is left of its session is killed.
+// loginEnvGrace is how long a login shell cut short has to end after each
+// signal before the next.
 const loginEnvGrace = time.Second
 
-// endSession waits up to grace for the processes of session sid (the
-// login shell's, which it leads, its process group too) to end, then kills
-// those still there.
-// Nothing tells when a session's last process ends: it looks again every
-// 20 ms.
+// endSession ends what is left of session sid (the login shell's, which
+// it leads, its process group too) once SIGTERM was sent: it waits up to
+// grace for its processes to end, then sends SIGHUP (an interactive shell
+// ignores SIGTERM) and waits again, then kills those still there.
 func endSession(sid int, grace time.Duration) {
+	for _, next := range []syscall.Signal{syscall.SIGHUP, syscall.SIGKILL} {
+		if sessionEnded(sid, grace) {
+			return
+		}
+		_ = syscall.Kill(-sid, next)
+	}
+}
+
+// sessionEnded waits up to grace for session sid to have no living
+// process. Nothing tells when a session's last process ends: it looks
+// again every 20 ms.
+func sessionEnded(sid int, grace time.Duration) bool {
 	deadline := time.Now().Add(grace)
-	for time.Now().Before(deadline) {
+	for {
 		// An orphan's zombie counts for kill until its new parent reaps
 		// it, which here took seconds: on Linux, /proc tells the living.
 		if syscall.Kill(-sid, 0) != nil || !groupHasLiving(sid) {
-			return // none left
+			return true
+		}
+		if !time.Now().Before(deadline) {
+			return false
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	_ = syscall.Kill(-sid, syscall.SIGKILL)
 }
 
 // shellArgs is how to run shell so that it prints its environment between
