@@ -375,7 +375,10 @@
 //     .cursor/mcp.json): opened without waiting, only a regular file.
 //     TestProjectFileAPipe (core/config). A link to another file is
 //     followed (a person's .mcp.json may live in a dotfiles repository):
-//     what it holds changes nothing until the person approves it;
+//     what it holds changes nothing until the person approves it. The
+//     config watcher then also watches the folder the link leads to, so
+//     an edit there is read: a watch, which reads nothing itself
+//     (TestWatch/a_config_linked_from_the_person's_dotfiles… in core/config);
 //   - removing its data folder (when the server is removed) and a look's
 //     folder: os.RemoveAll, which works beneath the folder with unlinkat
 //     and opens no link. TestRemovedDataFolderFollowsNoLink (core/service).
