@@ -21,6 +21,20 @@ func startWatching(t *testing.T, h *home, proj string) *Service {
 	return s
 }
 
+// watchedProject is startWatching with a project folder whose .mcp.json
+// holds the server theirs, once theirs is listed: the service, the
+// folder and its .mcp.json.
+func watchedProject(t *testing.T) (h *home, s *Service, proj, mcp string) {
+	t.Helper()
+	h = newHome(t)
+	proj = filepath.Join(h.dir, "proj")
+	mcp = filepath.Join(proj, ".mcp.json")
+	h.writeJSON(mcp, map[string]any{"mcpServers": map[string]any{"theirs": testServer("theirs")}})
+	s = startWatching(t, h, proj)
+	waitFor(t, s, "theirs to be listed", func(s Snapshot) bool { return state(s, "theirs") == conn.AwaitingApproval })
+	return h, s, proj, mcp
+}
+
 // replaceJSON writes v to path as an editor saving atomically does: a new
 // file renamed over the old one.
 func (h *home) replaceJSON(path string, v any) {
@@ -46,14 +60,8 @@ func markerServer(marker string) map[string]any {
 // began watching the new folder.
 func TestFolderAddedWhileRunningIsWatched(t *testing.T) {
 	t.Parallel()
-	h := newHome(t)
-	proj := filepath.Join(h.dir, "proj")
-	mcp := filepath.Join(proj, ".mcp.json")
-	h.writeJSON(mcp, map[string]any{"mcpServers": map[string]any{"theirs": testServer("theirs")}})
-	s := startWatching(t, h, proj)
+	h, s, _, mcp := watchedProject(t)
 	ctx := context.Background()
-
-	waitFor(t, s, "theirs to wait for approval", func(s Snapshot) bool { return state(s, "theirs") == conn.AwaitingApproval })
 	if _, err := s.Approve(ctx, "theirs"); err != nil {
 		t.Fatal(err)
 	}
@@ -91,12 +99,7 @@ func TestFolderAddedWhileRunningFollowed(t *testing.T) {
 
 	t.Run("its .mcp.json replaced by an atomic rename", func(t *testing.T) {
 		t.Parallel()
-		h := newHome(t)
-		proj := filepath.Join(h.dir, "proj")
-		mcp := filepath.Join(proj, ".mcp.json")
-		h.writeJSON(mcp, map[string]any{"mcpServers": map[string]any{"theirs": testServer("theirs")}})
-		s := startWatching(t, h, proj)
-		waitFor(t, s, "theirs to be listed", func(s Snapshot) bool { return state(s, "theirs") == conn.AwaitingApproval })
+		h, s, _, mcp := watchedProject(t)
 		h.replaceJSON(mcp, map[string]any{"mcpServers": map[string]any{"theirs": testServer("theirs"), "renamed": testServer("renamed")}})
 		waitFor(t, s, "renamed to wait for approval", func(s Snapshot) bool { return state(s, "renamed") == conn.AwaitingApproval })
 		// Still followed after the rename ended the old file's life.
@@ -109,12 +112,7 @@ func TestFolderAddedWhileRunningFollowed(t *testing.T) {
 
 	t.Run("the folder deleted and made again", func(t *testing.T) {
 		t.Parallel()
-		h := newHome(t)
-		proj := filepath.Join(h.dir, "proj")
-		mcp := filepath.Join(proj, ".mcp.json")
-		h.writeJSON(mcp, map[string]any{"mcpServers": map[string]any{"theirs": testServer("theirs")}})
-		s := startWatching(t, h, proj)
-		waitFor(t, s, "theirs to be listed", func(s Snapshot) bool { return state(s, "theirs") == conn.AwaitingApproval })
+		h, s, proj, mcp := watchedProject(t)
 		if err := os.RemoveAll(proj); err != nil {
 			t.Fatal(err)
 		}
@@ -127,12 +125,7 @@ func TestFolderAddedWhileRunningFollowed(t *testing.T) {
 
 	t.Run("removed, it is no longer followed", func(t *testing.T) {
 		t.Parallel()
-		h := newHome(t)
-		proj := filepath.Join(h.dir, "proj")
-		mcp := filepath.Join(proj, ".mcp.json")
-		h.writeJSON(mcp, map[string]any{"mcpServers": map[string]any{"theirs": testServer("theirs")}})
-		s := startWatching(t, h, proj)
-		waitFor(t, s, "theirs to be listed", func(s Snapshot) bool { return state(s, "theirs") == conn.AwaitingApproval })
+		h, s, proj, mcp := watchedProject(t)
 		if err := s.RemoveFolder(context.Background(), proj); err != nil {
 			t.Fatal(err)
 		}
