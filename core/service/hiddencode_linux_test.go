@@ -1,15 +1,11 @@
 package service
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/npmpin/npmtest"
-	"github.com/mcptray/mcptray/core/sandbox"
 )
 
 // TestPinnedCodeHiddenShown: a package whose index.js hides a line behind
@@ -19,16 +15,7 @@ import (
 // before what it runs; and so does what runs once approved.
 func TestPinnedCodeHiddenShown(t *testing.T) {
 	t.Parallel() // beside the others; npmtest.Start takes turns at the registry
-	if testing.Short() {
-		t.Skip("runs a registry")
-	}
-	if sandbox.ABI() < 1 {
-		t.Skip("this kernel has no Landlock")
-	}
-	npx, err := exec.LookPath("npx")
-	if err != nil {
-		t.Skip("no npx on PATH")
-	}
+	npx := sandboxedNpx(t)
 	r := npmtest.Start(t)
 	helper := npmtest.Helper("1.0.0")
 	helper["index.js"] = strings.Replace(helper["index.js"], "return t;", "return t; // as\u200bis", 1)
@@ -37,15 +24,7 @@ func TestPinnedCodeHiddenShown(t *testing.T) {
 	server["index.js"] = strings.Replace(server["index.js"], "const rl =", "/* admins only \u202e } if (isAdmin) { \u2066*/\nconst rl =", 1)
 	r.Publish(t, server)
 
-	h := newHome(t)
-	h.writeFiles(map[string]string{".npmrc": "registry=" + r.URL + "\n"})
-	proj := filepath.Join(h.dir, "proj")
-	if err := os.MkdirAll(proj, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	h.writeJSON(h.paths.UserFile(), map[string]any{"folders": []string{proj}})
-	h.writeJSON(filepath.Join(proj, ".mcp.json"), map[string]any{"mcpServers": map[string]any{
-		"echo": map[string]any{"command": npx, "args": []string{"-y", "echo-mcp"}}}})
+	h := npxEchoProject(t, r.URL, npx)
 	s := h.start(true, inSandbox(h), func(o *Options) { o.Packages = &PackageOptions{} })
 	waitFor(t, s, "echo to wait for approval", func(s Snapshot) bool { return state(s, "echo") == conn.AwaitingApproval })
 

@@ -22,30 +22,8 @@ import (
 // the line that sends data to a new address.
 func TestPinnedProvenanceShown(t *testing.T) {
 	t.Parallel() // beside the others; npmtest.Start takes turns at the registry
-	if testing.Short() {
-		t.Skip("runs a registry")
-	}
-	if sandbox.ABI() < 1 {
-		t.Skip("this kernel has no Landlock")
-	}
-	r := npmtest.Start(t)
-	reg := r.Attest(t)
-	r.Publish(t, npmtest.Server("1.0.0"))
-	const repo, commit = "https://github.com/echo/echo-mcp", "0123456789abcdef0123456789abcdef01234567"
-	reg.Set("echo-mcp@1.0.0", npmtest.Attestation(t, "echo-mcp", "1.0.0", reg.Integrity(t, "echo-mcp", "1.0.0"), repo, commit))
-	npx, err := exec.LookPath("npx")
-	if err != nil {
-		t.Skip("no npx on PATH")
-	}
-	h := newHome(t)
-	proj := filepath.Join(h.dir, "proj")
-	if err := os.MkdirAll(proj, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	h.writeFiles(map[string]string{".npmrc": "registry=" + reg.URL + "\n"})
-	h.writeJSON(h.paths.UserFile(), map[string]any{"folders": []string{proj}})
-	h.writeJSON(filepath.Join(proj, ".mcp.json"), map[string]any{"mcpServers": map[string]any{
-		"echo": map[string]any{"command": npx, "args": []string{"-y", "echo-mcp"}}}})
+	r, reg, npx := attestedEcho(t)
+	h := npxEchoProject(t, reg.URL, npx)
 	s := h.start(true, inSandbox(h), func(o *Options) { o.Packages = &PackageOptions{} })
 	waitFor(t, s, "echo to wait for approval", func(s Snapshot) bool { return state(s, "echo") == conn.AwaitingApproval })
 
@@ -93,21 +71,7 @@ func TestPinnedProvenanceShown(t *testing.T) {
 // without pinning it again.
 func TestAddedPackageShown(t *testing.T) {
 	t.Parallel() // beside the others; npmtest.Start takes turns at the registry
-	if testing.Short() {
-		t.Skip("runs a registry")
-	}
-	if sandbox.ABI() < 1 {
-		t.Skip("this kernel has no Landlock")
-	}
-	r := npmtest.Start(t)
-	reg := r.Attest(t)
-	r.Publish(t, npmtest.Server("1.0.0"))
-	const repo, commit = "https://github.com/echo/echo-mcp", "0123456789abcdef0123456789abcdef01234567"
-	reg.Set("echo-mcp@1.0.0", npmtest.Attestation(t, "echo-mcp", "1.0.0", reg.Integrity(t, "echo-mcp", "1.0.0"), repo, commit))
-	npx, err := exec.LookPath("npx")
-	if err != nil {
-		t.Skip("no npx on PATH")
-	}
+	_, reg, npx := attestedEcho(t)
 	h := newHome(t)
 	h.writeFiles(map[string]string{".npmrc": "registry=" + reg.URL + "\n"})
 	s := h.start(true, inSandbox(h), func(o *Options) { o.Packages = &PackageOptions{} })
@@ -128,4 +92,51 @@ func TestAddedPackageShown(t *testing.T) {
 	if asked := reg.Asked(); len(asked) != 1 {
 		t.Errorf("the registry was asked for %v: pinned again at its first start?", asked)
 	}
+}
+
+// sandboxedNpx skips t where a pinned npx server in its sandbox cannot
+// be tried, and says where npx is.
+func sandboxedNpx(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs a registry")
+	}
+	if sandbox.ABI() < 1 {
+		t.Skip("this kernel has no Landlock")
+	}
+	npx, err := exec.LookPath("npx")
+	if err != nil {
+		t.Skip("no npx on PATH")
+	}
+	return npx
+}
+
+// attestedEcho is a registry (npmtest.Start) with echo-mcp 1.0.0, and in
+// front of it one that serves its attestation as npm's does: built from
+// github.com/echo/echo-mcp by its CI.
+func attestedEcho(t *testing.T) (*npmtest.Registry, *npmtest.Attesting, string) {
+	t.Helper()
+	npx := sandboxedNpx(t)
+	r := npmtest.Start(t)
+	reg := r.Attest(t)
+	r.Publish(t, npmtest.Server("1.0.0"))
+	const repo, commit = "https://github.com/echo/echo-mcp", "0123456789abcdef0123456789abcdef01234567"
+	reg.Set("echo-mcp@1.0.0", npmtest.Attestation(t, "echo-mcp", "1.0.0", reg.Integrity(t, "echo-mcp", "1.0.0"), repo, commit))
+	return r, reg, npx
+}
+
+// npxEchoProject is a home whose ~/.npmrc names the registry at url, with
+// a project folder whose .mcp.json runs npx -y echo-mcp as echo.
+func npxEchoProject(t *testing.T, url, npx string) *home {
+	t.Helper()
+	h := newHome(t)
+	proj := filepath.Join(h.dir, "proj")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.writeFiles(map[string]string{".npmrc": "registry=" + url + "\n"})
+	h.writeJSON(h.paths.UserFile(), map[string]any{"folders": []string{proj}})
+	h.writeJSON(filepath.Join(proj, ".mcp.json"), map[string]any{"mcpServers": map[string]any{
+		"echo": map[string]any{"command": npx, "args": []string{"-y", "echo-mcp"}}}})
+	return h
 }
