@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2/widget"
+
 	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/service"
 )
@@ -108,12 +110,13 @@ func TestRealSandboxRefusal(t *testing.T) {
 		return sv.Sandbox != nil && len(sv.Sandbox.Refusals) > 0
 	})
 	r.v.do(func() { r.v.focus("reader") })
-	b := findButton(r.v.detail.body, "Let it read ~/notes/today.md…")
-	if b == nil {
-		var text string
-		r.v.do(func() { text = strings.Join(labels(r.v.detail.body), "\n") })
-		t.Fatalf("no button allows the refused file:\n%s", text)
-	}
+	// The detail is read on the UI goroutine, once it shows the refusal:
+	// read from the test's, it raced the detail's making.
+	var b *widget.Button
+	r.until("a button that allows the refused file", func() bool {
+		b = findButton(r.v.detail.body, "Let it read ~/notes/today.md…")
+		return b != nil
+	})
 	r.tap(b)
 	r.until("the file allowed and read", func() bool {
 		sv, _ := r.v.snap.Find("reader")
