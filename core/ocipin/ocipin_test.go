@@ -1,6 +1,9 @@
 package ocipin_test
 
 import (
+	"encoding/base64"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -112,5 +115,29 @@ func TestResolveTrustsNoDigestItIsTold(t *testing.T) {
 	}
 	if img.Digest != d1 {
 		t.Fatalf("pinned %s, want the digest of what was sent, %s (the registry said %s)", img.Digest, d1, evil)
+	}
+}
+
+// TestResolveWithTheHomesDockerConfig: a registry that asks for a
+// credential is answered with the one the home's docker config names for
+// it, as docker would send it; without that config, it refuses.
+func TestResolveWithTheHomesDockerConfig(t *testing.T) {
+	t.Parallel()
+	r := ocitest.Start(t)
+	r.RequireAuth("team", "s3cret")
+	d1 := r.Push(t, "private:1", 1, v1.Config{Entrypoint: []string{"/srv"}})
+	spec, _ := ocipin.Detect("docker", []string{"run", r.Host + "/private:1"})
+	empty := t.TempDir()
+	if _, err := (ocipin.Registry{Keychain: ocipin.ConfigKeychain(empty)}).Resolve(t.Context(), spec); err == nil {
+		t.Fatal("resolved without a credential")
+	}
+	dir := t.TempDir()
+	auth := base64.StdEncoding.EncodeToString([]byte("team:s3cret"))
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"auths":{"`+r.Host+`":{"auth":"`+auth+`"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	img, err := ocipin.Registry{Keychain: ocipin.ConfigKeychain(dir)}.Resolve(t.Context(), spec)
+	if err != nil || img.Digest != d1 {
+		t.Fatalf("with the config's credential: %+v %v", img, err)
 	}
 }

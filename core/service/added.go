@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/mcptray/mcptray/core/config"
-	"github.com/mcptray/mcptray/core/npmpin"
 )
 
 // pinAdded pins the npm package of the server sv that is being added,
@@ -18,7 +17,7 @@ func (s *Service) pinAdded(ctx context.Context, sv *config.Server) *PackageView 
 	if s.opts.Packages == nil || sv.Transport != config.Stdio || sv.Bundle != nil {
 		return nil
 	}
-	spec, ok := npmpin.Detect(sv.Command, sv.Args)
+	spec, ok := detectPin(sv.Command, sv.Args)
 	if !ok {
 		return nil
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -28,6 +29,8 @@ type Registry struct {
 	Host string
 
 	mu sync.Mutex
+	// user and pass, when set, are the credential it asks for.
+	user, pass string
 	// lie, when set, is the digest it says a tag's manifest has,
 	// whatever it sends.
 	lie string
@@ -40,8 +43,13 @@ func Start(t testing.TB) *Registry {
 	inner := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.mu.Lock()
-		lie := r.lie
+		lie, user, pass := r.lie, r.user, r.pass
 		r.mu.Unlock()
+		if u, p, _ := req.BasicAuth(); user != "" && (u != user || p != pass) {
+			w.Header().Set("WWW-Authenticate", `Basic realm="ocitest"`)
+			http.Error(w, `{"errors":[{"code":"UNAUTHORIZED","message":"who are you"}]}`, http.StatusUnauthorized)
+			return
+		}
 		if lie != "" && (req.Method == http.MethodGet || req.Method == http.MethodHead) && strings.Contains(req.URL.Path, "/manifests/") {
 			inner.ServeHTTP(&lying{ResponseWriter: w, digest: lie}, req)
 			return
@@ -51,6 +59,14 @@ func Start(t testing.TB) *Registry {
 	t.Cleanup(srv.Close)
 	r.Host = strings.TrimPrefix(srv.URL, "http://")
 	return r
+}
+
+// RequireAuth makes the registry answer only requests with the user
+// name and password given, from now on, as a company's does.
+func (r *Registry) RequireAuth(user, pass string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.user, r.pass = user, pass
 }
 
 // Lie makes the registry say digest is the digest of every manifest it
@@ -99,7 +115,13 @@ func (r *Registry) Push(t testing.TB, repoTag string, seed int64, cfg v1.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := remote.Write(ref, img); err != nil {
+	r.mu.Lock()
+	auth := authn.Authenticator(authn.Anonymous)
+	if r.user != "" {
+		auth = &authn.Basic{Username: r.user, Password: r.pass}
+	}
+	r.mu.Unlock()
+	if err := remote.Write(ref, img, remote.WithAuth(auth)); err != nil {
 		t.Fatal(err)
 	}
 	d, err := img.Digest()
