@@ -62,9 +62,15 @@ func Compare(from, to Image) Review {
 }
 
 // Words says the review in lines: the digests and build dates, each
-// change of the configuration, the layers, and that the code is not
-// compared.
+// change of the configuration (Head), then the layers, and that the code
+// is not compared (Rest).
 func (r Review) Words() string {
+	return r.Head() + "\n" + r.Rest()
+}
+
+// Head is what the person must not miss: the digests, when each image
+// was built, and each change of its configuration.
+func (r Review) Head() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "image %s: %s… to %s…", sanitize.Line(r.To.Ref), r.From.Short(), r.To.Short())
 	if !r.From.Created.IsZero() || !r.To.Created.IsZero() {
@@ -78,7 +84,14 @@ func (r Review) Words() string {
 			b.WriteString("\n  " + sanitize.Line(c))
 		}
 	}
-	fmt.Fprintf(&b, "\nLayers: %d added, %d removed", len(r.LayersAdded), len(r.LayersRemoved))
+	return b.String()
+}
+
+// Rest is the layers added and removed, and that the code is not
+// compared.
+func (r Review) Rest() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Layers: %d added, %d removed", len(r.LayersAdded), len(r.LayersRemoved))
 	for _, l := range r.LayersAdded {
 		b.WriteString("\n  added " + short(l))
 	}
