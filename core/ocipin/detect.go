@@ -2,6 +2,7 @@ package ocipin
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -36,6 +37,10 @@ func (s Spec) Pinned(args []string, digest string) []string {
 	out[s.At] = repo + "@" + digest
 	return out
 }
+
+// imageID is an image named by its ID, as docker images --no-trunc
+// says it: its content already.
+var imageID = regexp.MustCompile(`^(sha256:)?[0-9a-f]{64}$`)
 
 // globalValued are docker's own options, before its command, that take a
 // value.
@@ -120,8 +125,8 @@ func Detect(command string, args []string) (Spec, bool) {
 		return Spec{}, false
 	}
 	img := args[i]
-	if strings.Contains(img, "@") {
-		return Spec{}, false // by digest already: nothing to pin
+	if strings.Contains(img, "@") || imageID.MatchString(img) {
+		return Spec{}, false // by digest or ID already: nothing to pin
 	}
 	if _, err := name.NewTag(img); err != nil {
 		return Spec{}, false

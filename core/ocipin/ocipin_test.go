@@ -30,6 +30,8 @@ func TestDetectFindsTheImage(t *testing.T) {
 		{[]string{"run", "-i", "img@sha256:" + strings.Repeat("a", 64)}, -1},
 		{[]string{"run", "-i", "img:1@sha256:" + strings.Repeat("a", 64)}, -1},
 		{[]string{"run", "-Z", "img"}, -1},
+		{[]string{"run", "-i", "sha256:" + strings.Repeat("b", 64)}, -1},
+		{[]string{"run", "-i", strings.Repeat("b", 64)}, -1},
 		{[]string{"ps"}, -1},
 		{[]string{"run", "-i", "--rm"}, -1},
 	} {

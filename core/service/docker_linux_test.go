@@ -163,3 +163,27 @@ func TestDockerServerRunsThePinnedDigest(t *testing.T) {
 	}
 	waitDockerArgs(t, s, "echo", "echo@"+d1)
 }
+
+// TestDockerImageNotInItsRegistryIsHeld: a docker server whose image its
+// registry does not have (one built on this computer only) does not run
+// by its tag: it fails, and says how to name it by its ID.
+func TestDockerImageNotInItsRegistryIsHeld(t *testing.T) {
+	t.Parallel()
+	reg := ocitest.Start(t)
+	h := newHome(t)
+	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{
+		"local": map[string]any{"command": standInDocker(t), "args": []string{"run", "-i", reg.Host + "/built-here:dev"}},
+	}})
+	s := h.start(true, func(o *Options) { o.Packages = &PackageOptions{} })
+	snap := waitLong(t, s, "local failed", func(snap Snapshot) bool {
+		sv, _ := snap.Find("local")
+		if sv.State == conn.Connected {
+			t.Fatal("it runs by its tag")
+		}
+		return sv.State == conn.Failed
+	})
+	sv, _ := snap.Find("local")
+	if !strings.Contains(sv.Reason, "its image could not be pinned") || !strings.Contains(sv.Reason, "docker images --no-trunc") {
+		t.Errorf("it says: %s", sv.Reason)
+	}
+}

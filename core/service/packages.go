@@ -359,7 +359,7 @@ func (s *Service) pinImage(ctx context.Context, name, key string, spec npmpin.Sp
 	}
 	img, err := s.images().Resolve(ctx, ocipin.Spec{Image: spec.Package})
 	if err != nil {
-		return err
+		return fmt.Errorf("%w (an image that is only on this computer can be named by its ID instead of its tag: docker images --no-trunc says it)", err)
 	}
 	p := npmpin.ImagePin(spec, img)
 	return s.packageStore().Change(ctx, func(all map[string]npmpin.Record) error {
@@ -599,7 +599,7 @@ func (s *Service) packageReasons(snap *Snapshot) {
 		if sv.State != conn.AwaitingApproval || sv.Approval == config.Undecided {
 			continue
 		}
-		if st.busy[sv.Name] && sv.Command != "" && isDocker(sv.Command) {
+		if st.busy[sv.Name] && isDocker(sv.Command) {
 			sv.Reason = "asking the registry for its image's digest, to pin it"
 			continue
 		}
@@ -608,7 +608,11 @@ func (s *Service) packageReasons(snap *Snapshot) {
 			continue
 		}
 		if f, ok := st.failed[sv.Name]; ok {
-			sv.State, sv.Reason = conn.Failed, "its package could not be pinned: "+f.why
+			what := "package"
+			if isDocker(sv.Command) {
+				what = "image"
+			}
+			sv.State, sv.Reason = conn.Failed, "its "+what+" could not be pinned: "+f.why
 		}
 	}
 }
