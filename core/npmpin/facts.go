@@ -42,7 +42,7 @@ type Facts struct {
 // that does not answer leaves Published zero.
 func (n *NPM) Facts(ctx context.Context, p Pin) Facts {
 	if p.Image != nil {
-		return Facts{Package: p.Spec.Package, Version: p.Version(), Packages: 1, Hash: p.Lock.Hash, Image: p.Image}
+		return Facts{Package: p.Spec.Package, Version: p.Version(), Hash: p.Lock.Hash, Image: p.Image}
 	}
 	f := Facts{Package: p.Spec.Package, Version: p.Version(), Packages: len(p.Lock.Packages), Hash: p.Lock.Hash, Scripts: p.Lock.Scripts(), Origin: p.Origin}
 	if r, ok := ScriptsOf(p.Dir); ok {

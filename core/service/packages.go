@@ -40,8 +40,9 @@ type PackageOptions struct {
 	// new; zero asks only on demand (mcptray updates).
 	Every time.Duration
 	// Images asks the registries of docker run servers' images; with no
-	// Keychain, with the credentials of the docker config in the home
-	// mcptray serves (~/.docker/config.json and its credential helpers).
+	// Keychain, with the credentials of the docker config docker reads
+	// (DOCKER_CONFIG's, or ~/.docker/config.json in the home mcptray
+	// serves, and its credential helpers).
 	Images ocipin.Registry
 }
 
@@ -124,7 +125,13 @@ func (s *Service) npm() *npmpin.NPM {
 // person's docker credentials.
 func (s *Service) images() ocipin.Registry {
 	r := s.opts.Packages.Images
-	if r.Keychain == nil && s.opts.Paths.Home != "" {
+	if r.Keychain != nil {
+		return r
+	}
+	// Where docker reads it: DOCKER_CONFIG, or ~/.docker.
+	if dir, ok := s.opts.Lookup("DOCKER_CONFIG"); ok && filepath.IsAbs(dir) {
+		r.Keychain = ocipin.ConfigKeychain(dir)
+	} else if s.opts.Paths.Home != "" {
 		r.Keychain = ocipin.ConfigKeychain(filepath.Join(s.opts.Paths.Home, ".docker"))
 	}
 	return r
