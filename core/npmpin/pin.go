@@ -143,6 +143,9 @@ func (n *NPM) Install(ctx context.Context, p Pin) error {
 // Check says whether p's folder still holds the lockfile of p's tree.
 func (p Pin) Check() error {
 	if p.Image != nil {
+		if err := p.Image.Valid(); err != nil {
+			return err
+		}
 		if p.Lock.Hash != p.Image.Hex() {
 			return fmt.Errorf("%s's pin changed: its digest is %s, not the %s approved", p.Spec.Package, p.Image.Short(), p.Short())
 		}

@@ -65,14 +65,19 @@ const (
 	shortValued = "acehlmpuvw"
 )
 
+// IsDocker says whether command is docker's client: docker, or
+// docker.exe, wherever it is.
+func IsDocker(command string) bool {
+	return strings.TrimSuffix(strings.ToLower(filepath.Base(filepath.ToSlash(command))), ".exe") == "docker"
+}
+
 // Detect reads a server's command: docker (or docker.exe) with its own
 // options, run (or container run), run's flags, and the image, which
 // must be named by a tag (or by no tag: "latest"). A command whose image
 // is named by digest already, or that Detect cannot read (a flag it does
 // not know, no image), is not detected, and runs as it is written.
 func Detect(command string, args []string) (Spec, bool) {
-	base := strings.TrimSuffix(strings.ToLower(filepath.Base(filepath.ToSlash(command))), ".exe")
-	if base != "docker" {
+	if !IsDocker(command) {
 		return Spec{}, false
 	}
 	i := 0

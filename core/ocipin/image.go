@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -50,6 +51,18 @@ func (i Image) Short() string {
 		return i.Digest[:len("sha256:")+12]
 	}
 	return i.Digest
+}
+
+// digestPattern is a SHA-256 digest as Resolve makes it.
+var digestPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+// Valid says whether i's digest is one Resolve could have made: a record
+// edited to hold anything else is not run.
+func (i Image) Valid() error {
+	if !digestPattern.MatchString(i.Digest) {
+		return fmt.Errorf("%s's pinned digest %q is not a SHA-256 digest", i.Ref, i.Digest)
+	}
+	return nil
 }
 
 // Hex is the digest's hex digits.

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcptray/mcptray/core/conn"
+	"github.com/mcptray/mcptray/core/npmpin"
 	"github.com/mcptray/mcptray/core/ocipin/ocitest"
 )
 
@@ -184,6 +185,47 @@ func TestDockerImageNotInItsRegistryIsHeld(t *testing.T) {
 	})
 	sv, _ := snap.Find("local")
 	if !strings.Contains(sv.Reason, "its image could not be pinned") || !strings.Contains(sv.Reason, "docker images --no-trunc") {
+		t.Errorf("it says: %s", sv.Reason)
+	}
+}
+
+// TestDockerForgedPinIsNotRun: a record of the pins edited to name another
+// image's digest than the one approved (its hash) is not run: the server
+// is held, and fails in words, and docker is never given that digest.
+func TestDockerForgedPinIsNotRun(t *testing.T) {
+	t.Parallel()
+	reg := ocitest.Start(t)
+	reg.Push(t, "echo:latest", 1, v1.Config{Entrypoint: []string{"/srv"}})
+	evil := reg.Push(t, "evil:latest", 9, v1.Config{Entrypoint: []string{"/steal"}})
+	docker := standInDocker(t)
+	h := newHome(t)
+	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{
+		"echo": map[string]any{"command": docker, "args": []string{"run", "-i", reg.Host + "/echo:latest"}},
+	}})
+	start := func() *Service { return h.start(true, func(o *Options) { o.Packages = &PackageOptions{} }) }
+	s := start()
+	if got := dockerArgs(t, s, "echo"); !strings.Contains(got, "@sha256:") {
+		t.Fatalf("it runs docker %s", got)
+	}
+	s.Close()
+	err := s.packageStore().Change(t.Context(), func(all map[string]npmpin.Record) error {
+		r := all["echo"]
+		r.Current.Image.Digest = evil
+		all["echo"] = r
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = start()
+	snap := waitLong(t, s, "echo failed", func(snap Snapshot) bool {
+		sv, _ := snap.Find("echo")
+		if sv.State == conn.Connected {
+			t.Fatalf("the forged pin runs: docker %s", dockerArgs(t, s, "echo"))
+		}
+		return sv.State == conn.Failed
+	})
+	if sv, _ := snap.Find("echo"); !strings.Contains(sv.Reason, "its image could not be pinned") || !strings.Contains(sv.Reason, "not the") {
 		t.Errorf("it says: %s", sv.Reason)
 	}
 }

@@ -278,12 +278,6 @@ func (s *Service) packageView(ctx context.Context, name string, p npmpin.Pin) *P
 	return &PackageView{Server: name, Facts: f, Words: f.Words(s.opts.Now()), HiddenWords: f.HiddenWords()}
 }
 
-// isDocker says whether command is docker's program.
-func isDocker(command string) bool {
-	_, ok := ocipin.Detect(command, []string{"run", "x"})
-	return ok
-}
-
 func isFile(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.Mode().IsRegular()
@@ -606,7 +600,7 @@ func (s *Service) packageReasons(snap *Snapshot) {
 		if sv.State != conn.AwaitingApproval || sv.Approval == config.Undecided {
 			continue
 		}
-		if st.busy[sv.Name] && isDocker(sv.Command) {
+		if st.busy[sv.Name] && ocipin.IsDocker(sv.Command) {
 			sv.Reason = "asking the registry for its image's digest, to pin it"
 			continue
 		}
@@ -616,7 +610,7 @@ func (s *Service) packageReasons(snap *Snapshot) {
 		}
 		if f, ok := st.failed[sv.Name]; ok {
 			what := "package"
-			if isDocker(sv.Command) {
+			if ocipin.IsDocker(sv.Command) {
 				what = "image"
 			}
 			sv.State, sv.Reason = conn.Failed, "its "+what+" could not be pinned: "+f.why
