@@ -138,7 +138,8 @@ func (s *Service) images() ocipin.Registry {
 }
 
 // packageSpec is the package e's server runs, when it is pinned: a local
-// server whose command is npx with a registry's package, that may run.
+// server whose command is npx with a registry's package, or docker run
+// with an image's tag, that may run.
 func packageSpec(e *config.Entry) (npmpin.Spec, bool) {
 	if e.Transport != config.Stdio || e.Bundle != nil || e.Disabled ||
 		e.Approval == config.Undecided || e.Approval == config.Denied {
