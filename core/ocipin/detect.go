@@ -61,7 +61,7 @@ var runBool = map[string]bool{
 // shortBool and shortValued are docker run's one-letter flags; a letter
 // in neither is not read, and the command is not detected.
 const (
-	shortBool   = "dit" + "Pq"
+	shortBool   = "ditPq"
 	shortValued = "acehlmpuvw"
 )
 
