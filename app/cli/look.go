@@ -44,7 +44,11 @@ func printLook(w io.Writer, l service.Look) {
 	if l.Package != nil {
 		// Its code's hidden characters first: a Trojan-source line.
 		fmt.Fprint(w, sanitize.String(l.Package.HiddenWords))
-		fmt.Fprintf(w, "It runs %s.\nPinned: approving it runs exactly that tree; a newer one is an update you review.\n", sanitize.Line(l.Package.Words))
+		what := "tree"
+		if l.Package.Facts.Image != nil {
+			what = "image"
+		}
+		fmt.Fprintf(w, "It runs %s.\nPinned: approving it runs exactly that %s; a newer one is an update you review.\n", sanitize.Line(l.Package.Words), what)
 	}
 	if words := l.ChangesWords(); words != "" {
 		fmt.Fprintln(w, words) // a server that ran before: what changed since

@@ -72,7 +72,11 @@ func lookText(l service.Look) []string {
 		if w := strings.TrimRight(sanitize.String(p.HiddenWords), "\n"); w != "" {
 			out = append(out, w) // its code's hidden characters first
 		}
-		out = append(out, "It runs "+sanitize.Line(p.Words)+".\nPinned by its content: approving it runs this tree and no other until you update it.")
+		what := "tree"
+		if p.Facts.Image != nil {
+			what = "image"
+		}
+		out = append(out, "It runs "+sanitize.Line(p.Words)+".\nPinned by its content: approving it runs this "+what+" and no other until you update it.")
 	}
 	if words := l.ChangesWords(); words != "" {
 		out = append(out, words) // sanitized there

@@ -161,7 +161,11 @@ func (u *updatesView) show(v *window, views []service.PackageView) {
 func (u *updatesView) card(v *window, pv service.PackageView) fyne.CanvasObject {
 	name := sanitize.Line(pv.Server)
 	title := widget.NewLabelWithStyle(name, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	runs := wrapped("Runs " + sanitize.Line(pv.Words) + ".\nPinned by its content.")
+	pinned := "Pinned by its content."
+	if pv.Facts.Image != nil {
+		pinned = "Pinned by its digest: docker runs this image and no other."
+	}
+	runs := wrapped("Runs " + sanitize.Line(pv.Words) + ".\n" + pinned)
 	items := []fyne.CanvasObject{title}
 	if pv.HiddenWords != "" { // its code's hidden characters, before what runs
 		hidden := wrapped(strings.TrimRight(sanitize.String(pv.HiddenWords), "\n"))
@@ -218,6 +222,9 @@ func (u *updatesView) card(v *window, pv service.PackageView) fyne.CanvasObject 
 // line, the packages whose install scripts it runs, and where the new
 // version was built.
 func firstWords(r reviewOf) string {
+	if r.Image != nil { // an image's: its configuration's changes
+		return "Update: " + sanitize.String(r.Image.Head())
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Update: %s %s to %s.", sanitize.Line(r.Package), sanitize.Line(r.FromVersion), sanitize.Line(r.ToVersion))
 	origin := sanitize.Line(r.OriginWords())
@@ -253,6 +260,9 @@ func firstWords(r reviewOf) string {
 
 // restWords are the packages and files an update changes, with the diffs.
 func restWords(r reviewOf) string {
+	if r.Image != nil { // its layers; its code is not compared
+		return r.Image.Rest()
+	}
 	r.Destinations = nil
 	words := r.Words()
 	// The review's first line and its note on destinations are said above.
@@ -267,6 +277,9 @@ func restWords(r reviewOf) string {
 
 // changesTitle says how much more an update changes.
 func changesTitle(r reviewOf) string {
+	if r.Image != nil {
+		return fmt.Sprintf("What else changes: %s", count(len(r.Image.LayersAdded)+len(r.Image.LayersRemoved), "layer"))
+	}
 	return fmt.Sprintf("What else changes: %s, %s", count(len(r.Packages), "package"), count(len(r.Files), "file"))
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/mcptray/mcptray/core/ocipin"
 )
 
 // Facts are what the person is shown of a pinned tree before it runs.
@@ -31,12 +33,17 @@ type Facts struct {
 	Hidden     []HiddenChar `json:"hidden,omitempty"`
 	HiddenMore int          `json:"hiddenMore,omitempty"`
 	Unread     int          `json:"unread,omitempty"`
+	// Image is the image pinned, for a docker run server (image.go).
+	Image *ocipin.Image `json:"image,omitempty"`
 }
 
 // Facts asks the registry when p's version was published, counts its
 // tree, and reads its code for hidden characters (hidden.go). A registry
 // that does not answer leaves Published zero.
 func (n *NPM) Facts(ctx context.Context, p Pin) Facts {
+	if p.Image != nil {
+		return Facts{Package: p.Spec.Package, Version: p.Version(), Hash: p.Lock.Hash, Image: p.Image}
+	}
 	f := Facts{Package: p.Spec.Package, Version: p.Version(), Packages: len(p.Lock.Packages), Hash: p.Lock.Hash, Scripts: p.Lock.Scripts(), Origin: p.Origin}
 	if r, ok := ScriptsOf(p.Dir); ok {
 		f.ScriptsRun = &r
@@ -64,6 +71,9 @@ func (n *NPM) Facts(ctx context.Context, p Pin) Facts {
 // Words says f as the person reads it: "postmark-mcp version 1.0.15,
 // published 3 months ago, 84 packages in all".
 func (f Facts) Words(now time.Time) string {
+	if f.Image != nil {
+		return f.Image.Words()
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s version %s", f.Package, f.Version)
 	if !f.Published.IsZero() {

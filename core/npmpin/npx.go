@@ -14,11 +14,17 @@ type Spec struct {
 	Want    string
 	Bin     string
 	Args    []string
+	// Image says Package is a container image that docker run names
+	// (image.go): pinned by its digest, not by npm.
+	Image bool `json:",omitempty"`
 }
 
 // Request is the package as npm reads it on a command line: name@want,
 // or name@latest when the command named no version.
 func (s Spec) Request() string {
+	if s.Image {
+		return s.Package
+	}
 	want := s.Want
 	if want == "" {
 		want = "latest"

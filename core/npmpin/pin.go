@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mcptray/mcptray/core/ocipin"
 )
 
 // Pin is one resolved tree of a server's package, in a folder of its own.
@@ -21,10 +23,16 @@ type Pin struct {
 	// registry's attestation said when it was pinned (attest.go); nil
 	// when not asked.
 	Origin *Origin `json:"origin,omitempty"`
+	// Image is the container image a docker run server is pinned to
+	// (image.go): then Lock.Hash is its digest's hex and Dir is "".
+	Image *ocipin.Image `json:"image,omitempty"`
 }
 
 // Version is the pinned package's own version.
 func (p Pin) Version() string {
+	if p.Image != nil {
+		return p.Image.Short()
+	}
 	top, _ := p.Lock.Top()
 	return top.Version
 }
@@ -134,6 +142,15 @@ func (n *NPM) Install(ctx context.Context, p Pin) error {
 
 // Check says whether p's folder still holds the lockfile of p's tree.
 func (p Pin) Check() error {
+	if p.Image != nil {
+		if err := p.Image.Valid(); err != nil {
+			return err
+		}
+		if p.Lock.Hash != p.Image.Hex() {
+			return fmt.Errorf("%s's pin changed: its digest is %s, not the %s approved", p.Spec.Package, p.Image.Short(), p.Short())
+		}
+		return nil
+	}
 	l, err := readLock(filepath.Join(p.Dir, "package-lock.json"), p.Spec.Package)
 	if err != nil {
 		return fmt.Errorf("checking %s's pinned tree: %w", p.Spec.Package, err)
@@ -146,6 +163,9 @@ func (p Pin) Check() error {
 
 // Installed says whether p's tree is installed in its folder.
 func (p Pin) Installed() bool {
+	if p.Image != nil {
+		return true // docker pulls it by its digest
+	}
 	b, err := os.ReadFile(filepath.Join(p.Dir, "node_modules", installedMark))
 	return err == nil && string(b) == p.Lock.Hash
 }
@@ -156,6 +176,9 @@ func (p Pin) Installed() bool {
 // package), and the command's arguments. A program that is not node's
 // script runs itself.
 func (p Pin) Program() (command string, args []string, err error) {
+	if p.Image != nil {
+		return "", nil, fmt.Errorf("%s is an image: docker runs it (ImagePin)", p.Spec.Package)
+	}
 	pkgRel := filepath.Join("node_modules", filepath.FromSlash(p.Spec.Package))
 	pkgDir := filepath.Join(p.Dir, pkgRel)
 	// Through no link: an install script may have made one (links.go).
@@ -235,6 +258,9 @@ func isNodeScript(path string) bool {
 
 // Remove removes p's folder.
 func (p Pin) Remove() error {
+	if p.Dir == "" {
+		return nil
+	}
 	if err := os.RemoveAll(p.Dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("removing %s's tree: %w", p.Spec.Package, err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sergi/go-diff/diffmatchpatch"
 
+	"github.com/mcptray/mcptray/core/ocipin"
 	"github.com/mcptray/mcptray/core/sanitize"
 )
 
@@ -47,6 +48,9 @@ type Review struct {
 	// does not hold.
 	Scripts    *ScriptsRun `json:"scripts,omitempty"`
 	NewScripts []string    `json:"newScripts,omitempty"`
+	// Image is what changes from one image to another, for a docker run
+	// server (image.go); then the fields above of the code are empty.
+	Image *ocipin.Review `json:"image,omitempty"`
 }
 
 // HiddenChar is one kind of hidden character on an added line of a file
@@ -408,6 +412,9 @@ func destinations(f FileChange, old string) []Destination {
 
 // Words says the review as the person reads it: the destinations first.
 func (r Review) Words() string {
+	if r.Image != nil {
+		return r.Image.Words()
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: version %s to %s (tree %s to %s)\n", r.Package, r.FromVersion, r.ToVersion, short(r.FromHash), short(r.ToHash))
 	if r.OriginLost() {

@@ -15,6 +15,7 @@ import (
 	"github.com/mcptray/mcptray/core/config"
 	"github.com/mcptray/mcptray/core/conn"
 	"github.com/mcptray/mcptray/core/npmpin"
+	"github.com/mcptray/mcptray/core/ocipin"
 	"github.com/mcptray/mcptray/core/sandbox"
 	"github.com/mcptray/mcptray/core/sanitize"
 )
@@ -22,7 +23,9 @@ import (
 // PackageOptions pin the servers that run an npm package (npx) by their
 // content (core/npmpin): what runs is the tree that was resolved when the
 // server was approved or first started, installed without install scripts
-// in a folder of mcptray's own, until the person updates it.
+// in a folder of mcptray's own, until the person updates it. A server that
+// runs a container image (docker run image:tag) is pinned the same way by
+// the image's digest (core/ocipin).
 type PackageOptions struct {
 	// Dir holds the pinned trees and their record; "" means the
 	// packages folder in mcptray's folder.
@@ -36,6 +39,11 @@ type PackageOptions struct {
 	// Every is how often the running mcptray asks the registries what is
 	// new; zero asks only on demand (mcptray updates).
 	Every time.Duration
+	// Images asks the registries of docker run servers' images; with no
+	// Keychain, with the credentials of the docker config docker reads
+	// (DOCKER_CONFIG's, or ~/.docker/config.json in the home mcptray
+	// serves, and its credential helpers).
+	Images ocipin.Registry
 }
 
 // packageState is what the service keeps of the pins while it runs.
@@ -113,14 +121,43 @@ func (s *Service) npm() *npmpin.NPM {
 	return &npmpin.NPM{Path: s.opts.Packages.NPM, Env: env, Cache: filepath.Join(s.packagesDir(), "cache"), Logger: s.log}
 }
 
+// images asks the registries of docker run servers' images, with the
+// person's docker credentials.
+func (s *Service) images() ocipin.Registry {
+	r := s.opts.Packages.Images
+	if r.Keychain != nil {
+		return r
+	}
+	// Where docker reads it: DOCKER_CONFIG, or ~/.docker.
+	if dir, ok := s.opts.Lookup("DOCKER_CONFIG"); ok && filepath.IsAbs(dir) {
+		r.Keychain = ocipin.ConfigKeychain(dir)
+	} else if s.opts.Paths.Home != "" {
+		r.Keychain = ocipin.ConfigKeychain(filepath.Join(s.opts.Paths.Home, ".docker"))
+	}
+	return r
+}
+
 // packageSpec is the package e's server runs, when it is pinned: a local
-// server whose command is npx with a registry's package, that may run.
+// server whose command is npx with a registry's package, or docker run
+// with an image's tag, that may run.
 func packageSpec(e *config.Entry) (npmpin.Spec, bool) {
 	if e.Transport != config.Stdio || e.Bundle != nil || e.Disabled ||
 		e.Approval == config.Undecided || e.Approval == config.Denied {
 		return npmpin.Spec{}, false
 	}
-	return npmpin.Detect(e.Command, e.Args)
+	return detectPin(e.Command, e.Args)
+}
+
+// detectPin reads what a command runs that is pinned: an npm package
+// (npx), or a container image (docker run image:tag).
+func detectPin(command string, args []string) (npmpin.Spec, bool) {
+	if spec, ok := npmpin.Detect(command, args); ok {
+		return spec, true
+	}
+	if img, ok := ocipin.Detect(command, args); ok {
+		return npmpin.ImageSpec(img), true
+	}
+	return npmpin.Spec{}, false
 }
 
 // pinnedSet is set with each pinned server's command replaced by its
@@ -187,6 +224,19 @@ func (s *Service) pinnedProgram(p npmpin.Pin, npx string) (string, []string, err
 // read, which a command the person did not write would not give
 // (Settings.ArgsGrantNothing).
 func (s *Service) runPinned(e *config.Entry, p npmpin.Pin) error {
+	if p.Image != nil {
+		// docker run … image@sha256:…, and every other argument as
+		// written: docker checks what it pulls against the digest.
+		spec, ok := ocipin.Detect(e.Command, e.Args)
+		if err := p.Check(); err != nil {
+			return err
+		}
+		if !ok || spec.Image != p.Spec.Package {
+			return fmt.Errorf("its command no longer runs the image %s that was pinned", p.Spec.Package)
+		}
+		e.Args = spec.Pinned(e.Args, p.Image.Digest)
+		return nil
+	}
 	command, args, err := s.pinnedProgram(p, e.Command)
 	if err != nil {
 		return err
@@ -203,7 +253,7 @@ func (s *Service) pinNow(ctx context.Context, e *config.Entry) (*npmpin.Pin, err
 	if s.opts.Packages == nil || e.Transport != config.Stdio || e.Bundle != nil {
 		return nil, nil
 	}
-	spec, ok := npmpin.Detect(e.Command, e.Args)
+	spec, ok := detectPin(e.Command, e.Args)
 	if !ok {
 		return nil, nil
 	}
@@ -274,6 +324,9 @@ func (s *Service) pinLater(name, key string, spec npmpin.Spec, again *npmpin.Pin
 // config key. With again, it installs that tree once more and records
 // nothing: a tree whose lockfile changed is not installed.
 func (s *Service) pin(ctx context.Context, name, key string, spec npmpin.Spec, again *npmpin.Pin) error {
+	if spec.Image {
+		return s.pinImage(ctx, name, key, spec, again)
+	}
 	n := s.npm()
 	n.Scripts = s.scriptsIn(name) // scripts.go
 	if again != nil {
@@ -297,6 +350,55 @@ func (s *Service) pin(ctx context.Context, name, key string, spec npmpin.Spec, a
 		all[name] = npmpin.Record{Config: key, Current: p, At: s.opts.Now().UTC()}
 		return nil
 	})
+}
+
+// pinImage resolves the image spec names to its digest and records it as
+// name's for the config key. With again, there is nothing to install:
+// docker pulls the image by its digest when the server starts.
+func (s *Service) pinImage(ctx context.Context, name, key string, spec npmpin.Spec, again *npmpin.Pin) error {
+	if again != nil {
+		return again.Check()
+	}
+	img, err := s.images().Resolve(ctx, ocipin.Spec{Image: spec.Package})
+	if err != nil {
+		return fmt.Errorf("%w (an image that is only on this computer can be named by its ID instead of its tag: docker images --no-trunc says it)", err)
+	}
+	p := npmpin.ImagePin(spec, img)
+	return s.packageStore().Change(ctx, func(all map[string]npmpin.Record) error {
+		all[name] = npmpin.Record{Config: key, Current: p, At: s.opts.Now().UTC()}
+		return nil
+	})
+}
+
+// checkOne asks cur's registry what its request gives now: nil when
+// the same tree (or image); otherwise the newer one, installed beside
+// cur (an image is not pulled: docker pulls it when it runs), and what
+// changes.
+func (s *Service) checkOne(ctx context.Context, n *npmpin.NPM, name string, cur *npmpin.Pin) (*npmpin.Pin, *npmpin.Review, error) {
+	if cur.Image != nil {
+		img, err := s.images().Resolve(ctx, ocipin.Spec{Image: cur.Spec.Package})
+		if err != nil || img.Hex() == cur.Lock.Hash {
+			return nil, nil, err
+		}
+		next := npmpin.ImagePin(cur.Spec, img)
+		r := npmpin.ImageReview(*cur, next)
+		return &next, &r, nil
+	}
+	n.Scripts = s.scriptsIn(name) // scripts.go
+	withOrigin(ctx, n, cur)       // provenance.go: when not asked, or not answered, before
+	next, err := n.Resolve(ctx, filepath.Dir(cur.Dir), cur.Spec)
+	if err != nil || next.Lock.Hash == cur.Lock.Hash {
+		return nil, nil, err
+	}
+	withOrigin(ctx, n, &next)
+	if err := n.Install(ctx, next); err != nil {
+		return nil, nil, err
+	}
+	r, err := npmpin.Compare(*cur, next)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &next, &r, nil
 }
 
 // Packages says what each pinned server runs, and the updates the last
@@ -340,19 +442,7 @@ func (s *Service) CheckPackages(ctx context.Context) ([]PackageView, error) {
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(recs)) {
 		cur := recs[name].Current
-		n.Scripts = s.scriptsIn(name) // scripts.go
-		withOrigin(ctx, n, &cur)      // provenance.go: when not asked, or not answered, before
-		next, err := n.Resolve(ctx, filepath.Dir(cur.Dir), cur.Spec)
-		var review *npmpin.Review
-		if err == nil && next.Lock.Hash != cur.Lock.Hash {
-			withOrigin(ctx, n, &next)
-			if err = n.Install(ctx, next); err == nil {
-				var r npmpin.Review
-				if r, err = npmpin.Compare(cur, next); err == nil {
-					review = &r
-				}
-			}
-		}
+		next, review, err := s.checkOne(ctx, n, name, &cur)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", sanitize.Line(name), err))
 			continue
@@ -367,7 +457,7 @@ func (s *Service) CheckPackages(ctx context.Context) ([]PackageView, error) {
 				r.Current.Origin = cur.Origin // provenance.go
 			}
 			if review != nil {
-				r.Candidate, r.Review = &next, review
+				r.Candidate, r.Review = next, review
 			}
 			all[name] = r
 			return nil
@@ -464,7 +554,7 @@ func sameTree(tree, hash string) bool {
 // record holds no more.
 func (s *Service) prunePackages(name string) {
 	rec, ok, err := s.packageStore().Get(name)
-	if err == nil && ok {
+	if err == nil && ok && rec.Current.Image == nil { // docker keeps the images
 		err = rec.Prune(filepath.Join(s.packagesDir(), sandbox.FolderName(name)))
 	}
 	if err != nil {
@@ -511,12 +601,20 @@ func (s *Service) packageReasons(snap *Snapshot) {
 		if sv.State != conn.AwaitingApproval || sv.Approval == config.Undecided {
 			continue
 		}
+		if st.busy[sv.Name] && ocipin.IsDocker(sv.Command) {
+			sv.Reason = "asking the registry for its image's digest, to pin it"
+			continue
+		}
 		if st.busy[sv.Name] {
 			sv.Reason = "installing its package, pinned by its content (npm without install scripts; those it declares run after, in its sandbox)"
 			continue
 		}
 		if f, ok := st.failed[sv.Name]; ok {
-			sv.State, sv.Reason = conn.Failed, "its package could not be pinned: "+f.why
+			what := "package"
+			if ocipin.IsDocker(sv.Command) {
+				what = "image"
+			}
+			sv.State, sv.Reason = conn.Failed, "its "+what+" could not be pinned: "+f.why
 		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 // What it finds is shown with the tree's facts, in the approval and in
 // an update's review, the loss of a CI's provenance first.
 func withOrigin(ctx context.Context, n *npmpin.NPM, p *npmpin.Pin) {
-	if p.Origin != nil && p.Origin.Unchecked == "" {
+	if p.Image != nil || (p.Origin != nil && p.Origin.Unchecked == "") {
 		return
 	}
 	o := n.Origin(ctx, *p)

@@ -1,6 +1,8 @@
 // Command mcp-testserver runs mcptray's MCP test server (package
 // test/mcpserver) as a process, for tests and benchmarks that need a real
 // child process or a real port. It is a test peer, never shipped.
+// Called docker (a copy of it by that name), it stands in for docker's
+// client: its env tool says DOCKER_ARGS, the command line it was given.
 //
 //	mcp-testserver [-transport stdio|http|sse] [-addr 127.0.0.1:0] [misbehaviour flags]
 //
@@ -25,6 +27,14 @@ import (
 )
 
 func main() {
+	if filepath.Base(os.Args[0]) == "docker" {
+		// A stand-in for docker's client, where no Docker daemon runs:
+		// it keeps the command line docker was given (the env tool says
+		// DOCKER_ARGS), takes no flag of its own, and serves as the
+		// image would.
+		_ = os.Setenv("DOCKER_ARGS", strings.Join(os.Args[1:], " "))
+		os.Args = os.Args[:1]
+	}
 	var opts mcpserver.Options
 	transport := flag.String("transport", "stdio", "stdio, http (streamable HTTP at /mcp) or sse (/sse and /message)")
 	addr := flag.String("addr", "127.0.0.1:0", "loopback address for http and sse")

@@ -1,0 +1,145 @@
+package ocipin_test
+
+import (
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-containerregistry/pkg/authn"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+
+	"github.com/mcptray/mcptray/core/ocipin"
+	"github.com/mcptray/mcptray/core/ocipin/ocitest"
+)
+
+func TestDetectFindsTheImage(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		at   int // -1: not detected
+	}{
+		{[]string{"run", "-i", "--rm", "mcp/time"}, 3},
+		{[]string{"run", "-i", "--rm", "-e", "TOKEN", "-v", "/a:/b", "--name", "x", "--network", "none", "-p", "80:80", "ghcr.io/o/srv:1.2", "--flag", "v"}, 13},
+		{[]string{"run", "-it", "--env=A=1", "-eB=2", "--rm=true", "img:tag", "-e", "x"}, 5},
+		{[]string{"--context", "work", "container", "run", "-i", "img"}, 5},
+		{[]string{"run", "-i", "--", "img", "arg"}, 3},
+		{[]string{"run", "-i", "img@sha256:" + strings.Repeat("a", 64)}, -1},
+		{[]string{"run", "-i", "img:1@sha256:" + strings.Repeat("a", 64)}, -1},
+		{[]string{"run", "-Z", "img"}, -1},
+		{[]string{"run", "-i", "sha256:" + strings.Repeat("b", 64)}, -1},
+		{[]string{"run", "-i", strings.Repeat("b", 64)}, -1},
+		{[]string{"ps"}, -1},
+		{[]string{"run", "-i", "--rm"}, -1},
+	} {
+		s, ok := ocipin.Detect("/usr/bin/docker", c.args)
+		if (c.at < 0) != !ok || (ok && s.At != c.at) {
+			t.Errorf("Detect(%q) = %+v, %v; want the image at %d", c.args, s, ok, c.at)
+		}
+	}
+	if _, ok := ocipin.Detect("npx", []string{"run", "img"}); ok {
+		t.Error("npx read as docker")
+	}
+	s, _ := ocipin.Detect("docker", []string{"run", "-i", "--rm", "127.0.0.1:5000/team/srv:1", "-x"})
+	got := s.Pinned([]string{"run", "-i", "--rm", "127.0.0.1:5000/team/srv:1", "-x"}, "sha256:abc")
+	if want := []string{"run", "-i", "--rm", "127.0.0.1:5000/team/srv@sha256:abc", "-x"}; !slices.Equal(got, want) {
+		t.Errorf("pinned: %q, want %q", got, want)
+	}
+}
+
+// TestResolveAndCompare: the tag's digest is the image pushed at it; once
+// another is pushed at the same tag, it resolves to that one, and the
+// review names the changed entrypoint and environment, the layers, and
+// says the code is not compared.
+func TestResolveAndCompare(t *testing.T) {
+	t.Parallel()
+	r := ocitest.Start(t)
+	d1 := r.Push(t, "echo:latest", 1, v1.Config{Entrypoint: []string{"/srv"}, Env: []string{"MODE=1"}, User: "app"})
+	spec, ok := ocipin.Detect("docker", []string{"run", "-i", r.Host + "/echo"})
+	if !ok {
+		t.Fatal("not detected")
+	}
+	reg := ocipin.Registry{Keychain: authn.NewMultiKeychain()}
+	v1img, err := reg.Resolve(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v1img.Digest != d1 || v1img.Config.User != "app" || !v1img.Created.Equal(ocitest.Built(1)) || len(v1img.Layers) != 1 {
+		t.Fatalf("resolved %+v, want %s", v1img, d1)
+	}
+	if w := v1img.Words(); !strings.Contains(w, "image "+r.Host+"/echo:latest pinned at "+d1[:19]+"…, built 2026-01-02") {
+		t.Errorf("words: %q", w)
+	}
+	d2 := r.Push(t, "echo:latest", 2, v1.Config{Entrypoint: []string{"/srv", "--send"}, Env: []string{"MODE=1", "SEND_TO=collect.example.net"}, User: "app"})
+	v2img, err := reg.Resolve(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v2img.Digest != d2 || d2 == d1 {
+		t.Fatalf("after v2 the tag resolves to %s, want %s", v2img.Digest, d2)
+	}
+	w := ocipin.Compare(v1img, v2img).Words()
+	for _, want := range []string{
+		`entrypoint: ["/srv"] becomes ["/srv" "--send"]`,
+		`environment: adds "SEND_TO=collect.example.net"`,
+		"Layers: 1 added, 1 removed",
+		"built 2026-01-02 00:00 UTC, then 2026-01-03 00:00 UTC",
+		"a readable diff of an image's files is not attempted",
+	} {
+		if !strings.Contains(w, want) {
+			t.Errorf("the review does not say %q:\n%s", want, w)
+		}
+	}
+}
+
+// TestResolveTrustsNoDigestItIsTold: a registry that says its manifest is
+// another image's (the digest it would serve later) is not believed: the
+// digest pinned is the one of what it sent.
+func TestResolveTrustsNoDigestItIsTold(t *testing.T) {
+	t.Parallel()
+	r := ocitest.Start(t)
+	d1 := r.Push(t, "echo:latest", 1, v1.Config{Entrypoint: []string{"/srv"}})
+	evil := r.Push(t, "evil:latest", 9, v1.Config{Entrypoint: []string{"/steal"}})
+	r.Lie(evil)
+	spec, _ := ocipin.Detect("docker", []string{"run", r.Host + "/echo:latest"})
+	// The lie is told: a client that believed the registry's header
+	// would pin the other image.
+	tag, _ := spec.Ref()
+	if head, err := remote.Head(tag); err != nil || head.Digest.String() != evil {
+		t.Fatalf("the registry does not lie: %v %v", head, err)
+	}
+	img, err := ocipin.Registry{Keychain: authn.NewMultiKeychain()}.Resolve(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Digest != d1 {
+		t.Fatalf("pinned %s, want the digest of what was sent, %s (the registry said %s)", img.Digest, d1, evil)
+	}
+}
+
+// TestResolveWithTheHomesDockerConfig: a registry that asks for a
+// credential is answered with the one the home's docker config names for
+// it, as docker would send it; without that config, it refuses.
+func TestResolveWithTheHomesDockerConfig(t *testing.T) {
+	t.Parallel()
+	r := ocitest.Start(t)
+	r.RequireAuth("team", "s3cret")
+	d1 := r.Push(t, "private:1", 1, v1.Config{Entrypoint: []string{"/srv"}})
+	spec, _ := ocipin.Detect("docker", []string{"run", r.Host + "/private:1"})
+	empty := t.TempDir()
+	if _, err := (ocipin.Registry{Keychain: ocipin.ConfigKeychain(empty)}).Resolve(t.Context(), spec); err == nil {
+		t.Fatal("resolved without a credential")
+	}
+	dir := t.TempDir()
+	auth := base64.StdEncoding.EncodeToString([]byte("team:s3cret"))
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"auths":{"`+r.Host+`":{"auth":"`+auth+`"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	img, err := ocipin.Registry{Keychain: ocipin.ConfigKeychain(dir)}.Resolve(t.Context(), spec)
+	if err != nil || img.Digest != d1 {
+		t.Fatalf("with the config's credential: %+v %v", img, err)
+	}
+}
