@@ -122,6 +122,8 @@ func fixText(s service.Server) string {
 		return "mcptray approve " + sanitize.Line(s.Name)
 	case s.Fix.Action == service.SignInAction:
 		return "mcptray login " + sanitize.Line(s.Name)
+	case s.Fix.Action == service.RetryAction:
+		return "mcptray retry " + sanitize.Line(s.Name)
 	}
 	return ""
 }

@@ -114,7 +114,7 @@ func (r Registry) Resolve(ctx context.Context, s Spec) (Image, error) {
 	}
 	desc, err := remote.Get(tag, opts...)
 	if err != nil {
-		return Image{}, fmt.Errorf("asking the registry for %s: %w", s.Image, err)
+		return Image{}, askFailed(tag, err)
 	}
 	if desc.MediaType == types.DockerManifestSchema1 || desc.MediaType == types.DockerManifestSchema1Signed {
 		return Image{}, fmt.Errorf("%s is an image of Docker's old format (schema 1), which cannot be pinned by its content; push it again with a current docker", s.Image)

@@ -2,15 +2,20 @@ package ocipin_test
 
 import (
 	"encoding/base64"
+	"errors"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 
 	"github.com/mcptray/mcptray/core/ocipin"
 	"github.com/mcptray/mcptray/core/ocipin/ocitest"
@@ -143,3 +148,42 @@ func TestResolveWithTheHomesDockerConfig(t *testing.T) {
 		t.Fatalf("with the config's credential: %+v %v", img, err)
 	}
 }
+
+// TestResolveFailuresInPlainWords: a registry that is not there, one
+// whose name is unknown, and one that lacks the image each fail in words
+// that say which and what to do, without the library's addresses; the
+// cause stays wrapped.
+func TestResolveFailuresInPlainWords(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close() // nothing answers there now
+	reg := ocitest.Start(t)
+	unknown := roundTrip(func(*http.Request) (*http.Response, error) {
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "registry.example", Server: "10.0.0.53:53", IsNotFound: true}}
+	})
+	for _, c := range []struct {
+		image string
+		rt    http.RoundTripper
+		want  string
+		cause func(error) bool
+	}{
+		{closed + "/echo:latest", nil, "nothing answers at " + closed, func(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }},
+		{"registry.example/echo:latest", unknown, "cannot find registry.example", func(err error) bool { var d *net.DNSError; return errors.As(err, &d) }},
+		{reg.Host + "/built-here:dev", nil, "has no image " + reg.Host + "/built-here:dev (" + ocipin.LocalHint, func(err error) bool { var e *transport.Error; return errors.As(err, &e) }},
+	} {
+		_, err := ocipin.Registry{Keychain: authn.NewMultiKeychain(), Transport: c.rt}.Resolve(t.Context(), ocipin.Spec{Image: c.image})
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "10.0.0.53") || strings.Contains(err.Error(), "dial tcp") {
+			t.Errorf("%s: %v, want the words %q and no address", c.image, err, c.want)
+		}
+		if err != nil && !c.cause(err) {
+			t.Errorf("%s: the cause is not wrapped: %#v", c.image, err)
+		}
+	}
+}
+
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

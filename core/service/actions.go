@@ -101,13 +101,18 @@ func (s *Service) turn(_ context.Context, name string, off bool) error {
 var errUnchanged = errors.New("nothing to change")
 
 // Retry connects a failed or signed-out server again at once, without
-// waiting for its backoff.
+// waiting for its backoff; a server whose package or image could not be
+// pinned is pinned again.
 func (s *Service) Retry(ctx context.Context, name string) error {
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
 	if _, err := s.find(s.current(), name); err != nil && name != builtinName {
 		return err
+	}
+	if s.forgetFailedPin(name) {
+		s.reload()
+		return nil
 	}
 	return wrapError(s.conns.Retry(name))
 }

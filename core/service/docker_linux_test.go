@@ -187,6 +187,18 @@ func TestDockerImageNotInItsRegistryIsHeld(t *testing.T) {
 	if !strings.Contains(sv.Reason, "its image could not be pinned") || !strings.Contains(sv.Reason, "docker images --no-trunc") {
 		t.Errorf("it says: %s", sv.Reason)
 	}
+	// Its fix is Retry, not approve (a server of the person's own needs
+	// no approval); once the image is pushed, Retry pins and runs it.
+	if sv.Fix.Action != RetryAction {
+		t.Errorf("its fix is %+v, want Retry", sv.Fix)
+	}
+	d := reg.Push(t, "built-here:dev", 3, v1.Config{Entrypoint: []string{"/srv"}})
+	if err := s.Retry(t.Context(), "local"); err != nil {
+		t.Fatal(err)
+	}
+	if got := dockerArgs(t, s, "local"); !strings.Contains(got, "built-here@"+d) {
+		t.Errorf("after Retry it runs docker %s, want the pushed image's digest %s", got, d)
+	}
 }
 
 // TestDockerForgedPinIsNotRun: a record of the pins edited to name another

@@ -284,6 +284,17 @@ func isFile(path string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
+// forgetFailedPin lets the next reload pin name again after a failure,
+// and reports whether there was one.
+func (s *Service) forgetFailedPin(name string) bool {
+	st := &s.packages
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	_, ok := st.failed[name]
+	delete(st.failed, name)
+	return ok
+}
+
 // pinLater resolves and installs the tree of a server not pinned yet (or
 // installs again the tree again pinned for it, again), in the background,
 // and runs the server once it is: at most once at a time, and not again
@@ -361,7 +372,7 @@ func (s *Service) pinImage(ctx context.Context, name, key string, spec npmpin.Sp
 	}
 	img, err := s.images().Resolve(ctx, ocipin.Spec{Image: spec.Package})
 	if err != nil {
-		return fmt.Errorf("%w (an image that is only on this computer can be named by its ID instead of its tag: docker images --no-trunc says it)", err)
+		return err
 	}
 	p := npmpin.ImagePin(spec, img)
 	return s.packageStore().Change(ctx, func(all map[string]npmpin.Record) error {
@@ -615,6 +626,10 @@ func (s *Service) packageReasons(snap *Snapshot) {
 				what = "image"
 			}
 			sv.State, sv.Reason = conn.Failed, "its "+what+" could not be pinned: "+f.why
+			// Not approve: a server of the person's own needs none, and
+			// one approved already would only be asked again. Retry
+			// pins it again (Retry).
+			sv.Fix = Fix{Action: RetryAction, Label: "Retry"}
 		}
 	}
 }
