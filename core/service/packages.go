@@ -24,8 +24,8 @@ import (
 // content (core/npmpin): what runs is the tree that was resolved when the
 // server was approved or first started, installed without install scripts
 // in a folder of mcptray's own, until the person updates it. A server that
-// runs a container image (docker run image:tag) is pinned the same way by
-// the image's digest (core/ocipin).
+// runs a container image (docker or podman run image:tag) is pinned the
+// same way by the image's digest (core/ocipin).
 type PackageOptions struct {
 	// Dir holds the pinned trees and their record; "" means the
 	// packages folder in mcptray's folder.
@@ -39,10 +39,11 @@ type PackageOptions struct {
 	// Every is how often the running mcptray asks the registries what is
 	// new; zero asks only on demand (mcptray updates).
 	Every time.Duration
-	// Images asks the registries of docker run servers' images; with no
-	// Keychain, with the credentials of the docker config docker reads
-	// (DOCKER_CONFIG's, or ~/.docker/config.json in the home mcptray
-	// serves, and its credential helpers).
+	// Images asks the registries of docker (and podman) run servers'
+	// images; with no Keychain, with the credentials of the docker config
+	// docker reads (DOCKER_CONFIG's, or ~/.docker/config.json in the home
+	// mcptray serves, and its credential helpers), and for podman's,
+	// those of podman's auth files first (images).
 	Images ocipin.Registry
 }
 
@@ -122,24 +123,52 @@ func (s *Service) npm() *npmpin.NPM {
 }
 
 // images asks the registries of docker run servers' images, with the
-// person's docker credentials.
-func (s *Service) images() ocipin.Registry {
+// person's docker credentials; podman's (podman true), with podman's
+// first.
+func (s *Service) images(podman bool) ocipin.Registry {
 	r := s.opts.Packages.Images
 	if r.Keychain != nil {
 		return r
 	}
 	// Where docker reads it: DOCKER_CONFIG, or ~/.docker.
+	docker := ""
 	if dir, ok := s.opts.Lookup("DOCKER_CONFIG"); ok && filepath.IsAbs(dir) {
-		r.Keychain = ocipin.ConfigKeychain(dir)
+		docker = dir
 	} else if s.opts.Paths.Home != "" {
-		r.Keychain = ocipin.ConfigKeychain(filepath.Join(s.opts.Paths.Home, ".docker"))
+		docker = filepath.Join(s.opts.Paths.Home, ".docker")
+	}
+	if podman {
+		r.Keychain = ocipin.PodmanKeychain(s.podmanAuthFiles(), docker)
+	} else if docker != "" {
+		r.Keychain = ocipin.ConfigKeychain(docker)
 	}
 	return r
 }
 
+// podmanAuthFiles are the files podman reads its registries' credentials
+// from, before docker's config, in its order, in the home mcptray
+// serves: REGISTRY_AUTH_FILE's alone when it is set; otherwise
+// ${XDG_RUNTIME_DIR}/containers/auth.json, then
+// ${XDG_CONFIG_HOME:-~/.config}/containers/auth.json.
+func (s *Service) podmanAuthFiles() []string {
+	if f, ok := s.opts.Lookup("REGISTRY_AUTH_FILE"); ok && filepath.IsAbs(f) {
+		return []string{f}
+	}
+	var files []string
+	if dir, ok := s.opts.Lookup("XDG_RUNTIME_DIR"); ok && filepath.IsAbs(dir) {
+		files = append(files, filepath.Join(dir, "containers", "auth.json"))
+	}
+	if dir, ok := s.opts.Lookup("XDG_CONFIG_HOME"); ok && filepath.IsAbs(dir) {
+		files = append(files, filepath.Join(dir, "containers", "auth.json"))
+	} else if s.opts.Paths.Home != "" {
+		files = append(files, filepath.Join(s.opts.Paths.Home, ".config", "containers", "auth.json"))
+	}
+	return files
+}
+
 // packageSpec is the package e's server runs, when it is pinned: a local
-// server whose command is npx with a registry's package, or docker run
-// with an image's tag, that may run.
+// server whose command is npx with a registry's package, or docker (or
+// podman) run with an image's tag, that may run.
 func packageSpec(e *config.Entry) (npmpin.Spec, bool) {
 	if e.Transport != config.Stdio || e.Bundle != nil || e.Disabled ||
 		e.Approval == config.Undecided || e.Approval == config.Denied {
@@ -149,7 +178,7 @@ func packageSpec(e *config.Entry) (npmpin.Spec, bool) {
 }
 
 // detectPin reads what a command runs that is pinned: an npm package
-// (npx), or a container image (docker run image:tag).
+// (npx), or a container image (docker or podman run image:tag).
 func detectPin(command string, args []string) (npmpin.Spec, bool) {
 	if spec, ok := npmpin.Detect(command, args); ok {
 		return spec, true
@@ -231,7 +260,7 @@ func (s *Service) runPinned(e *config.Entry, p npmpin.Pin) error {
 		if err := p.Check(); err != nil {
 			return err
 		}
-		if !ok || spec.Image != p.Spec.Package {
+		if !ok || spec.Image != p.Spec.Package || spec.Podman != p.Spec.Podman {
 			return fmt.Errorf("its command no longer runs the image %s that was pinned", p.Spec.Package)
 		}
 		e.Args = spec.Pinned(e.Args, p.Image.Digest)
@@ -370,7 +399,7 @@ func (s *Service) pinImage(ctx context.Context, name, key string, spec npmpin.Sp
 	if again != nil {
 		return again.Check()
 	}
-	img, err := s.images().Resolve(ctx, ocipin.Spec{Image: spec.Package})
+	img, err := s.images(spec.Podman).Resolve(ctx, npmpin.ImageOf(spec))
 	if err != nil {
 		return err
 	}
@@ -387,7 +416,7 @@ func (s *Service) pinImage(ctx context.Context, name, key string, spec npmpin.Sp
 // changes.
 func (s *Service) checkOne(ctx context.Context, n *npmpin.NPM, name string, cur *npmpin.Pin) (*npmpin.Pin, *npmpin.Review, error) {
 	if cur.Image != nil {
-		img, err := s.images().Resolve(ctx, ocipin.Spec{Image: cur.Spec.Package})
+		img, err := s.images(cur.Spec.Podman).Resolve(ctx, npmpin.ImageOf(cur.Spec))
 		if err != nil || img.Hex() == cur.Lock.Hash {
 			return nil, nil, err
 		}
@@ -612,7 +641,7 @@ func (s *Service) packageReasons(snap *Snapshot) {
 		if sv.State != conn.AwaitingApproval || sv.Approval == config.Undecided {
 			continue
 		}
-		if st.busy[sv.Name] && ocipin.IsDocker(sv.Command) {
+		if st.busy[sv.Name] && ocipin.IsContainer(sv.Command) {
 			sv.Reason = "asking the registry for its image's digest, to pin it"
 			continue
 		}
@@ -622,7 +651,7 @@ func (s *Service) packageReasons(snap *Snapshot) {
 		}
 		if f, ok := st.failed[sv.Name]; ok {
 			what := "package"
-			if ocipin.IsDocker(sv.Command) {
+			if ocipin.IsContainer(sv.Command) {
 				what = "image"
 			}
 			sv.State, sv.Reason = conn.Failed, "its "+what+" could not be pinned: "+f.why
