@@ -34,7 +34,8 @@ type PackageOptions struct {
 	NPM string
 	// Env is npm's environment, whose HOME names the person's ~/.npmrc;
 	// nil means the servers' (Conn.BaseEnv), or this process's with HOME
-	// the person's home (Paths.Home).
+	// the person's home (Paths.Home). A server's npm config variables
+	// that name its registry are added for its own (npmFor).
 	Env []string
 	// Every is how often the running mcptray asks the registries what is
 	// new; zero asks only on demand (mcptray updates).
@@ -120,6 +121,49 @@ func (s *Service) npm() *npmpin.NPM {
 		env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "HOME=") }), "HOME="+s.opts.Paths.Home)
 	}
 	return &npmpin.NPM{Path: s.opts.Packages.NPM, Env: env, Cache: filepath.Join(s.packagesDir(), "cache"), Logger: s.log}
+}
+
+// npmFor runs the person's npm for the server sv, as npx would run for
+// it: over mcptray's own environment, the npm config variables of sv's
+// env that say which registry npm asks and how it reaches it
+// (npmpin.ServerEnv: npm_config_registry, npm_config_//host/:_authToken,
+// …), each ${secret:NAME} read from the keychain; no other variable of
+// sv's env reaches npm, which runs outside any sandbox. nil sv: npm.
+func (s *Service) npmFor(ctx context.Context, sv *config.Server) *npmpin.NPM {
+	n := s.npm()
+	if sv == nil || len(sv.Env) == 0 {
+		return n
+	}
+	keep, left := npmpin.ServerEnv(sv.Env)
+	if len(left) > 0 {
+		s.log.Info("npm config variables of a server's env that npm is not given", "server", sv.Name, "names", strings.Join(left, " "))
+	}
+	env := n.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = slices.Clone(env)
+	for _, kv := range keep {
+		name, v, _ := strings.Cut(kv, "=")
+		v, err := config.ReplaceSecretRefs(v, func(secret string) (string, error) { return s.readSecret(ctx, sv, secret) })
+		if err != nil {
+			s.log.Info("reading a secret of a server's npm config", "server", sv.Name, "variable", name, "err", err)
+			continue
+		}
+		env = slices.DeleteFunc(env, func(b string) bool { bn, _, _ := strings.Cut(b, "="); return npmpin.SameKey(bn, name) })
+		env = append(env, name+"="+v)
+	}
+	n.Env = env
+	return n
+}
+
+// npmOf is npmFor the configured server called name, or npm when there
+// is none by that name.
+func (s *Service) npmOf(ctx context.Context, name string) *npmpin.NPM {
+	if e, err := s.find(s.current(), name); err == nil {
+		return s.npmFor(ctx, &e.Server)
+	}
+	return s.npm()
 }
 
 // images asks the registries of docker run servers' images, with the
@@ -219,11 +263,11 @@ func (s *Service) pinnedSet(set *config.Set) *config.Set {
 			}
 			s.log.Warn("held: its pinned package is not what was pinned", "server", e.Name, "err", err)
 			e.Approval = config.Undecided
-			s.pinLater(e.Name, e.ApprovalKey, spec, &rec.Current)
+			s.pinLater(e.Server, e.ApprovalKey, spec, &rec.Current)
 			continue
 		}
 		e.Approval = config.Undecided
-		s.pinLater(e.Name, e.ApprovalKey, spec, nil)
+		s.pinLater(e.Server, e.ApprovalKey, spec, nil)
 	}
 	return &out
 }
@@ -296,16 +340,16 @@ func (s *Service) pinNow(ctx context.Context, e *config.Entry) (*npmpin.Pin, err
 	if p, err := get(); p != nil || err != nil {
 		return p, wrapError(err)
 	}
-	if err := s.pin(ctx, e.Name, e.ApprovalKey, spec, nil); err != nil {
+	if err := s.pin(ctx, &e.Server, e.ApprovalKey, spec, nil); err != nil {
 		return nil, wrapError(fmt.Errorf("pinning %s: %w", spec.Request(), err))
 	}
 	return get()
 }
 
-// packageView is the facts of p, for the server called name.
-func (s *Service) packageView(ctx context.Context, name string, p npmpin.Pin) *PackageView {
-	f := s.npm().Facts(ctx, p)
-	return &PackageView{Server: name, Facts: f, Words: f.Words(s.opts.Now()), HiddenWords: f.HiddenWords()}
+// packageView is the facts of p, for the server sv.
+func (s *Service) packageView(ctx context.Context, sv *config.Server, p npmpin.Pin) *PackageView {
+	f := s.npmFor(ctx, sv).Facts(ctx, p)
+	return &PackageView{Server: sv.Name, Facts: f, Words: f.Words(s.opts.Now()), HiddenWords: f.HiddenWords()}
 }
 
 func isFile(path string) bool {
@@ -328,7 +372,8 @@ func (s *Service) forgetFailedPin(name string) bool {
 // installs again the tree again pinned for it, again), in the background,
 // and runs the server once it is: at most once at a time, and not again
 // after a failure for the same config.
-func (s *Service) pinLater(name, key string, spec npmpin.Spec, again *npmpin.Pin) {
+func (s *Service) pinLater(sv config.Server, key string, spec npmpin.Spec, again *npmpin.Pin) {
+	name := sv.Name
 	st := &s.packages
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -342,7 +387,7 @@ func (s *Service) pinLater(name, key string, spec npmpin.Spec, again *npmpin.Pin
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		err := s.pin(s.ctx, name, key, spec, again)
+		err := s.pin(s.ctx, &sv, key, spec, again)
 		st.mu.Lock()
 		delete(st.busy, name)
 		if err != nil {
@@ -360,14 +405,15 @@ func (s *Service) pinLater(name, key string, spec npmpin.Spec, again *npmpin.Pin
 	}()
 }
 
-// pin resolves spec's tree, installs it, and records it as name's for the
-// config key. With again, it installs that tree once more and records
+// pin resolves spec's tree with sv's npm (npmFor), installs it, and
+// records it as sv's for the config key. With again, it installs that tree once more and records
 // nothing: a tree whose lockfile changed is not installed.
-func (s *Service) pin(ctx context.Context, name, key string, spec npmpin.Spec, again *npmpin.Pin) error {
+func (s *Service) pin(ctx context.Context, sv *config.Server, key string, spec npmpin.Spec, again *npmpin.Pin) error {
+	name := sv.Name
 	if spec.Image {
 		return s.pinImage(ctx, name, key, spec, again)
 	}
-	n := s.npm()
+	n := s.npmFor(ctx, sv)
 	n.Scripts = s.scriptsIn(name) // scripts.go
 	if again != nil {
 		if err := n.Install(ctx, *again); err != nil {
@@ -452,11 +498,10 @@ func (s *Service) Packages(ctx context.Context) ([]PackageView, error) {
 		return nil, wrapError(err)
 	}
 	var out []PackageView
-	n := s.npm()
 	trials, _ := s.loadTrials() // unreadable: not tried
 	for _, name := range slices.Sorted(maps.Keys(recs)) {
 		r := recs[name]
-		v := PackageView{Server: name, Facts: n.Facts(ctx, r.Current), Update: r.Review, Checked: r.Checked, Trial: trialOf(trials, name, r)}
+		v := PackageView{Server: name, Facts: s.npmOf(ctx, name).Facts(ctx, r.Current), Update: r.Review, Checked: r.Checked, Trial: trialOf(trials, name, r)}
 		v.Words, v.HiddenWords = v.Facts.Words(s.opts.Now()), v.Facts.HiddenWords()
 		if r.Previous != nil {
 			v.Back = r.Previous.Version()
@@ -478,11 +523,10 @@ func (s *Service) CheckPackages(ctx context.Context) ([]PackageView, error) {
 	if err != nil {
 		return nil, wrapError(err)
 	}
-	n := s.npm()
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(recs)) {
 		cur := recs[name].Current
-		next, review, err := s.checkOne(ctx, n, name, &cur)
+		next, review, err := s.checkOne(ctx, s.npmOf(ctx, name), name, &cur)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", sanitize.Line(name), err))
 			continue
