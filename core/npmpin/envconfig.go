@@ -14,11 +14,18 @@ import (
 // given so: npm_config_//npm.corp.example/:_authToken=….
 //
 // A server's config may set such variables in its env, which npx would
-// read: ServerEnv takes those that say which registry npm asks and how
-// it reaches it, for mcptray's npm to resolve what npx would, and leaves
-// out every other (git, the program npm runs for a git dependency;
-// userconfig; cache; script-shell; node-options…), which would make npm,
-// run outside any sandbox, run or read what the config names.
+// read: ServerEnv takes those that say which registry npm asks (its
+// registry, a scope's) and that registry's own keys (its token, its
+// client certificate), for mcptray's npm to resolve what npx would, and
+// leaves out every other. Some would make npm, run outside any sandbox,
+// run or read what the config names (git, the program npm runs for a git
+// dependency; userconfig; cache; script-shell; node-options). Others
+// would hand the person's own credentials to whoever the config names: a
+// project's config, read before the person approved it, that set
+// https-proxy and strict-ssl=false (or a cafile of its own) would have
+// npm send the token of the person's .npmrc for their company's registry
+// through a proxy that reads it. The proxy and the certificates trusted
+// are mcptray's environment's and the .npmrc files' alone.
 
 // envKey is the config key an environment variable gives npm, and
 // whether it gives one.
@@ -34,18 +41,13 @@ func envKey(name string) (string, bool) {
 	return strings.ToLower(key[:1] + strings.ReplaceAll(key[1:], "_", "-")), true
 }
 
-// reachKeys are the keys of npm's config, beside a registry's own
-// (//host/path/:key) and a scope's registry (@scope:registry), that say
-// which registry npm asks and how it reaches it.
-var reachKeys = []string{"registry", "https-proxy", "proxy", "noproxy", "cafile", "ca", "strict-ssl"}
-
 // registryKeys are the keys a registry's own (//host/path/:key) may be.
 var registryKeys = []string{"_authToken", "_auth", "username", "_password", "certfile", "keyfile"}
 
 // ServerEnv is, of a server config's env, the npm config variables that
-// say which registry npm asks and how it reaches it: "NAME=value" each,
-// in the order of their names; and the names of the npm config variables
-// left out.
+// say which registry npm asks, and that registry's own keys: "NAME=value"
+// each, in the order of their names; and the names of the npm config
+// variables left out.
 func ServerEnv(env map[string]string) (keep, left []string) {
 	for _, name := range slices.Sorted(maps.Keys(env)) {
 		key, ok := envKey(name)
@@ -62,9 +64,9 @@ func ServerEnv(env map[string]string) (keep, left []string) {
 }
 
 // reachKey reports whether key (as npm reads it) says which registry npm
-// asks or how it reaches it.
+// asks, or is a registry's own.
 func reachKey(key string) bool {
-	if slices.Contains(reachKeys, key) {
+	if key == "registry" {
 		return true
 	}
 	if strings.HasPrefix(key, "@") && strings.HasSuffix(key, ":registry") {

@@ -129,10 +129,12 @@ func TestCredentialFromEnv(t *testing.T) {
 }
 
 // TestServerEnvTakesOnlyTheRegistrysWay: of a server config's env, npm is
-// given the variables that name its registry and how to reach it, and no
-// other: a hostile config's npm_config_git (a program npm runs for a git
-// dependency, outside any sandbox), userconfig, cache, script-shell or
-// node-options stays out, and the words name them.
+// given the variables that name its registry and that registry's own
+// keys, and no other: a hostile config's npm_config_git (a program npm
+// runs for a git dependency, outside any sandbox), userconfig, cache,
+// script-shell or node-options stays out, and so do a proxy, strict-ssl
+// and a cafile, with which it would read the token the person's .npmrc
+// gives their registry on its way; the words name them.
 func TestServerEnvTakesOnlyTheRegistrysWay(t *testing.T) {
 	t.Parallel()
 	keep, left := ServerEnv(map[string]string{
@@ -141,6 +143,7 @@ func TestServerEnvTakesOnlyTheRegistrysWay(t *testing.T) {
 		"npm_config_//npm.corp.example/:_authToken": "t",
 		"npm_config_//npm.corp.example/:certfile":   "/c.pem",
 		"npm_config_strict_ssl":                     "false",
+		"NPM_CONFIG_CAFILE":                         "/tmp/attacker-ca.pem",
 		"NPM_CONFIG_HTTPS_PROXY":                    "http://proxy:3128",
 		"npm_config_git":                            "/tmp/evil",
 		"NPM_CONFIG_USERCONFIG":                     "/tmp/planted/.npmrc",
@@ -152,12 +155,14 @@ func TestServerEnvTakesOnlyTheRegistrysWay(t *testing.T) {
 		"API_KEY":                                   "secret",
 	})
 	wantKeep := []string{
-		"NPM_CONFIG_@team:registry=https://team.example/", "NPM_CONFIG_HTTPS_PROXY=http://proxy:3128",
+		"NPM_CONFIG_@team:registry=https://team.example/",
 		"npm_config_//npm.corp.example/:_authToken=t", "npm_config_//npm.corp.example/:certfile=/c.pem",
-		"npm_config_registry=https://npm.corp.example/", "npm_config_strict_ssl=false",
+		"npm_config_registry=https://npm.corp.example/",
 	}
 	slices.Sort(wantKeep)
-	wantLeft := []string{"NPM_CONFIG_USERCONFIG", "npm_config_//npm.corp.example/:git", "npm_config_cache", "npm_config_git", "npm_config_node_options", "npm_config_script_shell"}
+	wantLeft := []string{"NPM_CONFIG_CAFILE", "NPM_CONFIG_HTTPS_PROXY", "NPM_CONFIG_USERCONFIG", "npm_config_//npm.corp.example/:git",
+		"npm_config_cache", "npm_config_git", "npm_config_node_options", "npm_config_script_shell", "npm_config_strict_ssl"}
+	slices.Sort(wantLeft)
 	if !slices.Equal(keep, wantKeep) || !slices.Equal(left, wantLeft) {
 		t.Errorf("kept %q\nleft %q\nwant %q\nand %q", keep, left, wantKeep, wantLeft)
 	}

@@ -125,7 +125,7 @@ func (s *Service) npm() *npmpin.NPM {
 
 // npmFor runs the person's npm for the server sv, as npx would run for
 // it: over mcptray's own environment, the npm config variables of sv's
-// env that say which registry npm asks and how it reaches it
+// env that say which registry npm asks, and that registry's own keys
 // (npmpin.ServerEnv: npm_config_registry, npm_config_//host/:_authToken,
 // …), each ${secret:NAME} read from the keychain; no other variable of
 // sv's env reaches npm, which runs outside any sandbox. nil sv: npm.
