@@ -127,8 +127,10 @@ func (s *Service) npm() *npmpin.NPM {
 // it: over mcptray's own environment, the npm config variables of sv's
 // env that say which registry npm asks, and that registry's own keys
 // (npmpin.ServerEnv: npm_config_registry, npm_config_//host/:_authToken,
-// …), each ${secret:NAME} read from the keychain; no other variable of
-// sv's env reaches npm, which runs outside any sandbox. nil sv: npm.
+// …), each ${secret:NAME} read from the keychain for a server of the
+// person's own config (one of another scope's that names a secret is
+// left out); no other variable of sv's env reaches npm, which runs
+// outside any sandbox. nil sv: npm.
 func (s *Service) npmFor(ctx context.Context, sv *config.Server) *npmpin.NPM {
 	n := s.npm()
 	if sv == nil || len(sv.Env) == 0 {
@@ -145,7 +147,15 @@ func (s *Service) npmFor(ctx context.Context, sv *config.Server) *npmpin.NPM {
 	env = slices.Clone(env)
 	for _, kv := range keep {
 		name, v, _ := strings.Cut(kv, "=")
-		v, err := config.ReplaceSecretRefs(v, func(secret string) (string, error) { return s.readSecret(ctx, sv, secret) })
+		v, err := config.ReplaceSecretRefs(v, func(secret string) (string, error) {
+			if sv.Scope != config.User {
+				// npm runs outside the sandbox and its network
+				// policy: a changed project file, not approved yet,
+				// would send its server's secret where it names.
+				return "", errors.New("a secret is read for npm only in your own config's servers")
+			}
+			return s.readSecret(ctx, sv, secret)
+		})
 		if err != nil {
 			s.log.Info("reading a secret of a server's npm config", "server", sv.Name, "variable", name, "err", err)
 			continue
