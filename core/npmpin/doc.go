@@ -48,10 +48,10 @@
 // it, and an update's review says first a version built by a CI followed
 // by one that is not.
 //
-// A server that runs a container image (docker run image:tag) is pinned
-// in the same records by its image's digest (image.go, core/ocipin): a
-// Pin with an Image, whose update is found, reviewed, tried and run as a
-// tree's is.
+// A server that runs a container image (docker or podman run image:tag)
+// is pinned in the same records by its image's digest (image.go,
+// core/ocipin): a Pin with an Image, whose update is found, reviewed,
+// tried and run as a tree's is.
 //
 // mcptray runs npm outside any sandbox, as the person's own npm, with
 // scripts off (the scripts' npm rebuild alone runs in the sandbox); the

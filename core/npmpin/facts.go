@@ -38,7 +38,8 @@ type Facts struct {
 }
 
 // Facts asks the registry when p's version was published, counts its
-// tree, and reads its code for hidden characters (hidden.go). A registry
+// tree, and reads its code for hidden characters (hidden.go), once for an
+// installed tree (hiddencache.go). A registry
 // that does not answer leaves Published zero.
 func (n *NPM) Facts(ctx context.Context, p Pin) Facts {
 	if p.Image != nil {
@@ -49,7 +50,7 @@ func (n *NPM) Facts(ctx context.Context, p Pin) Facts {
 		f.ScriptsRun = &r
 	}
 	var err error
-	if f.Hidden, f.HiddenMore, f.Unread, err = hiddenIn(p.Dir, p.Lock); err != nil && n.Logger != nil {
+	if f.Hidden, f.HiddenMore, f.Unread, err = hiddenOf(p); err != nil && n.Logger != nil {
 		n.Logger.Warn("reading a pinned tree for hidden characters", "package", p.Spec.Package, "err", err)
 	}
 	out, err := n.run(ctx, p.Dir, "view", p.Spec.Package+"@"+f.Version, "time", "--json")

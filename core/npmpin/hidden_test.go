@@ -92,3 +92,64 @@ func TestHiddenInBounded(t *testing.T) {
 		t.Errorf("the words: %q", w)
 	}
 }
+
+// TestHiddenReadOnce: the facts of an installed tree read its code once;
+// a second look reads no file of it (here the tree's package is gone by
+// then, and the second look still names what the first found). What it
+// found is kept for that tree alone: a result naming another tree's
+// hash, or planted in node_modules where an install script may write, is
+// not believed, and a tree not installed yet is read each time.
+func TestHiddenReadOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(rel, text string) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hash := strings.Repeat("ab", 32)
+	p := Pin{Spec: Spec{Package: "srv"}, Dir: dir, Lock: Lock{Hash: hash, Root: "srv", Packages: []Package{{Path: "node_modules/srv", Name: "srv", Version: "1.0.0"}}}}
+	n := &NPM{Path: filepath.Join(dir, "no-npm")} // the registry's date is not asked
+	look := func() []string {
+		t.Helper()
+		var got []string
+		for _, h := range n.Facts(t.Context(), p).Hidden {
+			got = append(got, h.Words())
+		}
+		return got
+	}
+	want := "U+202E RIGHT-TO-LEFT OVERRIDE at line 1 of srv/index.js"
+
+	// Not installed: read each time, nothing kept.
+	write("node_modules/srv/index.js", "x = 1 // \u202e\n")
+	if got := look(); len(got) != 1 || got[0] != want {
+		t.Fatalf("first look: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, hiddenCacheName)); err == nil {
+		t.Fatal("kept the reading of a tree not installed")
+	}
+
+	// A result an install script planted in node_modules says nothing.
+	write("node_modules/"+hiddenCacheName, `{"hash":"`+hash+`"}`)
+	write("node_modules/"+installedMark, hash)
+	if got := look(); len(got) != 1 {
+		t.Fatalf("a result planted in node_modules was believed: %q", got)
+	}
+	// Installed and read: a second look reads no file of the tree.
+	if err := os.RemoveAll(filepath.Join(dir, "node_modules", "srv")); err != nil {
+		t.Fatal(err)
+	}
+	if got := look(); len(got) != 1 || got[0] != want {
+		t.Fatalf("the second look read the tree again: %q", got)
+	}
+	// A kept result of another tree is not believed.
+	write(hiddenCacheName, `{"hash":"`+strings.Repeat("cd", 32)+`","hidden":[{"file":"x.js","line":1,"codePoint":"U+200B"}]}`)
+	if got := look(); len(got) != 0 {
+		t.Fatalf("another tree's result was believed: %q", got)
+	}
+}

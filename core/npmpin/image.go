@@ -2,7 +2,7 @@ package npmpin
 
 import "github.com/mcptray/mcptray/core/ocipin"
 
-// A server that runs a container image (docker run image:tag) is pinned
+// A server that runs a container image (docker or podman run image:tag) is pinned
 // by the image's digest (core/ocipin) in the same records as a package's
 // tree, so that its updates are found, reviewed, tried, run and gone back
 // from as a package's are: its Pin has an Image, whose digest's hex is
@@ -11,7 +11,12 @@ import "github.com/mcptray/mcptray/core/ocipin"
 
 // ImageSpec is the Spec of the image s names.
 func ImageSpec(s ocipin.Spec) Spec {
-	return Spec{Package: s.Image, Image: true}
+	return Spec{Package: s.Image, Image: true, Podman: s.Podman}
+}
+
+// ImageOf is the image spec names, as ocipin resolves it.
+func ImageOf(spec Spec) ocipin.Spec {
+	return ocipin.Spec{Image: spec.Package, Podman: spec.Podman}
 }
 
 // ImagePin is the pin of img, resolved for spec.

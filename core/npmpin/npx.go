@@ -17,6 +17,9 @@ type Spec struct {
 	// Image says Package is a container image that docker run names
 	// (image.go): pinned by its digest, not by npm.
 	Image bool `json:",omitempty"`
+	// Podman says podman runs the image, not docker: its credentials
+	// are podman's (ocipin.Spec.Podman).
+	Podman bool `json:",omitempty"`
 }
 
 // Request is the package as npm reads it on a command line: name@want,

@@ -125,6 +125,9 @@ func (n *NPM) Install(ctx context.Context, p Pin) error {
 	if b, err := os.ReadFile(mark); err == nil && string(b) == p.Lock.Hash {
 		return nil
 	}
+	if err := forgetHidden(p.Dir); err != nil { // hiddencache.go
+		return fmt.Errorf("installing %s: %w", p.Spec.Package, err)
+	}
 	if _, err := n.run(ctx, p.Dir, "ci", "--ignore-scripts"); err != nil {
 		return fmt.Errorf("installing %s: %w", p.Spec.Package, err)
 	}

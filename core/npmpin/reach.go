@@ -27,12 +27,15 @@ import (
 // then the proxy variables of npm's environment, as npm's agent reads
 // them), the certificates to trust (cafile, ca: they replace the
 // system's, as they do for npm) and strict-ssl (`npm config list
-// --json`). The registry's credential npm does not give out (it is
-// "protected"), so it is read where npm reads it: the
-// //host/path/:_authToken (or :_auth, or :username and :_password) of the
-// project's, the person's and the global .npmrc, in that order, ${VAR}
-// read from npm's environment. It is sent to that registry alone: not
-// through a redirect to another host, and never logged.
+// --json`; npm reads them from its environment too, npm_config_registry
+// and the like, and says them). The registry's credential npm does not
+// give out (it is "protected"), so it is read where npm reads it: the
+// //host/path/:_authToken (or :_auth, or :username and :_password, or
+// :certfile and :keyfile, a client certificate) of the environment's
+// npm_config_//host/path/:… variables, then of the project's, the
+// person's and the global .npmrc, in that order, ${VAR} read from npm's
+// environment. It is sent to that registry alone: not through a redirect
+// to another host, and never logged.
 
 // registryAccess is how to reach one registry.
 type registryAccess struct {
@@ -41,6 +44,9 @@ type registryAccess struct {
 	roots     *x509.CertPool
 	insecure  bool   // strict-ssl=false
 	authority string // the Authorization header's value; "" sends none
+	// cert is the client certificate npm gives the registry (certfile,
+	// keyfile); nil when none.
+	cert *tls.Certificate
 }
 
 // npmConfig is what `npm config list --json` says, as far as it is read.
@@ -99,7 +105,11 @@ func (n *NPM) access(ctx context.Context, dir, name string) (registryAccess, err
 	if a.roots, err = n.roots(c); err != nil {
 		return registryAccess{}, err
 	}
-	a.authority = n.credential(dir, c, base)
+	auth := n.credential(dir, c, base)
+	a.authority = auth.authority
+	if a.cert, err = clientCert(auth); err != nil {
+		return registryAccess{}, err
+	}
 	return a, nil
 }
 
@@ -178,11 +188,21 @@ func (n *NPM) roots(c npmConfig) (*x509.CertPool, error) {
 	return pool, nil
 }
 
-// credential is the Authorization npm sends to the registry reg: the
-// token, or the user and password, that the .npmrc files give the
-// registry's address or one above it (//host/path/, then //host/); ""
-// when none does.
-func (n *NPM) credential(dir string, c npmConfig, reg *url.URL) string {
+// regAuth is what npm gives a registry to say who asks: the
+// Authorization header's value, and the files of a client certificate.
+type regAuth struct {
+	authority         string
+	certfile, keyfile string
+}
+
+// credential is what npm sends to the registry reg: the token, the user
+// and password, or the client certificate, that its config gives the
+// registry's address or one above it, as npm walks up
+// (//host/a/b/, //host/a/b, //host/a/, …, //host); none for another host.
+// The config is the global, the person's and the project's .npmrc, then
+// npm's environment (npm_config_//host/:_authToken, envconfig.go), each
+// over the ones before, as npm reads them.
+func (n *NPM) credential(dir string, c npmConfig, reg *url.URL) regAuth {
 	files := []string{filepath.Join(dir, ".npmrc"), c.str("userconfig"), c.str("globalconfig")}
 	keys := map[string]string{}
 	for i := len(files) - 1; i >= 0; i-- { // the project's over the person's over the global
@@ -190,27 +210,57 @@ func (n *NPM) credential(dir string, c npmConfig, reg *url.URL) string {
 			n.readRC(files[i], keys)
 		}
 	}
-	nerf := "//" + reg.Host + reg.Path
-	for {
-		if t := keys[nerf+":_authToken"]; t != "" {
-			return "Bearer " + t
+	env := n.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	n.envConfig(env, keys) // over the files
+	for nerf := "//" + reg.Host + reg.Path; len(nerf) > len("//"); nerf = upOne(nerf) {
+		// The first key with a credential is the registry's; what it
+		// gives, npm sends: a token or a login, and a certificate.
+		var a regAuth
+		if cf, kf := keys[nerf+":certfile"], keys[nerf+":keyfile"]; cf != "" && kf != "" {
+			a.certfile, a.keyfile = cf, kf
 		}
-		if t := keys[nerf+":_auth"]; t != "" {
-			return "Basic " + t
-		}
-		if u, p := keys[nerf+":username"], keys[nerf+":_password"]; u != "" && p != "" {
+		u, p := keys[nerf+":username"], keys[nerf+":_password"]
+		switch {
+		case keys[nerf+":_authToken"] != "":
+			a.authority = "Bearer " + keys[nerf+":_authToken"]
+		case keys[nerf+":_auth"] != "":
+			a.authority = "Basic " + keys[nerf+":_auth"]
+		case u != "" && p != "":
 			if pw, err := base64.StdEncoding.DecodeString(p); err == nil {
-				return "Basic " + base64.StdEncoding.EncodeToString([]byte(u+":"+string(pw)))
+				a.authority = "Basic " + base64.StdEncoding.EncodeToString([]byte(u+":"+string(pw)))
 			}
 		}
-		// One folder up: //host/a/b/ to //host/a/, until //host/.
-		up := strings.TrimSuffix(nerf, "/")
-		i := strings.LastIndex(up, "/")
-		if i < len("//") {
-			return ""
+		if a != (regAuth{}) {
+			return a
 		}
-		nerf = up[:i+1]
 	}
+	return regAuth{}
+}
+
+// upOne is a registry's key one step up, as npm walks: what follows the
+// last slash, or the slash itself (//host/a/ to //host/a to //host/).
+func upOne(nerf string) string {
+	if strings.HasSuffix(nerf, "/") {
+		return nerf[:len(nerf)-1]
+	}
+	return nerf[:strings.LastIndex(nerf, "/")+1]
+}
+
+// clientCert reads the client certificate npm gives the registry, as npm
+// does: its certfile's and keyfile's PEM.
+func clientCert(auth regAuth) (*tls.Certificate, error) {
+	if auth.certfile == "" {
+		return nil, nil
+	}
+	cert, err := tls.LoadX509KeyPair(auth.certfile, auth.keyfile)
+	if err != nil {
+		// Not the files' paths: the config's words for them are said.
+		return nil, fmt.Errorf("reading the client certificate npm's config gives the registry (certfile, keyfile): %w", errors.Unwrap(err))
+	}
+	return &cert, nil
 }
 
 // readRC adds the credentials of the .npmrc at path to keys: lines
@@ -314,6 +364,9 @@ func (a registryAccess) client() *http.Client {
 		t.Proxy = http.ProxyURL(a.proxy)
 	}
 	t.TLSClientConfig = &tls.Config{RootCAs: a.roots, InsecureSkipVerify: a.insecure} //nolint:gosec // strict-ssl=false, as npm
+	if a.cert != nil {
+		t.TLSClientConfig.Certificates = []tls.Certificate{*a.cert}
+	}
 	return &http.Client{Transport: t, CheckRedirect: func(req *http.Request, via []*http.Request) error {
 		if len(via) >= 10 {
 			return errors.New("the registry redirected too many times")

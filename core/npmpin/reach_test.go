@@ -245,7 +245,7 @@ func TestCredentialFromNpmrc(t *testing.T) {
 		"https://other.example/":             "Bearer project-other",
 	} {
 		u, _ := url.Parse(reg)
-		if got := n.credential(dir, c, u); got != want {
+		if got := n.credential(dir, c, u).authority; got != want {
 			t.Errorf("the credential for %s: %q, want %q", reg, got, want)
 		}
 	}

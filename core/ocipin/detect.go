@@ -1,6 +1,7 @@
 package ocipin
 
 import (
+	"errors"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -15,6 +16,36 @@ type Spec struct {
 	Image string
 	// At is the image argument's index in the command's arguments.
 	At int
+	// Podman says podman runs it, not docker: it reads podman's
+	// credentials (PodmanKeychain), and a short name is not pinned
+	// (ShortName).
+	Podman bool
+}
+
+// ShortName reports whether s is podman's and names its image without
+// its registry ("mcp/time", "time"): podman looks for it in the
+// registries its registries.conf lists (unqualified-search-registries),
+// in order, or asks which, and mcptray does not guess which it would
+// take. A name whose first part holds a '.' or a ':', or is localhost,
+// names its registry. docker reads a short name as Docker Hub's.
+func (s Spec) ShortName() bool {
+	if !s.Podman {
+		return false
+	}
+	first, _, ok := strings.Cut(s.Image, "/")
+	return !ok || (!strings.ContainsAny(first, ".:") && first != "localhost")
+}
+
+// ErrShortName is the error of resolving a short name of podman's.
+var ErrShortName = errors.New("podman would look for it in the registries its registries.conf lists, and mcptray does not guess which it would take")
+
+// qualified is a short name with Docker Hub's registry, for the words
+// that say how to name it: "docker.io/library/time".
+func qualified(image string) string {
+	if !strings.Contains(image, "/") {
+		return "docker.io/library/" + image
+	}
+	return "docker.io/" + image
 }
 
 // Ref is the image as the registry reads it: with the tag "latest"
@@ -65,26 +96,60 @@ const (
 	shortValued = "acehlmpuvw"
 )
 
-// IsDocker says whether command is docker's client: docker, or
-// docker.exe, wherever it is.
-func IsDocker(command string) bool {
-	return strings.TrimSuffix(strings.ToLower(filepath.Base(filepath.ToSlash(command))), ".exe") == "docker"
+// podmanGlobalBool are podman's own options, before its command, that
+// take no value; every other long one takes one, and of the one-letter
+// ones only -c does.
+var podmanGlobalBool = map[string]bool{
+	"--help": true, "-h": true, "--version": true, "-v": true, "--remote": true, "-r": true,
+	"--syslog": true, "--transient-store": true, "--noout": true, "--trace": true,
 }
 
-// Detect reads a server's command: docker (or docker.exe) with its own
-// options, run (or container run), run's flags, and the image, which
-// must be named by a tag (or by no tag: "latest"). A command whose image
-// is named by digest already, or that Detect cannot read (a flag it does
-// not know, no image), is not detected, and runs as it is written.
+// podmanRunBool are podman run's flags that take no value beside
+// docker's (runBool), where podman's flags agree with docker's.
+var podmanRunBool = map[string]bool{
+	"--replace": true, "--rmi": true, "--read-only-tmpfs": true, "--http-proxy": true, "--no-hosts": true,
+	"--env-host": true, "--passwd": true, "--tls-verify": true, "--rootfs": true, "--unsetenv-all": true,
+	"--no-hostname": true,
+}
+
+// client is the program command names, without its folder and .exe.
+func client(command string) string {
+	return strings.TrimSuffix(strings.ToLower(filepath.Base(filepath.ToSlash(command))), ".exe")
+}
+
+// IsDocker says whether command is docker's client: docker, or
+// docker.exe, wherever it is.
+func IsDocker(command string) bool { return client(command) == "docker" }
+
+// IsPodman says whether command is podman (or podman.exe).
+func IsPodman(command string) bool { return client(command) == "podman" }
+
+// IsContainer says whether command runs containers: docker or podman.
+func IsContainer(command string) bool { return IsDocker(command) || IsPodman(command) }
+
+// Detect reads a server's command: docker (or docker.exe) or podman with
+// its own options, run (or container run), run's flags, and the image,
+// which must be named by a tag (or by no tag: "latest"). A command whose
+// image is named by digest already, or that Detect cannot read (a flag it
+// does not know, no image), is not detected, and runs as it is written.
+// podman's run flags are read as docker's, with those of podman's own
+// that take no value; its own options before run are podman's.
 func Detect(command string, args []string) (Spec, bool) {
-	if !IsDocker(command) {
+	podman := IsPodman(command)
+	if !IsDocker(command) && !podman {
 		return Spec{}, false
 	}
 	i := 0
 	for i < len(args) && strings.HasPrefix(args[i], "-") {
 		a := args[i]
-		if globalValued[a] {
+		switch {
+		case !podman && globalValued[a]:
 			i++
+		case !podman, podmanGlobalBool[a], strings.Contains(a, "="):
+		case a == "-c" || strings.HasPrefix(a, "--"):
+			i++ // its value
+		default:
+			return Spec{}, false
 		}
 		i++
 	}
@@ -106,7 +171,7 @@ func Detect(command string, args []string) (Spec, bool) {
 			break
 		}
 		if strings.HasPrefix(a, "--") {
-			if !strings.Contains(a, "=") && !runBool[a] {
+			if !strings.Contains(a, "=") && !runBool[a] && !(podman && podmanRunBool[a]) {
 				i++ // its value
 			}
 			continue
@@ -136,5 +201,5 @@ func Detect(command string, args []string) (Spec, bool) {
 	if _, err := name.NewTag(img); err != nil {
 		return Spec{}, false
 	}
-	return Spec{Image: img, At: i}, true
+	return Spec{Image: img, At: i, Podman: podman}, true
 }

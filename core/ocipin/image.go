@@ -95,7 +95,13 @@ type Registry struct {
 // manifest's bytes as received: a registry that says another digest than
 // its content has is not believed, and one that serves a manifest whose
 // digest cannot be computed so (Docker's old signed schema 1) is refused.
+//
+// A short name of podman's (Spec.ShortName) is refused (ErrShortName):
+// which registry podman would take it from is its registries.conf's say.
 func (r Registry) Resolve(ctx context.Context, s Spec) (Image, error) {
+	if s.ShortName() {
+		return Image{}, fmt.Errorf("%s names no registry: %w; name the image with its registry, e.g. %s", s.Image, ErrShortName, qualified(s.Image))
+	}
 	tag, err := s.Ref()
 	if err != nil {
 		return Image{}, fmt.Errorf("reading the image name %q: %w", s.Image, err)
@@ -114,7 +120,7 @@ func (r Registry) Resolve(ctx context.Context, s Spec) (Image, error) {
 	}
 	desc, err := remote.Get(tag, opts...)
 	if err != nil {
-		return Image{}, askFailed(tag, err)
+		return Image{}, askFailed(tag, err, s.client())
 	}
 	if desc.MediaType == types.DockerManifestSchema1 || desc.MediaType == types.DockerManifestSchema1Signed {
 		return Image{}, fmt.Errorf("%s is an image of Docker's old format (schema 1), which cannot be pinned by its content; push it again with a current docker", s.Image)

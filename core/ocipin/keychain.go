@@ -3,11 +3,15 @@ package ocipin
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/docker/cli/cli/config"
+	"github.com/docker/cli/cli/config/configfile"
 	"github.com/docker/cli/cli/config/types"
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
@@ -50,8 +54,98 @@ func (k configKeychain) ResolveContext(_ context.Context, target authn.Resource)
 	if cfg == empty {
 		return authn.Anonymous, nil
 	}
+	return fromConfig(cfg), nil
+}
+
+func fromConfig(cfg types.AuthConfig) authn.Authenticator {
 	return authn.FromConfig(authn.AuthConfig{
 		Username: cfg.Username, Password: cfg.Password, Auth: cfg.Auth,
 		IdentityToken: cfg.IdentityToken, RegistryToken: cfg.RegistryToken,
-	}), nil
+	})
+}
+
+// PodmanKeychain gives each registry the credential podman would send:
+// that of the first of its auth files (files, in podman's order: its
+// REGISTRY_AUTH_FILE, ${XDG_RUNTIME_DIR}/containers/auth.json, then
+// ~/.config/containers/auth.json) that names one for the image's
+// repository, one of its namespaces, or its registry, the most precise
+// first (its credHelpers' helper for the registry after its keys); then
+// the docker config in dockerDir, as ConfigKeychain. A file that is not
+// there is passed over.
+func PodmanKeychain(files []string, dockerDir string) authn.Keychain {
+	return podmanKeychain{files: files, docker: configKeychain{dockerDir}}
+}
+
+type podmanKeychain struct {
+	files  []string
+	docker configKeychain
+}
+
+func (k podmanKeychain) Resolve(target authn.Resource) (authn.Authenticator, error) {
+	return k.ResolveContext(context.Background(), target)
+}
+
+func (k podmanKeychain) ResolveContext(ctx context.Context, target authn.Resource) (authn.Authenticator, error) {
+	for _, file := range k.files {
+		cf, err := loadAuthFile(file)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading podman's credentials in %s: %w", filepath.Base(file), err)
+		}
+		keys := podmanKeys(target)
+		for _, key := range keys {
+			// By its key as written, as podman reads it: docker's
+			// lookup would take another repository's key for its
+			// registry's.
+			cfg := cf.AuthConfigs[key]
+			cfg.ServerAddress = ""
+			if cfg != (types.AuthConfig{}) {
+				return fromConfig(cfg), nil
+			}
+		}
+		if reg := keys[len(keys)-1]; cf.CredentialHelpers[reg] != "" {
+			cfg, err := cf.GetAuthConfig(reg) // the registry's helper
+			if err != nil {
+				return nil, err
+			}
+			cfg.ServerAddress = ""
+			if cfg != (types.AuthConfig{}) {
+				return fromConfig(cfg), nil
+			}
+		}
+	}
+	return k.docker.ResolveContext(ctx, target)
+}
+
+// loadAuthFile reads one of podman's auth files, which are written as a
+// docker config is ("auths", "credHelpers").
+func loadAuthFile(path string) (*configfile.ConfigFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return config.LoadFromReader(io.LimitReader(f, maxAuthFile))
+}
+
+// maxAuthFile bounds an auth file read.
+const maxAuthFile = 1 << 20
+
+// podmanKeys are the keys an auth file of podman's may name target by,
+// the most precise first: "docker.io/library/x", "docker.io/library",
+// "docker.io". Docker Hub is docker.io there.
+func podmanKeys(target authn.Resource) []string {
+	reg := target.RegistryStr()
+	path := target.String()
+	if reg == name.DefaultRegistry {
+		path = "docker.io" + strings.TrimPrefix(path, reg)
+		reg = "docker.io"
+	}
+	var keys []string
+	for p := path; strings.HasPrefix(p, reg+"/"); p = p[:strings.LastIndex(p, "/")] {
+		keys = append(keys, p)
+	}
+	return append(keys, reg)
 }

@@ -187,3 +187,102 @@ func TestResolveFailuresInPlainWords(t *testing.T) {
 type roundTrip func(*http.Request) (*http.Response, error)
 
 func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestDetectPodman: podman run is read as docker run is, with podman's
+// own options before run and its run flags that take no value; a short
+// name (no registry) is detected, to be refused, not run as written.
+func TestDetectPodman(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args  []string
+		at    int // -1: not detected
+		short bool
+	}{
+		{[]string{"run", "-i", "--rm", "docker.io/mcp/time"}, 3, false},
+		{[]string{"--log-level", "debug", "--remote", "run", "-i", "--replace", "--tls-verify", "-e", "A", "quay.io/o/srv:1"}, 9, false},
+		{[]string{"--root=/r", "-c", "box", "container", "run", "--rmi", "-i", "localhost/srv"}, 7, false},
+		{[]string{"run", "-i", "127.0.0.1:5000/srv", "x"}, 2, false},
+		{[]string{"run", "-i", "--rm", "mcp/time"}, 3, true},
+		{[]string{"run", "-i", "time:1"}, 2, true},
+		{[]string{"-Z", "run", "-i", "docker.io/x"}, -1, false},
+		{[]string{"run", "-i", "docker.io/x@sha256:" + strings.Repeat("a", 64)}, -1, false},
+	} {
+		s, ok := ocipin.Detect("/usr/bin/podman", c.args)
+		if (c.at < 0) != !ok || (ok && (s.At != c.at || !s.Podman || s.ShortName() != c.short)) {
+			t.Errorf("Detect(podman %q) = %+v, %v (short %v); want the image at %d, short %v", c.args, s, ok, s.ShortName(), c.at, c.short)
+		}
+	}
+	if s, _ := ocipin.Detect("docker", []string{"run", "mcp/time"}); s.Podman || s.ShortName() {
+		t.Errorf("docker's %+v read as podman's short name", s)
+	}
+}
+
+// TestPodmanShortNameRefused: a short name of podman's is not resolved
+// (not even asked of Docker Hub): the words say to name its registry.
+func TestPodmanShortNameRefused(t *testing.T) {
+	t.Parallel()
+	spec, ok := ocipin.Detect("podman", []string{"run", "-i", "foo"})
+	if !ok {
+		t.Fatal("not detected")
+	}
+	_, err := ocipin.Registry{Keychain: authn.NewMultiKeychain()}.Resolve(t.Context(), spec)
+	if !errors.Is(err, ocipin.ErrShortName) || !strings.Contains(err.Error(), "name the image with its registry, e.g. docker.io/library/foo") {
+		t.Fatalf("resolving a short name: %v", err)
+	}
+}
+
+// TestPodmanCredentialsInItsOrder: podman's credential for a registry is
+// the first its auth files name, in podman's order (the runtime folder's,
+// then ~/.config's, then docker's config), the most precise key of a file
+// first; a file that is not there is passed over.
+func TestPodmanCredentialsInItsOrder(t *testing.T) {
+	t.Parallel()
+	r := ocitest.Start(t)
+	r.RequireAuth("team", "s3cret")
+	d1 := r.Push(t, "private/srv:1", 1, v1.Config{Entrypoint: []string{"/srv"}})
+	spec, _ := ocipin.Detect("podman", []string{"run", r.Host + "/private/srv:1"})
+	auth := func(pass string) string { return base64.StdEncoding.EncodeToString([]byte("team:" + pass)) }
+	write := func(auths map[string]string) string {
+		t.Helper()
+		var parts []string
+		for k, v := range auths {
+			parts = append(parts, `"`+k+`":{"auth":"`+v+`"}`)
+		}
+		path := filepath.Join(t.TempDir(), "auth.json")
+		if err := os.WriteFile(path, []byte(`{"auths":{`+strings.Join(parts, ",")+`}}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	dockerDir := func(pass string) string {
+		t.Helper()
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"auths":{"`+r.Host+`":{"auth":"`+auth(pass)+`"}}}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	missing := filepath.Join(t.TempDir(), "none.json")
+	for _, c := range []struct {
+		what   string
+		files  []string
+		docker string
+		ok     bool
+	}{
+		{"the runtime folder's first", []string{write(map[string]string{r.Host: auth("s3cret")}), write(map[string]string{r.Host: auth("wrong")})}, dockerDir("wrong"), true},
+		{"not the later file's", []string{write(map[string]string{r.Host: auth("wrong")}), write(map[string]string{r.Host: auth("s3cret")})}, dockerDir("s3cret"), false},
+		{"the repository's key before the registry's", []string{missing, write(map[string]string{r.Host: auth("wrong"), r.Host + "/private": auth("s3cret")})}, t.TempDir(), true},
+		{"another repository's key is not it", []string{write(map[string]string{r.Host + "/other": auth("s3cret")})}, t.TempDir(), false},
+		{"docker's config last", []string{missing, write(map[string]string{"quay.io": auth("s3cret")})}, dockerDir("s3cret"), true},
+	} {
+		img, err := ocipin.Registry{Keychain: ocipin.PodmanKeychain(c.files, c.docker)}.Resolve(t.Context(), spec)
+		if got := err == nil && img.Digest == d1; got != c.ok {
+			t.Errorf("%s: resolved %v (%v), want %v", c.what, got, err, c.ok)
+		}
+	}
+	// Without a login, the words name podman's.
+	_, err := ocipin.Registry{Keychain: ocipin.PodmanKeychain(nil, t.TempDir())}.Resolve(t.Context(), spec)
+	if err == nil || !strings.Contains(err.Error(), "podman login "+r.Host) || !strings.Contains(err.Error(), "podman images --no-trunc") {
+		t.Errorf("without a login: %v", err)
+	}
+}

@@ -156,7 +156,7 @@ func read(d Def, others func(name string) bool, withMentions bool) ([]Flag, []st
 		}
 		if i := sanitize.Index(t.text); i >= 0 {
 			_, n := utf8.DecodeRuneInString(t.text[i:])
-			q := fmt.Sprintf("%s in %q", foundWords(sanitize.Find(t.text), strings.Contains(t.text, "\n")), quote(t.text, []int{i, i + n}))
+			q := fmt.Sprintf("%s in %q", foundWords(sanitize.Find(t.text)), quote(t.text, []int{i, i + n}))
 			if spelled := sanitize.Smuggled(t.text); spelled != "" {
 				q = fmt.Sprintf("they spell %q", firstLine(spelled))
 				scanRules(spelled, func(id string, loc []int) { add(id, t.where+", in invisible characters", quote(spelled, loc)) })
@@ -183,7 +183,7 @@ func read(d Def, others func(name string) bool, withMentions bool) ([]Flag, []st
 			byField[h.Field] = append(byField[h.Field], h.Found)
 		}
 		for _, f := range fields {
-			add(RuleHidden, f, foundWords(byField[f], true)+", removed before the AI or you saw it")
+			add(RuleHidden, f, foundWords(byField[f])+", removed before the AI or you saw it")
 		}
 		if len(fields) == 0 {
 			q := "removed before the AI or you saw it: " + firstLine(d.Description)
@@ -393,20 +393,17 @@ func distinctive(n string) bool {
 }
 
 // foundWords says hidden characters found in a text, the first three by
-// their code points and names, with their lines when lines is set: "U+202E
-// RIGHT-TO-LEFT OVERRIDE at line 2; U+200B ZERO WIDTH SPACE (2 times) at
-// line 3 and 2 more".
-func foundWords(found []sanitize.Found, lines bool) string {
+// their code points and names, each with its line and column, as in a
+// text of one line as well: "U+202E RIGHT-TO-LEFT OVERRIDE at line 2,
+// column 5; U+200B ZERO WIDTH SPACE (2 times) at line 3, column 1 and 2
+// more".
+func foundWords(found []sanitize.Found) string {
 	var out []string
 	for i, f := range found {
 		if i == 3 {
 			return strings.Join(out, "; ") + fmt.Sprintf(" and %d more", len(found)-i)
 		}
-		w := f.Words()
-		if lines {
-			w += fmt.Sprintf(" at line %d", f.Line)
-		}
-		out = append(out, w)
+		out = append(out, fmt.Sprintf("%s at line %d, column %d", f.Words(), f.Line, f.Column))
 	}
 	return strings.Join(out, "; ")
 }

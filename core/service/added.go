@@ -25,7 +25,7 @@ func (s *Service) pinAdded(ctx context.Context, sv *config.Server) *PackageView 
 	if _, taken := s.current().Find(sv.Name); taken {
 		return nil
 	}
-	if err := s.pin(ctx, sv.Name, config.ApprovalKey(sv), spec, nil); err != nil {
+	if err := s.pin(ctx, sv, config.ApprovalKey(sv), spec, nil); err != nil {
 		s.log.Warn("pinning an added server's package", "server", sv.Name, "err", err)
 		return nil
 	}
@@ -33,5 +33,5 @@ func (s *Service) pinAdded(ctx context.Context, sv *config.Server) *PackageView 
 	if err != nil || !ok {
 		return nil
 	}
-	return s.packageView(ctx, sv.Name, rec.Current)
+	return s.packageView(ctx, sv, rec.Current)
 }

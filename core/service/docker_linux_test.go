@@ -22,11 +22,17 @@ import (
 // would, its env tool saying the command line docker was given.
 func standInDocker(t *testing.T) string {
 	t.Helper()
+	return standIn(t, "docker")
+}
+
+// standIn is a copy of the test server called client (docker, podman).
+func standIn(t *testing.T, client string) string {
+	t.Helper()
 	b, err := os.ReadFile(testServerBin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "docker")
+	path := filepath.Join(t.TempDir(), client)
 	if err := os.WriteFile(path, b, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -206,7 +206,7 @@ func (s *Service) LookAtTools(ctx context.Context, name string) (Look, error) {
 	others := func(t string) bool { return owners[t] }
 	l := Look{Server: e.Name, Tools: list, Prompts: prompts, Network: refused, Protection: level, At: s.opts.Now()}
 	if pkg != nil {
-		l.Package = s.packageView(ctx, e.Name, *pkg)
+		l.Package = s.packageView(ctx, &e.Server, *pkg)
 	}
 	// Kept until the approval, which pins it (trust.Keeper.PinLook); the
 	// network policy knows which look runs (netpolicy.Policy.StartLook).

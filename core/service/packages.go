@@ -24,8 +24,8 @@ import (
 // content (core/npmpin): what runs is the tree that was resolved when the
 // server was approved or first started, installed without install scripts
 // in a folder of mcptray's own, until the person updates it. A server that
-// runs a container image (docker run image:tag) is pinned the same way by
-// the image's digest (core/ocipin).
+// runs a container image (docker or podman run image:tag) is pinned the
+// same way by the image's digest (core/ocipin).
 type PackageOptions struct {
 	// Dir holds the pinned trees and their record; "" means the
 	// packages folder in mcptray's folder.
@@ -34,15 +34,17 @@ type PackageOptions struct {
 	NPM string
 	// Env is npm's environment, whose HOME names the person's ~/.npmrc;
 	// nil means the servers' (Conn.BaseEnv), or this process's with HOME
-	// the person's home (Paths.Home).
+	// the person's home (Paths.Home). A server's npm config variables
+	// that name its registry are added for its own (npmFor).
 	Env []string
 	// Every is how often the running mcptray asks the registries what is
 	// new; zero asks only on demand (mcptray updates).
 	Every time.Duration
-	// Images asks the registries of docker run servers' images; with no
-	// Keychain, with the credentials of the docker config docker reads
-	// (DOCKER_CONFIG's, or ~/.docker/config.json in the home mcptray
-	// serves, and its credential helpers).
+	// Images asks the registries of docker (and podman) run servers'
+	// images; with no Keychain, with the credentials of the docker config
+	// docker reads (DOCKER_CONFIG's, or ~/.docker/config.json in the home
+	// mcptray serves, and its credential helpers), and for podman's,
+	// those of podman's auth files first (images).
 	Images ocipin.Registry
 }
 
@@ -121,25 +123,106 @@ func (s *Service) npm() *npmpin.NPM {
 	return &npmpin.NPM{Path: s.opts.Packages.NPM, Env: env, Cache: filepath.Join(s.packagesDir(), "cache"), Logger: s.log}
 }
 
+// npmFor runs the person's npm for the server sv, as npx would run for
+// it: over mcptray's own environment, the npm config variables of sv's
+// env that say which registry npm asks, and that registry's own keys
+// (npmpin.ServerEnv: npm_config_registry, npm_config_//host/:_authToken,
+// …), each ${secret:NAME} read from the keychain for a server of the
+// person's own config (one of another scope's that names a secret is
+// left out); no other variable of sv's env reaches npm, which runs
+// outside any sandbox. nil sv: npm.
+func (s *Service) npmFor(ctx context.Context, sv *config.Server) *npmpin.NPM {
+	n := s.npm()
+	if sv == nil || len(sv.Env) == 0 {
+		return n
+	}
+	keep, left := npmpin.ServerEnv(sv.Env)
+	if len(left) > 0 {
+		s.log.Info("npm config variables of a server's env that npm is not given", "server", sv.Name, "names", strings.Join(left, " "))
+	}
+	env := n.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = slices.Clone(env)
+	for _, kv := range keep {
+		name, v, _ := strings.Cut(kv, "=")
+		v, err := config.ReplaceSecretRefs(v, func(secret string) (string, error) {
+			if sv.Scope != config.User {
+				// npm runs outside the sandbox and its network
+				// policy: a changed project file, not approved yet,
+				// would send its server's secret where it names.
+				return "", errors.New("a secret is read for npm only in your own config's servers")
+			}
+			return s.readSecret(ctx, sv, secret)
+		})
+		if err != nil {
+			s.log.Info("reading a secret of a server's npm config", "server", sv.Name, "variable", name, "err", err)
+			continue
+		}
+		env = slices.DeleteFunc(env, func(b string) bool { bn, _, _ := strings.Cut(b, "="); return npmpin.SameKey(bn, name) })
+		env = append(env, name+"="+v)
+	}
+	n.Env = env
+	return n
+}
+
+// npmOf is npmFor the configured server called name, or npm when there
+// is none by that name.
+func (s *Service) npmOf(ctx context.Context, name string) *npmpin.NPM {
+	if e, err := s.find(s.current(), name); err == nil {
+		return s.npmFor(ctx, &e.Server)
+	}
+	return s.npm()
+}
+
 // images asks the registries of docker run servers' images, with the
-// person's docker credentials.
-func (s *Service) images() ocipin.Registry {
+// person's docker credentials; podman's (podman true), with podman's
+// first.
+func (s *Service) images(podman bool) ocipin.Registry {
 	r := s.opts.Packages.Images
 	if r.Keychain != nil {
 		return r
 	}
 	// Where docker reads it: DOCKER_CONFIG, or ~/.docker.
+	docker := ""
 	if dir, ok := s.opts.Lookup("DOCKER_CONFIG"); ok && filepath.IsAbs(dir) {
-		r.Keychain = ocipin.ConfigKeychain(dir)
+		docker = dir
 	} else if s.opts.Paths.Home != "" {
-		r.Keychain = ocipin.ConfigKeychain(filepath.Join(s.opts.Paths.Home, ".docker"))
+		docker = filepath.Join(s.opts.Paths.Home, ".docker")
+	}
+	if podman {
+		r.Keychain = ocipin.PodmanKeychain(s.podmanAuthFiles(), docker)
+	} else if docker != "" {
+		r.Keychain = ocipin.ConfigKeychain(docker)
 	}
 	return r
 }
 
+// podmanAuthFiles are the files podman reads its registries' credentials
+// from, before docker's config, in its order, in the home mcptray
+// serves: REGISTRY_AUTH_FILE's alone when it is set; otherwise
+// ${XDG_RUNTIME_DIR}/containers/auth.json, then
+// ${XDG_CONFIG_HOME:-~/.config}/containers/auth.json.
+func (s *Service) podmanAuthFiles() []string {
+	if f, ok := s.opts.Lookup("REGISTRY_AUTH_FILE"); ok && filepath.IsAbs(f) {
+		return []string{f}
+	}
+	var files []string
+	if dir, ok := s.opts.Lookup("XDG_RUNTIME_DIR"); ok && filepath.IsAbs(dir) {
+		files = append(files, filepath.Join(dir, "containers", "auth.json"))
+	}
+	if dir, ok := s.opts.Lookup("XDG_CONFIG_HOME"); ok && filepath.IsAbs(dir) {
+		files = append(files, filepath.Join(dir, "containers", "auth.json"))
+	} else if s.opts.Paths.Home != "" {
+		files = append(files, filepath.Join(s.opts.Paths.Home, ".config", "containers", "auth.json"))
+	}
+	return files
+}
+
 // packageSpec is the package e's server runs, when it is pinned: a local
-// server whose command is npx with a registry's package, or docker run
-// with an image's tag, that may run.
+// server whose command is npx with a registry's package, or docker (or
+// podman) run with an image's tag, that may run.
 func packageSpec(e *config.Entry) (npmpin.Spec, bool) {
 	if e.Transport != config.Stdio || e.Bundle != nil || e.Disabled ||
 		e.Approval == config.Undecided || e.Approval == config.Denied {
@@ -149,7 +232,7 @@ func packageSpec(e *config.Entry) (npmpin.Spec, bool) {
 }
 
 // detectPin reads what a command runs that is pinned: an npm package
-// (npx), or a container image (docker run image:tag).
+// (npx), or a container image (docker or podman run image:tag).
 func detectPin(command string, args []string) (npmpin.Spec, bool) {
 	if spec, ok := npmpin.Detect(command, args); ok {
 		return spec, true
@@ -190,11 +273,11 @@ func (s *Service) pinnedSet(set *config.Set) *config.Set {
 			}
 			s.log.Warn("held: its pinned package is not what was pinned", "server", e.Name, "err", err)
 			e.Approval = config.Undecided
-			s.pinLater(e.Name, e.ApprovalKey, spec, &rec.Current)
+			s.pinLater(e.Server, e.ApprovalKey, spec, &rec.Current)
 			continue
 		}
 		e.Approval = config.Undecided
-		s.pinLater(e.Name, e.ApprovalKey, spec, nil)
+		s.pinLater(e.Server, e.ApprovalKey, spec, nil)
 	}
 	return &out
 }
@@ -231,7 +314,7 @@ func (s *Service) runPinned(e *config.Entry, p npmpin.Pin) error {
 		if err := p.Check(); err != nil {
 			return err
 		}
-		if !ok || spec.Image != p.Spec.Package {
+		if !ok || spec.Image != p.Spec.Package || spec.Podman != p.Spec.Podman {
 			return fmt.Errorf("its command no longer runs the image %s that was pinned", p.Spec.Package)
 		}
 		e.Args = spec.Pinned(e.Args, p.Image.Digest)
@@ -267,16 +350,16 @@ func (s *Service) pinNow(ctx context.Context, e *config.Entry) (*npmpin.Pin, err
 	if p, err := get(); p != nil || err != nil {
 		return p, wrapError(err)
 	}
-	if err := s.pin(ctx, e.Name, e.ApprovalKey, spec, nil); err != nil {
+	if err := s.pin(ctx, &e.Server, e.ApprovalKey, spec, nil); err != nil {
 		return nil, wrapError(fmt.Errorf("pinning %s: %w", spec.Request(), err))
 	}
 	return get()
 }
 
-// packageView is the facts of p, for the server called name.
-func (s *Service) packageView(ctx context.Context, name string, p npmpin.Pin) *PackageView {
-	f := s.npm().Facts(ctx, p)
-	return &PackageView{Server: name, Facts: f, Words: f.Words(s.opts.Now()), HiddenWords: f.HiddenWords()}
+// packageView is the facts of p, for the server sv.
+func (s *Service) packageView(ctx context.Context, sv *config.Server, p npmpin.Pin) *PackageView {
+	f := s.npmFor(ctx, sv).Facts(ctx, p)
+	return &PackageView{Server: sv.Name, Facts: f, Words: f.Words(s.opts.Now()), HiddenWords: f.HiddenWords()}
 }
 
 func isFile(path string) bool {
@@ -299,7 +382,8 @@ func (s *Service) forgetFailedPin(name string) bool {
 // installs again the tree again pinned for it, again), in the background,
 // and runs the server once it is: at most once at a time, and not again
 // after a failure for the same config.
-func (s *Service) pinLater(name, key string, spec npmpin.Spec, again *npmpin.Pin) {
+func (s *Service) pinLater(sv config.Server, key string, spec npmpin.Spec, again *npmpin.Pin) {
+	name := sv.Name
 	st := &s.packages
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -313,7 +397,7 @@ func (s *Service) pinLater(name, key string, spec npmpin.Spec, again *npmpin.Pin
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		err := s.pin(s.ctx, name, key, spec, again)
+		err := s.pin(s.ctx, &sv, key, spec, again)
 		st.mu.Lock()
 		delete(st.busy, name)
 		if err != nil {
@@ -331,14 +415,15 @@ func (s *Service) pinLater(name, key string, spec npmpin.Spec, again *npmpin.Pin
 	}()
 }
 
-// pin resolves spec's tree, installs it, and records it as name's for the
-// config key. With again, it installs that tree once more and records
+// pin resolves spec's tree with sv's npm (npmFor), installs it, and
+// records it as sv's for the config key. With again, it installs that tree once more and records
 // nothing: a tree whose lockfile changed is not installed.
-func (s *Service) pin(ctx context.Context, name, key string, spec npmpin.Spec, again *npmpin.Pin) error {
+func (s *Service) pin(ctx context.Context, sv *config.Server, key string, spec npmpin.Spec, again *npmpin.Pin) error {
+	name := sv.Name
 	if spec.Image {
 		return s.pinImage(ctx, name, key, spec, again)
 	}
-	n := s.npm()
+	n := s.npmFor(ctx, sv)
 	n.Scripts = s.scriptsIn(name) // scripts.go
 	if again != nil {
 		if err := n.Install(ctx, *again); err != nil {
@@ -370,7 +455,7 @@ func (s *Service) pinImage(ctx context.Context, name, key string, spec npmpin.Sp
 	if again != nil {
 		return again.Check()
 	}
-	img, err := s.images().Resolve(ctx, ocipin.Spec{Image: spec.Package})
+	img, err := s.images(spec.Podman).Resolve(ctx, npmpin.ImageOf(spec))
 	if err != nil {
 		return err
 	}
@@ -387,7 +472,7 @@ func (s *Service) pinImage(ctx context.Context, name, key string, spec npmpin.Sp
 // changes.
 func (s *Service) checkOne(ctx context.Context, n *npmpin.NPM, name string, cur *npmpin.Pin) (*npmpin.Pin, *npmpin.Review, error) {
 	if cur.Image != nil {
-		img, err := s.images().Resolve(ctx, ocipin.Spec{Image: cur.Spec.Package})
+		img, err := s.images(cur.Spec.Podman).Resolve(ctx, npmpin.ImageOf(cur.Spec))
 		if err != nil || img.Hex() == cur.Lock.Hash {
 			return nil, nil, err
 		}
@@ -423,11 +508,10 @@ func (s *Service) Packages(ctx context.Context) ([]PackageView, error) {
 		return nil, wrapError(err)
 	}
 	var out []PackageView
-	n := s.npm()
 	trials, _ := s.loadTrials() // unreadable: not tried
 	for _, name := range slices.Sorted(maps.Keys(recs)) {
 		r := recs[name]
-		v := PackageView{Server: name, Facts: n.Facts(ctx, r.Current), Update: r.Review, Checked: r.Checked, Trial: trialOf(trials, name, r)}
+		v := PackageView{Server: name, Facts: s.npmOf(ctx, name).Facts(ctx, r.Current), Update: r.Review, Checked: r.Checked, Trial: trialOf(trials, name, r)}
 		v.Words, v.HiddenWords = v.Facts.Words(s.opts.Now()), v.Facts.HiddenWords()
 		if r.Previous != nil {
 			v.Back = r.Previous.Version()
@@ -449,11 +533,10 @@ func (s *Service) CheckPackages(ctx context.Context) ([]PackageView, error) {
 	if err != nil {
 		return nil, wrapError(err)
 	}
-	n := s.npm()
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(recs)) {
 		cur := recs[name].Current
-		next, review, err := s.checkOne(ctx, n, name, &cur)
+		next, review, err := s.checkOne(ctx, s.npmOf(ctx, name), name, &cur)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", sanitize.Line(name), err))
 			continue
@@ -612,7 +695,7 @@ func (s *Service) packageReasons(snap *Snapshot) {
 		if sv.State != conn.AwaitingApproval || sv.Approval == config.Undecided {
 			continue
 		}
-		if st.busy[sv.Name] && ocipin.IsDocker(sv.Command) {
+		if st.busy[sv.Name] && ocipin.IsContainer(sv.Command) {
 			sv.Reason = "asking the registry for its image's digest, to pin it"
 			continue
 		}
@@ -622,7 +705,7 @@ func (s *Service) packageReasons(snap *Snapshot) {
 		}
 		if f, ok := st.failed[sv.Name]; ok {
 			what := "package"
-			if ocipin.IsDocker(sv.Command) {
+			if ocipin.IsContainer(sv.Command) {
 				what = "image"
 			}
 			sv.State, sv.Reason = conn.Failed, "its "+what+" could not be pinned: "+f.why

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -139,4 +140,36 @@ func npxEchoProject(t *testing.T, url, npx string) *home {
 	h.writeJSON(filepath.Join(proj, ".mcp.json"), map[string]any{"mcpServers": map[string]any{
 		"echo": map[string]any{"command": npx, "args": []string{"-y", "echo-mcp"}}}})
 	return h
+}
+
+// TestPinnedWithTheServersNpmConfig: a server whose config's env names
+// its registry (npm_config_registry, as npx would read it when it runs;
+// the home's ~/.npmrc names one that is not there) is resolved from that
+// registry, and its provenance asked of it; a variable of that env that
+// would make npm run a program (npm_config_git) is not given to npm.
+func TestPinnedWithTheServersNpmConfig(t *testing.T) {
+	t.Parallel() // beside the others; npmtest.Start takes turns at the registry
+	_, reg, npx := attestedEcho(t)
+	h := newHome(t)
+	h.writeFiles(map[string]string{".npmrc": "registry=http://127.0.0.1:1/\n"})
+	planted := filepath.Join(h.dir, "planted-git")
+	h.writeJSON(h.paths.UserFile(), map[string]any{"mcpServers": map[string]any{
+		"echo": map[string]any{"command": npx, "args": []string{"-y", "echo-mcp"},
+			"env": map[string]string{"npm_config_registry": reg.URL, "npm_config_git": planted}}}})
+	s := h.start(true, inSandbox(h), func(o *Options) { o.Packages = &PackageOptions{} })
+	if got := echoSays(t, s, "echo"); got != "hi [1.0.0]" {
+		t.Fatalf("it runs %q", got)
+	}
+	views, err := s.Packages(t.Context())
+	if err != nil || len(views) != 1 || !strings.Contains(views[0].Words, "built from github.com/echo/echo-mcp") {
+		t.Fatalf("what runs: %+v, %v", views, err)
+	}
+	if asked := reg.Asked(); len(asked) == 0 || asked[0] != "echo-mcp@1.0.0" {
+		t.Errorf("the server's registry was asked for %v", asked)
+	}
+	n := s.npmOf(t.Context(), "echo")
+	if !slices.Contains(n.Env, "npm_config_registry="+reg.URL) || slices.ContainsFunc(n.Env, func(kv string) bool { return strings.HasPrefix(kv, "npm_config_git=") }) {
+		t.Errorf("npm's environment for echo: registry given %v, git given %v",
+			slices.Contains(n.Env, "npm_config_registry="+reg.URL), slices.ContainsFunc(n.Env, func(kv string) bool { return strings.HasPrefix(kv, "npm_config_git=") }))
+	}
 }

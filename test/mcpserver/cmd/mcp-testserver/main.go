@@ -1,8 +1,9 @@
 // Command mcp-testserver runs mcptray's MCP test server (package
 // test/mcpserver) as a process, for tests and benchmarks that need a real
 // child process or a real port. It is a test peer, never shipped.
-// Called docker (a copy of it by that name), it stands in for docker's
-// client: its env tool says DOCKER_ARGS, the command line it was given.
+// Called docker or podman (a copy of it by that name), it stands in for
+// that client: its env tool says DOCKER_ARGS, the command line it was
+// given.
 //
 //	mcp-testserver [-transport stdio|http|sse] [-addr 127.0.0.1:0] [misbehaviour flags]
 //
@@ -27,8 +28,9 @@ import (
 )
 
 func main() {
-	if filepath.Base(os.Args[0]) == "docker" {
-		// A stand-in for docker's client, where no Docker daemon runs:
+	if b := filepath.Base(os.Args[0]); b == "docker" || b == "podman" {
+		// A stand-in for docker's (or podman's) client, where no
+		// Docker daemon runs:
 		// it keeps the command line docker was given (the env tool says
 		// DOCKER_ARGS), takes no flag of its own, and serves as the
 		// image would.
