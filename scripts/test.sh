@@ -124,13 +124,23 @@ crossvet_result() {
 # is linked, while the rest still compiles: on a fresh machine, the tests'
 # waiting on servers and timeouts overlaps Fyne's and SQLite's long
 # compiles instead of coming after them.
-export GOTESTFLAGS="-vet=all ${GOTESTFLAGS:-}"
-echo "test: go test ${GOTESTFLAGS:+$GOTESTFLAGS }./..."
+#
+# go test starts the packages' test programs in the order they are named,
+# each holding one of its -p places (one a core by default) while it runs,
+# so the packages whose tests take longest are named first: the last
+# place's work is then many short packages, not core/service's 100 s
+# begun late. Most packages' tests wait (on servers, timeouts, a window)
+# more than they compute, so go test runs four at once: with two, a core
+# sat idle while two waiting packages held both places. (GOTESTFLAGS='-p N'
+# chooses another number.)
+export GOTESTFLAGS="-vet=all -p 4 ${GOTESTFLAGS:-}"
+export TESTPKGS="./core/service/ ./test/conformance/ ./app/window/ ./app/cli/ ./test/e2e/ ./core/npmpin/ ./core/sandbox/ ./core/activity/ ./keychain/ ./core/gateway/ ./..."
+echo "test: go test ${GOTESTFLAGS:+$GOTESTFLAGS }./... (the slowest first)"
 if [ "$linux" -eq 0 ]; then
 	# macOS and Windows have their keychain in every login session.
 	status=0
-	# shellcheck disable=SC2086 # GOTESTFLAGS is meant to split into words
-	go test $GOTESTFLAGS ./... || status=$?
+	# shellcheck disable=SC2086 # GOTESTFLAGS and TESTPKGS are meant to split into words
+	go test $GOTESTFLAGS $TESTPKGS || status=$?
 	crossvet_result || status=1
 	packages || status=1
 	exit "$status"
@@ -155,7 +165,7 @@ XDG_DATA_HOME="$tmp/data" XDG_RUNTIME_DIR="$tmp/run" MCPTRAY_TEST_KEYRING_PASS="
 			gnome-keyring-daemon --unlock --components=secrets >/dev/null ||
 			{ echo "test: gnome-keyring-daemon could not start an unlocked keyring" >&2; exit 1; }
 		unset MCPTRAY_TEST_KEYRING_PASS
-		exec go test $GOTESTFLAGS ./...
+		exec go test $GOTESTFLAGS $TESTPKGS
 	' || status=$?
 crossvet_result || status=1
 packages || status=1
