@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs mcptray's checks the way CI does: gofmt, go test with every go vet
 # check (and go vet's checks for macOS and Windows beside it, test/crossvet),
-# then the packages (scripts/package-test.sh).
+# and the packages (scripts/package-test.sh), beside go test's last
+# packages once everything is compiled.
 #
 # On Linux the tests run inside a private D-Bus session with a freshly unlocked
 # gnome-keyring, so the keychain tests talk to a real Secret Service and never
@@ -61,20 +62,70 @@ if [ -n "$unformatted" ]; then
 $unformatted"
 fi
 
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcptray-test.XXXXXX")
+crossvet="" packaging=""
+trap '[ -z "$crossvet" ] || kill "$crossvet" 2>/dev/null || true; [ -z "$packaging" ] || kill "$packaging" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+
 # make package, installed into a throwaway root (scripts/package-test.sh).
-# After go test, whose build of mcptray it reuses.
+# It compiles what go test compiles (mcptray's packages, the icons' maker
+# and fyne), so it runs beside go test once Go's build cache holds all of
+# that, in the time go test's last packages leave a core to (about 10 s
+# of a core, mostly linking and xz): not from the start, when the two
+# would compile the same packages at once (all of mcptray's in a new
+# folder; on a fresh machine, Fyne's OpenGL binding alone is 35 s of a
+# core). It looks every 10 s; if go test ends first, it runs after it.
+packages_ok=0
+if [ "$linux" -eq 1 ] && command -v dpkg-deb >/dev/null 2>&1; then
+	packages_ok=1
+fi
+# compiled says whether Go's build cache holds every package the
+# packaging compiles. go list says Stale of a library package the cache
+# does not hold; of a command, always (it is not installed).
+compiled() {
+	local stale
+	stale=$(go list -deps -f '{{if and .Stale (ne .Name "main")}}{{.ImportPath}}{{end}}' \
+		. ./core/sandbox/cmd/mcptray-sandbox ./packaging/icons fyne.io/tools/cmd/fyne 2>/dev/null) || return 1
+	[ -z "$stale" ]
+}
+packages_start() {
+	[ "$packages_ok" -eq 1 ] || return 0
+	(
+		n=0
+		until [ -e "$tmp/go-test-ended" ]; do
+			if [ $((n % 10)) -eq 0 ] && compiled; then
+				: >"$tmp/packaging-began"
+				exec bash scripts/package-test.sh
+			fi
+			n=$((n + 1))
+			sleep 1
+		done
+	) >"$tmp/packaging.log" 2>&1 &
+	packaging=$!
+}
 packages() {
-	if [ "$linux" -eq 1 ] && command -v dpkg-deb >/dev/null 2>&1; then
+	if [ -n "$packaging" ]; then
+		: >"$tmp/go-test-ended"
+		rc=0
+		wait "$packaging" || rc=$?
+		packaging=""
+		if [ -e "$tmp/packaging-began" ]; then
+			if [ "$rc" -eq 0 ]; then
+				echo "test: packaging (scripts/package-test.sh, beside go test): $(tail -n 1 "$tmp/packaging.log")"
+				return 0
+			fi
+			cat "$tmp/packaging.log" >&2
+			echo "test: packaging failed (above)" >&2
+			return 1
+		fi
+		# Not begun: now, after go test.
+	fi
+	if [ "$packages_ok" -eq 1 ]; then
 		echo "test: packaging (scripts/package-test.sh)"
 		bash scripts/package-test.sh
 	elif [ "$linux" -eq 1 ]; then
 		echo "test: packaging not checked: the .deb needs dpkg-deb (Debian/Ubuntu)"
 	fi
 }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcptray-test.XXXXXX")
-crossvet=""
-trap '[ -z "$crossvet" ] || kill "$crossvet" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
 # The packages that build without cgo are vetted for macOS and Windows too,
 # so a mistake behind a build tag shows here. (The tray needs cgo on macOS,
@@ -124,13 +175,24 @@ crossvet_result() {
 # is linked, while the rest still compiles: on a fresh machine, the tests'
 # waiting on servers and timeouts overlaps Fyne's and SQLite's long
 # compiles instead of coming after them.
-export GOTESTFLAGS="-vet=all ${GOTESTFLAGS:-}"
-echo "test: go test ${GOTESTFLAGS:+$GOTESTFLAGS }./..."
+#
+# go test starts the packages' test programs in the order they are named,
+# each holding one of its -p places (one a core by default) while it runs,
+# so the packages whose tests take longest are named first: the last
+# place's work is then many short packages, not core/service's 100 s
+# begun late. Most packages' tests wait (on servers, timeouts, a window)
+# more than they compute, so go test runs four at once: with two, a core
+# sat idle while two waiting packages held both places. (GOTESTFLAGS='-p N'
+# chooses another number.)
+export GOTESTFLAGS="-vet=all -p 4 ${GOTESTFLAGS:-}"
+export TESTPKGS="./core/service/ ./test/conformance/ ./app/window/ ./app/cli/ ./test/e2e/ ./core/npmpin/ ./core/sandbox/ ./core/activity/ ./keychain/ ./core/gateway/ ./..."
+echo "test: go test ${GOTESTFLAGS:+$GOTESTFLAGS }./... (the slowest first)"
+packages_start
 if [ "$linux" -eq 0 ]; then
 	# macOS and Windows have their keychain in every login session.
 	status=0
-	# shellcheck disable=SC2086 # GOTESTFLAGS is meant to split into words
-	go test $GOTESTFLAGS ./... || status=$?
+	# shellcheck disable=SC2086 # GOTESTFLAGS and TESTPKGS are meant to split into words
+	go test $GOTESTFLAGS $TESTPKGS || status=$?
 	crossvet_result || status=1
 	packages || status=1
 	exit "$status"
@@ -155,7 +217,7 @@ XDG_DATA_HOME="$tmp/data" XDG_RUNTIME_DIR="$tmp/run" MCPTRAY_TEST_KEYRING_PASS="
 			gnome-keyring-daemon --unlock --components=secrets >/dev/null ||
 			{ echo "test: gnome-keyring-daemon could not start an unlocked keyring" >&2; exit 1; }
 		unset MCPTRAY_TEST_KEYRING_PASS
-		exec go test $GOTESTFLAGS ./...
+		exec go test $GOTESTFLAGS $TESTPKGS
 	' || status=$?
 crossvet_result || status=1
 packages || status=1

@@ -69,6 +69,7 @@ func (c *cmdContext) serviceOptions(only []string) (service.Options, error) {
 	opts.Paths, opts.Lookup, opts.Store = c.paths, c.Lookup, c.Store
 	opts.Logger, opts.Elicit, opts.Now, opts.Only = c.logger(), c.elicit, c.Now, only
 	opts.Launcher, opts.HTTP, opts.SandboxProbe = c.Launcher, c.HTTP, c.Probe
+	opts.Conn.BaseEnv = c.BaseEnv
 	browser := opts.Browser
 	if browser == nil {
 		browser = service.SystemBrowser()

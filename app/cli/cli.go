@@ -59,6 +59,10 @@ type Env struct {
 	// runs mcptray in-process; nil means http.DefaultClient. Tests give
 	// one that trusts their server.
 	HTTP *http.Client
+	// BaseEnv is the environment the servers of a command that runs
+	// mcptray in-process start from; nil means the person's login shell's
+	// (main.go). Tests give their own, which does not wait for a shell.
+	BaseEnv []string
 }
 
 // command is one subcommand.

@@ -32,6 +32,11 @@ type home struct {
 	probe []string
 	// http downloads bundles, trusting the test's server.
 	http *http.Client
+	// baseEnv is what the servers of a command's own mcptray start from:
+	// the test's environment with HOME here, not the login shell's, which
+	// runs the profile of the person running the tests, taking up to its
+	// 5 s bound.
+	baseEnv []string
 }
 
 func newHome(t *testing.T) *home {
@@ -61,7 +66,8 @@ func newHome(t *testing.T) *home {
 		t.Fatal(err)
 	}
 	paths.Enterprise = filepath.Join(dir, "etc", "managed.json")
-	return &home{t: t, dir: dir, paths: paths, env: map[string]string{"HOME": dir}, store: secrettest.New()}
+	return &home{t: t, dir: dir, paths: paths, env: map[string]string{"HOME": dir}, store: secrettest.New(),
+		baseEnv: append(os.Environ(), "HOME="+dir)}
 }
 
 // run runs one command and returns its exit code, stdout and stderr.
@@ -69,7 +75,7 @@ func (h *home) run(args ...string) (int, string, string) {
 	h.t.Helper()
 	var out, errOut bytes.Buffer
 	code := Run(context.Background(), args, Env{
-		Stdout: &out, Stderr: &errOut, Paths: &h.paths, Store: h.store, Launcher: h.launcher, HTTP: h.http, Probe: h.probe,
+		Stdout: &out, Stderr: &errOut, Paths: &h.paths, Store: h.store, Launcher: h.launcher, HTTP: h.http, Probe: h.probe, BaseEnv: h.baseEnv,
 		Lookup: func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
 		Now:    func() time.Time { return time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC) },
 	})

@@ -21,7 +21,7 @@ func (h *home) runAtTerminal(stdin string, args ...string) (int, string, string)
 	h.t.Helper()
 	var out, errOut bytes.Buffer
 	code := Run(context.Background(), args, Env{
-		Stdout: &out, Stderr: &errOut, Stdin: strings.NewReader(stdin), Paths: &h.paths, Store: h.store, Interactive: true, Launcher: h.launcher, HTTP: h.http,
+		Stdout: &out, Stderr: &errOut, Stdin: strings.NewReader(stdin), Paths: &h.paths, Store: h.store, Interactive: true, Launcher: h.launcher, HTTP: h.http, BaseEnv: h.baseEnv,
 		Lookup: func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
 		Now:    func() time.Time { return time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC) },
 	})

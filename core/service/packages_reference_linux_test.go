@@ -17,10 +17,15 @@ import (
 
 // TestPinnedReferenceServers: the reference servers (everything,
 // filesystem, memory), configured as npx -y runs them, install pinned
-// from the npm registry and run in their sandboxes from their trees. It
-// logs how long they take to connect: pinned at the first start (resolve
-// and install) and at later ones, against npx from its own empty cache
-// and from a filled one (bench/README.md). It needs the npm registry.
+// from the npm registry and run in their sandboxes from their trees.
+// Unpinned, the real npx in each server's sandbox installs it through
+// mcptray's egress proxy (its runtime declares the npm registry) into a
+// cache of the server's own, and it connects; the person's ~/.npm stays
+// empty. It logs how long they take to connect: pinned at the first
+// start (resolve and install) and at later ones, against npx from its
+// own empty cache and from a filled one (bench/README.md). One test, so
+// that a test program installs these packages with npx from an empty
+// cache once. It needs the npm registry.
 func TestPinnedReferenceServers(t *testing.T) {
 	takeNpmTurn(t)
 	if testing.Short() {
@@ -47,8 +52,11 @@ func TestPinnedReferenceServers(t *testing.T) {
 	run := func(pinned bool) (first, later time.Duration) {
 		h := newHome(t)
 		files := filepath.Join(h.dir, "files")
-		if err := os.MkdirAll(files, 0o700); err != nil {
-			t.Fatal(err)
+		personal := filepath.Join(h.dir, ".npm")
+		for _, dir := range []string{files, personal} {
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
 		}
 		cfg := map[string]any{}
 		for name, args := range servers {
@@ -73,6 +81,14 @@ func TestPinnedReferenceServers(t *testing.T) {
 			defer s.Close()
 			waitAll(t, s, 3*time.Minute, "everything", "memory", "filesystem")
 			took := time.Since(began)
+			if !pinned {
+				snap, _ := s.Snapshot(t.Context())
+				for _, sv := range snap.Servers {
+					if sv.Transport == config.Stdio && (sv.Sandbox == nil || !sv.Sandbox.Protection.Network) {
+						t.Errorf("%s connected outside the proxy's sandbox: %+v", sv.Name, sv.Sandbox)
+					}
+				}
+			}
 			if pinned {
 				snap, _ := s.Snapshot(t.Context())
 				for _, sv := range snap.Servers {
@@ -90,7 +106,19 @@ func TestPinnedReferenceServers(t *testing.T) {
 			}
 			return took
 		}
-		return start(), start()
+		first, later = start(), start()
+		if !pinned {
+			for name := range cfg {
+				own := filepath.Join(h.paths.ServersDir(), name, "cache", "npm", "_npx")
+				if m, _ := filepath.Glob(filepath.Join(own, "*", "node_modules", "@modelcontextprotocol", "server-"+name)); len(m) == 0 {
+					t.Errorf("%s's package is not in its own cache %s", name, own)
+				}
+			}
+		}
+		if left, _ := os.ReadDir(personal); len(left) != 0 {
+			t.Errorf("npm wrote in the person's ~/.npm: %v", left)
+		}
+		return first, later
 	}
 	pf, pl := run(true)
 	nf, nl := run(false)

@@ -61,6 +61,9 @@ type envCache struct {
 	ok      bool          // env is the answer
 	loading chan struct{} // closed when the load under way ends
 	loads   int           // how many times load ran, for tests
+	// waiting, if set, is called when a caller begins to wait for the
+	// load under way, for tests.
+	waiting func()
 }
 
 func (c *envCache) get(ctx context.Context, logger *slog.Logger) []string {
@@ -73,6 +76,9 @@ func (c *envCache) get(ctx context.Context, logger *slog.Logger) []string {
 		}
 		if w := c.loading; w != nil {
 			c.mu.Unlock()
+			if c.waiting != nil {
+				c.waiting()
+			}
 			select {
 			case <-w:
 				continue

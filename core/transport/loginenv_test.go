@@ -34,10 +34,27 @@ func TestLoginEnvHasPATHAndIsCached(t *testing.T) {
 		t.Error("a caller changed the cached environment")
 	}
 
-	// However many ask at once, the shell runs once.
-	c := &envCache{load: loadLoginEnv}
-	var wg sync.WaitGroup
+	// However many ask at once, the shell runs once: the first caller's
+	// load is held until the five others wait for it. (The real shell's
+	// answer is first's; running it again here proved nothing more and
+	// took another run of the person's profile, seconds where it is slow.)
 	got := make([][]string, 6)
+	var waiters sync.WaitGroup
+	waiters.Add(len(got) - 1)
+	c := &envCache{waiting: waiters.Done}
+	c.load = func(ctx context.Context, _ *slog.Logger) ([]string, error) {
+		all := make(chan struct{})
+		go func() { waiters.Wait(); close(all) }()
+		select {
+		case <-all:
+			return slices.Clone(first), nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(10 * time.Second):
+			return nil, errors.New("the other callers did not wait for the load under way")
+		}
+	}
+	var wg sync.WaitGroup
 	for i := range got {
 		wg.Add(1)
 		go func() {
