@@ -137,6 +137,21 @@ peers() {
 		echo "deps: $why, but npm is not installed; the MCP conformance suite and reference servers need Node.js >= 20 with npm" >&2
 		return 0
 	fi
+	# A copy of what npm ci made of the same lock file, with the same
+	# Node.js, is taken from mcptray's cache when there is one: copying
+	# takes 4 s of the 22 npm ci takes here (and 3 s of its 29 s of
+	# processor time), so a fresh clone's make test starts sooner.
+	local kept=""
+	if [ -e "$lock" ] && command -v sha256sum >/dev/null 2>&1; then
+		local key
+		key=$( { cat "$lock"; node --version 2>/dev/null; npm --version 2>/dev/null; uname -m; } | sha256sum | cut -c1-16)
+		kept=${XDG_CACHE_HOME:-$HOME/.cache}/mcptray/test-peers/$key
+		if [ -e "$kept/complete" ] && copy_peers "$kept/node_modules" "$dir"; then
+			echo "deps: $why: copied it from ${kept/#$HOME/\~}, which npm ci made of the same package-lock.json"
+			touch "$stamp"
+			return 0
+		fi
+	fi
 	# npm ci takes each package from npm's cache when it is there
 	# (--prefer-offline) rather than ask the registry whether it changed:
 	# the lock file names each one with its checksum. 7 s of its 29 here.
@@ -150,6 +165,27 @@ peers() {
 		return 0
 	fi
 	touch "$stamp"
+	if [ -n "$kept" ]; then
+		# Only the newest lock file's is kept: the others go.
+		rm -rf "$(dirname "$kept")"
+		if mkdir -p "$kept" && cp -a "$dir/node_modules" "$kept/" && touch "$kept/complete"; then
+			echo "deps: kept a copy of test/peers/node_modules in ${kept/#$HOME/\~} ($(du -sh "$kept" | cut -f1)) for the next clone's make test"
+		else
+			rm -rf "$kept"
+		fi
+	fi
+}
+
+# copy_peers FROM DIR makes DIR/node_modules a copy of FROM, whole or not
+# at all: it is copied beside it first, then moved.
+copy_peers() {
+	local tmp="$2/.node_modules.copying"
+	rm -rf "$tmp"
+	if cp -a "$1" "$tmp" && rm -rf "$2/node_modules" && mv "$tmp" "$2/node_modules"; then
+		return 0
+	fi
+	rm -rf "$tmp"
+	return 1
 }
 
 system_packages
