@@ -35,6 +35,9 @@ func TestRetryThroughTheRunningMcptray(t *testing.T) {
 	if out, err := s.run("add", "local", "--", docker, "run", "-i", reg.Host+"/built-here:dev"); err != nil {
 		t.Fatalf("mcptray add: %v\n%s", err, out)
 	}
+	if line := s.waitPrefix("local to fail", "local: failed"); !strings.Contains(line, "has no image") {
+		t.Fatalf("serve says: %s", line)
+	}
 	out, _ := s.run("status")
 	if !strings.Contains(out, "has no image") || !strings.Contains(out, "mcptray retry local") {
 		t.Fatalf("status before the image is pushed says:\n%s", out)
@@ -43,6 +46,7 @@ func TestRetryThroughTheRunningMcptray(t *testing.T) {
 	if out, err := s.run("retry", "local"); err != nil || !strings.Contains(out, "Trying local again") {
 		t.Fatalf("mcptray retry: %v\n%s", err, out)
 	}
+	s.waitPrefix("local to connect", "local: connected")
 	out, err = s.run("status")
 	if err != nil || !strings.Contains(out, "local ") || strings.Contains(out, "failed") {
 		t.Fatalf("status after retry: %v\n%s", err, out)

@@ -252,6 +252,28 @@ func (s *serve) waitLines(what string, want ...string) {
 	}
 }
 
+// waitPrefix reads stdout until a line that begins with prefix, which it
+// returns.
+func (s *serve) waitPrefix(what, prefix string) string {
+	s.t.Helper()
+	timer := time.NewTimer(serveDeadline)
+	defer timer.Stop()
+	for {
+		select {
+		case line, ok := <-s.lines:
+			if !ok {
+				s.t.Fatalf("waiting for %s: mcptray serve ended its output without a line beginning %q\n%s", what, prefix, s.output())
+			}
+			s.seen = append(s.seen, line)
+			if strings.HasPrefix(line, prefix) {
+				return line
+			}
+		case <-timer.C:
+			s.t.Fatalf("waited %v for %s; no line began %q\n%s", serveDeadline, what, prefix, s.output())
+		}
+	}
+}
+
 // checkLog checks that serve wrote its start and its end, and the servers
 // it started, to the log file in its home, and that mcptray logs shows them.
 func (s *serve) checkLog() {
