@@ -30,6 +30,7 @@ import (
 	"github.com/mcptray/mcptray/core/activity"
 	"github.com/mcptray/mcptray/core/control"
 	"github.com/mcptray/mcptray/core/gateway"
+	"github.com/mcptray/mcptray/core/memtrim"
 	"github.com/mcptray/mcptray/core/service"
 	"github.com/mcptray/mcptray/core/service/apps"
 	"github.com/mcptray/mcptray/core/sets"
@@ -156,6 +157,9 @@ func (i *Instance) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// A running mcptray sits idle for hours: the heap a burst freed goes
+	// back to the system once it is quiet.
+	go memtrim.Run(i.ctx, i.log, memtrim.Options{})
 	i.mu.Lock()
 	i.stopService = stopService
 	i.mu.Unlock()
