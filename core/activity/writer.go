@@ -24,9 +24,11 @@ const (
 	maxKept   = 16 << 10 // kept arguments; longer ones keep their shape
 )
 
-// item is what travels to the writer: a call or a trust decision.
+// item is what travels to the writer: a trust decision, or when trust
+// is nil a call. The call is held by value: the rows' array is the
+// writer's to use again (take), so a call handed over allocates nothing.
 type item struct {
-	call  *Call
+	call  Call
 	trust *Trust
 }
 
@@ -84,7 +86,7 @@ func (l *Log) RecordCall(c Call) {
 	if l == nil || l.wake == nil {
 		return
 	}
-	if !l.hand(item{call: &c}) {
+	if !l.hand(item{call: c}) {
 		l.dropped.Add(1)
 	}
 }
@@ -146,7 +148,7 @@ func (l *Log) run() {
 		for { // keep taking them, so that calls never wait
 			select {
 			case <-l.wake:
-				spare = clear0(l.take(spare))
+				spare = clear0(l.take(spare), 2*l.opts.BatchRows)
 			case <-l.pruneNow:
 			case ch := <-l.flushes:
 				close(ch)
@@ -184,7 +186,7 @@ func (l *Log) run() {
 				seal()
 			}
 		}
-		spare = clear0(batch)
+		spare = clear0(batch, 2*l.opts.BatchRows)
 		if n := l.dropped.Load(); n != dropped {
 			l.log.Warn("activity: calls were not recorded: the record could not keep up with them", "calls", n-dropped)
 			dropped = n
@@ -234,8 +236,13 @@ func (l *Log) run() {
 	}
 }
 
-// clear0 is batch emptied, its items let go, for the next batch.
-func clear0(batch []item) []item {
+// clear0 is batch emptied, its items let go, for the next batch; an
+// array grown past keep items (a burst the writer fell behind on) is let
+// go too, so that a quiet mcptray does not hold it.
+func clear0(batch []item, keep int) []item {
+	if cap(batch) > keep {
+		return nil
+	}
 	clear(batch)
 	return batch[:0]
 }
@@ -307,12 +314,12 @@ func (w *writer) masker(ctx context.Context) *masker {
 }
 
 // entry makes the row of it, its arguments shaped or masked.
-func (w *writer) entry(it item, m *masker, keep bool) Entry {
+func (w *writer) entry(it *item, m *masker, keep bool) Entry {
 	if t := it.trust; t != nil {
 		return Entry{Time: t.Time, Kind: KindTrust, App: clip(m.text(t.By), maxName), Action: TrustAction(clip(string(t.Action), maxName)),
 			Target: clip(m.text(t.Target), maxName), Detail: clip(m.text(t.Detail), maxReason)}
 	}
-	c := it.call
+	c := &it.call
 	e := Entry{Time: c.Time, Kind: KindCall, App: clip(m.text(c.App), maxName), Face: c.Face,
 		Server: clip(c.Server, maxName), Tool: clip(c.Tool, maxName), Duration: c.Duration,
 		Outcome: c.Outcome, Reason: clip(m.text(c.Reason), maxReason), Decision: c.Decision, ResultSize: c.ResultSize}
@@ -417,8 +424,8 @@ func (w *writer) tryWrite(ctx context.Context, batch []item) error {
 			return err
 		}
 		st := tx.StmtContext(ctx, insert)
-		for _, it := range batch {
-			e := w.entry(it, m, keep)
+		for i := range batch {
+			e := w.entry(&batch[i], m, keep)
 			lastID++
 			e.ID, e.prev = lastID, prev
 			e.hash = hashOf(w.chainKey(), prev, &e)
