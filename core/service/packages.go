@@ -131,9 +131,15 @@ func (s *Service) npm() *npmpin.NPM {
 // person's own config (one of another scope's that names a secret is
 // left out); no other variable of sv's env reaches npm, which runs
 // outside any sandbox. nil sv: npm.
+//
+// Only a server the person set up (their config, an app's they set up
+// by hand, their organisation's) gives npm its env: a folder's or a
+// project's file is read with its ${VAR}s filled in from mcptray's own
+// environment and looked at before its approval, so its env could hand
+// npm a token of the person's for a host the file names.
 func (s *Service) npmFor(ctx context.Context, sv *config.Server) *npmpin.NPM {
 	n := s.npm()
-	if sv == nil || len(sv.Env) == 0 {
+	if sv == nil || len(sv.Env) == 0 || !ownNpmConfig(sv.Scope) {
 		return n
 	}
 	keep, left := npmpin.ServerEnv(sv.Env)
@@ -165,6 +171,16 @@ func (s *Service) npmFor(ctx context.Context, sv *config.Server) *npmpin.NPM {
 	}
 	n.Env = env
 	return n
+}
+
+// ownNpmConfig says whether a server of scope may give npm its npm
+// config variables (npmFor).
+func ownNpmConfig(scope config.Scope) bool {
+	switch scope {
+	case config.User, config.Imported, config.Enterprise:
+		return true
+	}
+	return false
 }
 
 // npmOf is npmFor the configured server called name, or npm when there
