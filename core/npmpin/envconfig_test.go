@@ -106,7 +106,9 @@ func TestCredentialFromEnv(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	user := filepath.Join(home, ".npmrc")
-	os.WriteFile(user, []byte("//npm.corp.example/:_authToken=user-token\n//npm.corp.example/team:_authToken=team-token\n"), 0o600)
+	if err := os.WriteFile(user, []byte("//npm.corp.example/:_authToken=user-token\n//npm.corp.example/team:_authToken=team-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	n := &NPM{Env: []string{"ENV_TOKEN=env-token",
 		"NPM_CONFIG_//npm.corp.example/:_authToken=${ENV_TOKEN}",
 		"npm_config_//certs.example/:certfile=/c.pem", "npm_config_//certs.example/:keyfile=/k.pem",
@@ -168,5 +170,25 @@ func TestServerEnvTakesOnlyTheRegistrysWay(t *testing.T) {
 	}
 	if !SameKey("NPM_CONFIG_STRICT_SSL", "npm_config_strict-ssl") || SameKey("npm_config_//a/:_auth", "NPM_CONFIG_//A/:_auth") {
 		t.Error("SameKey does not read the keys as npm does")
+	}
+}
+
+// TestClientCertSaysWhyInWords: a certfile that is not there, or not a
+// certificate, says why in words, without the file's path and without a
+// formatting error in their place.
+func TestClientCertSaysWhyInWords(t *testing.T) {
+	dir := t.TempDir()
+	notPEM := filepath.Join(dir, "client.crt")
+	if err := os.WriteFile(notPEM, []byte("not a certificate\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ certfile, want string }{
+		{filepath.Join(dir, "missing.crt"), "no such file"},
+		{notPEM, "PEM"},
+	} {
+		_, err := clientCert(regAuth{certfile: c.certfile, keyfile: c.certfile})
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "%!") || strings.Contains(err.Error(), dir) {
+			t.Errorf("certfile %s: %v, want words with %q and no path", filepath.Base(c.certfile), err, c.want)
+		}
 	}
 }

@@ -258,7 +258,12 @@ func clientCert(auth regAuth) (*tls.Certificate, error) {
 	cert, err := tls.LoadX509KeyPair(auth.certfile, auth.keyfile)
 	if err != nil {
 		// Not the files' paths: the config's words for them are said.
-		return nil, fmt.Errorf("reading the client certificate npm's config gives the registry (certfile, keyfile): %w", errors.Unwrap(err))
+		// A file not read says why without its path (the PathError's
+		// cause); one that is not a certificate or key says so itself.
+		if cause := errors.Unwrap(err); cause != nil {
+			err = cause
+		}
+		return nil, fmt.Errorf("reading the client certificate npm's config gives the registry (certfile, keyfile): %w", err)
 	}
 	return &cert, nil
 }
