@@ -237,10 +237,12 @@ func (l *Log) run() {
 }
 
 // clear0 is batch emptied, its items let go, for the next batch; an
-// array grown past keep items (a burst the writer fell behind on) is let
-// go too, so that a quiet mcptray does not hold it.
+// array grown past keep items in a burst the writer fell behind on is let
+// go too once the burst is over (batch is no longer than half of keep),
+// so that a quiet mcptray does not hold it and a busy one does not grow
+// it again at every batch.
 func clear0(batch []item, keep int) []item {
-	if cap(batch) > keep {
+	if cap(batch) > keep && len(batch) <= keep/2 {
 		return nil
 	}
 	clear(batch)
