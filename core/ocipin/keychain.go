@@ -66,12 +66,13 @@ func fromConfig(cfg types.AuthConfig) authn.Authenticator {
 
 // PodmanKeychain gives each registry the credential podman would send:
 // that of the first of its auth files (files, in podman's order: its
-// REGISTRY_AUTH_FILE, ${XDG_RUNTIME_DIR}/containers/auth.json, then
-// ~/.config/containers/auth.json) that names one for the image's
-// repository, one of its namespaces, or its registry, the most precise
-// first (its credHelpers' helper for the registry after its keys); then
-// the docker config in dockerDir, as ConfigKeychain. A file that is not
-// there is passed over.
+// REGISTRY_AUTH_FILE alone, or ${XDG_RUNTIME_DIR}/containers/auth.json
+// then ~/.config/containers/auth.json) that gives one, each as podman
+// reads it: its credHelpers' helper for the registry, when it names one,
+// else its key for the image's repository, one of its namespaces, or its
+// registry, the most precise first; then the docker config in dockerDir,
+// as ConfigKeychain ("" for none: podman reads REGISTRY_AUTH_FILE alone).
+// A file that is not there is passed over.
 func PodmanKeychain(files []string, dockerDir string) authn.Keychain {
 	return podmanKeychain{files: files, docker: configKeychain{dockerDir}}
 }
@@ -86,6 +87,8 @@ func (k podmanKeychain) Resolve(target authn.Resource) (authn.Authenticator, err
 }
 
 func (k podmanKeychain) ResolveContext(ctx context.Context, target authn.Resource) (authn.Authenticator, error) {
+	keys := podmanKeys(target)
+	reg := keys[len(keys)-1]
 	for _, file := range k.files {
 		cf, err := loadAuthFile(file)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -94,7 +97,18 @@ func (k podmanKeychain) ResolveContext(ctx context.Context, target authn.Resourc
 		if err != nil {
 			return nil, fmt.Errorf("reading podman's credentials in %s: %w", filepath.Base(file), err)
 		}
-		keys := podmanKeys(target)
+		if cf.CredentialHelpers[reg] != "" {
+			// The registry's helper, and not the file's keys: an
+			// answer of none goes on to the next file.
+			cfg, err := cf.GetAuthConfig(reg)
+			if err != nil {
+				return nil, err
+			}
+			if cfg.ServerAddress = ""; cfg != (types.AuthConfig{}) {
+				return fromConfig(cfg), nil
+			}
+			continue
+		}
 		for _, key := range keys {
 			// By its key as written, as podman reads it: docker's
 			// lookup would take another repository's key for its
@@ -105,16 +119,9 @@ func (k podmanKeychain) ResolveContext(ctx context.Context, target authn.Resourc
 				return fromConfig(cfg), nil
 			}
 		}
-		if reg := keys[len(keys)-1]; cf.CredentialHelpers[reg] != "" {
-			cfg, err := cf.GetAuthConfig(reg) // the registry's helper
-			if err != nil {
-				return nil, err
-			}
-			cfg.ServerAddress = ""
-			if cfg != (types.AuthConfig{}) {
-				return fromConfig(cfg), nil
-			}
-		}
+	}
+	if k.docker.dir == "" {
+		return authn.Anonymous, nil
 	}
 	return k.docker.ResolveContext(ctx, target)
 }

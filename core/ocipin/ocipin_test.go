@@ -286,3 +286,41 @@ func TestPodmanCredentialsInItsOrder(t *testing.T) {
 		t.Errorf("without a login: %v", err)
 	}
 }
+
+// TestPodmanHelperAndAuthFileAlone, as podman reads its auth files: a
+// file's credHelpers entry for the registry comes before its keys (a
+// stand-in docker-credential-* helper on PATH answers), and with no
+// docker folder (REGISTRY_AUTH_FILE set: podman reads that file alone) no
+// docker config is read, not the working folder's nor DOCKER_CONFIG's.
+func TestPodmanHelperAndAuthFileAlone(t *testing.T) {
+	r := ocitest.Start(t)
+	r.RequireAuth("team", "s3cret")
+	d1 := r.Push(t, "private/srv:1", 1, v1.Config{Entrypoint: []string{"/srv"}})
+	spec, _ := ocipin.Detect("podman", []string{"run", r.Host + "/private/srv:1"})
+	bin := t.TempDir()
+	helper := "#!/bin/sh\n[ \"$1\" = get ] || exit 1\nread host\necho '{\"ServerURL\":\"'$host'\",\"Username\":\"team\",\"Secret\":\"s3cret\"}'\n"
+	if err := os.WriteFile(filepath.Join(bin, "docker-credential-mcptraytest"), []byte(helper), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	wrong := base64.StdEncoding.EncodeToString([]byte("team:wrong"))
+	file := filepath.Join(t.TempDir(), "auth.json")
+	if err := os.WriteFile(file, []byte(`{"auths":{"`+r.Host+`":{"auth":"`+wrong+`"}},"credHelpers":{"`+r.Host+`":"mcptraytest"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	img, err := ocipin.Registry{Keychain: ocipin.PodmanKeychain([]string{file}, t.TempDir())}.Resolve(t.Context(), spec)
+	if err != nil || img.Digest != d1 {
+		t.Errorf("the helper's credential before the file's key: %v", err)
+	}
+
+	work := t.TempDir()
+	right := base64.StdEncoding.EncodeToString([]byte("team:s3cret"))
+	if err := os.WriteFile(filepath.Join(work, "config.json"), []byte(`{"auths":{"`+r.Host+`":{"auth":"`+right+`"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(work)
+	t.Setenv("DOCKER_CONFIG", work) // where docker's library looks for a config not named
+	if _, err := (ocipin.Registry{Keychain: ocipin.PodmanKeychain([]string{filepath.Join(work, "none.json")}, "")}).Resolve(t.Context(), spec); err == nil {
+		t.Error("with no docker folder, the working folder's config.json gave the credential")
+	}
+}

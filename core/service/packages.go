@@ -208,7 +208,11 @@ func (s *Service) images(podman bool) ocipin.Registry {
 		docker = filepath.Join(s.opts.Paths.Home, ".docker")
 	}
 	if podman {
-		r.Keychain = ocipin.PodmanKeychain(s.podmanAuthFiles(), docker)
+		files, alone := s.podmanAuthFiles()
+		if alone {
+			docker = "" // podman reads the file REGISTRY_AUTH_FILE names alone
+		}
+		r.Keychain = ocipin.PodmanKeychain(files, docker)
 	} else if docker != "" {
 		r.Keychain = ocipin.ConfigKeychain(docker)
 	}
@@ -217,14 +221,14 @@ func (s *Service) images(podman bool) ocipin.Registry {
 
 // podmanAuthFiles are the files podman reads its registries' credentials
 // from, before docker's config, in its order, in the home mcptray
-// serves: REGISTRY_AUTH_FILE's alone when it is set; otherwise
+// serves: REGISTRY_AUTH_FILE's alone when it is set (and then, as
+// podman, not docker's config either: alone); otherwise
 // ${XDG_RUNTIME_DIR}/containers/auth.json, then
 // ${XDG_CONFIG_HOME:-~/.config}/containers/auth.json.
-func (s *Service) podmanAuthFiles() []string {
+func (s *Service) podmanAuthFiles() (files []string, alone bool) {
 	if f, ok := s.opts.Lookup("REGISTRY_AUTH_FILE"); ok && filepath.IsAbs(f) {
-		return []string{f}
+		return []string{f}, true
 	}
-	var files []string
 	if dir, ok := s.opts.Lookup("XDG_RUNTIME_DIR"); ok && filepath.IsAbs(dir) {
 		files = append(files, filepath.Join(dir, "containers", "auth.json"))
 	}
@@ -233,7 +237,7 @@ func (s *Service) podmanAuthFiles() []string {
 	} else if s.opts.Paths.Home != "" {
 		files = append(files, filepath.Join(s.opts.Paths.Home, ".config", "containers", "auth.json"))
 	}
-	return files
+	return files, false
 }
 
 // packageSpec is the package e's server runs, when it is pinned: a local
