@@ -152,4 +152,11 @@ func TestHiddenReadOnce(t *testing.T) {
 	if got := look(); len(got) != 0 {
 		t.Fatalf("another tree's result was believed: %q", got)
 	}
+	// A result an older mcptray kept, whose reading may have missed what
+	// this one finds, is read again.
+	write("node_modules/srv/index.js", "x = 1 // \u202e\n")
+	write(hiddenCacheName, `{"hash":"`+hash+`","reader":"an older mcptray"}`)
+	if got := look(); len(got) != 1 || got[0] != want {
+		t.Fatalf("an older mcptray's reading was believed: %q", got)
+	}
 }

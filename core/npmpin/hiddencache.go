@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"sync"
 
 	"github.com/mcptray/mcptray/core/sanitize"
 )
@@ -23,7 +25,9 @@ import (
 // script, which may write node_modules, cannot leave a result that says
 // its package hides nothing. It is believed only for the tree whose hash
 // it names, and only once that tree is installed; Install removes it
-// before it installs a tree again.
+// before it installs a tree again. It is believed only from the mcptray
+// that read it (hiddenReader): a newer one, which may find what an older
+// one missed, reads the tree again once.
 
 // hiddenCacheName names the kept result in a tree's folder.
 const hiddenCacheName = ".mcptray-hidden.json"
@@ -35,6 +39,7 @@ const maxHiddenCache = 1 << 20
 // hiddenScan is the kept result of reading one tree.
 type hiddenScan struct {
 	Hash   string       `json:"hash"`
+	Reader string       `json:"reader"`
 	Hidden []HiddenChar `json:"hidden,omitempty"`
 	More   int          `json:"more,omitempty"`
 	Unread int          `json:"unread,omitempty"`
@@ -54,7 +59,7 @@ func hiddenOf(p Pin) (found []HiddenChar, more, unread int, err error) {
 	if err != nil || !installed {
 		return found, more, unread, err
 	}
-	data, jerr := json.Marshal(hiddenScan{Hash: p.Lock.Hash, Hidden: found, More: more, Unread: unread})
+	data, jerr := json.Marshal(hiddenScan{Hash: p.Lock.Hash, Reader: hiddenReader(), Hidden: found, More: more, Unread: unread})
 	if jerr == nil {
 		jerr = writeFresh(path, data)
 	}
@@ -81,7 +86,7 @@ func readHiddenScan(path, hash string) (hiddenScan, bool) {
 		return hiddenScan{}, false
 	}
 	var s hiddenScan
-	if json.Unmarshal(data, &s) != nil || s.Hash != hash || len(s.Hidden) > maxHidden {
+	if json.Unmarshal(data, &s) != nil || s.Hash != hash || s.Reader != hiddenReader() || len(s.Hidden) > maxHidden {
 		return hiddenScan{}, false
 	}
 	for i := range s.Hidden {
@@ -89,6 +94,22 @@ func readHiddenScan(path, hash string) (hiddenScan, bool) {
 	}
 	return s, true
 }
+
+// hiddenReader names the mcptray reading trees: its version and the
+// commit it was built from, as its build says them.
+var hiddenReader = sync.OnceValue(func() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	reader := "mcptray " + bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
+			reader += " " + s.Key + "=" + s.Value
+		}
+	}
+	return reader
+})
 
 // forgetHidden removes the result kept in dir, before its tree is
 // installed again.
