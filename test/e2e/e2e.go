@@ -117,7 +117,14 @@ func goBuild(name, pkg string, flags []string) (string, error) {
 // program's path (/proc/PID/cmdline), as tests that count processes do.
 func Own(t testing.TB, bin string) string {
 	t.Helper()
-	own := filepath.Join(t.TempDir(), filepath.Base(bin))
+	return OwnAs(t, bin, filepath.Base(bin))
+}
+
+// OwnAs is Own under another name: a program a server's command names
+// (docker) played by bin.
+func OwnAs(t testing.TB, bin, name string) string {
+	t.Helper()
+	own := filepath.Join(t.TempDir(), name)
 	if err := os.Link(bin, own); err == nil {
 		return own
 	}

@@ -3,8 +3,6 @@
 package e2e
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,14 +21,7 @@ func TestRetryThroughTheRunningMcptray(t *testing.T) {
 	t.Parallel()
 	mcptray, testServer := Binary(t), TestServer(t)
 	reg := ocitest.Start(t)
-	b, err := os.ReadFile(testServer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	docker := filepath.Join(t.TempDir(), "docker")
-	if err := os.WriteFile(docker, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	docker := OwnAs(t, testServer, "docker")
 	s := startServe(t, mcptray, testServer)
 	if out, err := s.run("add", "local", "--", docker, "run", "-i", reg.Host+"/built-here:dev"); err != nil {
 		t.Fatalf("mcptray add: %v\n%s", err, out)
@@ -38,7 +29,7 @@ func TestRetryThroughTheRunningMcptray(t *testing.T) {
 	if line := s.waitPrefix("local to fail", "local: failed"); !strings.Contains(line, "has no image") {
 		t.Fatalf("serve says: %s", line)
 	}
-	out, _ := s.run("status")
+	out, err := s.run("status")
 	if !strings.Contains(out, "has no image") || !strings.Contains(out, "mcptray retry local") {
 		t.Fatalf("status before the image is pushed says:\n%s", out)
 	}

@@ -233,43 +233,51 @@ func (s *serve) remove(name string) {
 // line, in any order.
 func (s *serve) waitLines(what string, want ...string) {
 	s.t.Helper()
+	s.waitUntil(what, func() string {
+		missing := slices.DeleteFunc(slices.Clone(want), func(w string) bool { return slices.Contains(s.seen, w) })
+		if len(missing) == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%q", missing)
+	})
+}
+
+// waitPrefix reads stdout until a line that begins with prefix, read now
+// or before, and returns the first such line.
+func (s *serve) waitPrefix(what, prefix string) string {
+	s.t.Helper()
+	var found string
+	s.waitUntil(what, func() string {
+		for _, line := range s.seen {
+			if strings.HasPrefix(line, prefix) {
+				found = line
+				return ""
+			}
+		}
+		return fmt.Sprintf("a line beginning %q", prefix)
+	})
+	return found
+}
+
+// waitUntil reads stdout into s.seen until missing, which says what the
+// lines seen lack, says nothing is.
+func (s *serve) waitUntil(what string, missing func() string) {
+	s.t.Helper()
 	timer := time.NewTimer(serveDeadline)
 	defer timer.Stop()
 	for {
-		missing := slices.DeleteFunc(slices.Clone(want), func(w string) bool { return slices.Contains(s.seen, w) })
-		if len(missing) == 0 {
+		lack := missing()
+		if lack == "" {
 			return
 		}
 		select {
 		case line, ok := <-s.lines:
 			if !ok {
-				s.t.Fatalf("waiting for %s: mcptray serve ended its output without %q\n%s", what, missing, s.output())
+				s.t.Fatalf("waiting for %s: mcptray serve ended its output without %s\n%s", what, lack, s.output())
 			}
 			s.seen = append(s.seen, line)
 		case <-timer.C:
-			s.t.Fatalf("waited %v for %s; still missing %q\n%s", serveDeadline, what, missing, s.output())
-		}
-	}
-}
-
-// waitPrefix reads stdout until a line that begins with prefix, which it
-// returns.
-func (s *serve) waitPrefix(what, prefix string) string {
-	s.t.Helper()
-	timer := time.NewTimer(serveDeadline)
-	defer timer.Stop()
-	for {
-		select {
-		case line, ok := <-s.lines:
-			if !ok {
-				s.t.Fatalf("waiting for %s: mcptray serve ended its output without a line beginning %q\n%s", what, prefix, s.output())
-			}
-			s.seen = append(s.seen, line)
-			if strings.HasPrefix(line, prefix) {
-				return line
-			}
-		case <-timer.C:
-			s.t.Fatalf("waited %v for %s; no line began %q\n%s", serveDeadline, what, prefix, s.output())
+			s.t.Fatalf("waited %v for %s; still missing %s\n%s", serveDeadline, what, lack, s.output())
 		}
 	}
 }
