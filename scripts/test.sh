@@ -64,7 +64,10 @@ fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcptray-test.XXXXXX")
 crossvet="" packaging=""
-trap '[ -z "$crossvet" ] || kill "$crossvet" 2>/dev/null || true; [ -z "$packaging" ] || kill "$packaging" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+# The two jobs beside go test each run in a process group of their own
+# (set -m as each starts), so that a test run stopped (a CI's timeout, a
+# SIGTERM) stops what they started too, not only their first process.
+trap '[ -z "$crossvet" ] || kill -- -"$crossvet" 2>/dev/null || true; [ -z "$packaging" ] || kill -- -"$packaging" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
 # make package, installed into a throwaway root (scripts/package-test.sh).
 # It compiles what go test compiles (mcptray's packages, the icons' maker
@@ -89,6 +92,7 @@ compiled() {
 }
 packages_start() {
 	[ "$packages_ok" -eq 1 ] || return 0
+	set -m
 	(
 		n=0
 		until [ -e "$tmp/go-test-ended" ]; do
@@ -101,6 +105,7 @@ packages_start() {
 		done
 	) >"$tmp/packaging.log" 2>&1 &
 	packaging=$!
+	set +m
 }
 packages() {
 	if [ -n "$packaging" ]; then
@@ -146,6 +151,7 @@ if [ -f "$stamp" ]; then
 	echo "test: go vet for darwin and windows: unchanged since it last passed"
 else
 	echo "test: go vet for darwin and windows (beside go test; its result comes after)"
+	set -m
 	(
 		go build -o "$tmp/crossvet" ./test/crossvet &&
 			CGO_ENABLED=0 GOOS=darwin "$tmp/crossvet" ./core/... ./keychain/... ./app/autostart/... ./app/cli/... &&
@@ -154,6 +160,7 @@ else
 		rm -rf "$cached" && mkdir -p "$cached" && : >"$stamp" || true
 	) >"$tmp/crossvet.log" 2>&1 &
 	crossvet=$!
+	set +m
 fi
 # crossvet_result waits for the vet for darwin and windows, if it runs.
 crossvet_result() {
